@@ -1,0 +1,245 @@
+//! The erased registry: lets the server host any [`Game`] by ruleset id,
+//! speaking JSON for options, commands, events and views.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
+use crate::rng::GameRng;
+
+/// A game's state behind a trait object.
+pub struct DynState(Box<dyn StateObj>);
+
+trait StateObj: Any + Send + Sync {
+    fn clone_box(&self) -> Box<dyn StateObj>;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any + Clone + Send + Sync> StateObj for T {
+    fn clone_box(&self) -> Box<dyn StateObj> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl Clone for DynState {
+    fn clone(&self) -> Self {
+        DynState(self.0.clone_box())
+    }
+}
+
+impl std::fmt::Debug for DynState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DynState(..)")
+    }
+}
+
+impl DynState {
+    /// The typed state, if it belongs to `G`.
+    pub fn downcast<G: Game>(&self) -> Option<&G::State> {
+        self.0.as_any().downcast_ref()
+    }
+    fn get<G: Game>(&self) -> &G::State {
+        self.downcast::<G>().expect("state of another ruleset")
+    }
+    fn get_mut<G: Game>(&mut self) -> &mut G::State {
+        self.0.as_any_mut().downcast_mut().expect("state of another ruleset")
+    }
+}
+
+/// An event a game emitted, as JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonEmit {
+    pub event: Value,
+    pub visibility: Visibility,
+    pub redacted: Option<Value>,
+}
+
+/// Why a JSON command or event could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError(pub String);
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A decision's result before the kernel wraps it.
+#[derive(Debug)]
+pub enum DecideError {
+    /// The JSON is not a command of this game.
+    Schema(SchemaError),
+    /// The rules refuse it.
+    Rule(RuleError),
+}
+
+/// [`Game`] with its types erased to JSON.
+pub trait DynGame: Send + Sync {
+    fn info(&self) -> RulesetInfo;
+    fn new_state(&self) -> DynState;
+    /// Parse and normalise options (filling defaults).
+    fn options(&self, options: &Value) -> Result<Value, SchemaError>;
+    fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError>;
+    fn decide(
+        &self,
+        state: &DynState,
+        seat: Seat,
+        command: &Value,
+        rng: &mut GameRng,
+    ) -> Result<Vec<JsonEmit>, DecideError>;
+    /// Apply an event stored with schema `version`.
+    fn apply(&self, state: &mut DynState, version: u32, event: &Value) -> Result<(), SchemaError>;
+    fn view(&self, state: &DynState, viewer: Viewer) -> Value;
+    fn pending(&self, state: &DynState) -> Vec<Pending>;
+    fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
+    fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
+    fn outcome(&self, state: &DynState) -> Option<Outcome>;
+    fn describe(&self, version: u32, event: &Value, names: &[String]) -> String;
+    fn event_version(&self) -> u32;
+    fn save(&self, state: &DynState) -> Value;
+    fn load(&self, state: &Value) -> Result<DynState, SchemaError>;
+}
+
+struct Erased<G>(PhantomData<fn() -> G>);
+
+fn schema_err(what: &str, e: serde_json::Error) -> SchemaError {
+    SchemaError(format!("{what}: {e}"))
+}
+
+fn to_json<T: serde::Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("game types serialise to JSON")
+}
+
+fn emits_to_json<E: serde::Serialize>(emits: Vec<crate::game::Emit<E>>) -> Vec<JsonEmit> {
+    emits
+        .into_iter()
+        .map(|e| JsonEmit {
+            event: to_json(&e.event),
+            visibility: e.visibility,
+            redacted: e.redacted.as_ref().map(to_json),
+        })
+        .collect()
+}
+
+impl<G: Game> Erased<G> {
+    fn event(version: u32, event: &Value) -> Result<G::Event, SchemaError> {
+        if version == G::event_version() {
+            G::Event::deserialize(event).map_err(|e| schema_err("event", e))
+        } else {
+            G::Event::deserialize(G::upcast(version, event.clone())).map_err(|e| schema_err("upcast event", e))
+        }
+    }
+}
+
+impl<G: Game> DynGame for Erased<G> {
+    fn info(&self) -> RulesetInfo {
+        G::info()
+    }
+    fn new_state(&self) -> DynState {
+        DynState(Box::new(G::State::default()))
+    }
+    fn options(&self, options: &Value) -> Result<Value, SchemaError> {
+        let o = if options.is_null() {
+            G::Options::default()
+        } else {
+            G::Options::deserialize(options).map_err(|e| schema_err("options", e))?
+        };
+        Ok(to_json(&o))
+    }
+    fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError> {
+        let o = G::Options::deserialize(options).map_err(|e| DecideError::Schema(schema_err("options", e)))?;
+        G::setup(&o, seats, rng).map(emits_to_json).map_err(DecideError::Rule)
+    }
+    fn decide(
+        &self,
+        state: &DynState,
+        seat: Seat,
+        command: &Value,
+        rng: &mut GameRng,
+    ) -> Result<Vec<JsonEmit>, DecideError> {
+        let c = G::Command::deserialize(command).map_err(|e| DecideError::Schema(schema_err("command", e)))?;
+        G::decide(state.get::<G>(), seat, &c, rng).map(emits_to_json).map_err(DecideError::Rule)
+    }
+    fn apply(&self, state: &mut DynState, version: u32, event: &Value) -> Result<(), SchemaError> {
+        let e = Self::event(version, event)?;
+        G::apply(state.get_mut::<G>(), &e);
+        Ok(())
+    }
+    fn view(&self, state: &DynState, viewer: Viewer) -> Value {
+        G::view(state.get::<G>(), viewer)
+    }
+    fn pending(&self, state: &DynState) -> Vec<Pending> {
+        G::pending(state.get::<G>())
+    }
+    fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value> {
+        G::legal(state.get::<G>(), seat).iter().map(to_json).collect()
+    }
+    fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value> {
+        G::fallback(state.get::<G>(), seat).as_ref().map(to_json)
+    }
+    fn outcome(&self, state: &DynState) -> Option<Outcome> {
+        G::outcome(state.get::<G>())
+    }
+    fn describe(&self, version: u32, event: &Value, names: &[String]) -> String {
+        match Self::event(version, event) {
+            Ok(e) => G::describe(&e, names),
+            Err(_) => event.get("type").and_then(Value::as_str).unwrap_or("hidden event").to_owned(),
+        }
+    }
+    fn event_version(&self) -> u32 {
+        G::event_version()
+    }
+    fn save(&self, state: &DynState) -> Value {
+        to_json(state.get::<G>())
+    }
+    fn load(&self, state: &Value) -> Result<DynState, SchemaError> {
+        let s = G::State::deserialize(state).map_err(|e| schema_err("state", e))?;
+        Ok(DynState(Box::new(s)))
+    }
+}
+
+/// Erase one game.
+pub fn erase<G: Game>() -> Arc<dyn DynGame> {
+    Arc::new(Erased::<G>(PhantomData))
+}
+
+/// The rulesets a server offers, by id.
+#[derive(Clone, Default)]
+pub struct Registry {
+    games: BTreeMap<String, Arc<dyn DynGame>>,
+}
+
+impl Registry {
+    pub fn empty() -> Self {
+        Registry::default()
+    }
+
+    pub fn with<G: Game>(mut self) -> Self {
+        self.games.insert(G::info().id, erase::<G>());
+        self
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Arc<dyn DynGame>> {
+        self.games.get(id)
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.games.keys().map(String::as_str)
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn DynGame>> {
+        self.games.values()
+    }
+}

@@ -1,0 +1,213 @@
+//! The `Game` trait: the one contract every ruleset implements (DESIGN.md §2).
+//!
+//! A game is a set of pure functions over its own typed state, commands and
+//! events. `decide` is the only place that rejects input; `apply` is total.
+//! Randomness comes only from the [`GameRng`] handed to `setup` and `decide`,
+//! and every outcome it produces is written into an event, so replaying a log
+//! never draws.
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::rng::GameRng;
+
+/// A seat at the table, counted from 0 in seating order.
+pub type Seat = u8;
+
+/// Who is looking. Every view and every event list is cut to its viewer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Viewer {
+    /// Anyone without a token (and hosts, who may also be players elsewhere).
+    Public,
+    /// One player.
+    Seat(Seat),
+    /// Sees everything, hidden information included.
+    Referee,
+}
+
+impl Viewer {
+    /// Whether this viewer may see something visible to `vis`.
+    pub fn sees(&self, vis: &Visibility) -> bool {
+        match (self, vis) {
+            (_, Visibility::Public) | (Viewer::Referee, _) => true,
+            (Viewer::Seat(s), Visibility::Seats(seats)) => seats.contains(s),
+            (Viewer::Public, Visibility::Seats(_)) => false,
+        }
+    }
+}
+
+/// Who may see an event's full body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    #[default]
+    Public,
+    Seats(Vec<Seat>),
+}
+
+/// An event as a game emits it: the fact, who may see it, and what everyone
+/// else is shown instead (for example "Red chose a plan" without the cards).
+#[derive(Clone, Debug)]
+pub struct Emit<E> {
+    pub event: E,
+    pub visibility: Visibility,
+    /// The public form shown to those who may not see `event`.
+    pub redacted: Option<E>,
+}
+
+impl<E> Emit<E> {
+    /// A fact everyone may see.
+    pub fn public(event: E) -> Self {
+        Emit { event, visibility: Visibility::Public, redacted: None }
+    }
+
+    /// A fact only `seats` may see; everyone else sees `redacted`.
+    pub fn secret(event: E, seats: Vec<Seat>, redacted: E) -> Self {
+        Emit { event, visibility: Visibility::Seats(seats), redacted: Some(redacted) }
+    }
+}
+
+/// A command the rules refuse, in the game's own words: what was wrong and,
+/// where it helps, what would be allowed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleError {
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(message: impl Into<String>) -> Self {
+        RuleError { message: message.into() }
+    }
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// Shorthand for `Err(RuleError::new(format!(...)))`.
+#[macro_export]
+macro_rules! reject {
+    ($($arg:tt)*) => { return Err($crate::RuleError::new(format!($($arg)*))) };
+}
+
+/// How long a decision may wait: each class has its own deadline in a game's
+/// deadline policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionClass {
+    /// A secret plan chosen by several seats at once.
+    Plan,
+    /// A seat's whole turn.
+    Turn,
+    /// A small decision inside someone's turn or a phase.
+    Small,
+}
+
+/// One decision the game waits for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub seat: Seat,
+    /// The game's own name for the decision ("plan", "turn", "build").
+    pub kind: String,
+    pub class: DecisionClass,
+    /// What is asked, in words.
+    pub prompt: String,
+}
+
+/// Final result once a game is over.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Final score per seat, in seat order.
+    pub scores: Vec<i64>,
+    /// Seats from first place to last (ties already broken by the rules).
+    pub ranking: Vec<Seat>,
+    /// Seats sharing first place, if the rules allow a shared win.
+    pub winners: Vec<Seat>,
+    /// A line in words.
+    pub summary: String,
+}
+
+/// What a ruleset offers: shown by `GET /api/v1/rulesets`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RulesetInfo {
+    pub id: String,
+    pub name: String,
+    pub min_seats: u8,
+    pub max_seats: u8,
+    /// Bumped whenever a rules change alters play; recorded in each game.
+    pub rules_version: u32,
+    /// The options and their defaults, as `Options::default()` serialises.
+    pub default_options: serde_json::Value,
+    /// Each option explained in words.
+    pub options_help: Vec<(String, String)>,
+    pub description: String,
+}
+
+/// One ruleset. See the module documentation for the roles of each function.
+pub trait Game: Send + Sync + 'static {
+    type Options: Serialize + DeserializeOwned + Default + Clone + Debug;
+    type State: Clone + Default + Serialize + DeserializeOwned + Send + Sync + Debug;
+    type Command: Serialize + DeserializeOwned + Clone + Debug + PartialEq;
+    type Event: Serialize + DeserializeOwned + Clone + Debug;
+
+    fn info() -> RulesetInfo;
+
+    /// The opening events for `seats` players.
+    fn setup(options: &Self::Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Self::Event>>, RuleError>;
+
+    /// Validate a command from `seat` and say what happened. The kernel has
+    /// already checked that the game is not over and that `seat` is pending.
+    fn decide(
+        state: &Self::State,
+        seat: Seat,
+        command: &Self::Command,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Emit<Self::Event>>, RuleError>;
+
+    /// Fold one event into the state. Total: never fails, never draws.
+    fn apply(state: &mut Self::State, event: &Self::Event);
+
+    /// What `viewer` may see of the state.
+    fn view(state: &Self::State, viewer: Viewer) -> serde_json::Value;
+
+    /// Who must act now, and on what.
+    fn pending(state: &Self::State) -> Vec<Pending>;
+
+    /// Legal commands for `seat` at this moment (empty when not pending).
+    fn legal(state: &Self::State, seat: Seat) -> Vec<Self::Command>;
+
+    /// The command taken for a seat that timed out.
+    fn fallback(state: &Self::State, seat: Seat) -> Option<Self::Command>;
+
+    /// Final scores once the game is over; `None` while it runs.
+    fn outcome(state: &Self::State) -> Option<Outcome>;
+
+    /// One event told in words, for logs, mail and pages. `names` are the
+    /// seats' display names.
+    fn describe(event: &Self::Event, names: &[String]) -> String {
+        let _ = names;
+        serde_json::to_value(event)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| "event".to_owned())
+    }
+
+    /// Turn a stored event of an older schema version into the current one.
+    /// `version` is the version it was written with.
+    fn upcast(version: u32, event: serde_json::Value) -> serde_json::Value {
+        let _ = version;
+        event
+    }
+
+    /// The schema version of events this build writes.
+    fn event_version() -> u32 {
+        1
+    }
+}

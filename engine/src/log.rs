@@ -1,0 +1,278 @@
+//! The event log's envelope and its hash chain (DESIGN.md §3).
+//!
+//! Every event is wrapped in an [`Envelope`]. Its hidden part (the body and,
+//! on the first event of a decision, the command that caused it) enters the
+//! chain only through `digest = HMAC-SHA256(seed, "runestone/body" ‖ seq ‖
+//! hidden)`, so anyone can check the chain of a running game without seeing
+//! a secret, and, once the seed is revealed at the end, that every body is the
+//! one that was chained. `hash = SHA-256(prev_hash ‖ public part)`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::game::{Seat, Viewer, Visibility};
+use crate::rng::Seed;
+
+/// `prev_hash` of the first event of every log.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Who caused an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Actor {
+    Seat(Seat),
+    Host,
+    Referee,
+    /// The server itself: setup, timeouts, the end of a game.
+    System,
+}
+
+/// Where a fork came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    pub game: String,
+    pub seq: u64,
+    pub hash: String,
+}
+
+/// Events of the kernel itself, common to every game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum KernelEvent {
+    /// Always seq 0.
+    GameCreated {
+        ruleset: String,
+        rules_version: u32,
+        options: Value,
+        /// Display names in seat order.
+        seats: Vec<String>,
+        seed_commitment: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<ForkOrigin>,
+    },
+    /// A host or referee voided every event after `to_seq`.
+    RolledBack { to_seq: u64, reason: String },
+    /// A seat took back its own last steps, within its own turn.
+    Undone { to_seq: u64 },
+    /// Tokens of `seat` older than `generation` no longer work.
+    SeatTokenRevoked { seat: Seat, generation: u32, reason: String },
+    /// The game is over: its secret seed, so every draw can be re-derived.
+    SeedRevealed { seed: String },
+}
+
+/// An envelope's body: a kernel event or a game's own event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Body {
+    Kernel {
+        event: KernelEvent,
+    },
+    /// `v` is the schema version the event was written with.
+    Game {
+        v: u32,
+        event: Value,
+    },
+}
+
+/// Written on the first event of each decision (a command or the setup).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The command as submitted; `None` for setup and copied events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Value>,
+    /// How many events the decision produced, this one included.
+    pub events: u32,
+    /// How many random draws it took.
+    pub draws: u32,
+    /// Whether its seat may still take it back (nothing hidden, nothing
+    /// drawn, the same decisions pending before and after).
+    pub undoable: bool,
+}
+
+/// One event of a game's log, as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub game: String,
+    pub seq: u64,
+    /// UTC, RFC 3339.
+    pub time: String,
+    pub actor: Actor,
+    pub body: Body,
+    pub visibility: Visibility,
+    /// What those who may not see `body` see instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+    pub digest: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+/// An event before it has a place in the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    pub actor: Actor,
+    pub body: Body,
+    pub visibility: Visibility,
+    pub redacted: Option<Value>,
+    pub decision: Option<Decision>,
+}
+
+#[derive(Serialize)]
+struct Hidden<'a> {
+    body: &'a Body,
+    command: Option<&'a Value>,
+}
+
+#[derive(Serialize)]
+struct PublicPart<'a> {
+    game: &'a str,
+    seq: u64,
+    time: &'a str,
+    actor: &'a Actor,
+    visibility: &'a Visibility,
+    redacted: &'a Option<Value>,
+    events: Option<u32>,
+    draws: Option<u32>,
+    undoable: Option<bool>,
+    digest: &'a str,
+}
+
+/// The keyed digest of an event's hidden part.
+pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> String {
+    let hidden = Hidden { body, command: decision.and_then(|d| d.command.as_ref()) };
+    let bytes = serde_json::to_vec(&hidden).expect("JSON");
+    let mut msg = seq.to_be_bytes().to_vec();
+    msg.extend_from_slice(&bytes);
+    hex::encode(seed.mac(b"runestone/body", &msg))
+}
+
+/// The chain hash of an envelope, from its public part.
+pub fn chain_hash(env: &Envelope) -> String {
+    let part = PublicPart {
+        game: &env.game,
+        seq: env.seq,
+        time: &env.time,
+        actor: &env.actor,
+        visibility: &env.visibility,
+        redacted: &env.redacted,
+        events: env.decision.as_ref().map(|d| d.events),
+        draws: env.decision.as_ref().map(|d| d.draws),
+        undoable: env.decision.as_ref().map(|d| d.undoable),
+        digest: &env.digest,
+    };
+    let mut h = Sha256::new();
+    h.update(env.prev_hash.as_bytes());
+    h.update(serde_json::to_vec(&part).expect("JSON"));
+    hex::encode(h.finalize())
+}
+
+/// Give drafts their place after `head` (the seq and hash of the last event,
+/// or `None` for a new log).
+pub fn seal(game: &str, head: Option<(u64, &str)>, drafts: Vec<Draft>, time: &str, seed: &Seed) -> Vec<Envelope> {
+    let (mut seq, mut prev) = match head {
+        Some((s, h)) => (s + 1, h.to_owned()),
+        None => (0, GENESIS.to_owned()),
+    };
+    let mut out = Vec::with_capacity(drafts.len());
+    for d in drafts {
+        let mut env = Envelope {
+            game: game.to_owned(),
+            seq,
+            time: time.to_owned(),
+            actor: d.actor,
+            digest: digest(seed, seq, &d.body, d.decision.as_ref()),
+            body: d.body,
+            visibility: d.visibility,
+            redacted: d.redacted,
+            decision: d.decision,
+            prev_hash: prev,
+            hash: String::new(),
+        };
+        env.hash = chain_hash(&env);
+        prev = env.hash.clone();
+        seq += 1;
+        out.push(env);
+    }
+    out
+}
+
+/// A break in a log's chain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChainError {
+    pub seq: u64,
+    pub problem: String,
+}
+
+/// Check seq numbering, links and hashes of a whole log (no seed needed).
+pub fn check_chain(log: &[Envelope]) -> Result<(), ChainError> {
+    let mut prev = GENESIS.to_owned();
+    for (i, env) in log.iter().enumerate() {
+        let fail = |problem: String| Err(ChainError { seq: env.seq, problem });
+        if env.seq != i as u64 {
+            return fail(format!("expected seq {i}, found {}", env.seq));
+        }
+        if env.prev_hash != prev {
+            return fail("prev_hash does not match the previous event's hash".into());
+        }
+        if chain_hash(env) != env.hash {
+            return fail("hash does not match the event's content".into());
+        }
+        prev = env.hash.clone();
+    }
+    Ok(())
+}
+
+/// Check every digest against the seed (possible for the server at any time,
+/// and for anyone once the seed is revealed).
+pub fn check_digests(log: &[Envelope], seed: &Seed) -> Result<(), ChainError> {
+    for env in log {
+        if digest(seed, env.seq, &env.body, env.decision.as_ref()) != env.digest {
+            return Err(ChainError { seq: env.seq, problem: "digest does not match the body under the seed".into() });
+        }
+    }
+    Ok(())
+}
+
+impl Envelope {
+    /// Whether `viewer` may see the body. Once `over`, everything is public.
+    pub fn visible_to(&self, viewer: Viewer, over: bool) -> bool {
+        over || viewer.sees(&self.visibility)
+    }
+
+    /// Whether `viewer` may see the command behind this decision.
+    pub fn command_visible_to(&self, viewer: Viewer, over: bool) -> bool {
+        over || viewer == Viewer::Referee || matches!((self.actor, viewer), (Actor::Seat(a), Viewer::Seat(b)) if a == b)
+    }
+
+    /// The envelope as `viewer` may see it: hidden bodies replaced by their
+    /// redacted form, hidden commands removed. Hashes stay, so a redacted log
+    /// still proves its chain.
+    pub fn redacted_for(&self, viewer: Viewer, over: bool) -> Envelope {
+        let mut e = self.clone();
+        if !self.visible_to(viewer, over) {
+            e.body = match &self.body {
+                Body::Game { v, .. } => Body::Game {
+                    v: *v,
+                    event: self.redacted.clone().unwrap_or_else(|| serde_json::json!({ "type": "Hidden" })),
+                },
+                Body::Kernel { .. } => Body::Game { v: 0, event: serde_json::json!({ "type": "Hidden" }) },
+            };
+        }
+        if !self.command_visible_to(viewer, over) {
+            if let Some(d) = &mut e.decision {
+                d.command = None;
+            }
+        }
+        e
+    }
+
+    pub fn kernel(&self) -> Option<&KernelEvent> {
+        match &self.body {
+            Body::Kernel { event } => Some(event),
+            Body::Game { .. } => None,
+        }
+    }
+}

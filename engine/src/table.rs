@@ -1,0 +1,573 @@
+//! The kernel: one game's position folded from its log, and the checks every
+//! game shares (not over, the seat is pending, the expected seq matches).
+//!
+//! A [`Table`] is rebuilt by folding envelopes. Rollbacks and undos are
+//! events too: [`Table::fold`] first works out which events are still in
+//! force, then folds only those.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
+use crate::game::{Outcome, Pending, RuleError, Seat, Viewer, Visibility};
+use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, KernelEvent};
+use crate::rng::{GameRng, Seed};
+
+/// Why a command or a kernel request was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KernelError {
+    /// The game has ended.
+    GameOver,
+    /// The seat has nothing to decide now.
+    NotPending { seat: Seat, waiting: Vec<Pending> },
+    /// The client's idea of the head is out of date.
+    Stale { expected: u64, head: u64 },
+    /// The command (or options) is not of this game's schema.
+    Schema(String),
+    /// The rules refuse it.
+    Rule(RuleError),
+    /// A kernel request that cannot be done (bad rollback target, no undo).
+    Invalid(String),
+}
+
+impl std::fmt::Display for KernelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KernelError::GameOver => f.write_str("the game is over"),
+            KernelError::NotPending { seat, waiting } => {
+                let who: Vec<String> = waiting.iter().map(|p| format!("seat {} ({})", p.seat, p.kind)).collect();
+                if who.is_empty() {
+                    write!(f, "seat {seat} has nothing to decide now")
+                } else {
+                    write!(f, "seat {seat} has nothing to decide now; waiting for {}", who.join(", "))
+                }
+            }
+            KernelError::Stale { expected, head } => {
+                write!(f, "expected_seq {expected} is stale: the log's head is now {head}; reload and decide again")
+            }
+            KernelError::Schema(s) => f.write_str(s),
+            KernelError::Rule(r) => f.write_str(&r.message),
+            KernelError::Invalid(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+impl From<DecideError> for KernelError {
+    fn from(e: DecideError) -> Self {
+        match e {
+            DecideError::Schema(s) => KernelError::Schema(s.0),
+            DecideError::Rule(r) => KernelError::Rule(r),
+        }
+    }
+}
+
+/// Why a log could not be folded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FoldError {
+    /// The log does not start with `GameCreated`, or names an unknown ruleset.
+    BadStart(String),
+    /// A sequence gap or a broken `prev_hash` link.
+    Chain { seq: u64, problem: String },
+    /// An event this build cannot read.
+    Schema { seq: u64, problem: String },
+    /// `push` met a rollback or undo: fold the whole log again.
+    NeedsRefold,
+}
+
+impl std::fmt::Display for FoldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FoldError::BadStart(s) => write!(f, "bad start of log: {s}"),
+            FoldError::Chain { seq, problem } => write!(f, "event {seq}: {problem}"),
+            FoldError::Schema { seq, problem } => {
+                write!(f, "event {seq} no longer applies: {problem}")
+            }
+            FoldError::NeedsRefold => f.write_str("a rollback needs the whole log folded again"),
+        }
+    }
+}
+
+impl std::error::Error for FoldError {}
+
+/// What the kernel remembers of a game's creation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Created {
+    pub ruleset: String,
+    pub rules_version: u32,
+    pub options: Value,
+    pub seats: Vec<String>,
+    pub seed_commitment: String,
+    pub forked_from: Option<ForkOrigin>,
+}
+
+/// A decision that its seat may still take back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct UndoStep {
+    first_seq: u64,
+    seat: Seat,
+}
+
+/// One game's position.
+#[derive(Clone)]
+pub struct Table {
+    pub game_id: String,
+    game: Arc<dyn DynGame>,
+    pub created: Created,
+    state: DynState,
+    /// Seq and hash of the last event folded.
+    pub head: u64,
+    pub head_hash: String,
+    /// Current token generation per seat (tokens of older ones are revoked).
+    pub generations: Vec<u32>,
+    pub seed_revealed: Option<String>,
+    /// Seq of the last setup event: nothing before it can be rolled back.
+    pub setup_end: u64,
+    undo: Vec<UndoStep>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    game_id: String,
+    created: Created,
+    state: Value,
+    head: u64,
+    head_hash: String,
+    generations: Vec<u32>,
+    seed_revealed: Option<String>,
+    setup_end: u64,
+    undo: Vec<UndoStep>,
+}
+
+fn game_body(game: &dyn DynGame, event: Value) -> Body {
+    Body::Game { v: game.event_version(), event }
+}
+
+impl Table {
+    /// The drafts that create a game: `GameCreated`, then the game's setup.
+    pub fn create(
+        game: &dyn DynGame,
+        options: &Value,
+        seat_names: Vec<String>,
+        seed: &Seed,
+        forked_from: Option<ForkOrigin>,
+    ) -> Result<Vec<Draft>, KernelError> {
+        let info = game.info();
+        let n = seat_names.len();
+        if n < info.min_seats as usize || n > info.max_seats as usize {
+            return Err(KernelError::Invalid(format!(
+                "{} is played by {} to {} players; {} seats were given",
+                info.name, info.min_seats, info.max_seats, n
+            )));
+        }
+        let options = game.options(options).map_err(|e| KernelError::Schema(e.0))?;
+        let mut drafts = vec![Draft {
+            actor: Actor::System,
+            body: Body::Kernel {
+                event: KernelEvent::GameCreated {
+                    ruleset: info.id.clone(),
+                    rules_version: info.rules_version,
+                    options: options.clone(),
+                    seats: seat_names,
+                    seed_commitment: seed.commitment(),
+                    forked_from: forked_from.clone(),
+                },
+            },
+            visibility: Visibility::Public,
+            redacted: None,
+            decision: None,
+        }];
+        if forked_from.is_none() {
+            let mut rng = GameRng::new(seed.clone(), 1);
+            let emits = game.setup(&options, n as u8, &mut rng)?;
+            let draws = rng.draws();
+            let count = emits.len() as u32;
+            for (i, e) in emits.into_iter().enumerate() {
+                drafts.push(Draft {
+                    actor: Actor::System,
+                    body: game_body(game, e.event),
+                    visibility: e.visibility,
+                    redacted: e.redacted,
+                    decision: (i == 0).then_some(Decision { command: None, events: count, draws, undoable: false }),
+                });
+            }
+        }
+        Ok(drafts)
+    }
+
+    /// Fold a whole log, honouring rollbacks and undos.
+    pub fn fold(registry: &Registry, log: &[Envelope]) -> Result<Table, FoldError> {
+        let first = log.first().ok_or_else(|| FoldError::BadStart("the log is empty".into()))?;
+        let mut table = Table::start(registry, first)?;
+        // Which events are still in force: a rollback or undo to seq N voids
+        // the game events after N that were in force before it.
+        let mut live: Vec<usize> = Vec::with_capacity(log.len());
+        for (i, env) in log.iter().enumerate().skip(1) {
+            if env.seq != i as u64 || env.prev_hash != log[i - 1].hash {
+                return Err(FoldError::Chain {
+                    seq: env.seq,
+                    problem: format!("expected seq {i} linked to seq {}", i - 1),
+                });
+            }
+            match env.kernel() {
+                Some(KernelEvent::RolledBack { to_seq, .. }) | Some(KernelEvent::Undone { to_seq }) => {
+                    live.retain(|&j| log[j].seq <= *to_seq || !matches!(log[j].body, Body::Game { .. }));
+                }
+                Some(_) | None => live.push(i),
+            }
+        }
+        for &i in &live {
+            table.apply(&log[i])?;
+        }
+        let last = log.last().expect("non-empty");
+        table.head = last.seq;
+        table.head_hash = last.hash.clone();
+        table.setup_end = table.setup_end.max(Self::setup_end_of(log));
+        Ok(table)
+    }
+
+    fn setup_end_of(log: &[Envelope]) -> u64 {
+        match log.get(1).and_then(|e| e.decision.as_ref()) {
+            Some(d) if log[1].actor == Actor::System => d.events as u64,
+            _ => 0,
+        }
+    }
+
+    fn start(registry: &Registry, first: &Envelope) -> Result<Table, FoldError> {
+        let Some(KernelEvent::GameCreated { ruleset, rules_version, options, seats, seed_commitment, forked_from }) =
+            first.kernel()
+        else {
+            return Err(FoldError::BadStart("the first event is not GameCreated".into()));
+        };
+        let game =
+            registry.get(ruleset).ok_or_else(|| FoldError::BadStart(format!("unknown ruleset {ruleset:?}")))?.clone();
+        Ok(Table {
+            game_id: first.game.clone(),
+            state: game.new_state(),
+            game,
+            generations: vec![0; seats.len()],
+            created: Created {
+                ruleset: ruleset.clone(),
+                rules_version: *rules_version,
+                options: options.clone(),
+                seats: seats.clone(),
+                seed_commitment: seed_commitment.clone(),
+                forked_from: forked_from.clone(),
+            },
+            head: first.seq,
+            head_hash: first.hash.clone(),
+            seed_revealed: None,
+            setup_end: 0,
+            undo: Vec::new(),
+        })
+    }
+
+    /// Fold one more event onto the head. A rollback or undo cannot be
+    /// folded incrementally: it answers [`FoldError::NeedsRefold`].
+    pub fn push(&mut self, env: &Envelope) -> Result<(), FoldError> {
+        if env.seq != self.head + 1 || env.prev_hash != self.head_hash {
+            return Err(FoldError::Chain {
+                seq: env.seq,
+                problem: format!("does not follow seq {} (hash {})", self.head, self.head_hash),
+            });
+        }
+        if matches!(env.kernel(), Some(KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. })) {
+            return Err(FoldError::NeedsRefold);
+        }
+        self.apply(env)?;
+        self.head = env.seq;
+        self.head_hash = env.hash.clone();
+        Ok(())
+    }
+
+    fn apply(&mut self, env: &Envelope) -> Result<(), FoldError> {
+        match &env.body {
+            Body::Game { v, event } => {
+                self.game
+                    .apply(&mut self.state, *v, event)
+                    .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
+                if let Some(d) = &env.decision {
+                    match (d.undoable, env.actor) {
+                        (true, Actor::Seat(seat)) => self.undo.push(UndoStep { first_seq: env.seq, seat }),
+                        _ => self.undo.clear(),
+                    }
+                    if env.actor == Actor::System && env.seq == 1 {
+                        self.setup_end = d.events as u64;
+                    }
+                }
+            }
+            Body::Kernel { event } => match event {
+                KernelEvent::SeatTokenRevoked { seat, generation, .. } => {
+                    if let Some(g) = self.generations.get_mut(*seat as usize) {
+                        *g = (*g).max(*generation);
+                    }
+                }
+                KernelEvent::SeedRevealed { seed } => self.seed_revealed = Some(seed.clone()),
+                KernelEvent::GameCreated { .. } => {
+                    return Err(FoldError::Chain { seq: env.seq, problem: "a second GameCreated".into() })
+                }
+                KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } => self.undo.clear(),
+            },
+        }
+        Ok(())
+    }
+
+    pub fn game(&self) -> &Arc<dyn DynGame> {
+        &self.game
+    }
+
+    pub fn state(&self) -> &DynState {
+        &self.state
+    }
+
+    pub fn seats(&self) -> usize {
+        self.created.seats.len()
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.game.outcome(&self.state)
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    pub fn pending(&self) -> Vec<Pending> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        self.game.pending(&self.state)
+    }
+
+    pub fn view(&self, viewer: Viewer) -> Value {
+        let viewer = if self.is_over() { Viewer::Referee } else { viewer };
+        self.game.view(&self.state, viewer)
+    }
+
+    pub fn legal(&self, seat: Seat) -> Vec<Value> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        self.game.legal(&self.state, seat)
+    }
+
+    pub fn fallback(&self, seat: Seat) -> Option<Value> {
+        self.game.fallback(&self.state, seat)
+    }
+
+    pub fn describe(&self, env: &Envelope) -> String {
+        match &env.body {
+            Body::Game { v, event } => self.game.describe(*v, event, &self.created.seats),
+            Body::Kernel { event } => describe_kernel(event, &self.created.seats),
+        }
+    }
+
+    /// Decide a seat's command: the generic checks, then the game's rules.
+    /// `actor` is the seat itself, or `System` for a timeout's fallback.
+    pub fn decide(
+        &self,
+        actor: Actor,
+        seat: Seat,
+        command: &Value,
+        expected_seq: Option<u64>,
+        seed: &Seed,
+    ) -> Result<Vec<Draft>, KernelError> {
+        if self.is_over() {
+            return Err(KernelError::GameOver);
+        }
+        if let Some(expected) = expected_seq {
+            if expected != self.head {
+                return Err(KernelError::Stale { expected, head: self.head });
+            }
+        }
+        let before = self.pending();
+        if !before.iter().any(|p| p.seat == seat) {
+            return Err(KernelError::NotPending { seat, waiting: before });
+        }
+        let mut rng = GameRng::new(seed.clone(), self.head + 1);
+        let emits = self.game.decide(&self.state, seat, command, &mut rng)?;
+        let draws = rng.draws();
+        let mut after = self.state.clone();
+        for e in &emits {
+            self.game
+                .apply(&mut after, self.game.event_version(), &e.event)
+                .map_err(|e| KernelError::Invalid(format!("the rules emitted an event they cannot read back: {e}")))?;
+        }
+        let over = self.game.outcome(&after).is_some();
+        let undoable = draws == 0
+            && !over
+            && actor == Actor::Seat(seat)
+            && emits.iter().all(|e| e.visibility == Visibility::Public)
+            && self.game.pending(&after) == before;
+        let count = emits.len() as u32;
+        let mut drafts: Vec<Draft> = emits
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| Draft {
+                actor,
+                body: game_body(self.game.as_ref(), e.event),
+                visibility: e.visibility,
+                redacted: e.redacted,
+                decision: (i == 0).then(|| Decision { command: Some(command.clone()), events: count, draws, undoable }),
+            })
+            .collect();
+        if over {
+            drafts.push(Draft {
+                actor: Actor::System,
+                body: Body::Kernel { event: KernelEvent::SeedRevealed { seed: seed.to_hex() } },
+                visibility: Visibility::Public,
+                redacted: None,
+                decision: None,
+            });
+        }
+        Ok(drafts)
+    }
+
+    /// Take back `seat`'s last decision, if it is still its own to take back.
+    pub fn undo(&self, seat: Seat) -> Result<Draft, KernelError> {
+        if self.is_over() {
+            return Err(KernelError::GameOver);
+        }
+        match self.undo.last() {
+            Some(step) if step.seat == seat => Ok(Draft {
+                actor: Actor::Seat(seat),
+                body: Body::Kernel { event: KernelEvent::Undone { to_seq: step.first_seq - 1 } },
+                visibility: Visibility::Public,
+                redacted: None,
+                decision: None,
+            }),
+            _ => Err(KernelError::Invalid(format!(
+                "seat {seat} has nothing to undo: only its own last steps within its turn that drew nothing and hid nothing can be taken back"
+            ))),
+        }
+    }
+
+    /// Void every event after `to_seq`. `boundaries` says whether `to_seq`
+    /// ends a decision (see [`decision_ends`]).
+    pub fn rollback(&self, actor: Actor, to_seq: u64, reason: &str, log: &[Envelope]) -> Result<Draft, KernelError> {
+        if self.seed_revealed.is_some() {
+            return Err(KernelError::Invalid(
+                "the game is over and its seed revealed; fork it at an earlier seq instead of rolling back".into(),
+            ));
+        }
+        if reason.trim().is_empty() {
+            return Err(KernelError::Invalid("a rollback needs a reason".into()));
+        }
+        if to_seq < self.setup_end || to_seq >= self.head {
+            return Err(KernelError::Invalid(format!(
+                "to_seq must be between {} (end of setup) and {} (one before the head)",
+                self.setup_end,
+                self.head.saturating_sub(1)
+            )));
+        }
+        if !decision_ends(log).contains(&to_seq) {
+            return Err(KernelError::Invalid(format!(
+                "seq {to_seq} is inside a decision; roll back to the end of one (for example {})",
+                decision_ends(log).into_iter().filter(|s| *s < to_seq).max().unwrap_or(self.setup_end)
+            )));
+        }
+        Ok(Draft {
+            actor,
+            body: Body::Kernel { event: KernelEvent::RolledBack { to_seq, reason: reason.to_owned() } },
+            visibility: Visibility::Public,
+            redacted: None,
+            decision: None,
+        })
+    }
+
+    /// Revoke a seat's tokens: the next generation.
+    pub fn revoke(&self, actor: Actor, seat: Seat, reason: &str) -> Result<Draft, KernelError> {
+        let Some(g) = self.generations.get(seat as usize) else {
+            return Err(KernelError::Invalid(format!("there is no seat {seat}; seats are 0 to {}", self.seats() - 1)));
+        };
+        Ok(Draft {
+            actor,
+            body: Body::Kernel {
+                event: KernelEvent::SeatTokenRevoked { seat, generation: g + 1, reason: reason.to_owned() },
+            },
+            visibility: Visibility::Public,
+            redacted: None,
+            decision: None,
+        })
+    }
+
+    /// Snapshot: the position as JSON (a cache, never the truth).
+    pub fn save(&self) -> Value {
+        serde_json::to_value(Saved {
+            game_id: self.game_id.clone(),
+            created: self.created.clone(),
+            state: self.game.save(&self.state),
+            head: self.head,
+            head_hash: self.head_hash.clone(),
+            generations: self.generations.clone(),
+            seed_revealed: self.seed_revealed.clone(),
+            setup_end: self.setup_end,
+            undo: self.undo.clone(),
+        })
+        .expect("JSON")
+    }
+
+    /// Restore a snapshot made by [`Table::save`].
+    pub fn load(registry: &Registry, saved: &Value) -> Result<Table, SchemaError> {
+        let s = Saved::deserialize(saved).map_err(|e| SchemaError(format!("snapshot: {e}")))?;
+        let game = registry
+            .get(&s.created.ruleset)
+            .ok_or_else(|| SchemaError(format!("unknown ruleset {:?}", s.created.ruleset)))?
+            .clone();
+        Ok(Table {
+            game_id: s.game_id,
+            state: game.load(&s.state)?,
+            game,
+            created: s.created,
+            head: s.head,
+            head_hash: s.head_hash,
+            generations: s.generations,
+            seed_revealed: s.seed_revealed,
+            setup_end: s.setup_end,
+            undo: s.undo,
+        })
+    }
+}
+
+/// The seqs at which a decision (or a kernel event) ends: the positions a
+/// rollback may return to.
+pub fn decision_ends(log: &[Envelope]) -> Vec<u64> {
+    let mut ends = Vec::new();
+    let mut remaining = 0u32;
+    for env in log {
+        if let Some(d) = &env.decision {
+            remaining = d.events;
+        }
+        if remaining > 0 {
+            remaining -= 1;
+            if remaining == 0 {
+                ends.push(env.seq);
+            }
+        } else {
+            ends.push(env.seq);
+        }
+    }
+    ends
+}
+
+/// A kernel event in words.
+pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
+    let name = |s: &Seat| seats.get(*s as usize).cloned().unwrap_or_else(|| format!("seat {s}"));
+    match event {
+        KernelEvent::GameCreated { ruleset, seats, forked_from, .. } => match forked_from {
+            Some(f) => format!("Game of {ruleset} forked from {} at event {} for {}", f.game, f.seq, seats.join(", ")),
+            None => format!("Game of {ruleset} created for {}", seats.join(", ")),
+        },
+        KernelEvent::RolledBack { to_seq, reason } => {
+            format!("Rolled back to event {to_seq}: {reason}")
+        }
+        KernelEvent::Undone { to_seq } => format!("Undone back to event {to_seq}"),
+        KernelEvent::SeatTokenRevoked { seat, reason, .. } => {
+            format!("{}'s old links revoked: {reason}", name(seat))
+        }
+        KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
+    }
+}

@@ -1,0 +1,3 @@
+//! runestone: the server around the pure rules of `runestone-engine`.
+
+pub mod store;

@@ -1,0 +1,112 @@
+//! Durable storage: the per-game event logs and the records written with them.
+//!
+//! One trait, [`EventStore`]; the embedded backend is [`sled`](self::sled).
+//! Every write is a [`Write`]: events for one game plus side records (game
+//! secrets, idempotency answers, outbox messages, deadline entries) that must
+//! become durable in the same atomic step. An append is acknowledged only
+//! after it is flushed to disk, and concurrent appends share one flush.
+
+pub mod sled;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use runestone_engine::Envelope;
+
+/// A game's id: 16 lowercase base32 characters (80 random bits).
+pub type GameId = String;
+
+/// Length in bytes of every game id.
+pub const GAME_ID_LEN: usize = 16;
+
+/// Side records kept beside the logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// Per-game private record (seed, contacts): key = game id.
+    Games,
+    /// Stored answers for Idempotency-Key: key = game id ‖ scope ‖ key.
+    Idempotency,
+    /// Notifications waiting to be sent.
+    Outbox,
+    /// Deadline index: key = due time (big-endian millis) ‖ game id ‖ ...
+    Deadlines,
+}
+
+/// One side record to put (`Some`) or remove (`None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideWrite {
+    pub side: Side,
+    pub key: Vec<u8>,
+    pub value: Option<Vec<u8>>,
+}
+
+/// One atomic write.
+#[derive(Clone, Debug, Default)]
+pub struct Write {
+    pub game: GameId,
+    /// The seq of the log's last event as the writer saw it; `None` means
+    /// the log must be empty (a new game).
+    pub expect_head: Option<u64>,
+    /// Consecutive envelopes starting at `expect_head + 1` (or 0).
+    pub events: Vec<Envelope>,
+    pub side: Vec<SideWrite>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Someone else appended first: the log's head is not what the writer saw.
+    #[error("the log of game {game} has moved on: expected head {expected:?}, found {found:?}")]
+    Conflict { game: GameId, expected: Option<u64>, found: Option<u64> },
+    /// The write itself is malformed (seqs not consecutive, wrong game).
+    #[error("malformed write: {0}")]
+    Malformed(String),
+    #[error("storage failure: {0}")]
+    Io(String),
+    #[error("stored data is corrupt at {0}")]
+    Corrupt(String),
+    /// The store is shutting down; the write was not made.
+    #[error("the store is closed")]
+    Closed,
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A boxed future, so the trait can be used as `dyn EventStore`.
+pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The storage contract every backend meets (tested by one shared suite).
+pub trait EventStore: Send + Sync + 'static {
+    /// Append atomically and durably. Resolves only after the write is on
+    /// disk (or has failed). Fails with [`StoreError::Conflict`] if the log's
+    /// head is not `expect_head`; then nothing of the write is stored.
+    fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>>;
+
+    /// The seq of the last event of `game`, `None` if the game has no log.
+    fn head(&self, game: &str) -> StoreResult<Option<u64>>;
+
+    /// Events `from..=to` (inclusive; `to = None` means to the head).
+    fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>>;
+
+    /// One side record.
+    fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
+
+    /// Side records whose key starts with `prefix`, in key order, at most `limit`.
+    fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// Put or remove side records atomically and durably, without events
+    /// (outbox bookkeeping, deadline moves).
+    fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>>;
+
+    /// Cache a snapshot of a game's position at `seq`. Not flushed: a lost
+    /// snapshot is rebuilt from the log.
+    fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()>;
+
+    /// The latest cached snapshot at or before `seq`.
+    fn snapshot_at_or_before(&self, game: &str, seq: u64) -> StoreResult<Option<(u64, Vec<u8>)>>;
+
+    /// Every game id with a log, in id order, starting after `after`.
+    fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>>;
+
+    /// Make every acknowledged write durable and stop accepting new ones.
+    fn close(&self) -> StoreResult<()>;
+}

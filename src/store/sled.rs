@@ -1,0 +1,1 @@
+//! The embedded sled backend (to be written).

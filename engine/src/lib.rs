@@ -11,6 +11,10 @@ pub mod games;
 pub mod log;
 pub mod rng;
 pub mod table;
+pub mod verify;
+
+#[cfg(test)]
+mod kernel_tests;
 
 #[cfg(any(test, feature = "test-fixture"))]
 pub mod fixture;

@@ -81,6 +81,10 @@ pub struct Decision {
     /// The command as submitted; `None` for setup and copied events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Value>,
+    /// The seat the command was decided for (also when the system acted
+    /// for it on a timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
     /// How many events the decision produced, this one included.
     pub events: u32,
     /// How many random draws it took.
@@ -135,6 +139,7 @@ struct PublicPart<'a> {
     visibility: &'a Visibility,
     redacted: &'a Option<Value>,
     events: Option<u32>,
+    seat: Option<Seat>,
     draws: Option<u32>,
     undoable: Option<bool>,
     digest: &'a str,
@@ -159,6 +164,7 @@ pub fn chain_hash(env: &Envelope) -> String {
         visibility: &env.visibility,
         redacted: &env.redacted,
         events: env.decision.as_ref().map(|d| d.events),
+        seat: env.decision.as_ref().and_then(|d| d.seat),
         draws: env.decision.as_ref().map(|d| d.draws),
         undoable: env.decision.as_ref().map(|d| d.undoable),
         digest: &env.digest,

@@ -191,7 +191,13 @@ impl Table {
                     body: game_body(game, e.event),
                     visibility: e.visibility,
                     redacted: e.redacted,
-                    decision: (i == 0).then_some(Decision { command: None, events: count, draws, undoable: false }),
+                    decision: (i == 0).then_some(Decision {
+                        command: None,
+                        seat: None,
+                        events: count,
+                        draws,
+                        undoable: false,
+                    }),
                 });
             }
         }
@@ -411,7 +417,13 @@ impl Table {
                 body: game_body(self.game.as_ref(), e.event),
                 visibility: e.visibility,
                 redacted: e.redacted,
-                decision: (i == 0).then(|| Decision { command: Some(command.clone()), events: count, draws, undoable }),
+                decision: (i == 0).then(|| Decision {
+                    command: Some(command.clone()),
+                    seat: Some(seat),
+                    events: count,
+                    draws,
+                    undoable,
+                }),
             })
             .collect();
         if over {

@@ -210,3 +210,32 @@ fn revoking_a_seat_bumps_its_generation() {
     assert_eq!(g.table.generations, vec![0, 1]);
     assert!(g.table.revoke(Actor::Host, 7, "x").is_err());
 }
+
+#[test]
+fn a_fork_starts_from_the_position_at_its_seq() {
+    let mut g = given_duel(2, 3);
+    play_to_claim(&mut g);
+    let at = g.table.head;
+    let position = g.view(Viewer::Referee);
+    g.when(0, json!({"type": "Claim"})).unwrap();
+    let reg = registry();
+    let seed = Seed([9; 32]);
+    let origin =
+        crate::log::ForkOrigin { game: g.table.game_id.clone(), seq: at, hash: g.log[at as usize].hash.clone() };
+    let mut drafts = Table::create(
+        reg.get("duel").unwrap().as_ref(),
+        &json!({"rounds": 3}),
+        vec!["A".into(), "B".into()],
+        &seed,
+        Some(origin),
+    )
+    .unwrap();
+    drafts.extend(crate::table::fork_copies(&g.log, at));
+    let log = seal("f0000000000000000", None, drafts, T, &seed);
+    let fork = Table::fold(&reg, &log).unwrap();
+    assert_eq!(fork.view(Viewer::Referee), position);
+    assert_eq!(fork.setup_end, fork.head, "copied events cannot be rolled back");
+    let r = verify::full(&reg, &log, &seed);
+    assert_eq!(r.problem, None);
+    assert_eq!(r.copied_events, log.len() as u64 - 1);
+}

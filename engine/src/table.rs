@@ -208,9 +208,6 @@ impl Table {
     pub fn fold(registry: &Registry, log: &[Envelope]) -> Result<Table, FoldError> {
         let first = log.first().ok_or_else(|| FoldError::BadStart("the log is empty".into()))?;
         let mut table = Table::start(registry, first)?;
-        // Which events are still in force: a rollback or undo to seq N voids
-        // the game events after N that were in force before it.
-        let mut live: Vec<usize> = Vec::with_capacity(log.len());
         for (i, env) in log.iter().enumerate().skip(1) {
             if env.seq != i as u64 || env.prev_hash != log[i - 1].hash {
                 return Err(FoldError::Chain {
@@ -218,14 +215,8 @@ impl Table {
                     problem: format!("expected seq {i} linked to seq {}", i - 1),
                 });
             }
-            match env.kernel() {
-                Some(KernelEvent::RolledBack { to_seq, .. }) | Some(KernelEvent::Undone { to_seq }) => {
-                    live.retain(|&j| log[j].seq <= *to_seq || !matches!(log[j].body, Body::Game { .. }));
-                }
-                Some(_) | None => live.push(i),
-            }
         }
-        for &i in &live {
+        for i in in_force(log) {
             table.apply(&log[i])?;
         }
         let last = log.last().expect("non-empty");
@@ -235,10 +226,18 @@ impl Table {
         Ok(table)
     }
 
+    /// The last seq of setup: the setup decision, or the events a fork copied.
     fn setup_end_of(log: &[Envelope]) -> u64 {
-        match log.get(1).and_then(|e| e.decision.as_ref()) {
-            Some(d) if log[1].actor == Actor::System => d.events as u64,
-            _ => 0,
+        match log.get(1) {
+            Some(e) if e.actor == Actor::System && e.decision.is_some() => {
+                e.decision.as_ref().map_or(0, |d| d.events as u64)
+            }
+            Some(_) => log
+                .iter()
+                .skip(1)
+                .take_while(|e| e.actor == Actor::System && e.decision.is_none() && matches!(e.body, Body::Game { .. }))
+                .count() as u64,
+            None => 0,
         }
     }
 
@@ -544,6 +543,22 @@ impl Table {
     }
 }
 
+/// Indexes of the events of `log` still in force: a rollback or undo to seq
+/// N voids the game events after N that were in force before it. Kernel
+/// events (GameCreated, revocations, the seed) always stay in force.
+pub fn in_force(log: &[Envelope]) -> Vec<usize> {
+    let mut live: Vec<usize> = Vec::with_capacity(log.len());
+    for (i, env) in log.iter().enumerate().skip(1) {
+        match env.kernel() {
+            Some(KernelEvent::RolledBack { to_seq, .. }) | Some(KernelEvent::Undone { to_seq }) => {
+                live.retain(|&j| log[j].seq <= *to_seq || !matches!(log[j].body, Body::Game { .. }));
+            }
+            Some(_) | None => live.push(i),
+        }
+    }
+    live
+}
+
 /// The seqs at which a decision (or a kernel event) ends: the positions a
 /// rollback may return to.
 pub fn decision_ends(log: &[Envelope]) -> Vec<u64> {
@@ -582,4 +597,22 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         }
         KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
     }
+}
+
+/// The events a fork at `at` starts from: the game events of `log[..=at]`
+/// still in force, copied as the system's, with their visibility. Kernel
+/// events are not copied (the fork has its own creation, tokens and seed).
+pub fn fork_copies(log: &[Envelope], at: u64) -> Vec<Draft> {
+    let upto = &log[..=(at as usize).min(log.len().saturating_sub(1))];
+    in_force(upto)
+        .into_iter()
+        .filter(|&i| matches!(upto[i].body, Body::Game { .. }))
+        .map(|i| Draft {
+            actor: Actor::System,
+            body: upto[i].body.clone(),
+            visibility: upto[i].visibility.clone(),
+            redacted: upto[i].redacted.clone(),
+            decision: None,
+        })
+        .collect()
 }

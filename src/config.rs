@@ -1,0 +1,182 @@
+//! Settings: the embedded `config/default.toml`, then an optional file, then
+//! `RUNESTONE__SECTION__KEY` environment variables, each layer overriding the
+//! one before.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+const DEFAULTS: &str = include_str!("../config/default.toml");
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub storage: StorageSettings,
+    pub auth: AuthSettings,
+    pub mail: MailSettings,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    pub host: String,
+    pub port: u16,
+    pub public_url: String,
+    pub max_body_bytes: usize,
+    pub workers: usize,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageSettings {
+    pub backend: String,
+    pub path: PathBuf,
+    pub snapshot_interval: u64,
+    pub cache_games: usize,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    pub jwt_secret: String,
+    pub token_days: i64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailSettings {
+    pub transport: String,
+    pub from: String,
+    pub smtp_host: String,
+    pub smtp_port: u16,
+    pub smtp_username: String,
+    pub smtp_password: String,
+    pub smtp_tls: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path} is not valid TOML: {source}")]
+    Parse { path: PathBuf, source: Box<toml::de::Error> },
+    #[error("environment variable {name}: {problem}")]
+    Env { name: String, problem: String },
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    /// The defaults alone.
+    pub fn defaults() -> Settings {
+        Self::layered(None, std::iter::empty()).expect("the embedded defaults are valid")
+    }
+
+    /// Defaults, then `file`, then the process environment.
+    pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+        Self::layered(file, std::env::vars())
+    }
+
+    /// Defaults, then `file`, then the given `RUNESTONE__...` variables.
+    pub fn layered(file: Option<&Path>, env: impl Iterator<Item = (String, String)>) -> Result<Settings, ConfigError> {
+        let mut table: toml::Table = DEFAULTS.parse().expect("embedded defaults parse");
+        if let Some(path) = file {
+            let text =
+                std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+            let over: toml::Table = text
+                .parse()
+                .map_err(|source| ConfigError::Parse { path: path.to_owned(), source: Box::new(source) })?;
+            merge(&mut table, over);
+        }
+        for (name, value) in env {
+            let Some(rest) = name.strip_prefix("RUNESTONE__") else { continue };
+            let parts: Vec<String> = rest.split("__").map(str::to_lowercase).collect();
+            let [section, key] = parts.as_slice() else {
+                return Err(ConfigError::Env { name, problem: "expected RUNESTONE__SECTION__KEY".into() });
+            };
+            let Some(toml::Value::Table(sec)) = table.get_mut(section.as_str()) else {
+                return Err(ConfigError::Env { name, problem: format!("there is no section [{section}]") });
+            };
+            let Some(old) = sec.get(key.as_str()) else {
+                return Err(ConfigError::Env { name, problem: format!("section [{section}] has no key {key:?}") });
+            };
+            let parsed = match old {
+                toml::Value::String(_) => toml::Value::String(value),
+                toml::Value::Integer(_) => toml::Value::Integer(
+                    value.parse().map_err(|_| ConfigError::Env { name: name.clone(), problem: "not a whole number".into() })?,
+                ),
+                toml::Value::Boolean(_) => toml::Value::Boolean(
+                    value.parse().map_err(|_| ConfigError::Env { name: name.clone(), problem: "not true or false".into() })?,
+                ),
+                _ => return Err(ConfigError::Env { name, problem: "this key cannot be set from the environment".into() }),
+            };
+            sec.insert(key.clone(), parsed);
+        }
+        let s: Settings =
+            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| ConfigError::Invalid(e.to_string()))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.storage.backend != "sled" {
+            return Err(ConfigError::Invalid(format!(
+                "storage.backend {:?} is not available in this build; use \"sled\"",
+                self.storage.backend
+            )));
+        }
+        if !["file", "smtp"].contains(&self.mail.transport.as_str()) {
+            return Err(ConfigError::Invalid(format!("mail.transport must be \"file\" or \"smtp\", not {:?}", self.mail.transport)));
+        }
+        if self.storage.snapshot_interval == 0 {
+            return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));
+        }
+        if !self.auth.jwt_secret.is_empty() && hex::decode(&self.auth.jwt_secret).map_or(true, |k| k.len() < 32) {
+            return Err(ConfigError::Invalid("auth.jwt_secret must be at least 32 bytes written as hex".into()));
+        }
+        Ok(())
+    }
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Iterator<Item = (String, String)> {
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>().into_iter()
+    }
+
+    #[test]
+    fn defaults_serve_sled_on_8080_with_mail_to_files() {
+        let s = Settings::defaults();
+        assert_eq!(s.server.port, 8080);
+        assert_eq!(s.storage.backend, "sled");
+        assert_eq!(s.mail.transport, "file");
+    }
+
+    #[test]
+    fn environment_overrides_defaults() {
+        let s = Settings::layered(None, env(&[("RUNESTONE__SERVER__PORT", "9000"), ("OTHER", "x")])).unwrap();
+        assert_eq!(s.server.port, 9000);
+    }
+
+    #[test]
+    fn a_wrong_variable_says_what_is_wrong() {
+        let e = Settings::layered(None, env(&[("RUNESTONE__SERVER__PROT", "9000")])).unwrap_err();
+        assert!(e.to_string().contains("no key \"prot\""), "{e}");
+        let e = Settings::layered(None, env(&[("RUNESTONE__SERVER__PORT", "nine")])).unwrap_err();
+        assert!(e.to_string().contains("not a whole number"), "{e}");
+    }
+}

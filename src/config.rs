@@ -104,12 +104,21 @@ impl Settings {
             let parsed = match old {
                 toml::Value::String(_) => toml::Value::String(value),
                 toml::Value::Integer(_) => toml::Value::Integer(
-                    value.parse().map_err(|_| ConfigError::Env { name: name.clone(), problem: "not a whole number".into() })?,
+                    value
+                        .parse()
+                        .map_err(|_| ConfigError::Env { name: name.clone(), problem: "not a whole number".into() })?,
                 ),
                 toml::Value::Boolean(_) => toml::Value::Boolean(
-                    value.parse().map_err(|_| ConfigError::Env { name: name.clone(), problem: "not true or false".into() })?,
+                    value
+                        .parse()
+                        .map_err(|_| ConfigError::Env { name: name.clone(), problem: "not true or false".into() })?,
                 ),
-                _ => return Err(ConfigError::Env { name, problem: "this key cannot be set from the environment".into() }),
+                _ => {
+                    return Err(ConfigError::Env {
+                        name,
+                        problem: "this key cannot be set from the environment".into(),
+                    })
+                }
             };
             sec.insert(key.clone(), parsed);
         }
@@ -127,7 +136,10 @@ impl Settings {
             )));
         }
         if !["file", "smtp"].contains(&self.mail.transport.as_str()) {
-            return Err(ConfigError::Invalid(format!("mail.transport must be \"file\" or \"smtp\", not {:?}", self.mail.transport)));
+            return Err(ConfigError::Invalid(format!(
+                "mail.transport must be \"file\" or \"smtp\", not {:?}",
+                self.mail.transport
+            )));
         }
         if self.storage.snapshot_interval == 0 {
             return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));

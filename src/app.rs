@@ -1,0 +1,78 @@
+//! Wiring: settings in, a running server out. Binding port 0 and reading the
+//! real port back lets tests start many servers side by side.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use anyhow::Context;
+use runestone_engine::Registry;
+
+use crate::auth::Keys;
+use crate::clock::Clock;
+use crate::config::Settings;
+use crate::service::{Options, Service};
+use crate::store::sled::SledStore;
+use crate::store::EventStore;
+
+pub struct Application {
+    port: u16,
+    server: actix_web::dev::Server,
+    service: Arc<Service>,
+}
+
+impl Application {
+    /// Open the store, load or create the signing key, bind, and get ready.
+    pub fn build(settings: &Settings, clock: Arc<dyn Clock>, registry: Registry) -> anyhow::Result<Application> {
+        let dir = &settings.storage.path;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        let store: Arc<dyn EventStore> = Arc::new(
+            SledStore::open(&dir.join("events"))
+                .with_context(|| format!("cannot open the event store under {}", dir.display()))?,
+        );
+        let keys = Keys::load_or_create(&settings.auth.jwt_secret, dir, settings.auth.token_days)
+            .context("cannot load or create the token signing key")?;
+        let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port))
+            .with_context(|| format!("cannot listen on {}:{}", settings.server.host, settings.server.port))?;
+        let port = listener.local_addr()?.port();
+        let public_url = if settings.server.port == 0 {
+            format!("http://{}:{port}", settings.server.host)
+        } else {
+            settings.server.public_url.clone()
+        };
+        let service = Arc::new(Service::new(
+            store,
+            registry,
+            keys,
+            clock,
+            Options {
+                public_url,
+                snapshot_interval: settings.storage.snapshot_interval,
+                cache_games: settings.storage.cache_games,
+            },
+        ));
+        let server =
+            crate::http::serve(listener, service.clone(), settings.server.max_body_bytes, settings.server.workers)?;
+        Ok(Application { port, server, service })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A handle to stop the server from elsewhere.
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
+    pub fn service(&self) -> &Arc<Service> {
+        &self.service
+    }
+
+    /// Serve until stopped (SIGINT/SIGTERM), then flush the store.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let service = self.service.clone();
+        self.server.await?;
+        service.store().close()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,114 @@
+//! Errors as `application/problem+json` (RFC 9457), each with a status that
+//! fits and a detail a person can act on.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use runestone_engine::KernelError;
+use serde_json::{json, Value};
+
+use crate::service::ServiceError;
+use crate::store::StoreError;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub title: &'static str,
+    pub detail: String,
+    /// Extra members of the problem object.
+    pub extra: Option<Value>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, title: &'static str, detail: impl Into<String>) -> ApiError {
+        ApiError { status, title, detail: detail.into(), extra: None }
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "Bad request", detail)
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "Unauthorized", detail)
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "Not found", detail)
+    }
+
+    fn slug(&self) -> String {
+        self.title.to_lowercase().replace(' ', "-")
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.title, self.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut body = json!({
+            "type": format!("https://runestone.invalid/problems/{}", self.slug()),
+            "title": self.title,
+            "status": self.status.as_u16(),
+            "detail": self.detail,
+        });
+        if let (Some(Value::Object(extra)), Value::Object(b)) = (&self.extra, &mut body) {
+            for (k, v) in extra {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        HttpResponse::build(self.status).content_type("application/problem+json").json(body)
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> ApiError {
+        use StatusCode as S;
+        match e {
+            ServiceError::NotFound(d) => ApiError::new(S::NOT_FOUND, "Not found", d),
+            ServiceError::Unauthorized(d) => ApiError::new(S::UNAUTHORIZED, "Unauthorized", d),
+            ServiceError::Forbidden(d) => ApiError::new(S::FORBIDDEN, "Forbidden", d),
+            ServiceError::BadRequest(d) => ApiError::new(S::BAD_REQUEST, "Bad request", d),
+            ServiceError::Unprocessable(d) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Unprocessable", d),
+            ServiceError::Conflict(d) => ApiError::new(S::CONFLICT, "Conflict", d),
+            ServiceError::Kernel(k) => {
+                let detail = k.to_string();
+                match k {
+                    KernelError::GameOver => ApiError::new(S::CONFLICT, "Game over", detail),
+                    KernelError::Stale { expected, head } => ApiError {
+                        extra: Some(json!({ "expected_seq": expected, "head": head })),
+                        ..ApiError::new(S::CONFLICT, "Stale", detail)
+                    },
+                    KernelError::NotPending { waiting, .. } => ApiError {
+                        extra: Some(json!({ "pending": waiting })),
+                        ..ApiError::new(S::UNPROCESSABLE_ENTITY, "Not your turn", detail)
+                    },
+                    KernelError::Schema(_) => ApiError::new(S::BAD_REQUEST, "Not a command of this game", detail),
+                    KernelError::Rule(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Illegal command", detail),
+                    KernelError::Invalid(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Unprocessable", detail),
+                }
+            }
+            ServiceError::Store(StoreError::Conflict { .. }) => {
+                ApiError::new(S::CONFLICT, "Conflict", "another command was recorded first; reload and decide again")
+            }
+            ServiceError::Store(e) => {
+                tracing::error!(error = %e, "storage failure");
+                ApiError::new(
+                    S::SERVICE_UNAVAILABLE,
+                    "Storage unavailable",
+                    format!("{e}; nothing was recorded, try again"),
+                )
+            }
+            ServiceError::Fold(e) => {
+                tracing::error!(error = %e, "stored log does not fold");
+                ApiError::new(S::INTERNAL_SERVER_ERROR, "Stored log does not fold", e.to_string())
+            }
+        }
+    }
+}

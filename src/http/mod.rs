@@ -1,0 +1,390 @@
+//! The REST API (v1) of DESIGN.md §5, over [`Service`].
+//!
+//! [`routes`] is the single list of what is served: it registers the
+//! handlers and is what the OpenAPI document is checked against.
+
+mod error;
+pub mod openapi;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::Service as _;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::web::{self, Bytes, Data, Payload};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, Route};
+use futures_util::StreamExt;
+use runestone_engine::{Envelope, Viewer};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+use tracing::Instrument;
+
+pub use error::ApiError;
+
+use crate::auth::Claims;
+use crate::metrics::Metrics;
+use crate::service::{Answer, Service};
+
+type Svc = Data<Service>;
+type ApiResult<T = HttpResponse> = Result<T, ApiError>;
+
+/// The largest body accepted, set per app.
+#[derive(Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// Every route served: method, path (OpenAPI syntax) and handler.
+pub fn routes() -> Vec<(Method, &'static str, Route)> {
+    vec![
+        (Method::GET, "/healthz", web::get().to(healthz)),
+        (Method::GET, "/metrics", web::get().to(metrics)),
+        (Method::GET, "/openapi.json", web::get().to(openapi_json)),
+        (Method::GET, "/api/v1/rulesets", web::get().to(rulesets)),
+        (Method::POST, "/api/v1/games", web::post().to(create_game)),
+        (Method::GET, "/api/v1/games/{id}", web::get().to(game_summary)),
+        (Method::GET, "/api/v1/games/{id}/view", web::get().to(view)),
+        (Method::POST, "/api/v1/games/{id}/commands", web::post().to(submit)),
+        (Method::POST, "/api/v1/games/{id}/undo", web::post().to(undo)),
+        (Method::GET, "/api/v1/games/{id}/events", web::get().to(events)),
+        (Method::GET, "/api/v1/games/{id}/stream", web::get().to(stream)),
+        (Method::POST, "/api/v1/games/{id}/rollback", web::post().to(rollback)),
+        (Method::POST, "/api/v1/games/{id}/fork", web::post().to(fork)),
+        (Method::GET, "/api/v1/games/{id}/verify", web::get().to(verify)),
+        (Method::POST, "/api/v1/games/{id}/seats/{seat}/token", web::post().to(reissue)),
+    ]
+}
+
+/// Register every route, one resource per path, with problem+json answers
+/// for unknown paths and methods.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let mut by_path: BTreeMap<&'static str, Vec<(Method, Route)>> = BTreeMap::new();
+    for (m, p, r) in routes() {
+        by_path.entry(p).or_default().push((m, r));
+    }
+    for (path, rs) in by_path {
+        let allowed: Vec<String> = rs.iter().map(|(m, _)| m.to_string()).collect();
+        let mut res = web::resource(path);
+        for (_, r) in rs {
+            res = res.route(r);
+        }
+        let allowed = allowed.join(", ");
+        res = res.default_service(web::to(move |req: HttpRequest| {
+            let allowed = allowed.clone();
+            async move {
+                Err::<HttpResponse, _>(ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Method not allowed",
+                    format!("{} is not served at {}; allowed: {allowed}", req.method(), req.path()),
+                ))
+            }
+        }));
+        cfg.service(res);
+    }
+}
+
+async fn not_found(req: HttpRequest) -> ApiResult {
+    Err(ApiError::not_found(format!("no route {} {}; see /openapi.json", req.method(), req.path())))
+}
+
+static REQUEST_IDS: AtomicU64 = AtomicU64::new(0);
+
+/// Start serving on `listener` (bind port 0 in tests and read it back).
+pub fn serve(
+    listener: TcpListener,
+    service: Arc<Service>,
+    limit: usize,
+    workers: usize,
+) -> std::io::Result<actix_web::dev::Server> {
+    let data = Data::from(service);
+    let prefix = hex::encode(crate::random_bytes::<3>());
+    let server = HttpServer::new(move || {
+        let prefix = prefix.clone();
+        App::new()
+            .app_data(data.clone())
+            .app_data(BodyLimit(limit))
+            .app_data(
+                web::QueryConfig::default()
+                    .error_handler(|e, _| ApiError::bad_request(format!("the query string is not valid: {e}")).into()),
+            )
+            .app_data(
+                web::PathConfig::default()
+                    .error_handler(|e, _| ApiError::bad_request(format!("the path is not valid: {e}")).into()),
+            )
+            .configure(configure)
+            .default_service(web::to(not_found))
+            .wrap_fn(move |req, srv| {
+                let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));
+                let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.path());
+                let svc = req.app_data::<Svc>().cloned();
+                let fut = srv.call(req);
+                async move {
+                    let mut res = fut.await?;
+                    if let Ok(v) = HeaderValue::from_str(&id) {
+                        res.headers_mut().insert(HeaderName::from_static("x-request-id"), v);
+                    }
+                    let status = res.status();
+                    if let Some(svc) = svc {
+                        Metrics::inc(&svc.metrics.http_requests);
+                        if status.is_client_error() {
+                            Metrics::inc(&svc.metrics.http_client_errors);
+                        } else if status.is_server_error() {
+                            Metrics::inc(&svc.metrics.http_server_errors);
+                        }
+                    }
+                    tracing::info!(status = status.as_u16(), "answered");
+                    Ok(res)
+                }
+                .instrument(span)
+            })
+    })
+    .listen(listener)?;
+    let server = if workers > 0 { server.workers(workers) } else { server };
+    Ok(server.shutdown_timeout(5).run())
+}
+
+/// Read a JSON body of at most the configured size.
+async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> {
+    let limit = req.app_data::<BodyLimit>().map_or(65_536, |l| l.0);
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload too large",
+            format!("the body is over the limit of {limit} bytes"),
+        )
+    };
+    if let Some(len) = req.headers().get("content-length").and_then(|v| v.to_str().ok()?.parse::<usize>().ok()) {
+        if len > limit {
+            return Err(too_large());
+        }
+    }
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::bad_request(format!("the body could not be read: {e}")))?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if body.is_empty() {
+        return Err(ApiError::bad_request("the body is empty; send a JSON object"));
+    }
+    serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
+}
+
+/// The bearer token, from `Authorization: Bearer` or (for the stream,
+/// whose browser client cannot set headers) `?token=`.
+fn bearer(req: &HttpRequest) -> ApiResult<Option<String>> {
+    if let Some(h) = req.headers().get("authorization") {
+        let h = h.to_str().map_err(|_| ApiError::unauthorized("the Authorization header is not text"))?;
+        return match h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")) {
+            Some(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_owned())),
+            _ => Err(ApiError::unauthorized("the Authorization header must be `Bearer <token>`")),
+        };
+    }
+    let q = web::Query::<BTreeMap<String, String>>::from_query(req.query_string())
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    Ok(q.get("token").cloned())
+}
+
+async fn claims(svc: &Service, req: &HttpRequest, game: &str) -> ApiResult<Option<Claims>> {
+    match bearer(req)? {
+        None => Ok(None),
+        Some(t) => Ok(Some(svc.authorize(game, &t).await?)),
+    }
+}
+
+async fn required_claims(svc: &Service, req: &HttpRequest, game: &str) -> ApiResult<Claims> {
+    claims(svc, req, game)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("this needs a token: send `Authorization: Bearer <token>`"))
+}
+
+fn viewer(c: &Option<Claims>) -> Viewer {
+    c.as_ref().map_or(Viewer::Public, Claims::viewer)
+}
+
+fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<String>> {
+    match req.headers().get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => {
+            let k = v.to_str().map_err(|_| ApiError::bad_request("Idempotency-Key must be printable text"))?;
+            if k.is_empty() || k.len() > 200 {
+                return Err(ApiError::bad_request("Idempotency-Key must be 1 to 200 characters"));
+            }
+            Ok(Some(k.to_owned()))
+        }
+    }
+}
+
+fn answer(a: Answer) -> HttpResponse {
+    HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK)).json(a.body)
+}
+
+async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "status": "ok" }))
+}
+
+async fn metrics(svc: Svc) -> HttpResponse {
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(svc.cached_games()))
+}
+
+async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok().json(openapi::document())
+}
+
+async fn rulesets(svc: Svc) -> HttpResponse {
+    let list: Vec<Value> = svc.registry().all().map(|g| serde_json::to_value(g.info()).expect("JSON")).collect();
+    HttpResponse::Ok().json(json!({ "rulesets": list }))
+}
+
+async fn create_game(svc: Svc, req: HttpRequest, body: Payload) -> ApiResult {
+    let key = idempotency_key(&req)?;
+    let v = read_json(&req, body).await?;
+    Ok(answer(svc.create(v, key.as_deref()).await?))
+}
+
+async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
+    Ok(HttpResponse::Ok().json(svc.summary(&path).await?))
+}
+
+#[derive(Deserialize)]
+struct AtQuery {
+    at: Option<u64>,
+    token: Option<String>,
+}
+
+async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<AtQuery>) -> ApiResult {
+    let _ = &q.token;
+    let c = claims(&svc, &req, &path).await?;
+    Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), q.at).await?))
+}
+
+async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
+    let key = idempotency_key(&req)?;
+    let c = required_claims(&svc, &req, &path).await?;
+    let v = read_json(&req, body).await?;
+    Ok(answer(svc.submit(&path, &c, v, key.as_deref()).await?))
+}
+
+async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    let c = required_claims(&svc, &req, &path).await?;
+    Ok(HttpResponse::Ok().json(svc.undo(&path, &c).await?))
+}
+
+#[derive(Deserialize)]
+struct RangeQuery {
+    from: Option<u64>,
+    to: Option<u64>,
+    token: Option<String>,
+}
+
+async fn events(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<RangeQuery>) -> ApiResult {
+    let _ = &q.token;
+    let c = claims(&svc, &req, &path).await?;
+    let list = svc.events(&path, viewer(&c), q.from.unwrap_or(0), q.to).await?;
+    Ok(HttpResponse::Ok().json(json!({ "events": list })))
+}
+
+/// Server-sent events: the backlog from `from` (or after `Last-Event-ID`,
+/// or from the next event), then each new event as it is appended, cut to
+/// the viewer. A comment line every 15 s keeps proxies from closing it.
+async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<RangeQuery>) -> ApiResult {
+    let game = path.into_inner();
+    let c = claims(&svc, &req, &game).await?;
+    let viewer = viewer(&c);
+    let (rx, table) = svc.subscribe(&game).await?;
+    let last_id = req.headers().get("last-event-id").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let from = last_id.map(|s| s + 1).or(q.from).unwrap_or(table.head + 1);
+    let backlog: VecDeque<Value> = if from <= table.head {
+        svc.events(&game, viewer, from, Some(table.head))
+            .await?
+            .into_iter()
+            .map(|e| serde_json::to_value(e).expect("JSON"))
+            .collect()
+    } else {
+        VecDeque::new()
+    };
+    struct St {
+        svc: Svc,
+        game: String,
+        viewer: Viewer,
+        rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
+        queue: VecDeque<Value>,
+        last: Option<u64>,
+        table: runestone_engine::Table,
+    }
+    let st = St { svc: svc.clone(), game, viewer, rx, queue: backlog, last: from.checked_sub(1), table };
+    let body = futures_util::stream::unfold(st, |mut st| async move {
+        loop {
+            if let Some(v) = st.queue.pop_front() {
+                let seq = v["seq"].as_u64().unwrap_or(0);
+                st.last = Some(seq);
+                let frame = format!("id: {seq}\nevent: event\ndata: {v}\n\n");
+                return Some((Ok::<_, actix_web::Error>(Bytes::from(frame)), st));
+            }
+            tokio::select! {
+                msg = st.rx.recv() => match msg {
+                    Ok(batch) => {
+                        for e in batch.iter() {
+                            if let Some(runestone_engine::KernelEvent::SeedRevealed { seed }) = e.kernel() {
+                                st.table.seed_revealed = Some(seed.clone());
+                            }
+                        }
+                        let fresh: Vec<Envelope> = batch.iter().filter(|e| st.last.is_none_or(|l| e.seq > l)).cloned().collect();
+                        for v in st.svc.stream_views(&st.table, &fresh, st.viewer) {
+                            st.queue.push_back(serde_json::to_value(v).expect("JSON"));
+                        }
+                    }
+                    Err(RecvError::Lagged(_)) => {
+                        let from = st.last.map_or(0, |l| l + 1);
+                        match st.svc.events(&st.game, st.viewer, from, None).await {
+                            Ok(list) => st.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON"))),
+                            Err(_) => return None,
+                        }
+                    }
+                    Err(RecvError::Closed) => return None,
+                },
+                _ = tokio::time::sleep(Duration::from_secs(15)) => {
+                    return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
+                }
+            }
+        }
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}
+
+async fn rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
+    let c = required_claims(&svc, &req, &path).await?;
+    let v = read_json(&req, body).await?;
+    Ok(HttpResponse::Ok().json(svc.rollback(&path, &c, v).await?))
+}
+
+async fn fork(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
+    let c = required_claims(&svc, &req, &path).await?;
+    let v = read_json(&req, body).await?;
+    Ok(answer(svc.fork(&path, &c, v).await?))
+}
+
+async fn verify(svc: Svc, path: web::Path<String>) -> ApiResult {
+    Ok(HttpResponse::Ok().json(svc.verify(&path).await?))
+}
+
+async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, body: Payload) -> ApiResult {
+    let (game, seat) = path.into_inner();
+    let seat: u8 = seat.parse().map_err(|_| ApiError::bad_request(format!("seat {seat:?} is not a seat number")))?;
+    let c = required_claims(&svc, &req, &game).await?;
+    let reason = match read_json(&req, body).await {
+        Ok(v) => v.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        Err(e) if e.status == StatusCode::BAD_REQUEST && e.detail.contains("empty") => String::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(HttpResponse::Ok().json(svc.reissue(&game, &c, seat, reason).await?))
+}

@@ -1,0 +1,54 @@
+//! Counters for `GET /metrics`, in Prometheus text format.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+#[derive(Default)]
+pub struct Metrics {
+    pub http_requests: AtomicU64,
+    pub http_client_errors: AtomicU64,
+    pub http_server_errors: AtomicU64,
+    pub games_created: AtomicU64,
+    pub commands_accepted: AtomicU64,
+    pub commands_rejected: AtomicU64,
+    pub events_appended: AtomicU64,
+    pub append_micros_total: AtomicU64,
+    pub appends: AtomicU64,
+    pub games_loaded: AtomicU64,
+    pub snapshots_written: AtomicU64,
+}
+
+impl Metrics {
+    pub fn inc(c: &AtomicU64) {
+        c.fetch_add(1, Relaxed);
+    }
+
+    pub fn add(c: &AtomicU64, n: u64) {
+        c.fetch_add(n, Relaxed);
+    }
+
+    /// The text exposition; `cached` is the number of games held in memory.
+    pub fn render(&self, cached: usize) -> String {
+        let mut out = String::new();
+        let mut counter = |name: &str, help: &str, v: &AtomicU64| {
+            let _ = writeln!(
+                out,
+                "# HELP runestone_{name} {help}\n# TYPE runestone_{name} counter\nrunestone_{name} {}",
+                v.load(Relaxed)
+            );
+        };
+        counter("http_requests_total", "HTTP requests answered.", &self.http_requests);
+        counter("http_client_errors_total", "HTTP answers with a 4xx status.", &self.http_client_errors);
+        counter("http_server_errors_total", "HTTP answers with a 5xx status.", &self.http_server_errors);
+        counter("games_created_total", "Games created (forks included).", &self.games_created);
+        counter("commands_accepted_total", "Commands that appended events.", &self.commands_accepted);
+        counter("commands_rejected_total", "Commands refused by the kernel or the rules.", &self.commands_rejected);
+        counter("events_appended_total", "Events durably appended.", &self.events_appended);
+        counter("appends_total", "Durable appends (each one write of one game).", &self.appends);
+        counter("append_microseconds_total", "Time spent waiting for durable appends.", &self.append_micros_total);
+        counter("games_loaded_total", "Games folded into memory from storage.", &self.games_loaded);
+        counter("snapshots_written_total", "Position snapshots cached.", &self.snapshots_written);
+        let _ = writeln!(out, "# HELP runestone_games_cached Games held folded in memory.\n# TYPE runestone_games_cached gauge\nrunestone_games_cached {cached}");
+        out
+    }
+}

@@ -1,0 +1,840 @@
+//! The game service: every use case of the REST API, over the store and the
+//! engine's kernel, with no HTTP in sight.
+//!
+//! Each game in use is folded once into a [`Table`] held in a bounded cache;
+//! commands on one game are serialised by that game's lock, commands on
+//! different games run in parallel and share the store's group commit. A
+//! command's events reach memory only after the store acknowledged them as
+//! durable, so nothing a client was told succeeded can be lost.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use runestone_engine::log::{seal, ForkOrigin};
+use runestone_engine::table::{decision_ends, fork_copies, in_force};
+use runestone_engine::{verify, Actor, Body, Envelope, FoldError, KernelError, Registry, Seed, Table, Viewer};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio::sync::broadcast;
+
+use crate::auth::{Claims, Keys, Role};
+use crate::clock::{stamp, Clock};
+use crate::metrics::Metrics;
+use crate::store::{EventStore, GameId, Side, SideWrite, StoreError, Write, GAME_ID_LEN};
+
+/// Why a request failed, in words a client can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    #[error("storage: {0}")]
+    Store(#[from] StoreError),
+    #[error("stored log cannot be folded: {0}")]
+    Fold(#[from] FoldError),
+}
+
+pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
+
+/// A seat as given at creation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSpec {
+    pub name: String,
+    #[serde(default)]
+    pub email: Option<String>,
+}
+
+/// `POST /api/v1/games`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    pub ruleset: String,
+    #[serde(default)]
+    pub options: Value,
+    pub seats: Vec<SeatSpec>,
+    /// The deadline policy; stored as given until deadlines are enforced.
+    #[serde(default)]
+    pub deadlines: Value,
+}
+
+/// What a new game's creator receives. Tokens appear only here.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CreatedGame {
+    pub game_id: String,
+    pub ruleset: String,
+    pub seed_commitment: String,
+    pub host_token: String,
+    pub referee_token: String,
+    pub seats: Vec<SeatToken>,
+    pub head: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SeatToken {
+    pub seat: u8,
+    pub name: String,
+    pub token: String,
+    pub link: String,
+}
+
+/// The private record kept beside each log (never served).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct GameRecord {
+    seed: String,
+    created_at: String,
+    seats: Vec<SeatSpec>,
+    #[serde(default)]
+    deadlines: Value,
+}
+
+/// An envelope as one viewer may see it, with the event told in words.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventView {
+    #[serde(flatten)]
+    pub envelope: Envelope,
+    /// True when the body is the redacted public form.
+    pub hidden: bool,
+    /// False for events voided by a later rollback or undo.
+    pub in_force: bool,
+    pub text: String,
+}
+
+/// A folded game and what belongs with it in memory.
+struct Loaded {
+    table: Table,
+    seed: Seed,
+    record: GameRecord,
+}
+
+/// One game's place in the cache: its lock and its stream.
+struct Slot {
+    game: tokio::sync::Mutex<Option<Loaded>>,
+    tx: broadcast::Sender<Arc<Vec<Envelope>>>,
+}
+
+struct Cache {
+    slots: HashMap<GameId, (Arc<Slot>, u64)>,
+    tick: u64,
+    capacity: usize,
+}
+
+impl Cache {
+    fn slot(&mut self, game: &str) -> Arc<Slot> {
+        self.tick += 1;
+        let tick = self.tick;
+        if let Some((slot, used)) = self.slots.get_mut(game) {
+            *used = tick;
+            return slot.clone();
+        }
+        if self.slots.len() >= self.capacity {
+            self.evict();
+        }
+        let slot = Arc::new(Slot { game: tokio::sync::Mutex::new(None), tx: broadcast::channel(256).0 });
+        self.slots.insert(game.to_owned(), (slot.clone(), tick));
+        slot
+    }
+
+    /// Drop the least recently used tenth of the idle games.
+    fn evict(&mut self) {
+        let mut idle: Vec<(u64, GameId)> = self
+            .slots
+            .iter()
+            .filter(|(_, (s, _))| Arc::strong_count(s) == 1 && s.tx.receiver_count() == 0)
+            .map(|(g, (_, used))| (*used, g.clone()))
+            .collect();
+        idle.sort_unstable();
+        for (_, g) in idle.into_iter().take(self.capacity / 10 + 1) {
+            self.slots.remove(&g);
+        }
+    }
+}
+
+/// Tuning of the service.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub public_url: String,
+    pub snapshot_interval: u64,
+    pub cache_games: usize,
+}
+
+pub struct Service {
+    store: Arc<dyn EventStore>,
+    registry: Registry,
+    keys: Keys,
+    clock: Arc<dyn Clock>,
+    options: Options,
+    cache: Mutex<Cache>,
+    pub metrics: Metrics,
+}
+
+/// Key of the private record of `game`.
+fn record_key(game: &str) -> Vec<u8> {
+    game.as_bytes().to_vec()
+}
+
+fn idem_key(scope: &str, key: &str) -> Vec<u8> {
+    format!("{scope}\0{key}").into_bytes()
+}
+
+/// A stored answer to an idempotent request.
+#[derive(Serialize, Deserialize)]
+struct IdemRecord {
+    request: String,
+    status: u16,
+    body: Value,
+}
+
+/// An answer that may be replayed for the same Idempotency-Key.
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+fn request_hash(v: &Value) -> String {
+    hex::encode(Sha256::digest(serde_json::to_vec(v).unwrap_or_default()))
+}
+
+impl Service {
+    pub fn new(
+        store: Arc<dyn EventStore>,
+        registry: Registry,
+        keys: Keys,
+        clock: Arc<dyn Clock>,
+        options: Options,
+    ) -> Service {
+        let capacity = options.cache_games.max(16);
+        Service {
+            store,
+            registry,
+            keys,
+            clock,
+            options,
+            cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity }),
+            metrics: Metrics::default(),
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub fn keys(&self) -> &Keys {
+        &self.keys
+    }
+
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    pub fn cached_games(&self) -> usize {
+        self.cache.lock().expect("cache lock").slots.len()
+    }
+
+    fn slot(&self, game: &str) -> Arc<Slot> {
+        self.cache.lock().expect("cache lock").slot(game)
+    }
+
+    fn forget(&self, game: &str) {
+        self.cache.lock().expect("cache lock").slots.remove(game);
+    }
+
+    /// Check a token for `game`: signature, expiry, game, and for seats the
+    /// generation (revoked tokens fail).
+    pub async fn authorize(&self, game: &str, token: &str) -> Result<Claims> {
+        let claims = self.keys.check(token).map_err(|e| ServiceError::Unauthorized(e.to_string()))?;
+        if claims.sub != game {
+            return Err(ServiceError::Forbidden(format!("this token is for game {}, not for game {game}", claims.sub)));
+        }
+        if let (Role::Seat, Some(seat)) = (claims.role, claims.seat) {
+            let slot = self.slot(game);
+            let mut guard = slot.game.lock().await;
+            let loaded = self.loaded(game, &mut guard).await?;
+            let current = loaded.table.generations.get(seat as usize).copied();
+            if current != Some(claims.gen) {
+                return Err(ServiceError::Unauthorized(
+                    "this seat's link was revoked by the host; use the newest link you were sent".into(),
+                ));
+            }
+        }
+        Ok(claims)
+    }
+
+    /// Fold `game` into `slot` if it is not there yet.
+    async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+        if guard.is_none() {
+            if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                self.forget(game);
+                return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
+            }
+            let Some(raw) = self.store.get(Side::Games, &record_key(game))? else {
+                self.forget(game);
+                return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
+            };
+            let record: GameRecord =
+                serde_json::from_slice(&raw).map_err(|e| StoreError::Corrupt(format!("record of game {game}: {e}")))?;
+            let seed =
+                Seed::from_hex(&record.seed).ok_or_else(|| StoreError::Corrupt(format!("seed of game {game}")))?;
+            let table = self.fold_at(game, u64::MAX).await?;
+            Metrics::inc(&self.metrics.games_loaded);
+            *guard = Some(Loaded { table, seed, record });
+        }
+        Ok(guard.as_mut().expect("just loaded"))
+    }
+
+    /// The position after event `at` (or the head), from the latest snapshot
+    /// at or before it plus the events after.
+    async fn fold_at(&self, game: &str, at: u64) -> Result<Table> {
+        if let Some((seq, bytes)) = self.store.snapshot_at_or_before(game, at)? {
+            let saved: Option<Value> = serde_json::from_slice(&bytes).ok();
+            if let Some(table) = saved.and_then(|v| Table::load(&self.registry, &v).ok()) {
+                let events = self.store.load(game, seq, (at != u64::MAX).then_some(at))?;
+                if events.first().is_some_and(|e| e.hash == table.head_hash) {
+                    let mut t = table;
+                    let mut ok = true;
+                    for e in &events[1..] {
+                        if t.push(e).is_err() {
+                            ok = false;
+                            break;
+                        }
+                    }
+                    if ok {
+                        return Ok(t);
+                    }
+                }
+            }
+        }
+        let log = self.store.load(game, 0, (at != u64::MAX).then_some(at))?;
+        if log.is_empty() {
+            return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
+        }
+        Ok(Table::fold(&self.registry, &log)?)
+    }
+
+    fn link(&self, game: &str, token: &str) -> String {
+        format!("{}/play/{game}?token={token}", self.options.public_url.trim_end_matches('/'))
+    }
+
+    fn stored_answer(&self, key: &[u8], request: &Value) -> Result<Option<Answer>> {
+        match self.store.get(Side::Idempotency, key)? {
+            None => Ok(None),
+            Some(raw) => {
+                let rec: IdemRecord = serde_json::from_slice(&raw)
+                    .map_err(|e| StoreError::Corrupt(format!("idempotency record: {e}")))?;
+                if rec.request != request_hash(request) {
+                    return Err(ServiceError::Unprocessable(
+                        "this Idempotency-Key was already used for a different request; use a new key".into(),
+                    ));
+                }
+                Ok(Some(Answer { status: rec.status, body: rec.body }))
+            }
+        }
+    }
+
+    fn answer_write(key: Option<Vec<u8>>, request: &Value, status: u16, body: &Value) -> Option<SideWrite> {
+        key.map(|key| SideWrite {
+            side: Side::Idempotency,
+            key,
+            value: Some(
+                serde_json::to_vec(&IdemRecord { request: request_hash(request), status, body: body.clone() })
+                    .expect("JSON"),
+            ),
+        })
+    }
+
+    async fn append(&self, write: Write) -> Result<()> {
+        let n = write.events.len() as u64;
+        let t = Instant::now();
+        let r = self.store.append(write).await;
+        Metrics::add(&self.metrics.append_micros_total, t.elapsed().as_micros() as u64);
+        Metrics::inc(&self.metrics.appends);
+        match r {
+            Ok(()) => {
+                Metrics::add(&self.metrics.events_appended, n);
+                Ok(())
+            }
+            Err(StoreError::Conflict { .. }) => Err(ServiceError::Conflict(
+                "another command was recorded first; reload the game and decide again".into(),
+            )),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Create a game. `idempotency` is the client's Idempotency-Key.
+    pub async fn create(&self, req: Value, idempotency: Option<&str>) -> Result<Answer> {
+        let key = idempotency.map(|k| idem_key("~create", k));
+        if let Some(k) = &key {
+            if let Some(a) = self.stored_answer(k, &req)? {
+                return Ok(a);
+            }
+        }
+        let spec: CreateGame = serde_json::from_value(req.clone())
+            .map_err(|e| ServiceError::BadRequest(format!("not a game to create: {e}")))?;
+        let game = self.registry.get(&spec.ruleset).ok_or_else(|| {
+            ServiceError::Unprocessable(format!(
+                "unknown ruleset {:?}; this server offers: {}",
+                spec.ruleset,
+                self.registry.ids().collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        for (i, s) in spec.seats.iter().enumerate() {
+            let name = s.name.trim();
+            if name.is_empty() || name.chars().count() > 40 {
+                return Err(ServiceError::Unprocessable(format!("seat {i}: a name must be 1 to 40 characters")));
+            }
+            if let Some(email) = &s.email {
+                if !plausible_email(email) {
+                    return Err(ServiceError::Unprocessable(format!(
+                        "seat {i} ({name}): {email:?} is not an email address"
+                    )));
+                }
+            }
+        }
+        let game_id = crate::new_game_id();
+        let seed = Seed(crate::random_bytes::<32>());
+        let names: Vec<String> = spec.seats.iter().map(|s| s.name.trim().to_owned()).collect();
+        let drafts = Table::create(game.as_ref(), &spec.options, names, &seed, None)?;
+        let record = GameRecord {
+            seed: seed.to_hex(),
+            created_at: stamp(self.clock.now()),
+            seats: spec.seats,
+            deadlines: spec.deadlines,
+        };
+        let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
+        Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
+    }
+
+    async fn write_new_game(
+        &self,
+        game_id: &str,
+        drafts: Vec<runestone_engine::Draft>,
+        seed: &Seed,
+        record: GameRecord,
+        idem: Option<Vec<u8>>,
+        request: &Value,
+    ) -> Result<CreatedGame> {
+        let now = self.clock.now();
+        let events = seal(game_id, None, drafts, &stamp(now), seed);
+        let table = Table::fold(&self.registry, &events)?;
+        let created = CreatedGame {
+            game_id: game_id.to_owned(),
+            ruleset: table.created.ruleset.clone(),
+            seed_commitment: seed.commitment(),
+            host_token: self.keys.issue(game_id, Role::Host, None, 0, now),
+            referee_token: self.keys.issue(game_id, Role::Referee, None, 0, now),
+            seats: table
+                .created
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let token = self.keys.issue(game_id, Role::Seat, Some(i as u8), 0, now);
+                    SeatToken { seat: i as u8, name: name.clone(), link: self.link(game_id, &token), token }
+                })
+                .collect(),
+            head: table.head,
+        };
+        let mut side = vec![SideWrite {
+            side: Side::Games,
+            key: record_key(game_id),
+            value: Some(serde_json::to_vec(&record).expect("JSON")),
+        }];
+        side.extend(Self::answer_write(idem, request, 201, &serde_json::to_value(&created).expect("JSON")));
+        self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
+        Metrics::inc(&self.metrics.games_created);
+        let slot = self.slot(game_id);
+        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record });
+        Ok(created)
+    }
+
+    /// Run `f` on the loaded game under its lock.
+    async fn with_game<T>(&self, game: &str, f: impl FnOnce(&Loaded) -> Result<T>) -> Result<T> {
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        f(loaded)
+    }
+
+    /// Seal `drafts` after the head, append them durably with `side`, then
+    /// fold them in and tell the stream. Returns the new envelopes.
+    async fn commit(
+        &self,
+        slot: &Slot,
+        loaded: &mut Loaded,
+        drafts: Vec<runestone_engine::Draft>,
+        side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
+    ) -> Result<Vec<Envelope>> {
+        let t = &loaded.table;
+        let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &stamp(self.clock.now()), &loaded.seed);
+        // Fold first into a copy: what is appended must fold.
+        let mut next = t.clone();
+        let mut refold = false;
+        for e in &events {
+            match next.push(e) {
+                Ok(()) => {}
+                Err(FoldError::NeedsRefold) => {
+                    refold = true;
+                    break;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if refold {
+            let mut log = self.store.load(&t.game_id, 0, None)?;
+            log.extend(events.iter().cloned());
+            next = Table::fold(&self.registry, &log)?;
+        }
+        let side = side(&events, &next);
+        let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
+        self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
+        let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
+        let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
+        if crossed || before_pending != after_pending {
+            let bytes = serde_json::to_vec(&next.save()).expect("JSON");
+            if self.store.put_snapshot(&next.game_id, next.head, &bytes).is_ok() {
+                Metrics::inc(&self.metrics.snapshots_written);
+            }
+        }
+        loaded.table = next;
+        let _ = slot.tx.send(Arc::new(events.clone()));
+        Ok(events)
+    }
+
+    fn event_views(&self, table: &Table, events: &[Envelope], viewer: Viewer, live: Option<&[bool]>) -> Vec<EventView> {
+        let over = table.seed_revealed.is_some();
+        events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let r = e.redacted_for(viewer, over);
+                EventView {
+                    hidden: !e.visible_to(viewer, over),
+                    in_force: live.is_none_or(|l| l.get(i).copied().unwrap_or(true)),
+                    text: table.describe(&r),
+                    envelope: r,
+                }
+            })
+            .collect()
+    }
+
+    /// Submit a seat's command.
+    pub async fn submit(&self, game: &str, claims: &Claims, req: Value, idempotency: Option<&str>) -> Result<Answer> {
+        let seat = match (claims.role, claims.seat) {
+            (Role::Seat, Some(s)) => s,
+            _ => return Err(ServiceError::Forbidden("only a seat's token can submit commands".into())),
+        };
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let key = idempotency.map(|k| idem_key(&format!("{game}/{seat}"), k));
+        if let Some(k) = &key {
+            if let Some(a) = self.stored_answer(k, &req)? {
+                return Ok(a);
+            }
+        }
+        let (command, expected_seq) = parse_submission(&req)?;
+        let drafts = match loaded.table.decide(Actor::Seat(seat), seat, &command, expected_seq, &loaded.seed) {
+            Ok(d) => d,
+            Err(e) => {
+                Metrics::inc(&self.metrics.commands_rejected);
+                return Err(e.into());
+            }
+        };
+        let viewer = Viewer::Seat(seat);
+        let mut answer = Value::Null;
+        let events = self
+            .commit(&slot, loaded, drafts, |events, next| {
+                answer = self.submit_answer(next, events, viewer);
+                Self::answer_write(key, &req, 200, &answer).into_iter().collect()
+            })
+            .await?;
+        Metrics::inc(&self.metrics.commands_accepted);
+        debug_assert!(!events.is_empty() || answer["events"].as_array().is_some_and(Vec::is_empty));
+        Ok(Answer { status: 200, body: answer })
+    }
+
+    fn submit_answer(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Value {
+        json!({
+            "head": table.head,
+            "events": self.event_views(table, events, viewer, None),
+            "pending": table.pending(),
+            "over": table.is_over(),
+        })
+    }
+
+    /// Take back a seat's own last steps.
+    pub async fn undo(&self, game: &str, claims: &Claims) -> Result<Value> {
+        let Some(seat) = claims.seat.filter(|_| claims.role == Role::Seat) else {
+            return Err(ServiceError::Forbidden("only a seat's token can undo its own steps".into()));
+        };
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let draft = loaded.table.undo(seat)?;
+        let events = self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
+        Ok(self.submit_answer(&loaded.table, &events, Viewer::Seat(seat)))
+    }
+
+    /// Void everything after `to_seq`, for a host or referee, with a reason.
+    pub async fn rollback(&self, game: &str, claims: &Claims, req: Value) -> Result<Value> {
+        let actor = match claims.role {
+            Role::Host => Actor::Host,
+            Role::Referee => Actor::Referee,
+            Role::Seat => return Err(ServiceError::Forbidden("only the host or a referee can roll back".into())),
+        };
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Req {
+            to_seq: u64,
+            reason: String,
+        }
+        let r: Req = serde_json::from_value(req).map_err(|e| {
+            ServiceError::BadRequest(format!("a rollback needs {{\"to_seq\": N, \"reason\": \"...\"}}: {e}"))
+        })?;
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let log = self.store.load(game, 0, None)?;
+        let draft = loaded.table.rollback(actor, r.to_seq, &r.reason, &log)?;
+        let events = self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
+        Ok(self.submit_answer(&loaded.table, &events, claims.viewer()))
+    }
+
+    /// Revoke a seat's links and issue a new one (host only).
+    pub async fn reissue(&self, game: &str, claims: &Claims, seat: u8, reason: String) -> Result<Value> {
+        if claims.role != Role::Host {
+            return Err(ServiceError::Forbidden("only the host can issue a seat's new link".into()));
+        }
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let reason = if reason.trim().is_empty() { "new link issued by the host".to_owned() } else { reason };
+        let draft = loaded.table.revoke(Actor::Host, seat, &reason)?;
+        self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
+        let gen = loaded.table.generations[seat as usize];
+        let token = self.keys.issue(game, Role::Seat, Some(seat), gen, self.clock.now());
+        Ok(json!({ "seat": seat, "generation": gen, "link": self.link(game, &token), "token": token }))
+    }
+
+    /// A new game from this one's position at `at_seq` (host only).
+    pub async fn fork(&self, game: &str, claims: &Claims, req: Value) -> Result<Answer> {
+        if claims.role != Role::Host {
+            return Err(ServiceError::Forbidden("only the host can fork a game".into()));
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Req {
+            at_seq: u64,
+        }
+        let r: Req = serde_json::from_value(req)
+            .map_err(|e| ServiceError::BadRequest(format!("a fork needs {{\"at_seq\": N}}: {e}")))?;
+        let (table, record) = self.with_game(game, |l| Ok((l.table.clone(), l.record.clone()))).await?;
+        if r.at_seq > table.head {
+            return Err(ServiceError::Unprocessable(format!("at_seq {} is after the head {}", r.at_seq, table.head)));
+        }
+        let log = self.store.load(game, 0, Some(r.at_seq))?;
+        if r.at_seq < table.setup_end || !decision_ends(&log).contains(&r.at_seq) {
+            return Err(ServiceError::Unprocessable(format!(
+                "seq {} is inside a decision or the setup; fork at the end of one",
+                r.at_seq
+            )));
+        }
+        let origin = ForkOrigin { game: game.to_owned(), seq: r.at_seq, hash: log[r.at_seq as usize].hash.clone() };
+        let rules = self.registry.get(&table.created.ruleset).expect("loaded games have known rulesets");
+        let seed = Seed(crate::random_bytes::<32>());
+        let mut drafts =
+            Table::create(rules.as_ref(), &table.created.options, table.created.seats.clone(), &seed, Some(origin))?;
+        drafts.extend(fork_copies(&log, r.at_seq));
+        let new_id = crate::new_game_id();
+        let record = GameRecord { seed: seed.to_hex(), created_at: stamp(self.clock.now()), ..record };
+        let created = self.write_new_game(&new_id, drafts, &seed, record, None, &Value::Null).await?;
+        Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
+    }
+
+    /// The game's summary, for anyone.
+    pub async fn summary(&self, game: &str) -> Result<Value> {
+        self.with_game(game, |l| {
+            let t = &l.table;
+            Ok(json!({
+                "game_id": t.game_id,
+                "ruleset": t.created.ruleset,
+                "rules_version": t.created.rules_version,
+                "options": t.created.options,
+                "status": if t.is_over() { "over" } else { "running" },
+                "seats": t.created.seats.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
+                "pending": t.pending(),
+                "head": t.head,
+                "created_at": l.record.created_at,
+                "seed_commitment": t.created.seed_commitment,
+                "seed": t.seed_revealed,
+                "forked_from": t.created.forked_from,
+                "outcome": t.outcome(),
+                "deadlines": l.record.deadlines,
+            }))
+        })
+        .await
+    }
+
+    /// The viewer's view at the head or after event `at`.
+    pub async fn view(&self, game: &str, viewer: Viewer, at: Option<u64>) -> Result<Value> {
+        let head = self.with_game(game, |l| Ok(l.table.clone())).await?;
+        let over = head.seed_revealed.is_some();
+        let seat_legal = |t: &Table| match viewer {
+            Viewer::Seat(s) if t.pending().iter().any(|p| p.seat == s) => t.legal(s),
+            _ => Vec::new(),
+        };
+        let position = match at {
+            None => head.clone(),
+            Some(at) if at >= head.head => head.clone(),
+            Some(at) if at < 1 => {
+                return Err(ServiceError::Unprocessable(
+                    "positions start after event 1 (the setup); ask for at=1 or later".into(),
+                ))
+            }
+            Some(at) => self.fold_at(game, at).await?,
+        };
+        let v = if over { Viewer::Referee } else { viewer };
+        let at_head = position.head == head.head;
+        Ok(json!({
+            "game_id": game,
+            "ruleset": position.created.ruleset,
+            "seq": position.head,
+            "head": head.head,
+            "viewer": viewer,
+            "view": position.view(v),
+            "pending": position.pending(),
+            "legal": if at_head { seat_legal(&position) } else { Vec::new() },
+            "over": position.is_over(),
+            "outcome": position.outcome(),
+        }))
+    }
+
+    /// The log from `from` to `to` as the viewer may see it.
+    pub async fn events(&self, game: &str, viewer: Viewer, from: u64, to: Option<u64>) -> Result<Vec<EventView>> {
+        let table = self.with_game(game, |l| Ok(l.table.clone())).await?;
+        let to = to.map_or(table.head, |t| t.min(table.head));
+        if from > to {
+            return Ok(Vec::new());
+        }
+        let log = self.store.load(game, 0, Some(to))?;
+        let mut live = vec![false; log.len()];
+        live[0] = true;
+        for i in in_force(&log) {
+            live[i] = true;
+        }
+        for (i, e) in log.iter().enumerate() {
+            if !matches!(e.body, Body::Game { .. }) {
+                live[i] = true;
+            }
+        }
+        let from = from as usize;
+        Ok(self.event_views(&table, &log[from..], viewer, Some(&live[from..])))
+    }
+
+    /// Subscribe to the game's new events (subscribe before reading the
+    /// backlog, so nothing falls between).
+    pub async fn subscribe(&self, game: &str) -> Result<(broadcast::Receiver<Arc<Vec<Envelope>>>, Table)> {
+        let slot = self.slot(game);
+        let rx = slot.tx.subscribe();
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        Ok((rx, loaded.table.clone()))
+    }
+
+    /// Stream form of a batch of events for one viewer.
+    pub fn stream_views(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Vec<EventView> {
+        self.event_views(table, events, viewer, None)
+    }
+
+    /// Check the chain, and with the seed every digest and every draw.
+    pub async fn verify(&self, game: &str) -> Result<Value> {
+        let (seed, revealed) = self.with_game(game, |l| Ok((l.seed.clone(), l.table.seed_revealed.clone()))).await?;
+        let log = self.store.load(game, 0, None)?;
+        let chain = verify::chain(&log);
+        let full = verify::full(&self.registry, &log, &seed);
+        let ok = full.problem.is_none();
+        Ok(json!({
+            "game_id": game,
+            "events": log.len(),
+            "chain_ok": chain.chain_ok,
+            "ok": ok,
+            "problem": full.problem.as_ref().map(|(seq, p)| json!({"seq": seq, "problem": p})),
+            "seed_commitment": log.first().and_then(|e| match e.kernel() {
+                Some(runestone_engine::KernelEvent::GameCreated { seed_commitment, .. }) => Some(seed_commitment.clone()),
+                _ => None,
+            }),
+            "seed": revealed,
+            "draws": if revealed.is_some() {
+                json!({
+                    "decisions_rederived": full.decisions_rederived,
+                    "copied_events": full.copied_events,
+                    "note": "the seed is revealed: anyone can re-derive every draw from the log and the seed",
+                })
+            } else {
+                json!({
+                    "decisions_rederived": full.decisions_rederived,
+                    "note": "checked by the server with the secret seed; the seed is revealed when the game ends",
+                })
+            },
+        }))
+    }
+
+    /// The whole log, unredacted, for export by the operator.
+    pub fn export(&self, game: &str) -> Result<Vec<Envelope>> {
+        let log = self.store.load(game, 0, None)?;
+        if log.is_empty() {
+            return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
+        }
+        Ok(log)
+    }
+}
+
+/// `{"command": {...}, "expected_seq": N}`, or a bare command object.
+fn parse_submission(req: &Value) -> Result<(Value, Option<u64>)> {
+    let obj = req.as_object().ok_or_else(|| {
+        ServiceError::BadRequest("a submission is a JSON object: {\"command\": {...}, \"expected_seq\": N}".into())
+    })?;
+    for k in obj.keys() {
+        if k != "command" && k != "expected_seq" {
+            return Err(ServiceError::BadRequest(format!(
+                "unknown field {k:?} in submission; expected \"command\" and optionally \"expected_seq\""
+            )));
+        }
+    }
+    let command = obj
+        .get("command")
+        .cloned()
+        .ok_or_else(|| ServiceError::BadRequest("the submission has no \"command\"".into()))?;
+    let expected = match obj.get("expected_seq") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            Some(v.as_u64().ok_or_else(|| ServiceError::BadRequest("\"expected_seq\" must be a whole number".into()))?)
+        }
+    };
+    Ok((command, expected))
+}
+
+/// A light check that catches typos; delivery is the real test.
+pub fn plausible_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else { return false };
+    !local.is_empty()
+        && local.len() <= 64
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>' || c == ',')
+        && !domain.contains('@')
+}

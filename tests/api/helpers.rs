@@ -1,0 +1,196 @@
+//! Spawning real servers on port 0 and talking to them over real HTTP.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use runestone::app::Application;
+use runestone::clock::SystemClock;
+use runestone::config::Settings;
+use serde_json::{json, Value};
+
+/// A server running in this process, on its own thread and runtime.
+pub struct TestApp {
+    pub base: String,
+    pub dir: PathBuf,
+    agent: ureq::Agent,
+    handle: Option<actix_web::dev::ServerHandle>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+/// An HTTP answer: status, content type and body (JSON where it parses).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: String,
+    pub text: String,
+    pub json: Value,
+}
+
+impl Reply {
+    /// Assert a problem+json answer with `status`; returns its detail.
+    #[track_caller]
+    pub fn problem(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "expected {status}, got {}: {}", self.status, self.text);
+        assert_eq!(self.content_type, "application/problem+json", "{}", self.text);
+        assert_eq!(self.json["status"], json!(status));
+        let detail = self.json["detail"].as_str().expect("a detail").to_owned();
+        assert!(detail.len() > 10, "a detail a person can act on: {detail:?}");
+        detail
+    }
+
+    #[track_caller]
+    pub fn ok(&self) -> &Value {
+        assert!((200..300).contains(&self.status), "expected success, got {}: {}", self.status, self.text);
+        &self.json
+    }
+}
+
+pub fn settings(dir: &Path) -> Settings {
+    let mut s = Settings::defaults();
+    s.server.port = 0;
+    s.server.workers = 2;
+    s.storage.path = dir.to_owned();
+    s.storage.snapshot_interval = 4;
+    s
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+impl TestApp {
+    /// A new server on a fresh data directory.
+    pub fn spawn() -> TestApp {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let mut app = TestApp::spawn_on(tmp.path());
+        app._tmp = Some(tmp);
+        app
+    }
+
+    /// A server on an existing data directory.
+    pub fn spawn_on(dir: &Path) -> TestApp {
+        let settings = settings(dir);
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let app = Application::build(&settings, Arc::new(SystemClock), runestone_engine::registry())
+                    .expect("the server builds");
+                tx.send((app.port(), app_handle(&app))).expect("send port");
+                app.run_until_stopped().await.expect("the server runs");
+            })
+        });
+        let (port, handle) = rx.recv_timeout(Duration::from_secs(120)).expect("the server starts");
+        TestApp {
+            base: format!("http://127.0.0.1:{port}"),
+            dir: dir.to_owned(),
+            agent: agent(),
+            handle: Some(handle),
+            thread: Some(thread),
+            _tmp: None,
+        }
+    }
+
+    /// Stop gracefully and wait until the store is closed.
+    pub fn stop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            futures_lite_block_on(h.stop(true));
+        }
+        if let Some(t) = self.thread.take() {
+            t.join().expect("server thread");
+        }
+    }
+
+    /// Stop and start again on the same data directory.
+    pub fn restart(mut self) -> TestApp {
+        self.stop();
+        let tmp = self._tmp.take();
+        let mut next = TestApp::spawn_on(&self.dir);
+        next._tmp = tmp;
+        next
+    }
+
+    pub fn request(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Reply {
+        self.raw(method, path, token, body.map(|b| b.to_string().into_bytes()), &[])
+    }
+
+    pub fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let url = format!("{}{path}", self.base);
+        let mut req = ureq::http::Request::builder().method(method).uri(&url);
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = match body {
+            Some(b) => {
+                let req = req.header("Content-Type", "application/json").body(b).expect("request");
+                self.agent.run(req)
+            }
+            None => self.agent.run(req.body(()).expect("request")),
+        };
+        let mut resp = resp.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let status = resp.status().as_u16();
+        let content_type =
+            resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply { status, content_type, text, json }
+    }
+
+    pub fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        self.request("GET", path, token, None)
+    }
+
+    pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.request("POST", path, token, Some(body))
+    }
+
+    /// Create a game and return the creation answer.
+    pub fn create(&self, ruleset: &str, seats: usize, options: Value) -> Value {
+        let seats: Vec<Value> = (0..seats).map(|i| json!({"name": format!("Player {}", i + 1)})).collect();
+        self.post("/api/v1/games", None, &json!({"ruleset": ruleset, "options": options, "seats": seats})).ok().clone()
+    }
+
+    pub fn submit(&self, game: &str, token: &str, command: Value) -> Reply {
+        self.post(&format!("/api/v1/games/{game}/commands"), Some(token), &json!({ "command": command }))
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn app_handle(app: &Application) -> actix_web::dev::ServerHandle {
+    app.handle()
+}
+
+/// Block on a small future outside any runtime.
+fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(f)
+}
+
+/// Seat tokens of a creation answer.
+pub fn seat_tokens(created: &Value) -> Vec<String> {
+    created["seats"].as_array().expect("seats").iter().map(|s| s["token"].as_str().expect("token").to_owned()).collect()
+}
+
+pub fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or_else(|| panic!("{k} in {v}"))
+}

@@ -11,7 +11,9 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod http;
+pub mod mail;
 pub mod metrics;
+pub mod notify;
 pub mod service;
 pub mod store;
 

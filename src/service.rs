@@ -56,6 +56,19 @@ pub struct SeatSpec {
     pub name: String,
     #[serde(default)]
     pub email: Option<String>,
+    /// IANA time zone ("Atlantic/Reykjavik") for times in mail and pages.
+    #[serde(default)]
+    pub tz: Option<String>,
+}
+
+/// The host as given at creation (for alerts).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    pub name: String,
+    pub email: String,
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 /// `POST /api/v1/games`.
@@ -66,6 +79,8 @@ pub struct CreateGame {
     #[serde(default)]
     pub options: Value,
     pub seats: Vec<SeatSpec>,
+    #[serde(default)]
+    pub host: Option<HostSpec>,
     /// The deadline policy; stored as given until deadlines are enforced.
     #[serde(default)]
     pub deadlines: Value,
@@ -91,14 +106,28 @@ pub struct SeatToken {
     pub link: String,
 }
 
-/// The private record kept beside each log (never served).
+/// The private record kept beside each log (never served): the seed, and
+/// the players' addresses and mail preferences.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct GameRecord {
-    seed: String,
-    created_at: String,
-    seats: Vec<SeatSpec>,
+pub(crate) struct GameRecord {
+    pub seed: String,
+    pub created_at: String,
+    pub seats: Vec<SeatRecord>,
     #[serde(default)]
-    deadlines: Value,
+    pub host: Option<HostSpec>,
+    #[serde(default)]
+    pub deadlines: Value,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SeatRecord {
+    pub name: String,
+    pub email: Option<String>,
+    pub tz: Option<String>,
+    /// False once the player unsubscribed.
+    pub mail: bool,
+    /// The last event the player was told about by mail.
+    pub told_up_to: u64,
 }
 
 /// An envelope as one viewer may see it, with the event told in words.
@@ -114,10 +143,10 @@ pub struct EventView {
 }
 
 /// A folded game and what belongs with it in memory.
-struct Loaded {
-    table: Table,
-    seed: Seed,
-    record: GameRecord,
+pub(crate) struct Loaded {
+    pub table: Table,
+    pub seed: Seed,
+    pub record: GameRecord,
 }
 
 /// One game's place in the cache: its lock and its stream.
@@ -176,13 +205,14 @@ pub struct Service {
     registry: Registry,
     keys: Keys,
     clock: Arc<dyn Clock>,
-    options: Options,
+    pub(crate) options: Options,
     cache: Mutex<Cache>,
     pub metrics: Metrics,
+    pub(crate) templates: crate::mail::Templates,
 }
 
 /// Key of the private record of `game`.
-fn record_key(game: &str) -> Vec<u8> {
+pub(crate) fn record_key(game: &str) -> Vec<u8> {
     game.as_bytes().to_vec()
 }
 
@@ -225,7 +255,13 @@ impl Service {
             options,
             cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity }),
             metrics: Metrics::default(),
+            templates: crate::mail::Templates::new(),
         }
+    }
+
+    /// The service's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
     }
 
     pub fn registry(&self) -> &Registry {
@@ -238,6 +274,12 @@ impl Service {
 
     pub fn store(&self) -> &Arc<dyn EventStore> {
         &self.store
+    }
+
+    /// Messages waiting in the outbox, and dead letters.
+    pub fn outbox_depth(&self) -> (usize, usize) {
+        let count = |p: &[u8]| self.store.scan(Side::Outbox, p, 1_000_000).map_or(0, |v| v.len());
+        (count(b"q"), count(b"x"))
     }
 
     pub fn cached_games(&self) -> usize {
@@ -324,7 +366,7 @@ impl Service {
         Ok(Table::fold(&self.registry, &log)?)
     }
 
-    fn link(&self, game: &str, token: &str) -> String {
+    pub(crate) fn link(&self, game: &str, token: &str) -> String {
         format!("{}/play/{game}?token={token}", self.options.public_url.trim_end_matches('/'))
     }
 
@@ -402,6 +444,18 @@ impl Service {
                     )));
                 }
             }
+            if let Some(tz) = &s.tz {
+                crate::notify::parse_tz(tz)
+                    .map_err(|e| ServiceError::Unprocessable(format!("seat {i} ({name}): {e}")))?;
+            }
+        }
+        if let Some(h) = &spec.host {
+            if !plausible_email(&h.email) {
+                return Err(ServiceError::Unprocessable(format!("host: {:?} is not an email address", h.email)));
+            }
+            if let Some(tz) = &h.tz {
+                crate::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
+            }
         }
         let game_id = crate::new_game_id();
         let seed = Seed(crate::random_bytes::<32>());
@@ -410,7 +464,18 @@ impl Service {
         let record = GameRecord {
             seed: seed.to_hex(),
             created_at: stamp(self.clock.now()),
-            seats: spec.seats,
+            seats: spec
+                .seats
+                .into_iter()
+                .map(|s| SeatRecord {
+                    name: s.name.trim().to_owned(),
+                    email: s.email,
+                    tz: s.tz,
+                    mail: true,
+                    told_up_to: 0,
+                })
+                .collect(),
+            host: spec.host,
             deadlines: spec.deadlines,
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
@@ -447,11 +512,13 @@ impl Service {
                 .collect(),
             head: table.head,
         };
-        let mut side = vec![SideWrite {
+        let mut record = record;
+        let mut side = self.invitations(&table, &mut record);
+        side.push(SideWrite {
             side: Side::Games,
             key: record_key(game_id),
             value: Some(serde_json::to_vec(&record).expect("JSON")),
-        }];
+        });
         side.extend(Self::answer_write(idem, request, 201, &serde_json::to_value(&created).expect("JSON")));
         self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
         Metrics::inc(&self.metrics.games_created);
@@ -497,9 +564,12 @@ impl Service {
             log.extend(events.iter().cloned());
             next = Table::fold(&self.registry, &log)?;
         }
-        let side = side(&events, &next);
+        let mut side = side(&events, &next);
+        let mut record = loaded.record.clone();
+        side.extend(self.notifications(t, &next, &events, &mut record)?);
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
         self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
+        loaded.record = record;
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
         let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
         if crossed || before_pending != after_pending {
@@ -790,6 +860,61 @@ impl Service {
                 })
             },
         }))
+    }
+
+    /// A seat's display name.
+    pub async fn seat_name(&self, game: &str, seat: u8) -> Result<String> {
+        self.with_game(game, |l| {
+            l.record
+                .seats
+                .get(seat as usize)
+                .map(|s| s.name.clone())
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
+        })
+        .await
+    }
+
+    /// A seat's mail preferences: whether it gets mail, and its time zone.
+    pub async fn mail_preferences(&self, game: &str, seat: u8) -> Result<(bool, Option<String>)> {
+        self.with_game(game, |l| {
+            l.record
+                .seats
+                .get(seat as usize)
+                .map(|s| (s.mail, s.tz.clone()))
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
+        })
+        .await
+    }
+
+    /// Change a seat's mail preferences (`None` leaves a setting as it is).
+    pub async fn set_mail_preferences(
+        &self,
+        game: &str,
+        seat: u8,
+        mail: Option<bool>,
+        tz: Option<Option<String>>,
+    ) -> Result<()> {
+        if let Some(Some(z)) = &tz {
+            crate::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
+        }
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let mut record = loaded.record.clone();
+        let s = record
+            .seats
+            .get_mut(seat as usize)
+            .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
+        if let Some(m) = mail {
+            s.mail = m;
+        }
+        if let Some(z) = tz {
+            s.tz = z;
+        }
+        let value = Some(serde_json::to_vec(&record).expect("JSON"));
+        self.store.put(vec![SideWrite { side: Side::Games, key: record_key(game), value }]).await?;
+        loaded.record = record;
+        Ok(())
     }
 
     /// The whole log, unredacted, for export by the operator.

@@ -115,6 +115,7 @@ pub fn serve(
                     .error_handler(|e, _| ApiError::bad_request(format!("the path is not valid: {e}")).into()),
             )
             .configure(configure)
+            .configure(crate::mail::pages::configure)
             .default_service(web::to(not_found))
             .wrap_fn(move |req, srv| {
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));
@@ -229,7 +230,12 @@ async fn healthz() -> HttpResponse {
 }
 
 async fn metrics(svc: Svc) -> HttpResponse {
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(svc.cached_games()))
+    let (outbox, dead) = svc.outbox_depth();
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(
+        svc.cached_games(),
+        outbox,
+        dead,
+    ))
 }
 
 async fn openapi_json() -> HttpResponse {

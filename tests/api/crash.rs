@@ -32,7 +32,13 @@ fn start(dir: &Path) -> (Child, String) {
     (child, base)
 }
 
-fn call(agent: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> Result<(u16, Value), String> {
+fn call(
+    agent: &ureq::Agent,
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Result<(u16, Value), String> {
     let mut req = ureq::http::Request::builder().method(method).uri(url);
     if let Some(t) = token {
         req = req.header("Authorization", format!("Bearer {t}"));
@@ -58,7 +64,9 @@ fn sigkill_mid_stream_loses_no_acknowledged_command() {
     let mut games = Vec::new();
     for _ in 0..4 {
         let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
-        let (s, created) = call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats}))).unwrap();
+        let (s, created) =
+            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+                .unwrap();
         assert_eq!(s, 201);
         let game = str_of(&created, "game_id").to_owned();
         for t in seat_tokens(&created).into_iter().take(3) {
@@ -84,7 +92,11 @@ fn sigkill_mid_stream_loses_no_acknowledged_command() {
                         Ok((200, v)) => {
                             let mut acked = acked.lock().unwrap();
                             for e in v["events"].as_array().unwrap() {
-                                acked.push((game.clone(), e["seq"].as_u64().unwrap(), e["hash"].as_str().unwrap().to_owned()));
+                                acked.push((
+                                    game.clone(),
+                                    e["seq"].as_u64().unwrap(),
+                                    e["hash"].as_str().unwrap().to_owned(),
+                                ));
                             }
                         }
                         Ok((status, v)) => panic!("unexpected answer {status}: {v}"),

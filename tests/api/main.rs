@@ -5,4 +5,6 @@ mod crash;
 mod flows;
 mod helpers;
 mod hidden;
+mod mail;
 mod openapi;
+mod smtp;

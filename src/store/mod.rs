@@ -7,6 +7,8 @@
 //! after it is flushed to disk, and concurrent appends share one flush.
 
 pub mod sled;
+#[cfg(test)]
+pub mod suite;
 
 use std::future::Future;
 use std::pin::Pin;

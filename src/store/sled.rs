@@ -22,6 +22,11 @@
 //! blob files it writes for oversized pages. So every flush is followed by a
 //! [`Syncer`] pass: `fdatasync` of sled's log file, of any blob file not yet
 //! synced, and of the directories whose entries changed.
+//!
+//! A failed flush answers every writer of its group with [`StoreError::Io`]
+//! (their writes may or may not be on disk), and from then on the store
+//! refuses every write with `Io` until it is reopened: after a failed fsync a
+//! later one can succeed without the lost pages.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -56,6 +61,9 @@ pub struct SledStore {
     /// The committer's queue; `None` once closed.
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
+    /// Tests set this to make the committer's fdatasyncs fail.
+    #[cfg(test)]
+    fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A write checked and serialized by its caller, ready for the committer.
@@ -182,6 +190,8 @@ impl SledStore {
         let main = db.open_tree("main").map_err(|e| io("opening the main tree", e))?;
         let snapshots = db.open_tree("snapshots").map_err(|e| io("opening the snapshot tree", e))?;
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+        #[cfg(test)]
+        let fail_syncs = syncer.fail.clone();
         let (tx, rx) = mpsc::channel();
         let committer = {
             let (db, main) = (db.clone(), main.clone());
@@ -190,7 +200,15 @@ impl SledStore {
                 .spawn(move || run_committer(db, main, syncer, rx))
                 .map_err(|e| io("starting the committer thread", e))?
         };
-        Ok(SledStore { db, main, snapshots, queue: Mutex::new(Some(tx)), committer: Mutex::new(Some(committer)) })
+        Ok(SledStore {
+            db,
+            main,
+            snapshots,
+            queue: Mutex::new(Some(tx)),
+            committer: Mutex::new(Some(committer)),
+            #[cfg(test)]
+            fail_syncs,
+        })
     }
 
     /// Hand a job to the committer; `Closed` once the store is closed.
@@ -242,6 +260,7 @@ impl Drop for SledStore {
 /// The committer thread: one group per turn until the queue is closed.
 fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>) {
     let mut group = Vec::new();
+    let mut failed: Option<String> = None;
     while let Ok(first) = rx.recv() {
         group.push(first);
         while group.len() < MAX_GROUP {
@@ -250,15 +269,42 @@ fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>
                 Err(_) => break,
             }
         }
-        commit_group(&db, &main, &mut syncer, &mut group);
+        match &failed {
+            // After a failed fsync the kernel may have dropped the dirty
+            // pages and a later fsync may succeed without them: take no more
+            // writes rather than acknowledge one that may not be on disk.
+            Some(why) => {
+                for job in group.drain(..) {
+                    let msg = format!("an earlier flush failed ({why}); no more writes until the store is reopened");
+                    let _ = job.into_reply().send(Err(StoreError::Io(msg)));
+                }
+            }
+            None => {
+                if let Err(e) = commit_group(&db, &main, &mut syncer, &mut group) {
+                    tracing::error!("flushing the sled store failed, refusing further writes: {e}");
+                    failed = Some(e);
+                }
+            }
+        }
     }
-    if let Err(e) = flush(&db, &mut syncer) {
-        tracing::error!("final flush of the sled store: {e}");
+    if failed.is_none() {
+        if let Err(e) = flush(&db, &mut syncer) {
+            tracing::error!("final flush of the sled store: {e}");
+        }
+    }
+}
+
+impl Job {
+    fn into_reply(self) -> Reply {
+        match self {
+            Job::Append { reply, .. } | Job::Put { reply, .. } => reply,
+        }
     }
 }
 
 /// Check and apply every write of the group, flush once, answer everyone.
-fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>) {
+/// An error means the flush failed (and every applied writer was told so).
+fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>) -> Result<(), String> {
     // Heads as left by the writes this group already applied.
     let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
     let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
@@ -282,7 +328,7 @@ fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>)
         }
     }
     if applied.is_empty() {
-        return;
+        return Ok(());
     }
     let flushed = flush(db, syncer);
     for reply in applied {
@@ -293,6 +339,7 @@ fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>)
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
+    flushed
 }
 
 /// sled's flush, then the fdatasyncs it leaves out.
@@ -308,6 +355,9 @@ struct Syncer {
     blob_dir: PathBuf,
     /// Blob files already synced.
     blobs: HashSet<OsString>,
+    /// Tests make the next syncs fail with this.
+    #[cfg(test)]
+    fail: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Syncer {
@@ -317,12 +367,22 @@ impl Syncer {
         let blob_dir = dir.join("blobs");
         // The entries sled created at open (its files, the blob directory).
         sync_dir(dir)?;
-        let mut syncer = Syncer { log, blob_dir, blobs: HashSet::new() };
+        let mut syncer = Syncer {
+            log,
+            blob_dir,
+            blobs: HashSet::new(),
+            #[cfg(test)]
+            fail: Default::default(),
+        };
         syncer.sync()?;
         Ok(syncer)
     }
 
     fn sync(&mut self) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(std::io::Error::other("injected failure"));
+        }
         let mut present = HashSet::with_capacity(self.blobs.len());
         let mut new = false;
         match std::fs::read_dir(&self.blob_dir) {
@@ -618,6 +678,27 @@ mod tests {
             other => panic!("expected Corrupt, got {other:?}"),
         }
         assert_eq!(store.load(&game, 0, Some(1)).expect("the readable part").len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_the_group_and_every_later_write() {
+        let (store, _dir) = fresh();
+        let g = suite::game_id("fail", 1);
+        store.append(suite::new_game_write(&g, 1)).await.expect("append");
+        let last = store.load(&g, 0, None).expect("load").pop().expect("event");
+        store.fail_syncs.store(true, std::sync::atomic::Ordering::SeqCst);
+        match store.append(suite::next_write(&last, 1)).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("injected"), "{msg}"),
+            other => panic!("expected Io, got {other:?}"),
+        }
+        store.fail_syncs.store(false, std::sync::atomic::Ordering::SeqCst);
+        let other = suite::game_id("fail", 2);
+        match store.append(suite::new_game_write(&other, 1)).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("earlier flush failed"), "{msg}"),
+            other => panic!("expected Io after a failed flush, got {other:?}"),
+        }
+        assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Io(_))));
+        assert_eq!(store.head(&other).expect("head"), None, "the refused write was not applied");
     }
 
     #[test]

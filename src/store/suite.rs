@@ -388,6 +388,7 @@ pub async fn concurrent_appenders(store: Arc<dyn EventStore>) {
     for task in tasks {
         conflicts += task.await.expect("task");
     }
+    eprintln!("concurrent appenders: {conflicts} conflicts retried");
     let mut total = 0;
     for g in &games {
         let log = store.load(g, 0, None).expect("load");

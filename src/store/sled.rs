@@ -14,13 +14,19 @@
 //! write to one committer thread and wait for its answer. The committer takes
 //! one write, then everything else already queued (it never waits for more),
 //! checks and applies each, then flushes once and answers every writer of the
-//! group. A write is acknowledged only after that flush succeeded.
+//! group. A write is acknowledged only after that flush succeeded. The
+//! futures are lazy: a write is queued when its future is first polled.
+//!
+//! Reads go straight to sled, so they may see a write of the group being
+//! flushed before its writer is answered; announce an event to others only
+//! after its append has resolved. `close` (and `Drop`) block until the
+//! committer has drained its queue and flushed.
 //!
 //! sled's own `flush` is not enough for that promise: on Linux, sled 0.34
 //! ends it with `sync_file_range`, which flushes neither the drive's write
 //! cache nor the file's metadata (sled issue #1452), and it never syncs the
 //! blob files it writes for oversized pages. So every flush is followed by a
-//! [`Syncer`] pass: `fdatasync` of sled's log file, of any blob file not yet
+//! `Syncer` pass: `fdatasync` of sled's log file, of any blob file not yet
 //! synced, and of the directories whose entries changed.
 //!
 //! A failed flush answers every writer of its group with [`StoreError::Io`]

@@ -8,6 +8,8 @@
 
 pub mod memory;
 pub mod sled;
+#[cfg(test)]
+pub mod suite;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -62,6 +62,7 @@ fn chain(game: &str, n: u64) -> Vec<Envelope> {
         redacted: Some(json!({ "type": "BidPlaced", "seat": i % 2, "amount": null })),
         decision: Some(Decision {
             command: Some(json!({ "type": "Bid", "amount": i % 10 })),
+            seat: Some((i % 2) as u8),
             events: 1,
             draws: 0,
             undoable: false,

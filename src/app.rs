@@ -70,6 +70,13 @@ impl Application {
             },
         };
         tokio::spawn(worker.run());
+        tokio::spawn(
+            crate::deadlines::Scheduler {
+                service: service.clone(),
+                poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
+            }
+            .run(),
+        );
         let server =
             crate::http::serve(listener, service.clone(), settings.server.max_body_bytes, settings.server.workers)?;
         Ok(Application { port, server, service })

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod deadlines;
 pub mod http;
 pub mod mail;
 pub mod metrics;

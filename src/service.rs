@@ -117,6 +117,9 @@ pub(crate) struct GameRecord {
     pub host: Option<HostSpec>,
     #[serde(default)]
     pub deadlines: Value,
+    /// The clock of each open decision, by "seat/kind".
+    #[serde(default)]
+    pub clocks: std::collections::BTreeMap<String, crate::deadlines::Clock>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -150,8 +153,8 @@ pub(crate) struct Loaded {
 }
 
 /// One game's place in the cache: its lock and its stream.
-struct Slot {
-    game: tokio::sync::Mutex<Option<Loaded>>,
+pub(crate) struct Slot {
+    pub(crate) game: tokio::sync::Mutex<Option<Loaded>>,
     tx: broadcast::Sender<Arc<Vec<Envelope>>>,
 }
 
@@ -286,7 +289,7 @@ impl Service {
         self.cache.lock().expect("cache lock").slots.len()
     }
 
-    fn slot(&self, game: &str) -> Arc<Slot> {
+    pub(crate) fn slot(&self, game: &str) -> Arc<Slot> {
         self.cache.lock().expect("cache lock").slot(game)
     }
 
@@ -316,7 +319,7 @@ impl Service {
     }
 
     /// Fold `game` into `slot` if it is not there yet.
-    async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+    pub(crate) async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 self.forget(game);
@@ -399,6 +402,7 @@ impl Service {
 
     async fn append(&self, write: Write) -> Result<()> {
         let n = write.events.len() as u64;
+        let game = write.game.clone();
         let t = Instant::now();
         let r = self.store.append(write).await;
         Metrics::add(&self.metrics.append_micros_total, t.elapsed().as_micros() as u64);
@@ -411,7 +415,11 @@ impl Service {
             Err(StoreError::Conflict { .. }) => Err(ServiceError::Conflict(
                 "another command was recorded first; reload the game and decide again".into(),
             )),
-            Err(e) => Err(e.into()),
+            Err(e) => {
+                // The outcome is unknown: fold the game again from storage next time.
+                self.forget(&game);
+                Err(e.into())
+            }
         }
     }
 
@@ -457,10 +465,12 @@ impl Service {
                 crate::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
             }
         }
+        let policy = crate::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
         let game_id = crate::new_game_id();
         let seed = Seed(crate::random_bytes::<32>());
         let names: Vec<String> = spec.seats.iter().map(|s| s.name.trim().to_owned()).collect();
-        let drafts = Table::create(game.as_ref(), &spec.options, names, &seed, None)?;
+        let mut drafts = Table::create(game.as_ref(), &spec.options, names, &seed, None)?;
+        drafts.extend(policy_draft(&policy));
         let record = GameRecord {
             seed: seed.to_hex(),
             created_at: stamp(self.clock.now()),
@@ -477,6 +487,7 @@ impl Service {
                 .collect(),
             host: spec.host,
             deadlines: spec.deadlines,
+            clocks: Default::default(),
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
@@ -513,7 +524,8 @@ impl Service {
             head: table.head,
         };
         let mut record = record;
-        let mut side = self.invitations(&table, &mut record);
+        let (mut side, dues) = self.schedule(None, &table, table.head, &mut record);
+        side.extend(self.invitations(&table, &mut record, &dues));
         side.push(SideWrite {
             side: Side::Games,
             key: record_key(game_id),
@@ -537,7 +549,7 @@ impl Service {
 
     /// Seal `drafts` after the head, append them durably with `side`, then
     /// fold them in and tell the stream. Returns the new envelopes.
-    async fn commit(
+    pub(crate) async fn commit(
         &self,
         slot: &Slot,
         loaded: &mut Loaded,
@@ -546,6 +558,19 @@ impl Service {
     ) -> Result<Vec<Envelope>> {
         let t = &loaded.table;
         let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &stamp(self.clock.now()), &loaded.seed);
+        self.commit_sealed(slot, loaded, events, side).await
+    }
+
+    /// Append sealed `events` (which follow the head) with `side`, the
+    /// deadlines and mail they cause; then fold them in and tell the stream.
+    pub(crate) async fn commit_sealed(
+        &self,
+        slot: &Slot,
+        loaded: &mut Loaded,
+        events: Vec<Envelope>,
+        side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
+    ) -> Result<Vec<Envelope>> {
+        let t = &loaded.table;
         // Fold first into a copy: what is appended must fold.
         let mut next = t.clone();
         let mut refold = false;
@@ -566,7 +591,14 @@ impl Service {
         }
         let mut side = side(&events, &next);
         let mut record = loaded.record.clone();
-        side.extend(self.notifications(t, &next, &events, &mut record)?);
+        let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+        side.extend(deadlines);
+        side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
+        side.push(SideWrite {
+            side: Side::Games,
+            key: record_key(&next.game_id),
+            value: Some(serde_json::to_vec(&record).expect("JSON")),
+        });
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
         self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
         loaded.record = record;
@@ -728,8 +760,15 @@ impl Service {
         let mut drafts =
             Table::create(rules.as_ref(), &table.created.options, table.created.seats.clone(), &seed, Some(origin))?;
         drafts.extend(fork_copies(&log, r.at_seq));
+        let policy = crate::deadlines::Policy::parse(&table.clock.policy).ok().flatten();
+        drafts.extend(policy_draft(&policy));
         let new_id = crate::new_game_id();
-        let record = GameRecord { seed: seed.to_hex(), created_at: stamp(self.clock.now()), ..record };
+        let record = GameRecord {
+            seed: seed.to_hex(),
+            created_at: stamp(self.clock.now()),
+            clocks: Default::default(),
+            ..record
+        };
         let created = self.write_new_game(&new_id, drafts, &seed, record, None, &Value::Null).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
     }
@@ -752,7 +791,15 @@ impl Service {
                 "seed": t.seed_revealed,
                 "forked_from": t.created.forked_from,
                 "outcome": t.outcome(),
-                "deadlines": l.record.deadlines,
+                "deadlines": {
+                    "policy": t.clock.policy,
+                    "paused": t.clock.paused.is_some(),
+                    "due": l.record.clocks.iter().filter_map(|(k, c)| {
+                        let d = chrono::DateTime::from_timestamp_millis(c.deadline_ms?)?;
+                        Some(json!({ "decision": k, "due": stamp(d) }))
+                    }).collect::<Vec<_>>(),
+                    "forfeited": t.clock.forfeited,
+                },
             }))
         })
         .await
@@ -925,6 +972,19 @@ impl Service {
         }
         Ok(log)
     }
+}
+
+/// The event that sets a deadline policy, if there is one.
+fn policy_draft(policy: &Option<crate::deadlines::Policy>) -> Option<runestone_engine::Draft> {
+    policy.as_ref().map(|p| runestone_engine::Draft {
+        actor: Actor::System,
+        body: Body::Kernel {
+            event: runestone_engine::KernelEvent::DeadlinePolicySet { policy: serde_json::to_value(p).expect("JSON") },
+        },
+        visibility: runestone_engine::Visibility::Public,
+        redacted: None,
+        decision: None,
+    })
 }
 
 /// `{"command": {...}, "expected_seq": N}`, or a bare command object.

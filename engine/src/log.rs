@@ -71,8 +71,9 @@ pub enum KernelEvent {
     Paused { reason: String, remaining_ms: std::collections::BTreeMap<String, i64> },
     /// The host restarted the clocks.
     Resumed,
-    /// The host gave pending decisions (of one seat, or all) more time.
-    Extended { seat: Option<Seat>, hours: i64, reason: String },
+    /// The host gave pending decisions (of one seat, or all) more time:
+    /// `hours` more, or until `until`.
+    Extended { seat: Option<Seat>, hours: Option<i64>, until: Option<String>, reason: String },
     /// A seat's clock stops from `from` to `until` (UTC, RFC 3339).
     VacationTaken { seat: Seat, from: String, until: String },
     /// A new player takes over a seat (its old links are revoked separately).

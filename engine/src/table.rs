@@ -655,12 +655,20 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         }
         KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
         KernelEvent::DeadlinePolicySet { .. } => "The deadlines were set".into(),
-        KernelEvent::GraceGranted { seat, until, .. } => format!("{} missed the deadline and has until {until}", name(seat)),
+        KernelEvent::GraceGranted { seat, until, .. } => {
+            format!("{} missed the deadline and has until {until}", name(seat))
+        }
         KernelEvent::TimedOut { seat, .. } => format!("{} timed out; the rules' default is played", name(seat)),
         KernelEvent::Paused { reason, .. } => format!("The host paused the clocks: {reason}"),
         KernelEvent::Resumed => "The host restarted the clocks".into(),
-        KernelEvent::Extended { seat: Some(s), hours, reason } => format!("{} got {hours} more hours: {reason}", name(s)),
-        KernelEvent::Extended { seat: None, hours, reason } => format!("Every deadline moved {hours} hours: {reason}"),
+        KernelEvent::Extended { seat, hours, until, reason } => {
+            let who = seat.map_or_else(|| "Every seat".to_owned(), |s| name(&s));
+            match (hours, until) {
+                (Some(h), _) => format!("{who} got {h} more hours: {reason}"),
+                (None, Some(u)) => format!("{who} has until {u}: {reason}"),
+                (None, None) => format!("{who} got more time: {reason}"),
+            }
+        }
         KernelEvent::VacationTaken { seat, until, .. } => format!("{} is away until {until}", name(seat)),
         KernelEvent::SubstituteSeated { seat, name: n } => format!("{n} takes over seat {}", seat + 1),
         KernelEvent::SeatForfeited { seat, reason } => format!("{} forfeits: {reason}", name(seat)),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use runestone::app::Application;
-use runestone::clock::SystemClock;
+use runestone::clock::{Clock, SystemClock};
 use runestone::config::Settings;
 use serde_json::{json, Value};
 
@@ -97,13 +97,18 @@ impl TestApp {
 
     /// A server with `settings`.
     pub fn start(settings: Settings) -> TestApp {
+        TestApp::start_with_clock(settings, Arc::new(SystemClock))
+    }
+
+    /// A server with `settings` on a clock the test drives.
+    pub fn start_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> TestApp {
         let dir = settings.storage.path.clone();
         let kept = settings.clone();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let app = Application::build(&settings, Arc::new(SystemClock), runestone_engine::registry())
-                    .expect("the server builds");
+                let app =
+                    Application::build(&settings, clock, runestone_engine::registry()).expect("the server builds");
                 tx.send((app.port(), app_handle(&app))).expect("send port");
                 app.run_until_stopped().await.expect("the server runs");
             })

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod crash;
+mod deadlines;
 mod flows;
 mod helpers;
 mod hidden;

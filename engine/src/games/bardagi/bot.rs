@@ -108,14 +108,51 @@ fn takeable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
     }
 }
 
-/// Land distance from `a` to the nearest area `unit` could take.
-fn target_distance(s: &State, seat: Seat, unit: Unit, a: AreaId) -> u8 {
-    let d = distances(s, seat, unit, a);
-    (0..s.board.len())
-        .filter(|&x| d[x] != u8::MAX && takeable(s, seat, unit, x as AreaId))
-        .map(|x| d[x])
-        .min()
-        .unwrap_or(u8::MAX)
+/// Land distance from every area to the nearest area `unit` could take
+/// (`u8::MAX`: none reachable), by one search from all such areas at once.
+pub fn target_field(s: &State, seat: Seat, unit: Unit) -> Vec<u8> {
+    let n = s.board.len();
+    let mut dist = vec![u8::MAX; n];
+    let mut q = std::collections::VecDeque::new();
+    for a in 0..n {
+        if takeable(s, seat, unit, a as AreaId) && super::actions::entry_error(s, seat, unit, a as AreaId).is_none() {
+            dist[a] = 0;
+            q.push_back(a as AreaId);
+        }
+    }
+    while let Some(y) = q.pop_front() {
+        let dy = dist[y as usize];
+        if dy > 0 && super::actions::entry_error(s, seat, unit, y).is_some() {
+            continue;
+        }
+        for &x in &s.board.land[y as usize] {
+            let w = if s.is_own(seat, x) && s.is_own(seat, y) { 0 } else { 1 };
+            let nd = dy.saturating_add(w);
+            if nd < dist[x as usize] {
+                dist[x as usize] = nd;
+                if w == 0 {
+                    q.push_front(x);
+                } else {
+                    q.push_back(x);
+                }
+            }
+        }
+    }
+    dist
+}
+
+/// The target fields of the three units.
+struct Eval {
+    field: [Vec<u8>; 3],
+}
+
+impl Eval {
+    fn new(s: &State, seat: Seat) -> Eval {
+        Eval { field: Unit::ALL.map(|u| target_field(s, seat, u)) }
+    }
+    fn dist(&self, u: Unit, a: AreaId) -> u8 {
+        self.field[u.idx()].get(a as usize).copied().unwrap_or(u8::MAX)
+    }
 }
 
 fn needs_refill(s: &State, seat: Seat, b: Building) -> bool {
@@ -329,8 +366,9 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
     let p = &s.players[seat as usize];
     let size = s.hand_size as usize;
     let at_sea = p.units.contains(&Loc::Aboard);
+    let eval = Eval::new(s, seat);
     let stuck = Unit::ALL.iter().all(|u| match p.units[u.idx()] {
-        Loc::Area(a) => target_distance(s, seat, *u, a) == u8::MAX,
+        Loc::Area(a) => eval.dist(*u, a) == u8::MAX,
         _ => true,
     });
     let mut want: Vec<Card> = Vec::new();
@@ -363,7 +401,7 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
 }
 
 /// How good a step looks to the bot (0 or less: not worth a card).
-fn score(s: &State, seat: Seat, c: &Command, disembarked: bool) -> i32 {
+fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> i32 {
     let p = &s.players[seat as usize];
     match c {
         Command::Attack { claim: true, reinforce } => {
@@ -394,8 +432,8 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool) -> i32 {
             if takeable(s, seat, *unit, *to) && !(*unit != Unit::Berserkur && s.areas[*to as usize].owner.is_some()) {
                 return 30 + value(s.board.area(*to).kind);
             }
-            let here = target_distance(s, seat, *unit, from);
-            let there = target_distance(s, seat, *unit, *to);
+            let here = eval.dist(*unit, from);
+            let there = eval.dist(*unit, *to);
             if there < here && there != u8::MAX {
                 return 10 + (here.min(20) - there) as i32;
             }
@@ -409,7 +447,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool) -> i32 {
         }
         Command::Board { unit } => {
             let Some(a) = s.unit_area(seat, *unit) else { return 0 };
-            if disembarked || target_distance(s, seat, *unit, a) != u8::MAX {
+            if disembarked || eval.dist(*unit, a) != u8::MAX {
                 return 0;
             }
             20
@@ -419,7 +457,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool) -> i32 {
             if super::actions::entry_error(s, seat, *unit, h).is_some() {
                 return 0;
             }
-            if target_distance(s, seat, *unit, h) != u8::MAX || takeable(s, seat, *unit, h) {
+            if eval.dist(*unit, h) != u8::MAX || takeable(s, seat, *unit, h) {
                 25
             } else {
                 0
@@ -430,7 +468,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool) -> i32 {
                 return 1 + route.len() as i32;
             };
             let units: Vec<Unit> = Unit::ALL.into_iter().filter(|u| p.units[u.idx()] == Loc::Aboard).collect();
-            let good = units.iter().any(|u| takeable(s, seat, *u, *h) || target_distance(s, seat, *u, *h) <= 2)
+            let good = units.iter().any(|u| takeable(s, seat, *u, *h) || eval.dist(*u, *h) <= 2)
                 && units.iter().any(|u| super::actions::entry_error(s, seat, *u, *h).is_none());
             if good {
                 22
@@ -486,10 +524,11 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
     }
     let mut disembarked = false;
     for _ in 0..40 {
+        let eval = Eval::new(&cx.s, seat);
         let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
             .into_iter()
             .filter(is_step)
-            .map(|c| (score(&cx.s, seat, &c, disembarked), c))
+            .map(|c| (score(&cx.s, seat, &c, disembarked, &eval), c))
             .filter(|(v, _)| *v > 0)
             .collect();
         cands.sort_by_key(|(v, _)| std::cmp::Reverse(*v));

@@ -52,6 +52,7 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
     // front of each player."
     let mut colours: Vec<Colour> = Colour::available(seats).to_vec();
     rng.shuffle(&mut colours);
+    colours.truncate(seats as usize);
     let starting = rng.pick(seats as usize) as u8;
     let mut market = Vec::new();
     for b in Building::ALL {

@@ -50,6 +50,7 @@ impl Driver {
     }
 
     /// Let the bot (the fallback) play every pending seat until the game ends.
+    #[allow(dead_code)]
     pub fn run_bots(&mut self, limit: usize) {
         for _ in 0..limit {
             let pending = Bardagi::pending(&self.state);

@@ -114,9 +114,9 @@ pub fn target_field(s: &State, seat: Seat, unit: Unit) -> Vec<u8> {
     let n = s.board.len();
     let mut dist = vec![u8::MAX; n];
     let mut q = std::collections::VecDeque::new();
-    for a in 0..n {
+    for (a, d) in dist.iter_mut().enumerate() {
         if takeable(s, seat, unit, a as AreaId) && super::actions::entry_error(s, seat, unit, a as AreaId).is_none() {
-            dist[a] = 0;
+            *d = 0;
             q.push_back(a as AreaId);
         }
     }

@@ -232,7 +232,7 @@ pub enum GoodChoice {
 
 /// One wish of a conditional build order: an upgrade effect on a building,
 /// optionally replacing an owned tile (discard and replace, no glory).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildWish {
     pub building: Building,
     pub effect: Effect,
@@ -655,7 +655,19 @@ impl Player {
     }
     /// How many owned tiles have this effect.
     pub fn count(&self, e: Effect) -> u32 {
-        TILES.iter().enumerate().filter(|(i, t)| self.upgrades & (1u64 << i) != 0 && t.effect == e).count() as u32
+        self.owned_tiles().filter(|t| t.effect == e).count() as u32
+    }
+    /// The owned tiles.
+    pub fn owned_tiles(&self) -> impl Iterator<Item = &'static super::build::Tile> {
+        let mut bits = self.upgrades;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            TILES.get(i as usize)
+        })
     }
     /// Owned tiles of a building and level.
     pub fn tiles_of(&self, b: Building, level: u8) -> u32 {

@@ -58,20 +58,41 @@ fn passable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
 /// A step costs nothing between two own areas (interconnected areas are one).
 pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
     let n = s.board.len();
+    // Per area: may end there, may pass through, is own.
+    const ENTER: u8 = 1;
+    const PASS: u8 = 2;
+    const OWN: u8 = 4;
+    let flags: Vec<u8> = (0..n as AreaId)
+        .map(|a| {
+            let mut f = 0;
+            if entry_error(s, seat, unit, a).is_none() {
+                f |= ENTER;
+                if passable(s, seat, unit, a) {
+                    f |= PASS;
+                }
+            }
+            if s.is_own(seat, a) {
+                f |= OWN;
+            }
+            f
+        })
+        .collect();
     let mut dist = vec![u8::MAX; n];
     dist[from as usize] = 0;
     let mut q = VecDeque::new();
     q.push_back(from);
     while let Some(x) = q.pop_front() {
-        if x != from && !passable(s, seat, unit, x) {
+        let fx = flags[x as usize];
+        if x != from && fx & PASS == 0 {
             continue;
         }
         let dx = dist[x as usize];
         for &y in &s.board.land[x as usize] {
-            if entry_error(s, seat, unit, y).is_some() {
+            let fy = flags[y as usize];
+            if fy & ENTER == 0 {
                 continue;
             }
-            let w = if s.is_own(seat, x) && s.is_own(seat, y) { 0 } else { 1 };
+            let w = if fx & OWN != 0 && fy & OWN != 0 { 0 } else { 1 };
             let nd = dx.saturating_add(w);
             if nd < dist[y as usize] {
                 dist[y as usize] = nd;

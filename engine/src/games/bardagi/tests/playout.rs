@@ -24,10 +24,10 @@ impl Pick {
 
 fn options_for(i: u64, seats: u8) -> Options {
     Options {
-        board: if seats <= 3 && i % 3 == 0 { "winter".into() } else { "summer".into() },
+        board: if seats <= 3 && i.is_multiple_of(3) { "winter".into() } else { "summer".into() },
         custom_board: None,
         easy_cards: i % 5 == 1,
-        eight_cards: i % 2 == 0,
+        eight_cards: i.is_multiple_of(2),
         forced_trade: i % 3 == 2,
         rounds: None,
     }
@@ -144,6 +144,26 @@ fn playouts(range: std::ops::Range<u64>) {
         play(i, i % 10 == 0, i % 25 == 0);
     }
     eprintln!("{} games in {:?}", range.end - range.start, start.elapsed());
+}
+
+#[test]
+#[ignore]
+fn timing() {
+    let t = std::time::Instant::now();
+    for i in 0..40 {
+        play(i * 10, true, false);
+    }
+    eprintln!("40 bot games {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    for i in 0..40 {
+        play(i * 10 + 1, false, false);
+    }
+    eprintln!("40 random games {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    for i in 0..4 {
+        play(i * 25, false, true);
+    }
+    eprintln!("4 checked games {:?}", t.elapsed());
 }
 
 #[test]

@@ -144,11 +144,17 @@ pub fn target_field(s: &State, seat: Seat, unit: Unit) -> Vec<u8> {
 /// The target fields of the three units.
 struct Eval {
     field: [Vec<u8>; 3],
+    /// Land distance of every area from home, per unit.
+    home: [Vec<u8>; 3],
 }
 
 impl Eval {
     fn new(s: &State, seat: Seat) -> Eval {
-        Eval { field: Unit::ALL.map(|u| target_field(s, seat, u)) }
+        let home = s.players[seat as usize].home;
+        Eval {
+            field: Unit::ALL.map(|u| target_field(s, seat, u)),
+            home: Unit::ALL.map(|u| distances(s, seat, u, home)),
+        }
     }
     fn dist(&self, u: Unit, a: AreaId) -> u8 {
         self.field[u.idx()].get(a as usize).copied().unwrap_or(u8::MAX)
@@ -372,7 +378,11 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
         _ => true,
     });
     let mut want: Vec<Card> = Vec::new();
-    if at_sea || stuck {
+    let far = |u: Unit| match p.units[u.idx()] {
+        Loc::Area(a) => wants_home(s, seat, u) && eval.home[u.idx()][a as usize] == u8::MAX,
+        _ => false,
+    };
+    if at_sea || stuck || far(Unit::Kaupmadur) {
         want.extend([Card::Knerrir, Card::Knerrir]);
     }
     if p.units[0] != Loc::Fallen && p.disks[0] >= 2 {
@@ -398,6 +408,39 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
         i += 1;
     }
     h
+}
+
+/// Whether a unit should go home to refill or trade.
+fn wants_home(s: &State, seat: Seat, unit: Unit) -> bool {
+    let p = &s.players[seat as usize];
+    match unit {
+        Unit::Kaupmadur => Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !trade_plan(s, seat).is_empty(),
+        Unit::Berserkur => p.disks[0] < 2 && needs_refill(s, seat, Building::Virki),
+        Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
+    }
+}
+
+/// Sea distance of every sea node from the clan's home harbour (oceans
+/// first, then harbours by area).
+fn sea_home(s: &State, seat: Seat) -> Vec<u8> {
+    let o = s.board.data.oceans.len();
+    let idx = |n: SeaNode| match n {
+        SeaNode::Ocean(x) => x as usize,
+        SeaNode::Harbour(a) => o + a as usize,
+    };
+    let mut dist = vec![u8::MAX; o + s.board.len()];
+    let start = SeaNode::Harbour(s.players[seat as usize].home);
+    dist[idx(start)] = 0;
+    let mut q = std::collections::VecDeque::from([start]);
+    while let Some(x) = q.pop_front() {
+        for &y in s.board.sea_next(x) {
+            if dist[idx(y)] == u8::MAX {
+                dist[idx(y)] = dist[idx(x)].saturating_add(1);
+                q.push_back(y);
+            }
+        }
+    }
+    dist
 }
 
 /// How good a step looks to the bot (0 or less: not worth a card).
@@ -427,7 +470,14 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
                 Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
             };
             if wants_home {
-                return if *to == home { 35 } else { 0 };
+                let (h_from, h_to) = (eval.home[unit.idx()][from as usize], eval.home[unit.idx()][*to as usize]);
+                return if *to == home {
+                    35
+                } else if h_to < h_from {
+                    15 + (h_from.min(20) - h_to) as i32
+                } else {
+                    0
+                };
             }
             if takeable(s, seat, *unit, *to) && !(*unit != Unit::Berserkur && s.areas[*to as usize].owner.is_some()) {
                 return 30 + value(s.board.area(*to).kind);
@@ -447,6 +497,9 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         }
         Command::Board { unit } => {
             let Some(a) = s.unit_area(seat, *unit) else { return 0 };
+            if wants_home(s, seat, *unit) {
+                return if eval.home[unit.idx()][a as usize] == u8::MAX { 20 } else { 0 };
+            }
             if disembarked || eval.dist(*unit, a) != u8::MAX {
                 return 0;
             }
@@ -457,6 +510,9 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             if super::actions::entry_error(s, seat, *unit, h).is_some() {
                 return 0;
             }
+            if wants_home(s, seat, *unit) {
+                return if h == p.home || eval.home[unit.idx()][h as usize] != u8::MAX { 30 } else { 0 };
+            }
             if eval.dist(*unit, h) != u8::MAX || takeable(s, seat, *unit, h) {
                 25
             } else {
@@ -464,6 +520,18 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             }
         }
         Command::Sail { route, .. } => {
+            let homeward = Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && wants_home(s, seat, *u));
+            if homeward {
+                let sea = sea_home(s, seat);
+                let o = s.board.data.oceans.len();
+                let idx = |n: &SeaNode| match n {
+                    SeaNode::Ocean(x) => *x as usize,
+                    SeaNode::Harbour(a) => o + *a as usize,
+                };
+                let ShipLoc::At(at) = p.ship else { return 0 };
+                let (before, after) = (sea[idx(&at)], route.last().map(|n| sea[idx(n)]).unwrap_or(u8::MAX));
+                return if after < before { 25 + (before.min(30) - after) as i32 } else { 0 };
+            }
             let Some(SeaNode::Harbour(h)) = route.last() else {
                 return 1 + route.len() as i32;
             };

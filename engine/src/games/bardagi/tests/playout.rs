@@ -202,3 +202,24 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     eprintln!("average player inputs per player per round in bot games: {avg:.2}");
     assert!(avg <= 2.0 + 1e-9, "{avg}");
 }
+
+#[test]
+#[ignore]
+fn debug_bot() {
+    let mut d = super::Driver::new(&Options { board: "summer".into(), ..Options::default() }, 3, 11).unwrap();
+    let mut round = 0;
+    while Bardagi::outcome(&d.state).is_none() {
+        if d.state.round != round {
+            round = d.state.round;
+            for p in &d.state.players {
+                eprintln!(
+                    "r{round} disks {:?} goods {:?} gold {} supply {} town {} units {:?}",
+                    p.disks, p.goods, p.gold, p.supply, p.town, p.units
+                );
+            }
+        }
+        let s = Bardagi::pending(&d.state)[0].seat;
+        let c = Bardagi::fallback(&d.state, s).unwrap();
+        d.act(s, &c).unwrap();
+    }
+}

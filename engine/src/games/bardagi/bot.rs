@@ -65,16 +65,13 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
     out
 }
 
-/// Legal steps that lay down a card (or use an upgrade's free action).
+/// Legal steps that lay down a card.
 pub fn card_steps(s: &State, seat: Seat) -> impl Iterator<Item = Command> + '_ {
     candidates(s, seat).into_iter().filter(move |c| {
         let mut rng = probe_rng();
         let mut cx = Ctx::new(s.clone(), &mut rng);
         let before = cx.s.players[seat as usize].played.total();
-        run(&mut cx, seat, c).is_ok() && {
-            let p = &cx.s.players[seat as usize];
-            p.played.total() > before || p.free_used != s.players[seat as usize].free_used
-        }
+        run(&mut cx, seat, c).is_ok() && cx.s.players[seat as usize].played.total() > before
     })
 }
 
@@ -146,14 +143,21 @@ struct Eval {
     field: [Vec<u8>; 3],
     /// Land distance of every area from home, per unit.
     home: [Vec<u8>; 3],
+    /// Whether each unit should go home.
+    homeward: [bool; 3],
 }
 
 impl Eval {
     fn new(s: &State, seat: Seat) -> Eval {
         let home = s.players[seat as usize].home;
+        Eval::with_home(s, seat, Unit::ALL.map(|u| distances(s, seat, u, home)))
+    }
+    /// With the distances from home worked out before (they change little in a turn).
+    fn with_home(s: &State, seat: Seat, home: [Vec<u8>; 3]) -> Eval {
         Eval {
             field: Unit::ALL.map(|u| target_field(s, seat, u)),
-            home: Unit::ALL.map(|u| distances(s, seat, u, home)),
+            home,
+            homeward: Unit::ALL.map(|u| wants_home(s, seat, u)),
         }
     }
     fn dist(&self, u: Unit, a: AreaId) -> u8 {
@@ -497,7 +501,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         }
         Command::Board { unit } => {
             let Some(a) = s.unit_area(seat, *unit) else { return 0 };
-            if wants_home(s, seat, *unit) {
+            if eval.homeward[unit.idx()] {
                 return if eval.home[unit.idx()][a as usize] == u8::MAX { 20 } else { 0 };
             }
             if disembarked || eval.dist(*unit, a) != u8::MAX {
@@ -510,7 +514,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             if super::actions::entry_error(s, seat, *unit, h).is_some() {
                 return 0;
             }
-            if wants_home(s, seat, *unit) {
+            if eval.homeward[unit.idx()] {
                 return if h == p.home || eval.home[unit.idx()][h as usize] != u8::MAX { 30 } else { 0 };
             }
             if eval.dist(*unit, h) != u8::MAX || takeable(s, seat, *unit, h) {
@@ -520,7 +524,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             }
         }
         Command::Sail { route, .. } => {
-            let homeward = Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && wants_home(s, seat, *u));
+            let homeward = Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && eval.homeward[u.idx()]);
             if homeward {
                 let sea = sea_home(s, seat);
                 let o = s.board.data.oceans.len();
@@ -591,8 +595,10 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
         push(&mut cx, &mut steps, Command::Plan { hand });
     }
     let mut disembarked = false;
+    let home = cx.s.players[seat as usize].home;
+    let home_d = Unit::ALL.map(|u| distances(&cx.s, seat, u, home));
     for _ in 0..40 {
-        let eval = Eval::new(&cx.s, seat);
+        let eval = Eval::with_home(&cx.s, seat, home_d.clone());
         let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
             .into_iter()
             .filter(is_step)

@@ -671,11 +671,7 @@ impl Player {
     }
     /// Owned tiles of a building and level.
     pub fn tiles_of(&self, b: Building, level: u8) -> u32 {
-        TILES
-            .iter()
-            .enumerate()
-            .filter(|(i, t)| self.upgrades & (1u64 << i) != 0 && t.building == b && t.level == level)
-            .count() as u32
+        self.owned_tiles().filter(|t| t.building == b && t.level == level).count() as u32
     }
     /// Disk capacity of a building: 6, +1 per 1st level, +2 per 2nd level,
     /// +2 on Virki with the Mead hall.

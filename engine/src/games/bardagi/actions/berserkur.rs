@@ -103,6 +103,7 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
         recruit: false,
     });
     after_takeover(cx, seat, a, from);
+    godi_retreat(cx, seat, a);
     if from.is_none() && cx.s.board.area(a).kind == AreaKind::Camp {
         let count = 2.min(cx.s.axe_supply);
         if count > 0 {
@@ -113,7 +114,7 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
 }
 
 /// What follows any takeover: instant glory for villages and gold mines
-/// taken from a clan, and enemy Godi retreating home.
+/// taken from a clan.
 pub fn after_takeover(cx: &mut Ctx, seat: Seat, a: u8, from: Option<Seat>) {
     if let Some(loser) = from {
         let kind = cx.s.board.area(a).kind;
@@ -123,6 +124,11 @@ pub fn after_takeover(cx: &mut Ctx, seat: Seat, a: u8, from: Option<Seat>) {
             cx.glory(loser, -1, &format!("{what} lost to another clan"));
         }
     }
+}
+
+/// "Godi never participates in an attack and if occupying an area during
+/// attack, he must retreat": other clans' Godi on the attacked area go home.
+pub fn godi_retreat(cx: &mut Ctx, seat: Seat, a: u8) {
     for o in 0..cx.s.n() as Seat {
         if o != seat && cx.s.players[o as usize].units[1] == Loc::Area(a) {
             let home = cx.s.players[o as usize].home;

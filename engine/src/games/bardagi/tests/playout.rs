@@ -60,7 +60,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
         let pending = Bardagi::pending(&d.state);
         assert!(!pending.is_empty(), "game {i}: nobody to act but not over");
         let seat = pending[pick.next(pending.len())].seat;
-        if check_views && commands % 7 == 0 {
+        if check_views && commands % 11 == 0 {
             check_secrets(&d.state, i);
             let legal = Bardagi::legal(&d.state, seat);
             assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command");
@@ -80,6 +80,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
                     break;
                 }
             }
+            done = done || d.act(seat, &Command::EndTurn).is_ok();
         }
         if !done {
             let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");

@@ -939,6 +939,8 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.units[unit.idx()] = Loc::Aboard;
                 p.ship = ShipLoc::At(SeaNode::Harbour(*harbour));
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
+                // "The Godi cannot save his second movement": boarding ends the card's movement.
+                p.moves[unit.idx()] = None;
             }
         }
         Event::RunesBought { seat, .. } => {

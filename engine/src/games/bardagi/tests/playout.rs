@@ -224,3 +224,23 @@ fn debug_bot() {
         d.act(s, &c).unwrap();
     }
 }
+
+/// Run with `--release --ignored --nocapture` to see how long folding a whole
+/// 5-player game from its events takes.
+#[test]
+#[ignore]
+fn fold_time_of_a_five_player_game() {
+    let mut d = super::Driver::new(&Options::default(), 5, 42).unwrap();
+    d.run_bots(1000);
+    let events: Vec<_> = d.log.iter().map(|e| e.event.clone()).collect();
+    let start = std::time::Instant::now();
+    let runs = 200;
+    for _ in 0..runs {
+        let mut s = State::default();
+        for e in &events {
+            Bardagi::apply(&mut s, e);
+        }
+        assert!(Bardagi::outcome(&s).is_some());
+    }
+    eprintln!("{} events folded in {:?} per game", events.len(), start.elapsed() / runs);
+}

@@ -68,6 +68,7 @@ mod actions;
 mod example;
 mod phases;
 mod setup;
+mod upgrades;
 
 use super::board::Colour;
 use super::state::{Hand, Phase};

@@ -649,7 +649,7 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
     }
     match s.phase {
         Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
-        Phase::Action => Some(Command::Turn { steps: bot_turn(s, seat) }),
+        Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
         _ => None,
     }
 }

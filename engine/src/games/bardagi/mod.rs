@@ -183,7 +183,7 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
     match c {
         Command::Plan { hand } => format!("plan {}", hand.words()),
         Command::SetOrders { .. } => "set standing orders".into(),
-        Command::Turn { .. } => "a whole turn".into(),
+        Command::PlayTurn { .. } => "a whole turn".into(),
         Command::EndTurn => "end the turn".into(),
         Command::Exchange { discard, take } => {
             format!("exchange {} and {} for {}", discard[0].name(), discard[1].name(), take.name())
@@ -214,7 +214,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
     match c {
         Command::Plan { hand } => planning::plan(cx, seat, *hand),
         Command::SetOrders { orders } => planning::set_orders(cx, seat, orders),
-        Command::Turn { steps } => {
+        Command::PlayTurn { steps } => {
             if cx.s.phase != Phase::Action || cx.s.current != seat {
                 crate::reject!("it is not your turn");
             }
@@ -223,7 +223,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
                 if ended {
                     crate::reject!("step {}: the turn already ended at step {i}", i + 1);
                 }
-                if matches!(st, Command::Turn { .. }) {
+                if matches!(st, Command::PlayTurn { .. }) {
                     crate::reject!("step {}: a turn cannot contain another turn", i + 1);
                 }
                 let what = describe_command(&cx.s, seat, st);

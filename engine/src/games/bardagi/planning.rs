@@ -83,6 +83,13 @@ pub fn set_orders(cx: &mut Ctx, seat: Seat, orders: &Orders) -> Result<(), RuleE
     if orders.build.len() > 64 {
         reject!("a build order lists at most 64 wishes");
     }
+    for (i, w) in orders.build.iter().enumerate() {
+        for e in std::iter::once(w.effect).chain(w.replace) {
+            if !super::build::TILES.iter().any(|t| t.building == w.building && t.effect == e) {
+                reject!("build wish {}: no {} tile has the effect {:?}", i + 1, w.building.name(), e);
+            }
+        }
+    }
     if orders.recruits.len() > 3 {
         reject!("list each building at most once for recruits");
     }
@@ -199,5 +206,5 @@ pub fn all_hands(size: u8) -> Vec<Hand> {
 
 /// Whether a command is a step of a turn (rather than a plan or orders).
 pub fn is_step(c: &Command) -> bool {
-    !matches!(c, Command::Plan { .. } | Command::SetOrders { .. } | Command::Turn { .. })
+    !matches!(c, Command::Plan { .. } | Command::SetOrders { .. } | Command::PlayTurn { .. })
 }

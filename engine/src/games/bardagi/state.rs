@@ -327,7 +327,7 @@ pub enum Command {
     SetOrders { orders: Orders },
     /// A whole turn: these steps in order, then the turn ends. Accepted or
     /// rejected as a whole.
-    Turn { steps: Vec<Command> },
+    PlayTurn { steps: Vec<Command> },
     /// End the turn (at least one card must have been played).
     EndTurn,
     /// Discard 2 cards from the hand for 1 card of choice.
@@ -484,7 +484,7 @@ pub enum Event {
         deals: Vec<Deal>,
     },
     /// Advanced option: goods sold to another clan for its gold.
-    ForcedTrade {
+    TradeForced {
         seat: Seat,
         victim: Seat,
         give: Vec<Good>,
@@ -954,7 +954,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.tannery += deals.iter().map(|d| if let Deal::Tannery { hide } = d { *hide } else { 0 }).sum::<u8>();
             }
         }
-        Event::ForcedTrade { seat, victim, give } => {
+        Event::TradeForced { seat, victim, give } => {
             let mut d = [0i8; 6];
             for g in give {
                 d[g.idx()] -= 1;

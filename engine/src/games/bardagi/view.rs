@@ -152,7 +152,7 @@ pub fn describe(e: &Event, names: &[String]) -> String {
         Event::KnerrirReturned { seat } => format!("{}'s Knerrir returns to the player board", n(seat)),
         Event::RunesBought { seat, unit } => format!("{}'s {} buys runes for 2 gold", n(seat), unit.name()),
         Event::Traded { seat, deals } => format!("{} trades ({} deal(s))", n(seat), deals.len()),
-        Event::ForcedTrade { seat, victim, give } => {
+        Event::TradeForced { seat, victim, give } => {
             format!("{} forces {} to buy {} goods for gold", n(seat), n(victim), give.len())
         }
         Event::UnitRetreated { seat, unit, from, to } => {

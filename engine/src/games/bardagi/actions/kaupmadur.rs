@@ -278,7 +278,7 @@ pub fn force_trade(cx: &mut Ctx, seat: Seat, victim: Seat, give: &[Good]) -> Res
         reject!("that clan has no gold to pay");
     }
     use_card(cx, seat, Unit::Kaupmadur.card())?;
-    cx.emit(Event::ForcedTrade { seat, victim, give: give.to_vec() });
+    cx.emit(Event::TradeForced { seat, victim, give: give.to_vec() });
     cx.gold(seat, paid);
     cx.gold(victim, -paid);
     Ok(())

@@ -62,7 +62,7 @@ fn the_worked_example_round() {
     let mut claim = Vec::new();
     while d.state.round == 1 {
         let s = d.state.current;
-        claim = d.act(s, &Command::Turn { steps: vec![Command::Board { unit: Unit::Kaupmadur }] }).unwrap();
+        claim = d.act(s, &Command::PlayTurn { steps: vec![Command::Board { unit: Unit::Kaupmadur }] }).unwrap();
     }
     // The claim: 7 glory for 7 areas, no extra glory for the gold mine taken
     // from the Barbarians earlier.

@@ -83,7 +83,7 @@ fn at_least_one_card_must_be_laid_down() {
     d.turn_of(0, [2, 2, 2, 0]);
     let e = d.refused(0, &Command::EndTurn);
     assert!(e.contains("at least one card"), "{e}");
-    d.act(0, &Command::Turn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: d.state.players[0].home }] })
+    d.act(0, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: d.state.players[0].home }] })
         .err();
 }
 
@@ -102,11 +102,11 @@ fn a_whole_turn_is_accepted_or_rejected_as_a_whole_naming_the_failing_step() {
         Command::Move { unit: Unit::Berserkur, to: 1 },
         Command::Attack { claim: true, reinforce: 0 },
     ];
-    let e = d.refused(blue, &Command::Turn { steps });
+    let e = d.refused(blue, &Command::PlayTurn { steps });
     assert_eq!(e, "step 3 (Berserkur attack on Forest 1): needs 3 disks, Virki holds 2");
     assert_eq!(serde_json::to_string(&d.state).unwrap(), serde_json::to_string(&before).unwrap());
     let ev = d
-        .act(blue, &Command::Turn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: 7 }, Command::BuyLand] })
+        .act(blue, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: 7 }, Command::BuyLand] })
         .unwrap();
     assert!(ev.iter().any(|e| matches!(e, Event::TurnEnded { .. })));
     assert_ne!(d.state.current, blue);
@@ -360,4 +360,20 @@ fn every_event_is_told_in_words() {
         let text = Bardagi::describe(&e.event, &names);
         assert!(!text.is_empty() && !text.contains("Some(") && !text.contains('{'), "{text}");
     }
+}
+
+#[test]
+fn standing_orders_name_only_upgrades_that_exist() {
+    let mut d = mini(2);
+    let s = d.state.starting;
+    d.turn_of(s, [0, 0, 6, 0]);
+    let orders = Orders {
+        build: vec![BuildWish { building: Building::Virki, effect: Effect::HideForGold, replace: None }],
+        ..Orders::default()
+    };
+    let e = d.refused(s, &Command::SetOrders { orders });
+    assert!(e.contains("no Virki tile has the effect HideForGold"), "{e}");
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 5);
+    let emits = Bardagi::decide(&d.state, s, &Command::SetOrders { orders: Orders::default() }, &mut rng).unwrap();
+    assert_eq!(emits[0].visibility, Visibility::Seats(vec![s]), "orders are secret");
 }

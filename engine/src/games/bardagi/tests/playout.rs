@@ -25,7 +25,7 @@ impl Pick {
 fn options_for(i: u64, seats: u8) -> Options {
     Options {
         board: if seats <= 3 && i.is_multiple_of(3) { "winter".into() } else { "summer".into() },
-        custom_board: None,
+        custom_board: (seats <= 4 && i % 7 == 3).then(|| super::MINI.to_string()),
         easy_cards: i % 5 == 1,
         eight_cards: i.is_multiple_of(2),
         forced_trade: i % 3 == 2,

@@ -21,10 +21,15 @@ pub type AreaId = u8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Colour {
+    /// Red.
     Red,
+    /// Yellow.
     Yellow,
+    /// Blue.
     Blue,
+    /// Green.
     Green,
+    /// Black.
     Black,
 }
 
@@ -166,7 +171,9 @@ pub struct BoardData {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SeaNode {
+    /// An ocean square.
     Ocean(u8),
+    /// The harbour of an area.
     Harbour(AreaId),
 }
 

@@ -89,6 +89,7 @@ pub struct Ctx<'r> {
 }
 
 impl<'r> Ctx<'r> {
+    /// A new value.
     pub fn new(s: State, rng: &'r mut GameRng) -> Self {
         Ctx { s, out: Vec::new(), rng }
     }
@@ -116,12 +117,14 @@ impl<'r> Ctx<'r> {
         }
     }
 
+    /// Glory gained or lost, in public.
     pub fn glory(&mut self, seat: Seat, delta: i32, reason: &str) {
         if delta != 0 {
             self.emit(Event::GloryChanged { seat, delta, reason: reason.into() });
         }
     }
 
+    /// Replace standing orders, secretly.
     pub fn set_orders(&mut self, seat: Seat, orders: Orders) {
         self.secret(
             Event::OrdersSet { seat, orders: Some(orders) },

@@ -13,17 +13,24 @@ use crate::game::Seat;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Card {
+    /// The warrior.
     Berserkur,
+    /// The priest.
     Godi,
+    /// The merchant.
     Kaupmadur,
+    /// The ship.
     Knerrir,
 }
 
 impl Card {
+    /// Every value, in order.
     pub const ALL: [Card; 4] = [Card::Berserkur, Card::Godi, Card::Kaupmadur, Card::Knerrir];
+    /// Index of this value in per-type arrays.
     pub fn idx(self) -> usize {
         self as usize
     }
+    /// The name in words.
     pub fn name(self) -> &'static str {
         ["Berserkur", "Godi", "Kaupmadur", "Knerrir"][self as usize]
     }
@@ -33,19 +40,26 @@ impl Card {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
+    /// The warrior.
     Berserkur,
+    /// The priest.
     Godi,
+    /// The merchant.
     Kaupmadur,
 }
 
 impl Unit {
+    /// Every value, in order.
     pub const ALL: [Unit; 3] = [Unit::Berserkur, Unit::Godi, Unit::Kaupmadur];
+    /// Index of this value in per-type arrays.
     pub fn idx(self) -> usize {
         self as usize
     }
+    /// The card type that acts for this unit.
     pub fn card(self) -> Card {
         Card::ALL[self as usize]
     }
+    /// The name in words.
     pub fn name(self) -> &'static str {
         self.card().name()
     }
@@ -62,16 +76,22 @@ impl Unit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Building {
+    /// The Berserkur building.
     Virki,
+    /// The Godi building.
     Hof,
+    /// The Kaupmadur building.
     Verslun,
 }
 
 impl Building {
+    /// Every value, in order.
     pub const ALL: [Building; 3] = [Building::Virki, Building::Hof, Building::Verslun];
+    /// Index of this value in per-type arrays.
     pub fn idx(self) -> usize {
         self as usize
     }
+    /// The name in words.
     pub fn name(self) -> &'static str {
         ["Virki", "Hof", "Verslun"][self as usize]
     }
@@ -85,22 +105,32 @@ impl Building {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Good {
+    /// From forests.
     Timber,
+    /// From sheep.
     Wool,
+    /// Meat.
     Meat,
+    /// From cattle.
     Hide,
+    /// From quarries.
     Stone,
+    /// From iron mines.
     Iron,
 }
 
 impl Good {
+    /// Every value, in order.
     pub const ALL: [Good; 6] = [Good::Timber, Good::Wool, Good::Meat, Good::Hide, Good::Stone, Good::Iron];
+    /// Index of this value in per-type arrays.
     pub fn idx(self) -> usize {
         self as usize
     }
+    /// Whether a basic good (not stone or iron).
     pub fn is_basic(self) -> bool {
         (self as usize) < 4
     }
+    /// The name in words.
     pub fn name(self) -> &'static str {
         ["timber", "wool", "meat", "hide", "stone", "iron"][self as usize]
     }
@@ -125,6 +155,7 @@ pub enum RuneKind {
 }
 
 impl RuneKind {
+    /// Every value, in order.
     pub const ALL: [RuneKind; 6] = [
         RuneKind::Divine,
         RuneKind::SeaMove,
@@ -133,15 +164,19 @@ impl RuneKind {
         RuneKind::TheirsAreYours,
         RuneKind::Twice,
     ];
+    /// Index of this value in per-type arrays.
     pub fn idx(self) -> usize {
         self as usize
     }
+    /// This rune's bit in an area's rune set.
     pub fn bit(self) -> u8 {
         1 << (self as u8)
     }
+    /// Whether a curse rune.
     pub fn is_curse(self) -> bool {
         matches!(self, RuneKind::NoResources | RuneKind::TheirsAreYours)
     }
+    /// The name in words.
     pub fn name(self) -> &'static str {
         ["Divine token", "Sea move", "Defence", "No resources", "Theirs are yours", "Twice the resource"][self as usize]
     }
@@ -161,20 +196,25 @@ pub struct Hand {
 }
 
 impl Hand {
+    /// A new value.
     pub fn new(c: [u8; 4]) -> Hand {
         Hand { berserkur: c[0], godi: c[1], kaupmadur: c[2], knerrir: c[3] }
     }
+    /// Counts in card order.
     pub fn arr(&self) -> [u8; 4] {
         [self.berserkur, self.godi, self.kaupmadur, self.knerrir]
     }
+    /// Cards of one type.
     pub fn get(&self, c: Card) -> u8 {
         self.arr()[c.idx()]
     }
+    /// Add `d` cards of a type (negative removes).
     pub fn add(&mut self, c: Card, d: i32) {
         let mut a = self.arr();
         a[c.idx()] = (a[c.idx()] as i32 + d).clamp(0, 255) as u8;
         *self = Hand::new(a);
     }
+    /// All cards.
     pub fn total(&self) -> u8 {
         self.arr().iter().sum()
     }
@@ -194,6 +234,7 @@ impl Hand {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Loc {
+    /// On an area.
     Area(AreaId),
     /// On board the Knerrir.
     Aboard,
@@ -227,6 +268,7 @@ pub enum GoodChoice {
     Auto,
     /// Wool from sheep, hide from cattle.
     Other,
+    /// Meat.
     Meat,
 }
 
@@ -278,7 +320,9 @@ pub struct Orders {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiskSpot {
+    /// On an area.
     Area(AreaId),
+    /// The Berserkur building.
     Virki,
     /// The town area: removed disks wait there for recruitment.
     Town,
@@ -389,6 +433,7 @@ fn yes() -> bool {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Event {
+    /// The game was set up: board, colours by seat, rounds, starting player, options, face-up tiles.
     GameStarted {
         board: BoardRef,
         colours: Vec<Colour>,
@@ -401,207 +446,83 @@ pub enum Event {
         market: Vec<u8>,
     },
     /// `runes` is `None` in the form others see.
-    RunesDrawn {
-        seat: Seat,
-        count: u8,
-        runes: Option<Vec<RuneKind>>,
-    },
+    RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
     /// `delta` is `None` in the form others see: gold is kept secret.
-    GoldChanged {
-        seat: Seat,
-        delta: Option<i32>,
-    },
+    GoldChanged { seat: Seat, delta: Option<i32> },
     /// `orders` is `None` in the form others see.
-    OrdersSet {
-        seat: Seat,
-        orders: Option<Orders>,
-    },
-    RoundBegan {
-        round: u8,
-        starting: Seat,
-        hand_size: u8,
-    },
+    OrdersSet { seat: Seat, orders: Option<Orders> },
+    /// A round began: the cards are back in the decks.
+    RoundBegan { round: u8, starting: Seat, hand_size: u8 },
     /// `hand` is `None` in the form others see.
-    PlanChosen {
-        seat: Seat,
-        hand: Option<Hand>,
-    },
+    PlanChosen { seat: Seat, hand: Option<Hand> },
     /// The clan lays its chosen cards face up (`hand`; none yet in the easier variant).
-    TurnBegan {
-        seat: Seat,
-        hand: Option<Hand>,
-    },
+    TurnBegan { seat: Seat, hand: Option<Hand> },
     /// A card laid down for a unit's action (`as_card` differs with the War horn).
-    CardPlayed {
-        seat: Seat,
-        card: Card,
-        as_card: Card,
-    },
+    CardPlayed { seat: Seat, card: Card, as_card: Card },
     /// A free action of an upgrade was used instead of a card.
-    FreeActionUsed {
-        seat: Seat,
-        effect: Effect,
-    },
-    CardsExchanged {
-        seat: Seat,
-        discarded: Option<[Card; 2]>,
-        taken: Option<Card>,
-    },
+    FreeActionUsed { seat: Seat, effect: Effect },
+    /// Two cards were discarded for one card of choice.
+    CardsExchanged { seat: Seat, discarded: Option<[Card; 2]>, taken: Option<Card> },
     /// `allowance` is set when a new card was laid down for this move.
-    UnitMoved {
-        seat: Seat,
-        unit: Unit,
-        from: AreaId,
-        to: AreaId,
-        cost: u8,
-        allowance: Option<u8>,
-    },
-    UnitBoarded {
-        seat: Seat,
-        unit: Unit,
-        harbour: AreaId,
-        cost: u8,
-        allowance: Option<u8>,
-    },
-    UnitDisembarked {
-        seat: Seat,
-        unit: Unit,
-        harbour: AreaId,
-    },
-    KnerrirSailed {
-        seat: Seat,
-        route: Vec<SeaNode>,
-        sea_rune: bool,
-        allowance: Option<u8>,
-    },
-    RunesBought {
-        seat: Seat,
-        unit: Unit,
-    },
+    UnitMoved { seat: Seat, unit: Unit, from: AreaId, to: AreaId, cost: u8, allowance: Option<u8> },
+    /// A unit boarded the Knerrir at a harbour.
+    UnitBoarded { seat: Seat, unit: Unit, harbour: AreaId, cost: u8, allowance: Option<u8> },
+    /// A unit went ashore from the Knerrir.
+    UnitDisembarked { seat: Seat, unit: Unit, harbour: AreaId },
+    /// The Knerrir sailed along `route`.
+    KnerrirSailed { seat: Seat, route: Vec<SeaNode>, sea_rune: bool, allowance: Option<u8> },
+    /// A unit bought runes at a sacred location.
+    RunesBought { seat: Seat, unit: Unit },
     /// A trade by the trade table (gold moves in a secret `GoldChanged`).
-    Traded {
-        seat: Seat,
-        deals: Vec<Deal>,
-    },
+    Traded { seat: Seat, deals: Vec<Deal> },
     /// Advanced option: goods sold to another clan for its gold.
-    TradeForced {
-        seat: Seat,
-        victim: Seat,
-        give: Vec<Good>,
-    },
-    KnerrirReturned {
-        seat: Seat,
-    },
-    UnitRetreated {
-        seat: Seat,
-        unit: Unit,
-        from: AreaId,
-        to: AreaId,
-    },
-    BerserkurDefeated {
-        seat: Seat,
-        victim: Seat,
-        area: AreaId,
-        attacker_lost: u8,
-        defender_lost: u8,
-    },
-    AxesDestroyed {
-        seat: Seat,
-        area: AreaId,
-        axes: u8,
-        disks: u8,
-    },
-    AreaOvertaken {
-        seat: Seat,
-        area: AreaId,
-        from: Option<Seat>,
-        by: Unit,
-        spent: u8,
-        placed: u8,
-        recruit: bool,
-    },
-    GloryChanged {
-        seat: Seat,
-        delta: i32,
-        reason: String,
-    },
-    AxesGained {
-        seat: Seat,
-        count: u8,
-    },
-    DisksRearranged {
-        seat: Seat,
-        moves: Vec<DiskMove>,
-    },
-    BuildingRefilled {
-        seat: Seat,
-        building: Building,
-        disks: u8,
-        paid: u8,
-    },
-    BerserkurReturned {
-        seat: Seat,
-        area: AreaId,
-    },
-    RunesCast {
-        seat: Seat,
-        casts: Vec<RuneCast>,
-    },
-    RuneRemoved {
-        seat: Seat,
-        area: AreaId,
-        rune: RuneKind,
-    },
+    TradeForced { seat: Seat, victim: Seat, give: Vec<Good> },
+    /// The empty Knerrir went back to the player board.
+    KnerrirReturned { seat: Seat },
+    /// A unit retreated (a Berserkur after a fight, a Godi from an attack).
+    UnitRetreated { seat: Seat, unit: Unit, from: AreaId, to: AreaId },
+    /// A Berserkur was defeated and went to its town area.
+    BerserkurDefeated { seat: Seat, victim: Seat, area: AreaId, attacker_lost: u8, defender_lost: u8 },
+    /// Axes on an attacked area were destroyed.
+    AxesDestroyed { seat: Seat, area: AreaId, axes: u8, disks: u8 },
+    /// An area changed hands: `spent` disks were lost, `placed` disks stand on it.
+    AreaOvertaken { seat: Seat, area: AreaId, from: Option<Seat>, by: Unit, spent: u8, placed: u8, recruit: bool },
+    /// Glory gained or lost, and why.
+    GloryChanged { seat: Seat, delta: i32, reason: String },
+    /// Axe tokens gained for overtaking a Barbarian camp.
+    AxesGained { seat: Seat, count: u8 },
+    /// Own disks were moved on the board or removed to the town area.
+    DisksRearranged { seat: Seat, moves: Vec<DiskMove> },
+    /// A building was refilled to `disks` for `paid` goods.
+    BuildingRefilled { seat: Seat, building: Building, disks: u8, paid: u8 },
+    /// A defeated Berserkur came back at home.
+    BerserkurReturned { seat: Seat, area: AreaId },
+    /// Runes were cast on areas (one Hof disk spent).
+    RunesCast { seat: Seat, casts: Vec<RuneCast> },
+    /// A rune was removed and went back to the pile.
+    RuneRemoved { seat: Seat, area: AreaId, rune: RuneKind },
     /// Goods gained (positive) or paid (negative) for `reason`.
-    GoodsChanged {
-        seat: Seat,
-        delta: [i8; 6],
-        reason: String,
-    },
+    GoodsChanged { seat: Seat, delta: [i8; 6], reason: String },
     /// Disks moved from the supply to the town area as recruits.
-    RecruitsGained {
-        seat: Seat,
-        count: u8,
-        reason: String,
-    },
-    UpgradeBuilt {
-        seat: Seat,
-        tile: u8,
-        replaced: Option<u8>,
-        glory: i32,
-    },
-    TileRevealed {
-        tile: u8,
-    },
-    AxesBought {
-        seat: Seat,
-        count: u8,
-    },
-    RecruitsPlaced {
-        seat: Seat,
-        placed: [u8; 3],
-    },
-    AxesPlaced {
-        seat: Seat,
-        areas: Vec<AreaId>,
-    },
+    RecruitsGained { seat: Seat, count: u8, reason: String },
+    /// An upgrade was built, perhaps replacing an owned one.
+    UpgradeBuilt { seat: Seat, tile: u8, replaced: Option<u8>, glory: i32 },
+    /// A tile was turned face up from its pile.
+    TileRevealed { tile: u8 },
+    /// Axes bought at the Claim phase.
+    AxesBought { seat: Seat, count: u8 },
+    /// Recruits went from the town area onto buildings.
+    RecruitsPlaced { seat: Seat, placed: [u8; 3] },
+    /// Axes were placed on areas.
+    AxesPlaced { seat: Seat, areas: Vec<AreaId> },
     /// A seat's goods were lost because its storage was full.
-    GoodsSpoiled {
-        seat: Seat,
-        lost: [u8; 6],
-    },
-    TurnEnded {
-        seat: Seat,
-    },
-    RoundEnded {
-        round: u8,
-    },
-    GameEnded {
-        gold: Vec<i32>,
-        converted: Vec<i32>,
-        glory: Vec<i32>,
-        awards: Vec<String>,
-    },
+    GoodsSpoiled { seat: Seat, lost: [u8; 6] },
+    /// A turn ended.
+    TurnEnded { seat: Seat },
+    /// A round ended; the starting player token passes left.
+    RoundEnded { round: u8 },
+    /// The game ended: gold before and after trading goods, final glory, awards.
+    GameEnded { gold: Vec<i32>, converted: Vec<i32>, glory: Vec<i32>, awards: Vec<String> },
 }
 
 /// A clan's position.
@@ -705,6 +626,7 @@ pub struct AreaState {
 }
 
 impl AreaState {
+    /// Whether the area holds rune `r`.
     pub fn has_rune(&self, r: RuneKind) -> bool {
         self.runes & r.bit() != 0
     }
@@ -715,9 +637,13 @@ impl AreaState {
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     #[default]
+    /// Before setup.
     Setup,
+    /// Clans choose cards.
     Planning,
+    /// Clans take turns.
     Action,
+    /// The game has ended.
     Over,
 }
 
@@ -754,6 +680,7 @@ pub struct State {
 }
 
 impl State {
+    /// Number of clans.
     pub fn n(&self) -> usize {
         self.players.len()
     }

@@ -221,6 +221,12 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
     if !home_action && !in_village {
         reject!("the Kaupmadur trades at the home area or in a village");
     }
+    if let (false, Loc::Area(a)) = (home_action, here) {
+        let st = cx.s.areas[a as usize];
+        if st.axes > 0 && st.owner != Some(seat) {
+            reject!("an axe of another clan guards {}: no trade there", cx.s.board.area(a).name);
+        }
+    }
     for (i, b) in refill.iter().enumerate() {
         if refill[..i].contains(b) {
             reject!("{} is named twice", b.name());

@@ -67,8 +67,8 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
     }
     let (bers, axes, defenders) = attack_cost(s, seat, a);
     let virki = s.players[seat as usize].disks[0];
-    let need: u8 = if claim {
-        bers.iter().map(|b| b.1).sum::<u8>() + axes + defenders + 1 + reinforce
+    let need: u32 = if claim {
+        bers.iter().map(|b| b.1 as u32).sum::<u32>() + axes as u32 + defenders as u32 + 1 + reinforce as u32
     } else {
         if bers.is_empty() {
             reject!("there is no enemy Berserkur on {} to fight", area.name);
@@ -76,9 +76,9 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
         if reinforce > 0 {
             reject!("disks reinforce only an area just claimed");
         }
-        bers.iter().map(|b| b.1).sum()
+        bers.iter().map(|b| b.1 as u32).sum()
     };
-    if need > virki {
+    if need > virki as u32 {
         reject!("needs {need} disks, Virki holds {virki}");
     }
     use_card(cx, seat, super::super::state::Card::Berserkur)?;

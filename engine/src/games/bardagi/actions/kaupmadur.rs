@@ -111,7 +111,7 @@ pub fn check_deals(cx: &Ctx, seat: Seat, deals: &[Deal]) -> Result<i32, RuleErro
                 if !p.has(Effect::HideForGold) {
                     reject!("deal {k}: selling hide 1 for 1 needs the Tannery upgrade");
                 }
-                if *hide == 0 || tannery + hide > 4 {
+                if *hide == 0 || tannery as u32 + *hide as u32 > 4 {
                     reject!("deal {k}: the Tannery takes up to 4 hide a turn ({tannery} sold already)");
                 }
                 tannery += hide;

@@ -78,6 +78,9 @@ pub fn sail(cx: &mut Ctx, seat: Seat, route: &[SeaNode], sea_rune: bool) -> Resu
     if route.is_empty() {
         reject!("name the squares to sail");
     }
+    if route.len() > 10 {
+        reject!("one card sails at most 10 squares (with a Sea move rune), not {}", route.len());
+    }
     for (i, n) in route.iter().enumerate() {
         if !cx.s.board.sea_next(at).contains(n) {
             reject!("square {}: {} is not next to {}", i + 1, cx.s.board.node_name(*n), cx.s.board.node_name(at));

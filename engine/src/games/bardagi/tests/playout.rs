@@ -244,3 +244,86 @@ fn fold_time_of_a_five_player_game() {
     }
     eprintln!("{} events folded in {:?} per game", events.len(), start.elapsed() / runs);
 }
+
+/// Commands with arbitrary fields, most of them nonsense.
+fn garbage(pick: &mut Pick) -> Command {
+    use crate::games::bardagi::board::SeaNode;
+    use crate::games::bardagi::state::{
+        Building, Card, Deal, DiskMove, DiskSpot, Good, Hand, RuneCast, RuneKind, Unit,
+    };
+    let byte = |p: &mut Pick| if p.next(4) == 0 { 255 } else { p.next(70) as u8 };
+    let unit = |p: &mut Pick| Unit::ALL[p.next(3)];
+    let good = |p: &mut Pick| Good::ALL[p.next(6)];
+    let card = |p: &mut Pick| Card::ALL[p.next(4)];
+    let spot = |p: &mut Pick| match p.next(3) {
+        0 => DiskSpot::Area(byte(p)),
+        1 => DiskSpot::Virki,
+        _ => DiskSpot::Town,
+    };
+    match pick.next(14) {
+        0 => Command::Move { unit: unit(pick), to: byte(pick) },
+        1 => Command::Attack { claim: pick.next(2) == 0, reinforce: byte(pick) },
+        2 => Command::Sail {
+            route: (0..pick.next(300))
+                .map(|_| if pick.next(2) == 0 { SeaNode::Ocean(byte(pick)) } else { SeaNode::Harbour(byte(pick)) })
+                .collect(),
+            sea_rune: pick.next(2) == 0,
+        },
+        3 => Command::Trade {
+            deals: (0..pick.next(4))
+                .map(|_| match pick.next(6) {
+                    0 => Deal::Swap { give: good(pick), get: good(pick) },
+                    1 => Deal::BasicForMine { give: [good(pick), good(pick)], get: good(pick) },
+                    2 => Deal::MineForBasic { give: good(pick), get: [good(pick), good(pick)] },
+                    3 => Deal::Sell { give: (0..pick.next(9)).map(|_| good(pick)).collect() },
+                    4 => Deal::Buy { get: (0..pick.next(3)).map(|_| good(pick)).collect() },
+                    _ => Deal::Tannery { hide: byte(pick) },
+                })
+                .collect(),
+            refill: (0..pick.next(4)).map(|_| Building::ALL[pick.next(3)]).collect(),
+        },
+        4 => Command::Cast {
+            casts: (0..pick.next(4))
+                .map(|_| RuneCast { rune: RuneKind::ALL[pick.next(6)], area: byte(pick) })
+                .collect(),
+        },
+        5 => Command::Rearrange {
+            moves: (0..pick.next(4))
+                .map(|_| DiskMove { from: spot(pick), to: spot(pick), count: byte(pick) })
+                .collect(),
+        },
+        6 => Command::Exchange { discard: [card(pick), card(pick)], take: card(pick) },
+        7 => Command::ForceTrade { seat: byte(pick), give: (0..pick.next(9)).map(|_| good(pick)).collect() },
+        8 => Command::Plan { hand: Hand::new([byte(pick), byte(pick), byte(pick), byte(pick)]) },
+        9 => Command::Board { unit: unit(pick) },
+        10 => Command::Disembark { unit: unit(pick) },
+        11 => Command::RemoveRune { rune: RuneKind::ALL[pick.next(6)] },
+        12 => Command::PlayTurn { steps: (0..pick.next(5)).map(|_| garbage(pick)).collect() },
+        _ => Command::BuyRunes { unit: unit(pick) },
+    }
+}
+
+#[test]
+fn nonsense_commands_are_refused_without_panicking() {
+    for i in 0..8u64 {
+        let seats = 2 + (i % 4) as u8;
+        let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
+        let mut pick = Pick(i * 7 + 3);
+        while Bardagi::outcome(&d.state).is_none() {
+            let seat = Bardagi::pending(&d.state)[0].seat;
+            for _ in 0..4 {
+                let c = garbage(&mut pick);
+                let _ = d.act(seat, &c);
+                if Bardagi::outcome(&d.state).is_some() || !Bardagi::pending(&d.state).iter().any(|p| p.seat == seat) {
+                    break;
+                }
+            }
+            if Bardagi::outcome(&d.state).is_some() {
+                break;
+            }
+            let seat = Bardagi::pending(&d.state)[0].seat;
+            let c = Bardagi::fallback(&d.state, seat).unwrap();
+            d.act(seat, &c).unwrap();
+        }
+    }
+}

@@ -134,7 +134,12 @@ fn claim_for(cx: &mut Ctx, seat: Seat, i: Income) {
                 GoodChoice::Meat => other,
                 GoodChoice::Other if goods[other.idx()] < cap => other,
                 GoodChoice::Other => Good::Meat,
-                GoodChoice::Auto if goods[Good::Meat.idx()] <= goods[other.idx()] => Good::Meat,
+                GoodChoice::Auto
+                    if goods[Good::Meat.idx()] < cap
+                        && (goods[Good::Meat.idx()] <= goods[other.idx()] || goods[other.idx()] >= cap) =>
+                {
+                    Good::Meat
+                }
                 GoodChoice::Auto => other,
             };
             put(&mut goods, g, &mut lost);

@@ -426,3 +426,56 @@ fn a_sea_move_rune_sails_up_to_ten_squares_with_one_card() {
     d.act(blue, &Command::Sail { route, sea_rune: true }).unwrap();
     assert_eq!(d.state.players[blue as usize].runes[RuneKind::SeaMove.idx()], 0);
 }
+
+#[test]
+fn only_one_rune_of_a_type_and_one_curse_lie_on_an_area() {
+    let (mut d, blue) = blue_turn([0, 3, 0, 0]);
+    let red = d.seat(Colour::Red);
+    d.own(blue, &[13], 1);
+    d.own(red, &[5], 1);
+    d.state.areas[13].runes = RuneKind::Divine.bit();
+    d.state.areas[5].runes = RuneKind::NoResources.bit();
+    d.state.players[blue as usize].runes = [1, 0, 0, 0, 1, 0];
+    let e = d.refused(blue, &Command::Cast { casts: vec![RuneCast { rune: RuneKind::Divine, area: 13 }] });
+    assert!(e.contains("already holds a Divine token rune"), "{e}");
+    let e = d.refused(blue, &Command::Cast { casts: vec![RuneCast { rune: RuneKind::TheirsAreYours, area: 5 }] });
+    assert!(e.contains("already holds a curse"), "{e}");
+}
+
+#[test]
+fn runes_stay_on_an_overtaken_area_and_a_removed_rune_returns_to_the_pile() {
+    let (mut d, blue) = blue_turn([1, 0, 0, 0]);
+    let red = d.seat(Colour::Red);
+    d.own(red, &[1], 1);
+    d.state.areas[1].runes = RuneKind::Divine.bit();
+    put(&mut d, blue, Unit::Berserkur, 1);
+    d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    assert!(d.state.areas[1].has_rune(RuneKind::Divine), "the new owner gains the effect");
+    put(&mut d, blue, Unit::Godi, 1);
+    d.state.players[blue as usize].gold = 1;
+    let pile = d.state.rune_pile[RuneKind::Divine.idx()];
+    d.act(blue, &Command::RemoveRune { rune: RuneKind::Divine }).unwrap();
+    assert_eq!(d.state.rune_pile[RuneKind::Divine.idx()], pile + 1);
+}
+
+#[test]
+fn a_camp_taken_from_another_clan_gives_no_axes() {
+    let (mut d, blue) = blue_turn([1, 0, 0, 0]);
+    let red = d.seat(Colour::Red);
+    d.own(red, &[6], 1);
+    put(&mut d, blue, Unit::Berserkur, 6);
+    let ev = d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    assert!(!ev.iter().any(|e| matches!(e, Event::AxesGained { .. })));
+    assert_eq!(d.state.players[blue as usize].axes, 0);
+}
+
+#[test]
+fn godi_and_kaupmadur_cannot_enter_a_barbarian_camp_until_it_is_overtaken() {
+    let (mut d, blue) = blue_turn([0, 2, 2, 0]);
+    put(&mut d, blue, Unit::Godi, 5);
+    put(&mut d, blue, Unit::Kaupmadur, 5);
+    let e = d.refused(blue, &Command::Move { unit: Unit::Godi, to: 6 });
+    assert!(e.contains("only a Berserkur may enter it"), "{e}");
+    d.own(blue, &[6], 1);
+    d.act(blue, &Command::Move { unit: Unit::Kaupmadur, to: 6 }).unwrap();
+}

@@ -360,9 +360,6 @@ impl Board {
             if a.harbour && sea[o + a.id as usize].is_empty() {
                 return Err(format!("area {} '{}' has a harbour but no sea route", a.id, a.name));
             }
-            if a.kind == AreaKind::Home && !a.harbour {
-                return Err(format!("home area {} '{}' needs a harbour", a.id, a.name));
-            }
         }
         let board = Board { data, land, sea, source: None };
         // Every area must be reachable from the homes over land and sea.

@@ -66,6 +66,7 @@ impl Driver {
 
 mod actions;
 mod example;
+mod kernel;
 mod phases;
 mod setup;
 mod upgrades;

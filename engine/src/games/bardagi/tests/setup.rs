@@ -125,3 +125,54 @@ fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
     }
     assert!(Bardagi::info().id == "bardagi");
 }
+
+#[test]
+fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
+    use crate::games::bardagi::board::{AreaKind, SeaNode};
+    for (b, counts) in [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::winter(), vec![2, 3])] {
+        // The sea routes form one network.
+        let mut sea_seen = vec![SeaNode::Ocean(0)];
+        let mut i = 0;
+        while i < sea_seen.len() {
+            for n in b.sea_next(sea_seen[i]) {
+                if !sea_seen.contains(n) {
+                    sea_seen.push(*n);
+                }
+            }
+            i += 1;
+        }
+        let harbours = b.data.areas.iter().filter(|a| a.harbour).count();
+        assert_eq!(sea_seen.len(), b.data.oceans.len() + harbours, "{}: the sea is not one network", b.data.name);
+        for n in counts {
+            let homes: Vec<u8> = Colour::available(n).iter().filter_map(|c| b.home_of(*c)).collect();
+            let closed = |a: u8| b.area(a).kind == AreaKind::Home && !homes.contains(&a);
+            let mut seen = vec![false; b.len()];
+            let mut stack = homes.clone();
+            for h in &homes {
+                seen[*h as usize] = true;
+            }
+            while let Some(a) = stack.pop() {
+                let mut next: Vec<u8> = b.land[a as usize].clone();
+                if b.area(a).harbour {
+                    // The sea routes are one network: every harbour is reachable.
+                    next.extend(b.data.areas.iter().filter(|x| x.harbour).map(|x| x.id));
+                    assert!(!b.sea_next(SeaNode::Harbour(a)).is_empty());
+                }
+                for x in next {
+                    if !seen[x as usize] && !closed(x) {
+                        seen[x as usize] = true;
+                        stack.push(x);
+                    }
+                }
+            }
+            for (i, s) in seen.iter().enumerate() {
+                assert!(
+                    *s || closed(i as u8),
+                    "{} with {n} players: {} unreachable",
+                    b.data.name,
+                    b.area(i as u8).name
+                );
+            }
+        }
+    }
+}

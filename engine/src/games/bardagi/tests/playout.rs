@@ -327,3 +327,31 @@ fn nonsense_commands_are_refused_without_panicking() {
         }
     }
 }
+
+#[test]
+fn every_legal_command_is_accepted_throughout_whole_games() {
+    for i in [3u64, 6, 9] {
+        let seats = 2 + (i % 4) as u8;
+        let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
+        let mut pick = Pick(i + 11);
+        let mut checked = 0;
+        while Bardagi::outcome(&d.state).is_none() {
+            for p in Bardagi::pending(&d.state) {
+                let legal = Bardagi::legal(&d.state, p.seat);
+                assert!(!legal.is_empty(), "game {i}: seat {} has no legal command", p.seat);
+                for c in &legal {
+                    let mut probe =
+                        Driver { state: d.state.clone(), log: vec![], seed: d.seed.clone(), inputs: vec![0; 5] };
+                    probe.act(p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                    checked += 1;
+                }
+            }
+            let seat = Bardagi::pending(&d.state)[0].seat;
+            let legal = Bardagi::legal(&d.state, seat);
+            // Mostly single steps, so that many positions within turns are seen.
+            let c = legal[pick.next(legal.len())].clone();
+            d.act(seat, &c).unwrap();
+        }
+        assert!(checked > 100);
+    }
+}

@@ -1002,7 +1002,10 @@ pub fn apply(s: &mut State, e: &Event) {
                         if let Some(x) = s.areas.get_mut(a as usize) {
                             x.disks = x.disks.saturating_sub(m.count);
                             if x.disks == 0 && x.owner == Some(*seat) {
+                                // Abandoned to the Barbarians: the axes go back to the supply.
                                 x.owner = None;
+                                s.axe_supply += x.axes;
+                                x.axes = 0;
                             }
                         }
                     }

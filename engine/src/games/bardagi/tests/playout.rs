@@ -147,6 +147,7 @@ fn playouts(range: std::ops::Range<u64>) {
     eprintln!("{} games in {:?}", range.end - range.start, start.elapsed());
 }
 
+/// Run with `--ignored --nocapture` to see what kinds of games cost.
 #[test]
 #[ignore]
 fn timing() {
@@ -202,27 +203,6 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     let avg = total / n;
     eprintln!("average player inputs per player per round in bot games: {avg:.2}");
     assert!(avg <= 2.0 + 1e-9, "{avg}");
-}
-
-#[test]
-#[ignore]
-fn debug_bot() {
-    let mut d = super::Driver::new(&Options { board: "summer".into(), ..Options::default() }, 3, 11).unwrap();
-    let mut round = 0;
-    while Bardagi::outcome(&d.state).is_none() {
-        if d.state.round != round {
-            round = d.state.round;
-            for p in &d.state.players {
-                eprintln!(
-                    "r{round} disks {:?} goods {:?} gold {} supply {} town {} units {:?}",
-                    p.disks, p.goods, p.gold, p.supply, p.town, p.units
-                );
-            }
-        }
-        let s = Bardagi::pending(&d.state)[0].seat;
-        let c = Bardagi::fallback(&d.state, s).unwrap();
-        d.act(s, &c).unwrap();
-    }
 }
 
 /// Run with `--release --ignored --nocapture` to see how long folding a whole

@@ -318,6 +318,7 @@ impl Game for Bardagi {
                     kind: "plan".into(),
                     class: DecisionClass::Plan,
                     prompt: format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round),
+                    submitted: false,
                 })
                 .collect(),
             Phase::Action => vec![Pending {
@@ -329,6 +330,7 @@ impl Game for Bardagi {
                 } else {
                     "lay down your cards and act; end the turn when done".into()
                 },
+                submitted: false,
             }],
             _ => Vec::new(),
         }

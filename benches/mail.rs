@@ -67,7 +67,11 @@ fn deliver(c: &mut Criterion) {
                             attempts: 0,
                             last_error: None,
                         };
-                        SideWrite { side: Side::Outbox, key: queue_key(0, &m.id), value: Some(serde_json::to_vec(&m).unwrap()) }
+                        SideWrite {
+                            side: Side::Outbox,
+                            key: queue_key(0, &m.id),
+                            value: Some(serde_json::to_vec(&m).unwrap()),
+                        }
                     })
                     .collect();
                 rt.block_on(store.put(writes)).unwrap();

@@ -348,7 +348,7 @@ impl Game for Bardagi {
         scoring::outcome(s)
     }
 
-    fn describe(e: &Event, names: &[String]) -> String {
+    fn describe(_: &State, e: &Event, names: &[String]) -> String {
         view::describe(e, names)
     }
 }

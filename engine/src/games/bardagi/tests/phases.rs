@@ -357,7 +357,7 @@ fn every_event_is_told_in_words() {
     d.run_bots(200);
     let names = vec!["Ann".to_string(), "Bo".to_string()];
     for e in &d.log {
-        let text = Bardagi::describe(&e.event, &names);
+        let text = Bardagi::describe(&d.state, &e.event, &names);
         assert!(!text.is_empty() && !text.contains("Some(") && !text.contains('{'), "{text}");
     }
 }

@@ -124,6 +124,9 @@ impl SmtpSink {
                 match listener.accept() {
                     Ok((stream, _)) => {
                         stream.set_nonblocking(false).unwrap();
+                        // Answer each line at once (no Nagle delay against the
+                        // client's delayed acknowledgements).
+                        let _ = stream.set_nodelay(true);
                         conns.lock().unwrap().push(stream.try_clone().unwrap());
                         let received = received.clone();
                         std::thread::spawn(move || {

@@ -242,6 +242,16 @@ impl Service {
         self.seat_mail(t, record, seat, (id_seq, "reminder"), subject, ctx)
     }
 
+    /// An alert to the host of `game` outside any commit (the outbox worker's
+    /// dead letters); empty if the game or the host's address is unknown.
+    pub(crate) async fn alert_host(&self, game: &str, alert: &str) -> Option<SideWrite> {
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await.ok()?;
+        let seq = loaded.table.head;
+        self.host_alert(&loaded.table, &loaded.record, seq, alert)
+    }
+
     /// An alert to the host, if the host gave an address.
     pub(crate) fn host_alert(&self, t: &Table, record: &GameRecord, seq: u64, alert: &str) -> Option<SideWrite> {
         let host = record.host.as_ref()?;

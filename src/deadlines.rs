@@ -344,15 +344,11 @@ pub enum ClockAction {
     },
 }
 
-use runestone_engine::{Actor, Body, Draft, KernelEvent, Visibility};
+use runestone_engine::{Actor, Draft, KernelEvent};
 
 use crate::auth::{Claims, Role};
 use crate::clock::stamp;
 use crate::service::{Result, ServiceError};
-
-fn kernel(actor: Actor, event: KernelEvent) -> Draft {
-    Draft { actor, body: Body::Kernel { event }, visibility: Visibility::Public, redacted: None, decision: None }
-}
 
 fn future(s: &str, now: DateTime<Utc>, what: &str) -> Result<DateTime<Utc>> {
     let t: DateTime<Utc> = s
@@ -406,7 +402,7 @@ impl Service {
             }
             (Step::Due, Some(pol)) if pol.grace_hours > 0.0 && !forfeited => {
                 let until = self.now() + hours(pol.grace_hours);
-                let draft = kernel(
+                let draft = Draft::kernel(
                     Actor::System,
                     KernelEvent::GraceGranted { seat: entry.seat, kind: entry.kind.clone(), until: stamp(until) },
                 );
@@ -440,7 +436,7 @@ impl Service {
         let mut events = runestone_engine::log::seal(
             &t.game_id,
             Some((t.head, &t.head_hash)),
-            vec![kernel(Actor::System, KernelEvent::TimedOut { seat, kind: entry.kind.clone() })],
+            vec![Draft::kernel(Actor::System, KernelEvent::TimedOut { seat, kind: entry.kind.clone() })],
             &now,
             &loaded.seed,
         );
@@ -477,7 +473,7 @@ impl Service {
                 let more = runestone_engine::log::seal(
                     &t2.game_id,
                     Some((t2.head, &t2.head_hash)),
-                    vec![kernel(Actor::System, KernelEvent::SeatForfeited { seat, reason: reason.clone() })],
+                    vec![Draft::kernel(Actor::System, KernelEvent::SeatForfeited { seat, reason: reason.clone() })],
                     &now,
                     &loaded.seed,
                 );
@@ -620,7 +616,7 @@ impl Service {
             }
         };
         loaded.record = record;
-        let events = self.commit(&slot, loaded, vec![kernel(actor, event)], |_, _| side).await?;
+        let events = self.commit(&slot, loaded, vec![Draft::kernel(actor, event)], |_, _| side).await?;
         Ok(serde_json::json!({ "head": loaded.table.head, "event": events[0].body, "clocks": loaded.record.clocks }))
     }
 }

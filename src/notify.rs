@@ -333,15 +333,10 @@ impl Service {
         }
         let revoke =
             loaded.table.revoke(runestone_engine::Actor::Host, seat, &format!("{name} takes over the seat"))?;
-        let seated = runestone_engine::Draft {
-            actor: runestone_engine::Actor::Host,
-            body: runestone_engine::Body::Kernel {
-                event: runestone_engine::KernelEvent::SubstituteSeated { seat, name: name.clone() },
-            },
-            visibility: runestone_engine::Visibility::Public,
-            redacted: None,
-            decision: None,
-        };
+        let seated = runestone_engine::Draft::kernel(
+            runestone_engine::Actor::Host,
+            runestone_engine::KernelEvent::SubstituteSeated { seat, name: name.clone() },
+        );
         let mut record = loaded.record.clone();
         record.seats[seat as usize] =
             crate::service::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, ..Default::default() };

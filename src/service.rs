@@ -993,14 +993,11 @@ impl Service {
 
 /// The event that sets a deadline policy, if there is one.
 fn policy_draft(policy: &Option<crate::deadlines::Policy>) -> Option<runestone_engine::Draft> {
-    policy.as_ref().map(|p| runestone_engine::Draft {
-        actor: Actor::System,
-        body: Body::Kernel {
-            event: runestone_engine::KernelEvent::DeadlinePolicySet { policy: serde_json::to_value(p).expect("JSON") },
-        },
-        visibility: runestone_engine::Visibility::Public,
-        redacted: None,
-        decision: None,
+    policy.as_ref().map(|p| {
+        runestone_engine::Draft::kernel(
+            Actor::System,
+            runestone_engine::KernelEvent::DeadlinePolicySet { policy: serde_json::to_value(p).expect("JSON") },
+        )
     })
 }
 

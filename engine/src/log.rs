@@ -145,6 +145,13 @@ pub struct Draft {
     pub decision: Option<Decision>,
 }
 
+impl Draft {
+    /// A public kernel event.
+    pub fn kernel(actor: Actor, event: KernelEvent) -> Draft {
+        Draft { actor, body: Body::Kernel { event }, visibility: Visibility::Public, redacted: None, decision: None }
+    }
+}
+
 #[derive(Serialize)]
 struct Hidden<'a> {
     body: &'a Body,

@@ -181,22 +181,17 @@ impl Table {
             )));
         }
         let options = game.options(options).map_err(|e| KernelError::Schema(e.0))?;
-        let mut drafts = vec![Draft {
-            actor: Actor::System,
-            body: Body::Kernel {
-                event: KernelEvent::GameCreated {
-                    ruleset: info.id.clone(),
-                    rules_version: info.rules_version,
-                    options: options.clone(),
-                    seats: seat_names,
-                    seed_commitment: seed.commitment(),
-                    forked_from: forked_from.clone(),
-                },
+        let mut drafts = vec![Draft::kernel(
+            Actor::System,
+            KernelEvent::GameCreated {
+                ruleset: info.id.clone(),
+                rules_version: info.rules_version,
+                options: options.clone(),
+                seats: seat_names,
+                seed_commitment: seed.commitment(),
+                forked_from: forked_from.clone(),
             },
-            visibility: Visibility::Public,
-            redacted: None,
-            decision: None,
-        }];
+        )];
         if forked_from.is_none() {
             let mut rng = GameRng::new(seed.clone(), 1);
             let emits = game.setup(&options, n as u8, &mut rng)?;
@@ -482,13 +477,7 @@ impl Table {
             })
             .collect();
         if over {
-            drafts.push(Draft {
-                actor: Actor::System,
-                body: Body::Kernel { event: KernelEvent::SeedRevealed { seed: seed.to_hex() } },
-                visibility: Visibility::Public,
-                redacted: None,
-                decision: None,
-            });
+            drafts.push(Draft::kernel(Actor::System, KernelEvent::SeedRevealed { seed: seed.to_hex() }));
         }
         Ok(drafts)
     }
@@ -499,13 +488,7 @@ impl Table {
             return Err(KernelError::GameOver);
         }
         match self.undo.last() {
-            Some(step) if step.seat == seat => Ok(Draft {
-                actor: Actor::Seat(seat),
-                body: Body::Kernel { event: KernelEvent::Undone { to_seq: step.first_seq - 1 } },
-                visibility: Visibility::Public,
-                redacted: None,
-                decision: None,
-            }),
+            Some(step) if step.seat == seat => Ok(Draft::kernel(Actor::Seat(seat), KernelEvent::Undone { to_seq: step.first_seq - 1 })),
             _ => Err(KernelError::Invalid(format!(
                 "seat {seat} has nothing to undo: only its own last steps within its turn that drew nothing and hid nothing can be taken back"
             ))),
@@ -536,13 +519,7 @@ impl Table {
                 decision_ends(log).into_iter().filter(|s| *s < to_seq).max().unwrap_or(self.setup_end)
             )));
         }
-        Ok(Draft {
-            actor,
-            body: Body::Kernel { event: KernelEvent::RolledBack { to_seq, reason: reason.to_owned() } },
-            visibility: Visibility::Public,
-            redacted: None,
-            decision: None,
-        })
+        Ok(Draft::kernel(actor, KernelEvent::RolledBack { to_seq, reason: reason.to_owned() }))
     }
 
     /// Revoke a seat's tokens: the next generation.
@@ -550,15 +527,7 @@ impl Table {
         let Some(g) = self.generations.get(seat as usize) else {
             return Err(KernelError::Invalid(format!("there is no seat {seat}; seats are 0 to {}", self.seats() - 1)));
         };
-        Ok(Draft {
-            actor,
-            body: Body::Kernel {
-                event: KernelEvent::SeatTokenRevoked { seat, generation: g + 1, reason: reason.to_owned() },
-            },
-            visibility: Visibility::Public,
-            redacted: None,
-            decision: None,
-        })
+        Ok(Draft::kernel(actor, KernelEvent::SeatTokenRevoked { seat, generation: g + 1, reason: reason.to_owned() }))
     }
 
     /// Snapshot: the position as JSON (a cache, never the truth).

@@ -115,6 +115,7 @@ pub fn serve(
                     .error_handler(|e, _| ApiError::bad_request(format!("the path is not valid: {e}")).into()),
             )
             .configure(configure)
+            .configure(crate::web::configure)
             .default_service(web::to(not_found))
             .wrap_fn(move |req, srv| {
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));

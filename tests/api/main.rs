@@ -5,3 +5,4 @@ mod flows;
 mod helpers;
 mod hidden;
 mod openapi;
+mod web;

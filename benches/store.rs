@@ -1,1 +1,147 @@
-fn main() {}
+//! Durable appends per second (DESIGN.md §7): the sled store with one writer
+//! and with 16 concurrent writers (each on its own game, so group commit
+//! shares flushes between them), beside a plain `write_all` + `fdatasync`
+//! loop of records of the same size in the same directory, so the figures
+//! can be compared with what the disk's flush rate allows.
+//!
+//! Everything is written under Cargo's target tmp directory, on the same
+//! filesystem as the build (not /tmp, which may be tmpfs).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use runestone::store::sled::SledStore;
+use runestone::store::{EventStore, Write};
+use runestone_engine::log::{seal, Actor, Body, Decision, Draft, KernelEvent};
+use runestone_engine::{Envelope, Seed, Visibility};
+use serde_json::json;
+
+const WRITERS: usize = 16;
+const TIME: &str = "2026-01-01T00:00:00Z";
+
+fn bench_root() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("store-bench");
+    std::fs::create_dir_all(&root).expect("bench directory");
+    root
+}
+
+/// A fresh 16-byte game id.
+fn next_game() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("bench{:011}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// `n` chained envelopes of a new game, each about the size of a real move.
+fn chain(game: &str, n: u64) -> Vec<Envelope> {
+    let seed = Seed([9; 32]);
+    let mut drafts = vec![Draft {
+        actor: Actor::System,
+        body: Body::Kernel {
+            event: KernelEvent::GameCreated {
+                ruleset: "duel".into(),
+                rules_version: 1,
+                options: json!({ "rounds": 20 }),
+                seats: vec!["Ann".into(), "Bo".into()],
+                seed_commitment: seed.commitment(),
+                forked_from: None,
+            },
+        },
+        visibility: Visibility::Public,
+        redacted: None,
+        decision: None,
+    }];
+    drafts.extend((1..n).map(|i| Draft {
+        actor: Actor::Seat((i % 2) as u8),
+        body: Body::Game { v: 1, event: json!({ "type": "BidPlaced", "seat": i % 2, "amount": i % 10 }) },
+        visibility: Visibility::Seats(vec![(i % 2) as u8]),
+        redacted: Some(json!({ "type": "BidPlaced", "seat": i % 2, "amount": null })),
+        decision: Some(Decision {
+            command: Some(json!({ "type": "Bid", "amount": i % 10 })),
+            seat: Some((i % 2) as u8),
+            events: 1,
+            draws: 0,
+            undoable: false,
+        }),
+    }));
+    seal(game, None, drafts, TIME, &seed)
+}
+
+/// Append `events` one at a time, each waiting for its acknowledgement.
+async fn append_all(store: &dyn EventStore, events: Vec<Envelope>) {
+    for env in events {
+        let expect_head = env.seq.checked_sub(1);
+        let write = Write { game: env.game.clone(), expect_head, events: vec![env], side: Vec::new() };
+        store.append(write).await.expect("append");
+    }
+}
+
+fn appends(c: &mut Criterion) {
+    let root = bench_root();
+    let dir = tempfile::tempdir_in(&root).expect("tempdir");
+    let store = Arc::new(SledStore::open(&dir.path().join("sled")).expect("open"));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let record = serde_json::to_vec(&chain("bench-record-000", 2)[1]).expect("JSON");
+    eprintln!("record size: {} bytes (an envelope as stored)", record.len());
+
+    let mut group = c.benchmark_group("durable_appends");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("fdatasync_loop", |b| {
+        let path = dir.path().join("fdatasync.log");
+        let mut file: File = OpenOptions::new().create(true).append(true).open(&path).expect("file");
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                file.write_all(&record).expect("write");
+                file.sync_data().expect("fdatasync");
+            }
+            start.elapsed()
+        });
+    });
+
+    group.bench_function("sled_1_writer", |b| {
+        b.iter_custom(|iters| {
+            let events = chain(&next_game(), iters);
+            let store = store.clone();
+            rt.block_on(async move {
+                let start = Instant::now();
+                append_all(store.as_ref(), events).await;
+                start.elapsed()
+            })
+        });
+    });
+
+    // One iteration = one append by each of the writers.
+    group.throughput(Throughput::Elements(WRITERS as u64));
+    group.bench_function("sled_16_writers", |b| {
+        b.iter_custom(|iters| {
+            let chains: Vec<Vec<Envelope>> = (0..WRITERS).map(|_| chain(&next_game(), iters)).collect();
+            let store = store.clone();
+            rt.block_on(async move {
+                let start = Instant::now();
+                let tasks: Vec<_> = chains
+                    .into_iter()
+                    .map(|events| {
+                        let store = store.clone();
+                        tokio::spawn(async move { append_all(store.as_ref(), events).await })
+                    })
+                    .collect();
+                for t in tasks {
+                    t.await.expect("writer");
+                }
+                start.elapsed()
+            })
+        });
+    });
+    group.finish();
+    store.close().expect("close");
+}
+
+criterion_group!(benches, appends);
+criterion_main!(benches);

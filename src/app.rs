@@ -50,6 +50,33 @@ impl Application {
                 cache_games: settings.storage.cache_games,
             },
         ));
+        let transport = crate::mail::Transport::from_settings(&settings.mail, dir)?;
+        let from: lettre::message::Mailbox = settings
+            .mail
+            .from
+            .parse()
+            .with_context(|| format!("mail.from {:?} is not a mailbox", settings.mail.from))?;
+        let domain = from.email.domain().to_owned();
+        let worker = crate::mail::worker::Worker {
+            service: service.clone(),
+            transport,
+            from,
+            domain,
+            policy: crate::mail::worker::Policy {
+                max_attempts: settings.mail.max_attempts.max(1),
+                backoff: chrono::Duration::seconds(settings.mail.retry_seconds.max(1)),
+                poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
+                ..Default::default()
+            },
+        };
+        tokio::spawn(worker.run());
+        tokio::spawn(
+            crate::deadlines::Scheduler {
+                service: service.clone(),
+                poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
+            }
+            .run(),
+        );
         let server =
             crate::http::serve(listener, service.clone(), settings.server.max_body_bytes, settings.server.workers)?;
         Ok(Application { port, server, service })

@@ -57,12 +57,35 @@ pub enum TokenError {
 pub struct Keys {
     enc: EncodingKey,
     dec: DecodingKey,
+    secret: Vec<u8>,
     days: i64,
 }
 
 impl Keys {
     pub fn new(secret: &[u8], days: i64) -> Keys {
-        Keys { enc: EncodingKey::from_secret(secret), dec: DecodingKey::from_secret(secret), days }
+        Keys {
+            enc: EncodingKey::from_secret(secret),
+            dec: DecodingKey::from_secret(secret),
+            secret: secret.to_vec(),
+            days,
+        }
+    }
+
+    /// A signature for a link that carries no token (unsubscribe,
+    /// preferences): hex HMAC-SHA256 of `purpose` and `data`.
+    pub fn link_signature(&self, purpose: &str, data: &str) -> String {
+        use hmac::{Mac, SimpleHmac};
+        let mut mac = <SimpleHmac<sha2::Sha256>>::new_from_slice(&self.secret).expect("any key length");
+        mac.update(purpose.as_bytes());
+        mac.update(b"\0");
+        mac.update(data.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// Check a link signature in constant time.
+    pub fn check_link_signature(&self, purpose: &str, data: &str, sig: &str) -> bool {
+        let want = self.link_signature(purpose, data);
+        want.len() == sig.len() && want.bytes().zip(sig.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
     }
 
     /// The key from configuration (hex), or the one stored under `dir`, or a

@@ -214,8 +214,9 @@ pub fn simulate(
             bail!("no end after {step} decisions: the bots are stuck in a loop");
         }
         let pending = table.pending();
-        let Some(p) = pending.first() else {
-            bail!("nobody is pending at event {} but the game is not over", table.head)
+        // Secret choices already given may be changed but need not be.
+        let Some(p) = pending.iter().find(|p| !p.submitted) else {
+            bail!("nobody has a decision to take at event {} but the game is not over", table.head)
         };
         let cmd =
             table.fallback(p.seat).ok_or_else(|| anyhow!("seat {} has no fallback at event {}", p.seat, table.head))?;

@@ -53,6 +53,9 @@ pub struct MailSettings {
     pub smtp_username: String,
     pub smtp_password: String,
     pub smtp_tls: String,
+    pub max_attempts: u32,
+    pub retry_seconds: i64,
+    pub poll_ms: u64,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -16,6 +16,9 @@ pub struct Metrics {
     pub appends: AtomicU64,
     pub games_loaded: AtomicU64,
     pub snapshots_written: AtomicU64,
+    pub mail_sent: AtomicU64,
+    pub mail_failures: AtomicU64,
+    pub mail_dead: AtomicU64,
 }
 
 impl Metrics {
@@ -27,8 +30,9 @@ impl Metrics {
         c.fetch_add(n, Relaxed);
     }
 
-    /// The text exposition; `cached` is the number of games held in memory.
-    pub fn render(&self, cached: usize) -> String {
+    /// The text exposition; `cached` is the number of games held in memory,
+    /// `outbox` the messages waiting and `dead` the dead letters.
+    pub fn render(&self, cached: usize, outbox: usize, dead: usize) -> String {
         let mut out = String::new();
         let mut counter = |name: &str, help: &str, v: &AtomicU64| {
             let _ = writeln!(
@@ -48,6 +52,11 @@ impl Metrics {
         counter("append_microseconds_total", "Time spent waiting for durable appends.", &self.append_micros_total);
         counter("games_loaded_total", "Games folded into memory from storage.", &self.games_loaded);
         counter("snapshots_written_total", "Position snapshots cached.", &self.snapshots_written);
+        counter("mail_sent_total", "Messages handed to the mail transport.", &self.mail_sent);
+        counter("mail_failures_total", "Failed delivery attempts (each retried or dead).", &self.mail_failures);
+        counter("mail_dead_letters_total", "Messages given up after too many failures.", &self.mail_dead);
+        let _ = writeln!(out, "# HELP runestone_outbox_depth Messages waiting to be sent.\n# TYPE runestone_outbox_depth gauge\nrunestone_outbox_depth {outbox}");
+        let _ = writeln!(out, "# HELP runestone_outbox_dead_letters Dead letters waiting for a host.\n# TYPE runestone_outbox_dead_letters gauge\nrunestone_outbox_dead_letters {dead}");
         let _ = writeln!(out, "# HELP runestone_games_cached Games held folded in memory.\n# TYPE runestone_games_cached gauge\nrunestone_games_cached {cached}");
         out
     }

@@ -56,6 +56,19 @@ pub struct SeatSpec {
     pub name: String,
     #[serde(default)]
     pub email: Option<String>,
+    /// IANA time zone ("Atlantic/Reykjavik") for times in mail and pages.
+    #[serde(default)]
+    pub tz: Option<String>,
+}
+
+/// The host as given at creation (for alerts).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    pub name: String,
+    pub email: String,
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 /// `POST /api/v1/games`.
@@ -66,6 +79,8 @@ pub struct CreateGame {
     #[serde(default)]
     pub options: Value,
     pub seats: Vec<SeatSpec>,
+    #[serde(default)]
+    pub host: Option<HostSpec>,
     /// The deadline policy; stored as given until deadlines are enforced.
     #[serde(default)]
     pub deadlines: Value,
@@ -91,14 +106,31 @@ pub struct SeatToken {
     pub link: String,
 }
 
-/// The private record kept beside each log (never served).
+/// The private record kept beside each log (never served): the seed, and
+/// the players' addresses and mail preferences.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct GameRecord {
-    seed: String,
-    created_at: String,
-    seats: Vec<SeatSpec>,
+pub(crate) struct GameRecord {
+    pub seed: String,
+    pub created_at: String,
+    pub seats: Vec<SeatRecord>,
     #[serde(default)]
-    deadlines: Value,
+    pub host: Option<HostSpec>,
+    #[serde(default)]
+    pub deadlines: Value,
+    /// The clock of each open decision, by "seat/kind".
+    #[serde(default)]
+    pub clocks: std::collections::BTreeMap<String, crate::deadlines::Clock>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SeatRecord {
+    pub name: String,
+    pub email: Option<String>,
+    pub tz: Option<String>,
+    /// False once the player unsubscribed.
+    pub mail: bool,
+    /// The last event the player was told about by mail.
+    pub told_up_to: u64,
 }
 
 /// An envelope as one viewer may see it, with the event told in words.
@@ -114,15 +146,15 @@ pub struct EventView {
 }
 
 /// A folded game and what belongs with it in memory.
-struct Loaded {
-    table: Table,
-    seed: Seed,
-    record: GameRecord,
+pub(crate) struct Loaded {
+    pub table: Table,
+    pub seed: Seed,
+    pub record: GameRecord,
 }
 
 /// One game's place in the cache: its lock and its stream.
-struct Slot {
-    game: tokio::sync::Mutex<Option<Loaded>>,
+pub(crate) struct Slot {
+    pub(crate) game: tokio::sync::Mutex<Option<Loaded>>,
     tx: broadcast::Sender<Arc<Vec<Envelope>>>,
 }
 
@@ -176,13 +208,14 @@ pub struct Service {
     registry: Registry,
     keys: Keys,
     clock: Arc<dyn Clock>,
-    options: Options,
+    pub(crate) options: Options,
     cache: Mutex<Cache>,
     pub metrics: Metrics,
+    pub(crate) templates: crate::mail::Templates,
 }
 
 /// Key of the private record of `game`.
-fn record_key(game: &str) -> Vec<u8> {
+pub(crate) fn record_key(game: &str) -> Vec<u8> {
     game.as_bytes().to_vec()
 }
 
@@ -225,7 +258,13 @@ impl Service {
             options,
             cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity }),
             metrics: Metrics::default(),
+            templates: crate::mail::Templates::new(),
         }
+    }
+
+    /// The service's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
     }
 
     pub fn registry(&self) -> &Registry {
@@ -240,11 +279,17 @@ impl Service {
         &self.store
     }
 
+    /// Messages waiting in the outbox, and dead letters.
+    pub fn outbox_depth(&self) -> (usize, usize) {
+        let count = |p: &[u8]| self.store.scan(Side::Outbox, p, 1_000_000).map_or(0, |v| v.len());
+        (count(b"q"), count(b"x"))
+    }
+
     pub fn cached_games(&self) -> usize {
         self.cache.lock().expect("cache lock").slots.len()
     }
 
-    fn slot(&self, game: &str) -> Arc<Slot> {
+    pub(crate) fn slot(&self, game: &str) -> Arc<Slot> {
         self.cache.lock().expect("cache lock").slot(game)
     }
 
@@ -274,7 +319,7 @@ impl Service {
     }
 
     /// Fold `game` into `slot` if it is not there yet.
-    async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+    pub(crate) async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 self.forget(game);
@@ -324,7 +369,7 @@ impl Service {
         Ok(Table::fold(&self.registry, &log)?)
     }
 
-    fn link(&self, game: &str, token: &str) -> String {
+    pub(crate) fn link(&self, game: &str, token: &str) -> String {
         format!("{}/play/{game}?token={token}", self.options.public_url.trim_end_matches('/'))
     }
 
@@ -357,6 +402,7 @@ impl Service {
 
     async fn append(&self, write: Write) -> Result<()> {
         let n = write.events.len() as u64;
+        let game = write.game.clone();
         let t = Instant::now();
         let r = self.store.append(write).await;
         Metrics::add(&self.metrics.append_micros_total, t.elapsed().as_micros() as u64);
@@ -369,7 +415,11 @@ impl Service {
             Err(StoreError::Conflict { .. }) => Err(ServiceError::Conflict(
                 "another command was recorded first; reload the game and decide again".into(),
             )),
-            Err(e) => Err(e.into()),
+            Err(e) => {
+                // The outcome is unknown: fold the game again from storage next time.
+                self.forget(&game);
+                Err(e.into())
+            }
         }
     }
 
@@ -402,16 +452,42 @@ impl Service {
                     )));
                 }
             }
+            if let Some(tz) = &s.tz {
+                crate::notify::parse_tz(tz)
+                    .map_err(|e| ServiceError::Unprocessable(format!("seat {i} ({name}): {e}")))?;
+            }
         }
+        if let Some(h) = &spec.host {
+            if !plausible_email(&h.email) {
+                return Err(ServiceError::Unprocessable(format!("host: {:?} is not an email address", h.email)));
+            }
+            if let Some(tz) = &h.tz {
+                crate::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
+            }
+        }
+        let policy = crate::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
         let game_id = crate::new_game_id();
         let seed = Seed(crate::random_bytes::<32>());
         let names: Vec<String> = spec.seats.iter().map(|s| s.name.trim().to_owned()).collect();
-        let drafts = Table::create(game.as_ref(), &spec.options, names, &seed, None)?;
+        let mut drafts = Table::create(game.as_ref(), &spec.options, names, &seed, None)?;
+        drafts.extend(policy_draft(&policy));
         let record = GameRecord {
             seed: seed.to_hex(),
             created_at: stamp(self.clock.now()),
-            seats: spec.seats,
+            seats: spec
+                .seats
+                .into_iter()
+                .map(|s| SeatRecord {
+                    name: s.name.trim().to_owned(),
+                    email: s.email,
+                    tz: s.tz,
+                    mail: true,
+                    told_up_to: 0,
+                })
+                .collect(),
+            host: spec.host,
             deadlines: spec.deadlines,
+            clocks: Default::default(),
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
@@ -447,11 +523,14 @@ impl Service {
                 .collect(),
             head: table.head,
         };
-        let mut side = vec![SideWrite {
+        let mut record = record;
+        let (mut side, dues) = self.schedule(None, &table, table.head, &mut record);
+        side.extend(self.invitations(&table, &mut record, &dues));
+        side.push(SideWrite {
             side: Side::Games,
             key: record_key(game_id),
             value: Some(serde_json::to_vec(&record).expect("JSON")),
-        }];
+        });
         side.extend(Self::answer_write(idem, request, 201, &serde_json::to_value(&created).expect("JSON")));
         self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
         Metrics::inc(&self.metrics.games_created);
@@ -470,7 +549,7 @@ impl Service {
 
     /// Seal `drafts` after the head, append them durably with `side`, then
     /// fold them in and tell the stream. Returns the new envelopes.
-    async fn commit(
+    pub(crate) async fn commit(
         &self,
         slot: &Slot,
         loaded: &mut Loaded,
@@ -479,6 +558,19 @@ impl Service {
     ) -> Result<Vec<Envelope>> {
         let t = &loaded.table;
         let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &stamp(self.clock.now()), &loaded.seed);
+        self.commit_sealed(slot, loaded, events, side).await
+    }
+
+    /// Append sealed `events` (which follow the head) with `side`, the
+    /// deadlines and mail they cause; then fold them in and tell the stream.
+    pub(crate) async fn commit_sealed(
+        &self,
+        slot: &Slot,
+        loaded: &mut Loaded,
+        events: Vec<Envelope>,
+        side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
+    ) -> Result<Vec<Envelope>> {
+        let t = &loaded.table;
         // Fold first into a copy: what is appended must fold.
         let mut next = t.clone();
         let mut refold = false;
@@ -497,9 +589,19 @@ impl Service {
             log.extend(events.iter().cloned());
             next = Table::fold(&self.registry, &log)?;
         }
-        let side = side(&events, &next);
+        let mut side = side(&events, &next);
+        let mut record = loaded.record.clone();
+        let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+        side.extend(deadlines);
+        side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
+        side.push(SideWrite {
+            side: Side::Games,
+            key: record_key(&next.game_id),
+            value: Some(serde_json::to_vec(&record).expect("JSON")),
+        });
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
         self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
+        loaded.record = record;
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
         let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
         if crossed || before_pending != after_pending {
@@ -658,8 +760,15 @@ impl Service {
         let mut drafts =
             Table::create(rules.as_ref(), &table.created.options, table.created.seats.clone(), &seed, Some(origin))?;
         drafts.extend(fork_copies(&log, r.at_seq));
+        let policy = crate::deadlines::Policy::parse(&table.clock.policy).ok().flatten();
+        drafts.extend(policy_draft(&policy));
         let new_id = crate::new_game_id();
-        let record = GameRecord { seed: seed.to_hex(), created_at: stamp(self.clock.now()), ..record };
+        let record = GameRecord {
+            seed: seed.to_hex(),
+            created_at: stamp(self.clock.now()),
+            clocks: Default::default(),
+            ..record
+        };
         let created = self.write_new_game(&new_id, drafts, &seed, record, None, &Value::Null).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
     }
@@ -682,7 +791,15 @@ impl Service {
                 "seed": t.seed_revealed,
                 "forked_from": t.created.forked_from,
                 "outcome": t.outcome(),
-                "deadlines": l.record.deadlines,
+                "deadlines": {
+                    "policy": t.clock.policy,
+                    "paused": t.clock.paused.is_some(),
+                    "due": l.record.clocks.iter().filter_map(|(k, c)| {
+                        let d = chrono::DateTime::from_timestamp_millis(c.deadline_ms?)?;
+                        Some(json!({ "decision": k, "due": stamp(d) }))
+                    }).collect::<Vec<_>>(),
+                    "forfeited": t.clock.forfeited,
+                },
             }))
         })
         .await
@@ -792,6 +909,61 @@ impl Service {
         }))
     }
 
+    /// A seat's display name.
+    pub async fn seat_name(&self, game: &str, seat: u8) -> Result<String> {
+        self.with_game(game, |l| {
+            l.record
+                .seats
+                .get(seat as usize)
+                .map(|s| s.name.clone())
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
+        })
+        .await
+    }
+
+    /// A seat's mail preferences: whether it gets mail, and its time zone.
+    pub async fn mail_preferences(&self, game: &str, seat: u8) -> Result<(bool, Option<String>)> {
+        self.with_game(game, |l| {
+            l.record
+                .seats
+                .get(seat as usize)
+                .map(|s| (s.mail, s.tz.clone()))
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
+        })
+        .await
+    }
+
+    /// Change a seat's mail preferences (`None` leaves a setting as it is).
+    pub async fn set_mail_preferences(
+        &self,
+        game: &str,
+        seat: u8,
+        mail: Option<bool>,
+        tz: Option<Option<String>>,
+    ) -> Result<()> {
+        if let Some(Some(z)) = &tz {
+            crate::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
+        }
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let mut record = loaded.record.clone();
+        let s = record
+            .seats
+            .get_mut(seat as usize)
+            .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
+        if let Some(m) = mail {
+            s.mail = m;
+        }
+        if let Some(z) = tz {
+            s.tz = z;
+        }
+        let value = Some(serde_json::to_vec(&record).expect("JSON"));
+        self.store.put(vec![SideWrite { side: Side::Games, key: record_key(game), value }]).await?;
+        loaded.record = record;
+        Ok(())
+    }
+
     /// The whole log, unredacted, for export by the operator.
     pub fn export(&self, game: &str) -> Result<Vec<Envelope>> {
         let log = self.store.load(game, 0, None)?;
@@ -800,6 +972,19 @@ impl Service {
         }
         Ok(log)
     }
+}
+
+/// The event that sets a deadline policy, if there is one.
+fn policy_draft(policy: &Option<crate::deadlines::Policy>) -> Option<runestone_engine::Draft> {
+    policy.as_ref().map(|p| runestone_engine::Draft {
+        actor: Actor::System,
+        body: Body::Kernel {
+            event: runestone_engine::KernelEvent::DeadlinePolicySet { policy: serde_json::to_value(p).expect("JSON") },
+        },
+        visibility: runestone_engine::Visibility::Public,
+        redacted: None,
+        decision: None,
+    })
 }
 
 /// `{"command": {...}, "expected_seq": N}`, or a bare command object.

@@ -241,6 +241,7 @@ impl Game for Duel {
                 kind: "claim".into(),
                 class: DecisionClass::Turn,
                 prompt: "claim the die's value, or pass for 1 point".into(),
+                submitted: false,
             }],
             None => (0..s.bids.len() as Seat)
                 .map(|seat| Pending {
@@ -248,6 +249,7 @@ impl Game for Duel {
                     kind: "bid".into(),
                     class: DecisionClass::Plan,
                     prompt: "bid secretly from your budget".into(),
+                    submitted: s.bids[seat as usize].is_some(),
                 })
                 .collect(),
         }

@@ -119,6 +119,10 @@ pub struct Pending {
     pub class: DecisionClass,
     /// What is asked, in words.
     pub prompt: String,
+    /// The seat has already given this decision but may still change it
+    /// (a secret plan before the reveal): no reminder, no deadline.
+    #[serde(default)]
+    pub submitted: bool,
 }
 
 /// Final result once a game is over.

@@ -59,6 +59,27 @@ pub enum KernelEvent {
     SeatTokenRevoked { seat: Seat, generation: u32, reason: String },
     /// The game is over: its secret seed, so every draw can be re-derived.
     SeedRevealed { seed: String },
+    /// The deadline policy (per decision class) from now on.
+    DeadlinePolicySet { policy: Value },
+    /// A seat missed a deadline and got one extension, until `until`.
+    GraceGranted { seat: Seat, kind: String, until: String },
+    /// A seat missed its deadline (and its grace); the decision that follows
+    /// is taken for it by the system (standing orders, else the fallback).
+    TimedOut { seat: Seat, kind: String },
+    /// The host stopped every clock. `remaining_ms` is what each pending
+    /// decision had left, as "seat/kind" → milliseconds.
+    Paused { reason: String, remaining_ms: std::collections::BTreeMap<String, i64> },
+    /// The host restarted the clocks.
+    Resumed,
+    /// The host gave pending decisions (of one seat, or all) more time:
+    /// `hours` more, or until `until`.
+    Extended { seat: Option<Seat>, hours: Option<i64>, until: Option<String>, reason: String },
+    /// A seat's clock stops from `from` to `until` (UTC, RFC 3339).
+    VacationTaken { seat: Seat, from: String, until: String },
+    /// A new player takes over a seat (its old links are revoked separately).
+    SubstituteSeated { seat: Seat, name: String },
+    /// A seat is out: from now on the system plays it at once.
+    SeatForfeited { seat: Seat, reason: String },
 }
 
 /// An envelope's body: a kernel event or a game's own event.

@@ -127,6 +127,21 @@ pub struct Table {
     /// Seq of the last setup event: nothing before it can be rolled back.
     pub setup_end: u64,
     undo: Vec<UndoStep>,
+    /// The clocks: the deadline policy, whether the host stopped them, the
+    /// consecutive timeouts and forfeits per seat, vacations.
+    pub clock: Clocks,
+}
+
+/// What the log says about deadlines (the times themselves are computed by
+/// the server's scheduler from these facts).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub policy: Value,
+    pub paused: Option<std::collections::BTreeMap<String, i64>>,
+    pub timeouts: Vec<u32>,
+    pub forfeited: Vec<bool>,
+    /// Per seat: the end of its latest vacation (RFC 3339), if any.
+    pub vacation_until: Vec<Option<String>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -140,6 +155,8 @@ struct Saved {
     seed_revealed: Option<String>,
     setup_end: u64,
     undo: Vec<UndoStep>,
+    #[serde(default)]
+    clock: Clocks,
 }
 
 fn game_body(game: &dyn DynGame, event: Value) -> Body {
@@ -267,6 +284,13 @@ impl Table {
             seed_revealed: None,
             setup_end: 0,
             undo: Vec::new(),
+            clock: Clocks {
+                policy: Value::Null,
+                paused: None,
+                timeouts: vec![0; seats.len()],
+                forfeited: vec![false; seats.len()],
+                vacation_until: vec![None; seats.len()],
+            },
         })
     }
 
@@ -294,6 +318,11 @@ impl Table {
                 self.game
                     .apply(&mut self.state, *v, event)
                     .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
+                if let (Some(_), Actor::Seat(s)) = (&env.decision, env.actor) {
+                    if let Some(t) = self.clock.timeouts.get_mut(s as usize) {
+                        *t = 0;
+                    }
+                }
                 if let Some(d) = &env.decision {
                     match (d.undoable, env.actor) {
                         (true, Actor::Seat(seat)) => self.undo.push(UndoStep { first_seq: env.seq, seat }),
@@ -315,6 +344,33 @@ impl Table {
                     return Err(FoldError::Chain { seq: env.seq, problem: "a second GameCreated".into() })
                 }
                 KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } => self.undo.clear(),
+                KernelEvent::DeadlinePolicySet { policy } => self.clock.policy = policy.clone(),
+                KernelEvent::GraceGranted { .. } | KernelEvent::Extended { .. } => {}
+                KernelEvent::TimedOut { seat, .. } => {
+                    if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
+                        *t += 1;
+                    }
+                }
+                KernelEvent::Paused { remaining_ms, .. } => self.clock.paused = Some(remaining_ms.clone()),
+                KernelEvent::Resumed => self.clock.paused = None,
+                KernelEvent::VacationTaken { seat, until, .. } => {
+                    if let Some(v) = self.clock.vacation_until.get_mut(*seat as usize) {
+                        *v = Some(until.clone());
+                    }
+                }
+                KernelEvent::SubstituteSeated { seat, name } => {
+                    if let Some(n) = self.created.seats.get_mut(*seat as usize) {
+                        *n = name.clone();
+                    }
+                    if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
+                        *t = 0;
+                    }
+                }
+                KernelEvent::SeatForfeited { seat, .. } => {
+                    if let Some(f) = self.clock.forfeited.get_mut(*seat as usize) {
+                        *f = true;
+                    }
+                }
             },
         }
         Ok(())
@@ -517,6 +573,7 @@ impl Table {
             seed_revealed: self.seed_revealed.clone(),
             setup_end: self.setup_end,
             undo: self.undo.clone(),
+            clock: self.clock.clone(),
         })
         .expect("JSON")
     }
@@ -539,6 +596,7 @@ impl Table {
             seed_revealed: s.seed_revealed,
             setup_end: s.setup_end,
             undo: s.undo,
+            clock: s.clock,
         })
     }
 }
@@ -596,6 +654,24 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
             format!("{}'s old links revoked: {reason}", name(seat))
         }
         KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
+        KernelEvent::DeadlinePolicySet { .. } => "The deadlines were set".into(),
+        KernelEvent::GraceGranted { seat, until, .. } => {
+            format!("{} missed the deadline and has until {until}", name(seat))
+        }
+        KernelEvent::TimedOut { seat, .. } => format!("{} timed out; the rules' default is played", name(seat)),
+        KernelEvent::Paused { reason, .. } => format!("The host paused the clocks: {reason}"),
+        KernelEvent::Resumed => "The host restarted the clocks".into(),
+        KernelEvent::Extended { seat, hours, until, reason } => {
+            let who = seat.map_or_else(|| "Every seat".to_owned(), |s| name(&s));
+            match (hours, until) {
+                (Some(h), _) => format!("{who} got {h} more hours: {reason}"),
+                (None, Some(u)) => format!("{who} has until {u}: {reason}"),
+                (None, None) => format!("{who} got more time: {reason}"),
+            }
+        }
+        KernelEvent::VacationTaken { seat, until, .. } => format!("{} is away until {until}", name(seat)),
+        KernelEvent::SubstituteSeated { seat, name: n } => format!("{n} takes over seat {}", seat + 1),
+        KernelEvent::SeatForfeited { seat, reason } => format!("{} forfeits: {reason}", name(seat)),
     }
 }
 

@@ -55,6 +55,10 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::POST, "/api/v1/games/{id}/fork", web::post().to(fork)),
         (Method::GET, "/api/v1/games/{id}/verify", web::get().to(verify)),
         (Method::POST, "/api/v1/games/{id}/seats/{seat}/token", web::post().to(reissue)),
+        (Method::POST, "/api/v1/games/{id}/seats/{seat}/substitute", web::post().to(substitute)),
+        (Method::POST, "/api/v1/games/{id}/clock", web::post().to(clock)),
+        (Method::GET, "/api/v1/games/{id}/dead-letters", web::get().to(dead_letters)),
+        (Method::POST, "/api/v1/games/{id}/dead-letters/{mail}/retry", web::post().to(retry_dead_letter)),
     ]
 }
 
@@ -115,6 +119,7 @@ pub fn serve(
                     .error_handler(|e, _| ApiError::bad_request(format!("the path is not valid: {e}")).into()),
             )
             .configure(configure)
+            .configure(crate::mail::pages::configure)
             .configure(crate::web::configure)
             .default_service(web::to(not_found))
             .wrap_fn(move |req, srv| {
@@ -230,7 +235,12 @@ async fn healthz() -> HttpResponse {
 }
 
 async fn metrics(svc: Svc) -> HttpResponse {
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(svc.cached_games()))
+    let (outbox, dead) = svc.outbox_depth();
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(
+        svc.cached_games(),
+        outbox,
+        dead,
+    ))
 }
 
 async fn openapi_json() -> HttpResponse {
@@ -388,4 +398,29 @@ async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, 
         Err(e) => return Err(e),
     };
     Ok(HttpResponse::Ok().json(svc.reissue(&game, &c, seat, reason).await?))
+}
+
+async fn substitute(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, body: Payload) -> ApiResult {
+    let (game, seat) = path.into_inner();
+    let seat: u8 = seat.parse().map_err(|_| ApiError::bad_request(format!("seat {seat:?} is not a seat number")))?;
+    let c = required_claims(&svc, &req, &game).await?;
+    let v = read_json(&req, body).await?;
+    Ok(HttpResponse::Ok().json(svc.substitute(&game, &c, seat, v).await?))
+}
+
+async fn clock(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
+    let c = required_claims(&svc, &req, &path).await?;
+    let v = read_json(&req, body).await?;
+    Ok(HttpResponse::Ok().json(svc.clock_action(&path, &c, v).await?))
+}
+
+async fn dead_letters(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    let c = required_claims(&svc, &req, &path).await?;
+    Ok(HttpResponse::Ok().json(json!({ "dead_letters": svc.dead_letters(&path, &c).await? })))
+}
+
+async fn retry_dead_letter(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>) -> ApiResult {
+    let (game, mail) = path.into_inner();
+    let c = required_claims(&svc, &req, &game).await?;
+    Ok(HttpResponse::Ok().json(svc.retry_dead_letter(&game, &c, &mail).await?))
 }

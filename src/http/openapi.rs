@@ -72,7 +72,8 @@ pub fn document() -> Value {
                     "ruleset": { "type": "string" }, "options": { "type": "object" },
                     "seats": { "type": "array", "items": { "type": "object", "required": ["name"], "properties": {
                         "name": { "type": "string", "minLength": 1, "maxLength": 40 }, "email": { "type": "string", "format": "email" } } } },
-                    "deadlines": { "type": "object", "description": "the deadline policy per decision class" } } },
+                    "deadlines": { "$ref": "#/components/schemas/DeadlinePolicy" },
+                    "host": { "type": "object", "properties": { "name": { "type": "string" }, "email": { "type": "string" }, "tz": { "type": "string" } } } } },
                 "CreatedGame": { "type": "object", "properties": {
                     "game_id": { "type": "string" }, "ruleset": { "type": "string" }, "seed_commitment": { "type": "string", "description": "hex SHA-256 of the secret seed, revealed at the end" },
                     "host_token": { "type": "string" }, "referee_token": { "type": "string" }, "head": { "type": "integer" },
@@ -109,6 +110,18 @@ pub fn document() -> Value {
                 "Verify": { "type": "object", "properties": {
                     "chain_ok": { "type": "boolean" }, "ok": { "type": "boolean" }, "events": { "type": "integer" },
                     "problem": {}, "seed_commitment": { "type": "string" }, "seed": { "type": ["string", "null"] }, "draws": { "type": "object" } } },
+                "ClockAction": { "oneOf": [
+                    { "type": "object", "required": ["action", "reason"], "properties": { "action": { "const": "pause" }, "reason": { "type": "string" } } },
+                    { "type": "object", "required": ["action"], "properties": { "action": { "const": "resume" } } },
+                    { "type": "object", "required": ["action", "reason"], "properties": { "action": { "const": "extend" }, "seat": { "type": "integer" },
+                        "hours": { "type": "integer" }, "until": { "type": "string", "format": "date-time" }, "reason": { "type": "string" } } },
+                    { "type": "object", "required": ["action", "policy"], "properties": { "action": { "const": "set_policy" }, "policy": { "$ref": "#/components/schemas/DeadlinePolicy" } } },
+                    { "type": "object", "required": ["action", "seat", "until"], "properties": { "action": { "const": "vacation" }, "seat": { "type": "integer" },
+                        "until": { "type": "string", "format": "date-time" } } } ] },
+                "DeadlinePolicy": { "type": ["object", "null"], "required": ["plan_hours", "turn_hours", "small_hours"], "properties": {
+                    "plan_hours": { "type": "number" }, "turn_hours": { "type": "number" }, "small_hours": { "type": "number" },
+                    "reminders_hours": { "type": "array", "items": { "type": "number" } }, "grace_hours": { "type": "number", "default": 24 },
+                    "substitute_after": { "type": "integer", "default": 2 }, "forfeit_after": { "type": "integer", "default": 4 } } },
                 "NewLink": { "type": "object", "properties": {
                     "seat": { "type": "integer" }, "generation": { "type": "integer" }, "token": { "type": "string" }, "link": { "type": "string" } } }
             }
@@ -152,7 +165,24 @@ pub fn document() -> Value {
                 "security": [{ "bearer": [] }],
                 "parameters": [id(), { "name": "seat", "in": "path", "required": true, "schema": { "type": "integer" } }],
                 "requestBody": { "required": false, "content": { "application/json": { "schema": { "type": "object", "properties": { "reason": { "type": "string" } } } } } },
-                "responses": common(json!({ "200": ok("the new link", "NewLink"), "422": problem("no such seat") })) } }
+                "responses": common(json!({ "200": ok("the new link", "NewLink"), "422": problem("no such seat") })) } },
+            "/api/v1/games/{id}/seats/{seat}/substitute": { "post": { "summary": "seat a substitute (host): old links revoked, the new player invited",
+                "security": [{ "bearer": [] }],
+                "parameters": [id(), { "name": "seat", "in": "path", "required": true, "schema": { "type": "integer" } }],
+                "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["name"], "properties": {
+                    "name": { "type": "string" }, "email": { "type": "string" }, "tz": { "type": "string" } } } } } },
+                "responses": common(json!({ "200": ok("the substitute's link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat, bad address or time zone") })) } },
+            "/api/v1/games/{id}/clock": { "post": { "summary": "pause, resume, extend, set the deadline policy (host), or take a vacation (the seat itself)",
+                "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("ClockAction"),
+                "responses": common(json!({ "200": { "description": "done; the event and the clocks" },
+                    "409": problem("the game is over"), "422": problem("a time in the past, a bad policy, nothing to resume") })) } },
+            "/api/v1/games/{id}/dead-letters": { "get": { "summary": "mail given up after too many failures (host)",
+                "security": [{ "bearer": [] }], "parameters": [id()],
+                "responses": common(json!({ "200": { "description": "the dead letters" } })) } },
+            "/api/v1/games/{id}/dead-letters/{mail}/retry": { "post": { "summary": "send a dead letter again (host)",
+                "security": [{ "bearer": [] }],
+                "parameters": [id(), { "name": "mail", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "responses": common(json!({ "200": { "description": "queued again" } })) } }
         }
     })
 }

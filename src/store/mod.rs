@@ -8,6 +8,8 @@
 
 pub mod memory;
 pub mod sled;
+#[cfg(test)]
+pub mod suite;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -79,7 +81,9 @@ pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait EventStore: Send + Sync + 'static {
     /// Append atomically and durably. Resolves only after the write is on
     /// disk (or has failed). Fails with [`StoreError::Conflict`] if the log's
-    /// head is not `expect_head`; then nothing of the write is stored.
+    /// head is not `expect_head`; then nothing of the write is stored. On
+    /// [`StoreError::Io`] the outcome is unknown: reload before deciding again.
+    /// Announce events (streams, mail) only after this has resolved `Ok`.
     fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>>;
 
     /// The seq of the last event of `game`, `None` if the game has no log.

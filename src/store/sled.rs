@@ -1,15 +1,720 @@
-//! The embedded sled backend (being written in parallel; this placeholder
-//! only lets the rest of the server compile).
+//! The embedded sled backend (DESIGN.md §4).
+//!
+//! One sled [`Db`] with two trees:
+//!
+//! - `main`: everything that must be durable, written only by the committer
+//!   thread and only through [`sled::Batch`]es (each applied atomically).
+//!   Every key starts with a one-byte kind:
+//!   - `e ‖ game id (16 bytes) ‖ seq (u64 big-endian)` → the envelope as JSON;
+//!   - `g`, `i`, `o`, `d` ‖ key → a side record ([`Side`]).
+//! - `snapshots`: `game id ‖ seq (u64 big-endian)` → a snapshot. A cache,
+//!   written directly and never flushed on purpose.
+//!
+//! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
+//! write to one committer thread and wait for its answer. The committer takes
+//! one write, then everything else already queued (it never waits for more),
+//! checks and applies each, then flushes once and answers every writer of the
+//! group. A write is acknowledged only after that flush succeeded. The
+//! futures are lazy: a write is queued when its future is first polled.
+//!
+//! Reads go straight to sled, so they may see a write of the group being
+//! flushed before its writer is answered; announce an event to others only
+//! after its append has resolved. `close` (and `Drop`) block until the
+//! committer has drained its queue and flushed.
+//!
+//! sled's own `flush` is not enough for that promise: on Linux, sled 0.34
+//! ends it with `sync_file_range`, which flushes neither the drive's write
+//! cache nor the file's metadata (sled issue #1452), and it never syncs the
+//! blob files it writes for oversized pages. So every flush is followed by a
+//! `Syncer` pass: `fdatasync` of sled's log file, of any blob file not yet
+//! synced, and of the directories whose entries changed.
+//!
+//! A failed flush answers every writer of its group with [`StoreError::Io`]
+//! (their writes may or may not be on disk), and from then on the store
+//! refuses every write with `Io` until it is reopened: after a failed fsync a
+//! later one can succeed without the lost pages.
 
-use std::path::Path;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::fs::File;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Mutex, MutexGuard};
+use std::thread::JoinHandle;
 
-use super::memory::MemoryStore;
-use super::StoreResult;
+use runestone_engine::Envelope;
+use sled::{Batch, Db, Tree};
+use tokio::sync::oneshot;
 
-pub type SledStore = MemoryStore;
+use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
-impl MemoryStore {
-    pub fn open(_path: &Path) -> StoreResult<SledStore> {
-        Ok(MemoryStore::default())
+/// Kind byte of event keys in the main tree.
+const EVENT: u8 = b'e';
+/// Length of an event key: kind ‖ game id ‖ seq.
+const EVENT_KEY_LEN: usize = 1 + GAME_ID_LEN + 8;
+/// The most writes the committer takes into one group.
+const MAX_GROUP: usize = 4096;
+
+type GameKey = [u8; GAME_ID_LEN];
+type Reply = oneshot::Sender<StoreResult<()>>;
+
+/// The sled-backed [`EventStore`].
+pub struct SledStore {
+    db: Db,
+    main: Tree,
+    snapshots: Tree,
+    /// The committer's queue; `None` once closed.
+    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    committer: Mutex<Option<JoinHandle<()>>>,
+    /// Tests set this to make the committer's fdatasyncs fail.
+    #[cfg(test)]
+    fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A write checked and serialized by its caller, ready for the committer.
+enum Job {
+    Append {
+        game: GameKey,
+        expect_head: Option<u64>,
+        /// Keys and JSON of the events, in seq order.
+        events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+        side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        reply: Reply,
+    },
+    Put {
+        side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        reply: Reply,
+    },
+}
+
+fn io(context: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Io(format!("{context}: {e}"))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn game_key(game: &str) -> StoreResult<GameKey> {
+    game.as_bytes().try_into().map_err(|_| {
+        StoreError::Malformed(format!("a game id is {GAME_ID_LEN} bytes long; {game:?} is {}", game.len()))
+    })
+}
+
+fn event_key(game: &GameKey, seq: u64) -> [u8; EVENT_KEY_LEN] {
+    let mut k = [0u8; EVENT_KEY_LEN];
+    k[0] = EVENT;
+    k[1..1 + GAME_ID_LEN].copy_from_slice(game);
+    k[1 + GAME_ID_LEN..].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+fn event_prefix(game: &GameKey) -> [u8; 1 + GAME_ID_LEN] {
+    let mut k = [0u8; 1 + GAME_ID_LEN];
+    k[0] = EVENT;
+    k[1..].copy_from_slice(game);
+    k
+}
+
+fn snapshot_key(game: &GameKey, seq: u64) -> [u8; GAME_ID_LEN + 8] {
+    let mut k = [0u8; GAME_ID_LEN + 8];
+    k[..GAME_ID_LEN].copy_from_slice(game);
+    k[GAME_ID_LEN..].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+fn seq_of(key: &[u8]) -> u64 {
+    u64::from_be_bytes(key[key.len() - 8..].try_into().expect("8 bytes"))
+}
+
+fn side_tag(side: Side) -> u8 {
+    match side {
+        Side::Games => b'g',
+        Side::Idempotency => b'i',
+        Side::Outbox => b'o',
+        Side::Deadlines => b'd',
+    }
+}
+
+fn side_key(side: Side, key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + key.len());
+    k.push(side_tag(side));
+    k.extend_from_slice(key);
+    k
+}
+
+fn side_ops(writes: Vec<SideWrite>) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+    writes.into_iter().map(|w| (side_key(w.side, &w.key), w.value)).collect()
+}
+
+/// The seq of the last event of `game` in the main tree.
+fn read_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
+    match main.scan_prefix(event_prefix(game)).next_back() {
+        None => Ok(None),
+        Some(Err(e)) => Err(io("reading the head", e)),
+        Some(Ok((k, _))) if k.len() == EVENT_KEY_LEN => Ok(Some(seq_of(&k))),
+        Some(Ok((k, _))) => Err(StoreError::Corrupt(format!("event key {k:?} has the wrong length"))),
+    }
+}
+
+/// Check a write and serialize its events (done by the caller, so the
+/// committer's work per write is only the head check and the batch).
+fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
+    let Write { game, expect_head, events, side } = write;
+    let key = game_key(&game)?;
+    let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
+    let first = match expect_head {
+        None => 0,
+        Some(h) => {
+            h.checked_add(1).ok_or_else(|| malformed(format!("expect_head {h} leaves no room for another event")))?
+        }
+    };
+    let mut out = Vec::with_capacity(events.len());
+    for (i, env) in events.iter().enumerate() {
+        let want = first + i as u64;
+        if env.seq != want {
+            return Err(malformed(format!(
+                "event {i} of the write has seq {}, expected {want} (consecutive after {expect_head:?})",
+                env.seq
+            )));
+        }
+        if env.game != game {
+            return Err(malformed(format!("event seq {} belongs to game {:?}", env.seq, env.game)));
+        }
+        let json = serde_json::to_vec(env)
+            .map_err(|e| malformed(format!("event seq {} cannot be serialized: {e}", env.seq)))?;
+        out.push((event_key(&key, env.seq), json));
+    }
+    Ok(Job::Append { game: key, expect_head, events: out, side: side_ops(side), reply })
+}
+
+impl SledStore {
+    /// Open (or create) the store in the directory `path`.
+    pub fn open(path: &Path) -> StoreResult<SledStore> {
+        let db = sled::Config::new().path(path).open().map_err(|e| io("opening the sled database", e))?;
+        let main = db.open_tree("main").map_err(|e| io("opening the main tree", e))?;
+        let snapshots = db.open_tree("snapshots").map_err(|e| io("opening the snapshot tree", e))?;
+        let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+        #[cfg(test)]
+        let fail_syncs = syncer.fail.clone();
+        let (tx, rx) = mpsc::channel();
+        let committer = {
+            let (db, main) = (db.clone(), main.clone());
+            std::thread::Builder::new()
+                .name("sled-committer".into())
+                .spawn(move || run_committer(db, main, syncer, rx))
+                .map_err(|e| io("starting the committer thread", e))?
+        };
+        Ok(SledStore {
+            db,
+            main,
+            snapshots,
+            queue: Mutex::new(Some(tx)),
+            committer: Mutex::new(Some(committer)),
+            #[cfg(test)]
+            fail_syncs,
+        })
+    }
+
+    /// Hand a job to the committer; `Closed` once the store is closed.
+    fn enqueue(&self, job: Job) -> StoreResult<()> {
+        match lock(&self.queue).as_ref() {
+            Some(tx) => tx.send(job).map_err(|_| StoreError::Closed),
+            None => Err(StoreError::Closed),
+        }
+    }
+
+    async fn wait(rx: oneshot::Receiver<StoreResult<()>>) -> StoreResult<()> {
+        rx.await.unwrap_or_else(|_| Err(StoreError::Io("the committer stopped before answering".into())))
+    }
+
+    /// Stop the committer after it has drained its queue, then flush.
+    fn shutdown(&self) -> StoreResult<()> {
+        drop(lock(&self.queue).take());
+        if let Some(handle) = lock(&self.committer).take() {
+            handle.join().map_err(|_| StoreError::Io("the committer thread panicked".into()))?;
+        }
+        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))
+    }
+
+    fn parse_event(game: &str, key: &[u8], value: &[u8]) -> StoreResult<Envelope> {
+        if key.len() != EVENT_KEY_LEN {
+            return Err(StoreError::Corrupt(format!("game {game}: event key {key:?} has the wrong length")));
+        }
+        let seq = seq_of(key);
+        let env: Envelope = serde_json::from_slice(value)
+            .map_err(|e| StoreError::Corrupt(format!("game {game} seq {seq}: unreadable envelope: {e}")))?;
+        if env.seq != seq || env.game != game {
+            return Err(StoreError::Corrupt(format!(
+                "game {game} seq {seq}: the stored envelope says game {:?} seq {}",
+                env.game, env.seq
+            )));
+        }
+        Ok(env)
+    }
+}
+
+impl Drop for SledStore {
+    fn drop(&mut self) {
+        if let Err(e) = self.shutdown() {
+            tracing::error!("closing the sled store: {e}");
+        }
+    }
+}
+
+/// The committer thread: one group per turn until the queue is closed.
+fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>) {
+    let mut group = Vec::new();
+    let mut failed: Option<String> = None;
+    while let Ok(first) = rx.recv() {
+        group.push(first);
+        while group.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        match &failed {
+            // After a failed fsync the kernel may have dropped the dirty
+            // pages and a later fsync may succeed without them: take no more
+            // writes rather than acknowledge one that may not be on disk.
+            Some(why) => {
+                for job in group.drain(..) {
+                    let msg = format!("an earlier flush failed ({why}); no more writes until the store is reopened");
+                    let _ = job.into_reply().send(Err(StoreError::Io(msg)));
+                }
+            }
+            None => {
+                if let Err(e) = commit_group(&db, &main, &mut syncer, &mut group) {
+                    tracing::error!("flushing the sled store failed, refusing further writes: {e}");
+                    failed = Some(e);
+                }
+            }
+        }
+    }
+    if failed.is_none() {
+        if let Err(e) = flush(&db, &mut syncer) {
+            tracing::error!("final flush of the sled store: {e}");
+        }
+    }
+}
+
+impl Job {
+    fn into_reply(self) -> Reply {
+        match self {
+            Job::Append { reply, .. } | Job::Put { reply, .. } => reply,
+        }
+    }
+}
+
+/// Check and apply every write of the group, flush once, answer everyone.
+/// An error means the flush failed (and every applied writer was told so).
+fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>) -> Result<(), String> {
+    // Heads as left by the writes this group already applied.
+    let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
+    let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
+    for job in group.drain(..) {
+        let (result, reply) = match job {
+            Job::Append { game, expect_head, events, side, reply } => {
+                (apply_append(main, &mut heads, game, expect_head, events, side), reply)
+            }
+            Job::Put { side, reply } => {
+                let mut batch = Batch::default();
+                add_side(&mut batch, side);
+                (main.apply_batch(batch).map_err(|e| io("applying a batch", e)), reply)
+            }
+        };
+        match result {
+            Ok(()) => applied.push(reply),
+            // Refused or failed writes were not written: answer at once.
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+    if applied.is_empty() {
+        return Ok(());
+    }
+    let flushed = flush(db, syncer);
+    for reply in applied {
+        let answer = match &flushed {
+            Ok(()) => Ok(()),
+            Err(e) => Err(StoreError::Io(format!("flush: {e}"))),
+        };
+        // A writer that stopped waiting does not need the answer.
+        let _ = reply.send(answer);
+    }
+    flushed
+}
+
+/// sled's flush, then the fdatasyncs it leaves out.
+fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
+    db.flush().map_err(|e| format!("sled: {e}"))?;
+    syncer.sync().map_err(|e| format!("fdatasync: {e}"))
+}
+
+/// Makes what sled's flush wrote durable (see the module docs).
+struct Syncer {
+    /// sled's log file (`db` in its directory; fixed by the pinned version).
+    log: File,
+    blob_dir: PathBuf,
+    /// Blob files already synced.
+    blobs: HashSet<OsString>,
+    /// Tests make the next syncs fail with this.
+    #[cfg(test)]
+    fail: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Syncer {
+    fn open(dir: &Path) -> std::io::Result<Syncer> {
+        // Windows flushes only handles opened for writing; nothing is written.
+        let log = std::fs::OpenOptions::new().read(true).write(cfg!(windows)).open(dir.join("db"))?;
+        let blob_dir = dir.join("blobs");
+        // The entries sled created at open (its files, the blob directory).
+        sync_dir(dir)?;
+        let mut syncer = Syncer {
+            log,
+            blob_dir,
+            blobs: HashSet::new(),
+            #[cfg(test)]
+            fail: Default::default(),
+        };
+        syncer.sync()?;
+        Ok(syncer)
+    }
+
+    fn sync(&mut self) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(std::io::Error::other("injected failure"));
+        }
+        let mut present = HashSet::with_capacity(self.blobs.len());
+        let mut new = false;
+        match std::fs::read_dir(&self.blob_dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    let name = entry?.file_name();
+                    if !self.blobs.contains(&name) {
+                        match File::open(self.blob_dir.join(&name)) {
+                            Ok(f) => f.sync_data()?,
+                            // Collected by sled meanwhile.
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                            Err(e) => return Err(e),
+                        }
+                        new = true;
+                    }
+                    present.insert(name);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        if new {
+            sync_dir(&self.blob_dir)?;
+        }
+        self.blobs = present;
+        self.log.sync_data()
+    }
+}
+
+/// Make a directory's entries durable (a no-op where directories cannot be
+/// opened as files).
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    if cfg!(unix) {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+fn add_side(batch: &mut Batch, side: Vec<(Vec<u8>, Option<Vec<u8>>)>) {
+    for (k, v) in side {
+        match v {
+            Some(v) => batch.insert(k, v),
+            None => batch.remove(k),
+        }
+    }
+}
+
+fn apply_append(
+    main: &Tree,
+    heads: &mut HashMap<GameKey, Option<u64>>,
+    game: GameKey,
+    expect_head: Option<u64>,
+    events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+    side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+) -> StoreResult<()> {
+    let head = match heads.get(&game) {
+        Some(h) => *h,
+        None => read_head(main, &game)?,
+    };
+    if head != expect_head {
+        heads.insert(game, head);
+        return Err(StoreError::Conflict {
+            game: String::from_utf8_lossy(&game).into_owned(),
+            expected: expect_head,
+            found: head,
+        });
+    }
+    let new_head = events.last().map(|(k, _)| seq_of(k)).or(head);
+    let mut batch = Batch::default();
+    for (k, json) in events {
+        batch.insert(&k[..], json);
+    }
+    add_side(&mut batch, side);
+    main.apply_batch(batch).map_err(|e| io("applying a batch", e))?;
+    heads.insert(game, new_head);
+    Ok(())
+}
+
+impl EventStore for SledStore {
+    fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            let job = prepare_append(write, tx)?;
+            self.enqueue(job)?;
+            Self::wait(rx).await
+        })
+    }
+
+    fn head(&self, game: &str) -> StoreResult<Option<u64>> {
+        read_head(&self.main, &game_key(game)?)
+    }
+
+    fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
+        let key = game_key(game)?;
+        let to = to.unwrap_or(u64::MAX);
+        if to < from {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for item in self.main.range(event_key(&key, from)..=event_key(&key, to)) {
+            let (k, v) = item.map_err(|e| io("loading a log", e))?;
+            let want = from + out.len() as u64;
+            let env = Self::parse_event(game, &k, &v)?;
+            if env.seq != want {
+                return Err(StoreError::Corrupt(format!(
+                    "game {game} seq {want}: missing (the log jumps to {})",
+                    env.seq
+                )));
+            }
+            out.push(env);
+        }
+        Ok(out)
+    }
+
+    fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        let v = self.main.get(side_key(side, key)).map_err(|e| io("reading a side record", e))?;
+        Ok(v.map(|v| v.to_vec()))
+    }
+
+    fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.main
+            .scan_prefix(side_key(side, prefix))
+            .take(limit)
+            .map(|item| {
+                let (k, v) = item.map_err(|e| io("scanning side records", e))?;
+                Ok((k[1..].to_vec(), v.to_vec()))
+            })
+            .collect()
+    }
+
+    fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            self.enqueue(Job::Put { side: side_ops(writes), reply: tx })?;
+            Self::wait(rx).await
+        })
+    }
+
+    fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()> {
+        let key = game_key(game)?;
+        self.snapshots.insert(snapshot_key(&key, seq), snapshot).map_err(|e| io("caching a snapshot", e))?;
+        Ok(())
+    }
+
+    fn snapshot_at_or_before(&self, game: &str, seq: u64) -> StoreResult<Option<(u64, Vec<u8>)>> {
+        let key = game_key(game)?;
+        match self.snapshots.range(snapshot_key(&key, 0)..=snapshot_key(&key, seq)).next_back() {
+            None => Ok(None),
+            Some(Err(e)) => Err(io("reading a snapshot", e)),
+            Some(Ok((k, v))) => Ok(Some((seq_of(&k), v.to_vec()))),
+        }
+    }
+
+    fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>> {
+        // One seek per game: past the last possible key of the previous one.
+        let mut cursor = after.map(game_key).transpose()?;
+        let mut out = Vec::new();
+        while out.len() < limit {
+            let next = match &cursor {
+                None => self.main.scan_prefix([EVENT]).next(),
+                Some(g) => self.main.range((Bound::Excluded(event_key(g, u64::MAX)), Bound::Unbounded)).next(),
+            };
+            let Some(item) = next else { break };
+            let (k, _) = item.map_err(|e| io("listing games", e))?;
+            if k[0] != EVENT {
+                break;
+            }
+            if k.len() != EVENT_KEY_LEN {
+                return Err(StoreError::Corrupt(format!("event key {k:?} has the wrong length")));
+            }
+            let g: GameKey = k[1..1 + GAME_ID_LEN].try_into().expect("16 bytes");
+            let id = String::from_utf8(g.to_vec())
+                .map_err(|_| StoreError::Corrupt(format!("event key {k:?}: the game id is not UTF-8")))?;
+            out.push(id);
+            cursor = Some(g);
+        }
+        Ok(out)
+    }
+
+    fn close(&self) -> StoreResult<()> {
+        self.shutdown()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::store::suite;
+
+    fn fresh() -> (SledStore, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        (SledStore::open(dir.path()).expect("open"), dir)
+    }
+
+    macro_rules! suite_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() {
+                let (store, _dir) = fresh();
+                suite::$name(&store).await;
+            }
+        )*};
+    }
+
+    suite_tests!(
+        append_new_game_and_load,
+        head_follows_appends,
+        stale_expect_head_conflicts_and_leaves_nothing,
+        new_game_on_existing_log_conflicts,
+        malformed_writes_are_refused,
+        side_records_are_atomic_with_events,
+        put_get_scan,
+        snapshots,
+        games_paging,
+        append_after_close_fails,
+    );
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_appenders() {
+        let (store, _dir) = fresh();
+        suite::concurrent_appenders(Arc::new(store)).await;
+    }
+
+    #[tokio::test]
+    async fn one_group_checks_its_writes_against_each_other() {
+        let (store, _dir) = fresh();
+        let g = suite::game_id("group", 1);
+        let create = suite::new_game_write(&g, 2);
+        let last = create.events.last().expect("events").clone();
+        let next = suite::next_write(&last, 1);
+        let rival = suite::next_write(&last, 2);
+        // Queued in this order, most likely into one group.
+        let (a, b, c) = tokio::join!(store.append(create), store.append(next), store.append(rival));
+        a.expect("create");
+        b.expect("the write right after it in the queue");
+        match c {
+            Err(StoreError::Conflict { expected: Some(1), found: Some(2), .. }) => {}
+            other => panic!("expected a conflict with the queued write, got {other:?}"),
+        }
+        assert_eq!(store.head(&g).expect("head"), Some(2));
+        runestone_engine::log::check_chain(&store.load(&g, 0, None).expect("load")).expect("chain");
+    }
+
+    #[tokio::test]
+    async fn close_is_idempotent_and_reads_still_work() {
+        let (store, _dir) = fresh();
+        let g = suite::game_id("close", 1);
+        store.append(suite::new_game_write(&g, 2)).await.expect("append");
+        store.close().expect("close");
+        store.close().expect("close again");
+        assert_eq!(store.load(&g, 0, None).expect("load").len(), 2);
+    }
+
+    #[tokio::test]
+    async fn other_game_ids_are_malformed() {
+        let (store, _dir) = fresh();
+        assert!(matches!(store.head("short"), Err(StoreError::Malformed(_))));
+        assert!(matches!(store.load("short", 0, None), Err(StoreError::Malformed(_))));
+        assert!(matches!(store.games(Some("short"), 1), Err(StoreError::Malformed(_))));
+        assert!(matches!(store.put_snapshot("short", 0, b""), Err(StoreError::Malformed(_))));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn reopen_keeps_everything() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_owned();
+        let open = move || -> Box<dyn EventStore> { Box::new(SledStore::open(&path).expect("open")) };
+        suite::reopen_keeps_everything(&open).await;
+    }
+
+    #[tokio::test]
+    async fn unreadable_event_is_corrupt() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = suite::game_id("corrupt", 0);
+        {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&game, 3)).await.expect("append");
+            store.close().expect("close");
+        }
+        {
+            let db = sled::open(dir.path()).expect("raw open");
+            let main = db.open_tree("main").expect("tree");
+            main.insert(event_key(&game_key(&game).unwrap(), 2), &b"{not json"[..]).expect("insert");
+            db.flush().expect("flush");
+        }
+        let store = SledStore::open(dir.path()).expect("reopen");
+        match store.load(&game, 0, None) {
+            Err(StoreError::Corrupt(msg)) => {
+                assert!(msg.contains(&game) && msg.contains("seq 2"), "{msg}");
+            }
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
+        assert_eq!(store.load(&game, 0, Some(1)).expect("the readable part").len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_the_group_and_every_later_write() {
+        let (store, _dir) = fresh();
+        let g = suite::game_id("fail", 1);
+        store.append(suite::new_game_write(&g, 1)).await.expect("append");
+        let last = store.load(&g, 0, None).expect("load").pop().expect("event");
+        store.fail_syncs.store(true, std::sync::atomic::Ordering::SeqCst);
+        match store.append(suite::next_write(&last, 1)).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("injected"), "{msg}"),
+            other => panic!("expected Io, got {other:?}"),
+        }
+        store.fail_syncs.store(false, std::sync::atomic::Ordering::SeqCst);
+        let other = suite::game_id("fail", 2);
+        match store.append(suite::new_game_write(&other, 1)).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("earlier flush failed"), "{msg}"),
+            other => panic!("expected Io after a failed flush, got {other:?}"),
+        }
+        assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Io(_))));
+        assert_eq!(store.head(&other).expect("head"), None, "the refused write was not applied");
+    }
+
+    #[test]
+    fn drop_stops_the_committer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = SledStore::open(dir.path()).expect("open");
+        drop(store);
+        // sled holds a lock on its directory while open: reopening proves
+        // everything, the committer's handles included, was released.
+        let store = SledStore::open(dir.path()).expect("reopen");
+        assert_eq!(store.games(None, 10).expect("games"), Vec::<String>::new());
     }
 }

@@ -145,10 +145,10 @@ pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
     if ruleset.is_empty() {
         errors.insert("ruleset".into(), json!("choose a game"));
     }
-    let json_field = |name: &str, errors: &mut Map<String, Value>| -> Value {
+    let json_field = |name: &str, empty: Value, errors: &mut Map<String, Value>| -> Value {
         let raw = form.get(name).unwrap_or_default().trim();
         if raw.is_empty() {
-            return json!({});
+            return empty;
         }
         match serde_json::from_str::<Value>(raw) {
             Ok(v @ Value::Object(_)) => v,
@@ -162,8 +162,9 @@ pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
             }
         }
     };
-    let options = json_field("options", &mut errors);
-    let deadlines = json_field("deadlines", &mut errors);
+    let options = json_field("options", json!({}), &mut errors);
+    // No policy written: no deadlines.
+    let deadlines = json_field("deadlines", Value::Null, &mut errors);
     let mut seats = Vec::new();
     for i in 0..rows {
         let name = form.get(&format!("name.{i}")).unwrap_or_default().trim();
@@ -221,5 +222,6 @@ mod tests {
         assert!(e["seats"].as_str().unwrap().contains("give a name"));
         let ok = create_request(&form(&[("ruleset", "duel"), ("name.0", "Ása"), ("name.1", "Bo")]), 2).unwrap();
         assert_eq!(ok["seats"], json!([{"name": "Ása"}, {"name": "Bo"}]));
+        assert_eq!(ok["deadlines"], Value::Null, "no policy, no deadlines");
     }
 }

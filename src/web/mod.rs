@@ -78,7 +78,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/host/{game}").route(web::get().to(host_page)))
     .service(web::resource("/host/{game}/rollback").route(web::post().to(host_rollback)))
     .service(web::resource("/host/{game}/reissue").route(web::post().to(host_reissue)))
-    .service(web::resource("/host/{game}/fork").route(web::post().to(host_fork)));
+    .service(web::resource("/host/{game}/fork").route(web::post().to(host_fork)))
+    .service(web::resource("/host/{game}/clock").route(web::post().to(host_clock)))
+    .service(web::resource("/host/{game}/substitute").route(web::post().to(host_substitute)));
 }
 
 // ---------------------------------------------------------------- errors
@@ -655,7 +657,6 @@ async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
         entered.insert("ruleset".to_owned(), first["id"].as_str().unwrap_or_default().to_owned());
         entered.insert("options".to_owned(), first["defaults"].as_str().unwrap_or("{}").to_owned());
     }
-    entered.insert("deadlines".to_owned(), "{}".to_owned());
     let ctx = json!({ "rulesets": list, "rows": (0..SEAT_ROWS).collect::<Vec<_>>(), "entered": entered, "errors": {} });
     render(StatusCode::OK, "host_new.html", ctx, Some(&csrf))
 }
@@ -687,6 +688,8 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
             let msg = words(e);
             let key = if msg.starts_with("seat") {
                 "seats"
+            } else if msg.starts_with("deadline policy") {
+                "deadlines"
             } else if msg.contains("option") || msg.contains("rounds") {
                 "options"
             } else {
@@ -786,6 +789,7 @@ async fn render_host(
         "error": note.error,
         "entered": note.entered,
         "new_link": note.new_link,
+        "policy_text": summary["deadlines"]["policy"].to_string(),
     });
     Ok(render(status, "host.html", ctx, Some(&csrf)))
 }
@@ -834,7 +838,8 @@ async fn host_reissue(svc: Svc, req: HttpRequest, path: web::Path<String>, form:
             .map_err(words),
     };
     match result {
-        Ok(v) => {
+        Ok(mut v) => {
+            v["why"] = json!("New link");
             let note = HostNote { form: Some("reissue"), new_link: Some(v), ..HostNote::default() };
             render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
         }
@@ -861,6 +866,69 @@ async fn host_fork(svc: Svc, req: HttpRequest, path: web::Path<String>, form: we
         }
         Err(error) => {
             let note = HostNote { form: Some("fork"), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+/// The clock request of the host's clock forms.
+fn clock_request(form: &Form) -> Result<Value, String> {
+    let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+    match form.get("action").unwrap_or_default() {
+        "pause" => Ok(json!({"action": "pause", "reason": reason})),
+        "resume" => Ok(json!({"action": "resume"})),
+        "extend" => {
+            let seat = match form.get("seat").unwrap_or_default().trim() {
+                "" | "all" => Value::Null,
+                s => json!(s.parse::<u8>().map_err(|_| format!("{s:?} is not a seat; choose one from the list"))?),
+            };
+            let raw = form.get("hours").unwrap_or_default().trim();
+            let hours: i64 = raw.parse().map_err(|_| format!("{raw:?} is not a number of hours"))?;
+            Ok(json!({"action": "extend", "seat": seat, "hours": hours, "until": null, "reason": reason}))
+        }
+        other => Err(format!("{other:?} is not something the clocks can do")),
+    }
+}
+
+async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let result = match clock_request(&form) {
+        Err(m) => Err(m),
+        Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
+    };
+    match result {
+        Ok(_) => Ok(see_other(&format!("/host/{game}#clocks"))),
+        Err(error) => {
+            let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
+            let note = HostNote { form: Some(form_name), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let raw = form.get("seat").unwrap_or_default().trim().to_owned();
+    let name = form.get("name").unwrap_or_default().trim().to_owned();
+    let email = form.get("email").map(str::trim).filter(|e| !e.is_empty());
+    let result = match raw.parse::<u8>() {
+        Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
+        Ok(seat) => svc.substitute(&game, &claims, seat, json!({"name": name, "email": email})).await.map_err(words),
+    };
+    match result {
+        Ok(mut v) => {
+            v["why"] = json!(format!("{name} takes over; their link"));
+            let note = HostNote { form: Some("substitute"), new_link: Some(v), ..HostNote::default() };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
+        }
+        Err(error) => {
+            let note = HostNote { form: Some("substitute"), error: Some(error), entered, new_link: None };
             render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
         }
     }

@@ -1,12 +1,13 @@
 //! Spawning real servers on port 0 and talking to them over real HTTP.
 
 use std::path::{Path, PathBuf};
+
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
 use runestone::app::Application;
-use runestone::clock::SystemClock;
+use runestone::clock::{Clock, SystemClock};
 use runestone::config::Settings;
 use serde_json::{json, Value};
 
@@ -14,6 +15,7 @@ use serde_json::{json, Value};
 pub struct TestApp {
     pub base: String,
     pub dir: PathBuf,
+    pub settings: Settings,
     agent: ureq::Agent,
     handle: Option<actix_web::dev::ServerHandle>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -68,20 +70,45 @@ pub fn agent() -> ureq::Agent {
 impl TestApp {
     /// A new server on a fresh data directory.
     pub fn spawn() -> TestApp {
+        TestApp::spawn_with(|_| {})
+    }
+
+    /// A new server on a fresh data directory, with changed settings.
+    pub fn spawn_with(change: impl FnOnce(&mut Settings)) -> TestApp {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let mut app = TestApp::spawn_on(tmp.path());
+        let mut s = settings(tmp.path());
+        change(&mut s);
+        let mut app = TestApp::start(s);
         app._tmp = Some(tmp);
         app
     }
 
-    /// A server on an existing data directory.
-    pub fn spawn_on(dir: &Path) -> TestApp {
-        let settings = settings(dir);
+    /// Mail over SMTP to a sink on `port`, retrying quickly.
+    pub fn smtp_to(port: u16) -> impl FnOnce(&mut Settings) {
+        move |s| {
+            s.mail.transport = "smtp".into();
+            s.mail.smtp_host = "127.0.0.1".into();
+            s.mail.smtp_port = port;
+            s.mail.from = "runestone <games@runestone.test>".into();
+            s.mail.retry_seconds = 1;
+            s.mail.poll_ms = 25;
+        }
+    }
+
+    /// A server with `settings`.
+    pub fn start(settings: Settings) -> TestApp {
+        TestApp::start_with_clock(settings, Arc::new(SystemClock))
+    }
+
+    /// A server with `settings` on a clock the test drives.
+    pub fn start_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> TestApp {
+        let dir = settings.storage.path.clone();
+        let kept = settings.clone();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let app = Application::build(&settings, Arc::new(SystemClock), runestone_engine::registry())
-                    .expect("the server builds");
+                let app =
+                    Application::build(&settings, clock, runestone_engine::registry()).expect("the server builds");
                 tx.send((app.port(), app_handle(&app))).expect("send port");
                 app.run_until_stopped().await.expect("the server runs");
             })
@@ -89,7 +116,8 @@ impl TestApp {
         let (port, handle) = rx.recv_timeout(Duration::from_secs(120)).expect("the server starts");
         TestApp {
             base: format!("http://127.0.0.1:{port}"),
-            dir: dir.to_owned(),
+            dir,
+            settings: kept,
             agent: agent(),
             handle: Some(handle),
             thread: Some(thread),
@@ -111,7 +139,7 @@ impl TestApp {
     pub fn restart(mut self) -> TestApp {
         self.stop();
         let tmp = self._tmp.take();
-        let mut next = TestApp::spawn_on(&self.dir);
+        let mut next = TestApp::start(self.settings.clone());
         next._tmp = tmp;
         next
     }

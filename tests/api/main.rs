@@ -1,8 +1,14 @@
 //! Integration tests: real servers on port 0, real HTTP.
 
 mod bad_input;
+mod cli;
+mod crash;
+mod deadlines;
 mod flows;
+mod golden;
 mod helpers;
 mod hidden;
+mod mail;
 mod openapi;
+mod smtp;
 mod web;

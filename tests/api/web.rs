@@ -247,6 +247,18 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     assert!(bad.html.contains("rounds must be 1 to 20, not 99"), "{}", bad.html);
     assert!(bad.html.contains("value=\"Ása\"") && bad.html.contains("value=\"Bo\""), "names kept");
     assert!(bad.html.contains("{&quot;rounds&quot;: 99}"), "options kept");
+    let policy = host.post(
+        "/host/new",
+        &[
+            ("csrf", &csrf),
+            ("ruleset", "duel"),
+            ("deadlines", "{\"plan_hours\": 0}"),
+            ("name.0", "Ása"),
+            ("name.1", "Bo"),
+        ],
+    );
+    assert_eq!(policy.status, 422, "{}", policy.html);
+    assert!(policy.html.contains("id=\"deadlines-error\""), "beside the field: {}", policy.html);
     let broken = host.post("/host/new", &[("csrf", &csrf), ("ruleset", "duel"), ("options", "{"), ("name.0", "Ása")]);
     assert!(broken.html.contains("not valid JSON"), "{}", broken.html);
 
@@ -284,6 +296,94 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     let refused = stranger.get(&format!("/host/{game}"));
     assert_eq!(refused.status, 401);
     assert!(refused.html.contains("Open your host link first"));
+}
+
+#[test]
+fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_substitute() {
+    let app = TestApp::spawn();
+    let mut host = Browser::new(&app);
+    host.get("/host/new");
+    let csrf = host.csrf();
+    let policy = "{\"plan_hours\": 48, \"turn_hours\": 48, \"small_hours\": 24}";
+    let ok = host.post(
+        "/host/new",
+        &[("csrf", &csrf), ("ruleset", "duel"), ("deadlines", policy), ("name.0", "Ása"), ("name.1", "Bo")],
+    );
+    assert_eq!(ok.status, 201, "{}", ok.html);
+    let game = ok.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).unwrap();
+    let links: Vec<String> = ok
+        .html
+        .split("class=\"seat-link wrap\"")
+        .skip(1)
+        .map(|s| s.split("href=\"").nth(1).unwrap().split('"').next().unwrap().to_owned())
+        .collect();
+    let token = |link: &str| link.split("token=").nth(1).unwrap().to_owned();
+    let mut ann = Browser::new(&app);
+    let mut bo = Browser::new(&app);
+    ann.sign_in(&game, &token(&links[0]));
+    bo.sign_in(&game, &token(&links[1]));
+    assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
+    assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 1})).status, 303);
+
+    // A taunt can be taken back; the page offers it, and only to its author.
+    let csrf_ann = ann.csrf();
+    let taunt = ann.post(
+        &format!("/games/{game}/commands"),
+        &[("csrf", &csrf_ann), ("template", "{\"type\":\"Taunt\"}"), ("field.text", "ha")],
+    );
+    assert_eq!(taunt.status, 303, "{}", taunt.html);
+    assert!(ann.get(&format!("/games/{game}")).html.contains("id=\"undo\""));
+    assert!(!bo.get(&format!("/games/{game}")).html.contains("id=\"undo\""));
+    let no_csrf = ann.post(&format!("/games/{game}/undo"), &[]);
+    assert_eq!(no_csrf.status, 403);
+    let undone = ann.post(&format!("/games/{game}/undo"), &[("csrf", &csrf_ann)]);
+    assert_eq!(undone.status, 303, "{}", undone.html);
+    let page = ann.get(&format!("/games/{game}"));
+    assert!(page.html.contains("<del>Ása says: ha</del>"), "the taunt is voided, not deleted: {}", page.html);
+    assert!(!page.html.contains("id=\"undo\""));
+    let again = ann.post(&format!("/games/{game}/undo"), &[("csrf", &csrf_ann)]);
+    assert_eq!(again.status, 422);
+    assert!(again.html.contains("nothing to undo"), "{}", again.html);
+
+    // The host pauses and resumes the clocks, and gives more time.
+    let paused =
+        host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "pause"), ("reason", "holiday")]);
+    assert_eq!(paused.status, 303, "{}", paused.html);
+    assert!(host.get(&format!("/host/{game}")).html.contains("id=\"clock-state\">paused"));
+    let resumed = host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "resume")]);
+    assert_eq!(resumed.status, 303, "{}", resumed.html);
+    let bad = host.post(
+        &format!("/host/{game}/clock"),
+        &[("csrf", &csrf), ("action", "extend"), ("seat", "all"), ("hours", "12"), ("reason", "")],
+    );
+    assert_eq!(bad.status, 422);
+    assert!(bad.html.contains("id=\"extend-error\"") && bad.html.contains("needs a reason"), "{}", bad.html);
+    assert!(bad.html.contains("value=\"12\""), "hours kept");
+    let extended = host.post(
+        &format!("/host/{game}/clock"),
+        &[("csrf", &csrf), ("action", "extend"), ("seat", "0"), ("hours", "12"), ("reason", "travel")],
+    );
+    assert_eq!(extended.status, 303, "{}", extended.html);
+
+    // A substitute takes over seat 1; Bo's session ends, the newcomer's link works.
+    let sub = host.post(
+        &format!("/host/{game}/substitute"),
+        &[("csrf", &csrf), ("seat", "1"), ("name", "Cai"), ("email", "cai@example.org")],
+    );
+    assert_eq!(sub.status, 200, "{}", sub.html);
+    let link =
+        sub.html.split("id=\"substitute-link\" class=\"wrap\" href=\"").nth(1).unwrap().split('"').next().unwrap();
+    assert_eq!(bo.command(&game, &json!({"type": "Pass"})).status, 401);
+    let mut cai = Browser::new(&app);
+    cai.sign_in(&game, &token(link));
+    assert!(cai.get(&format!("/games/{game}")).html.contains("(seat 1)"));
+
+    // The host rolls back to before the bids; the log keeps them, voided.
+    let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
+    assert_eq!(rb.status, 303, "{}", rb.html);
+    let dash = host.get(&format!("/host/{game}"));
+    assert!(dash.html.contains("Rolled back to event 1: misclick"), "{}", dash.html);
+    assert!(dash.html.contains("<del>Ása placed a secret bid</del>"), "{}", dash.html);
 }
 
 // ---------------------------------------------------------------- boards
@@ -523,29 +623,8 @@ fn screenshot_dir() -> PathBuf {
 }
 
 fn base64_decode(s: &str) -> Vec<u8> {
-    let val = |c: u8| -> u32 {
-        match c {
-            b'A'..=b'Z' => (c - b'A') as u32,
-            b'a'..=b'z' => (c - b'a' + 26) as u32,
-            b'0'..=b'9' => (c - b'0' + 52) as u32,
-            b'+' => 62,
-            b'/' => 63,
-            _ => panic!("not base64: {c}"),
-        }
-    };
-    let bytes: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=').collect();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut n = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            n |= val(*c) << (18 - 6 * i);
-        }
-        let k = chunk.len() - 1;
-        for i in 0..k {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(s).expect("base64 from WebDriver")
 }
 
 #[test]

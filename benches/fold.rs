@@ -1,0 +1,127 @@
+//! Fold throughput (DESIGN.md §7): rebuilding a position from its whole log.
+//!
+//! The log is one long game of Duel (the test fixture) played once, before
+//! measuring: four seats, 20 rounds, every seat but the last changing its
+//! secret bid many times before the last one bids, the round's winner
+//! taunting a few times and taking one taunt back (an undo, so the fold's
+//! rollback path runs) before claiming or passing. About a thousand events.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use runestone_engine::log::{check_chain, seal};
+use runestone_engine::{Actor, Envelope, FoldError, Registry, Seed, Table};
+use serde_json::{json, Value};
+
+const GAME: &str = "foldbench0000001";
+const SEATS: u8 = 4;
+const REBIDS: usize = 12;
+const TAUNTS: usize = 4;
+
+struct Player<'a> {
+    registry: &'a Registry,
+    seed: Seed,
+    log: Vec<Envelope>,
+    table: Table,
+    step: usize,
+}
+
+impl Player<'_> {
+    fn time(&self) -> String {
+        let secs = self.log.len() as u64 * 97;
+        format!("2026-01-{:02}T{:02}:{:02}:{:02}Z", 1 + secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60)
+    }
+
+    fn push(&mut self, drafts: Vec<runestone_engine::Draft>) {
+        let time = self.time();
+        let envs = seal(GAME, Some((self.table.head, &self.table.head_hash)), drafts, &time, &self.seed);
+        let mut refold = false;
+        for env in &envs {
+            match self.table.push(env) {
+                Ok(()) => {}
+                Err(FoldError::NeedsRefold) => refold = true,
+                Err(e) => panic!("push: {e}"),
+            }
+        }
+        self.log.extend(envs);
+        if refold {
+            self.table = Table::fold(self.registry, &self.log).expect("refold");
+        }
+    }
+
+    fn play(&mut self, seat: u8, command: Value) {
+        let drafts =
+            self.table.decide(Actor::Seat(seat), seat, &command, Some(self.table.head), &self.seed).expect("decide");
+        self.push(drafts);
+        self.step += 1;
+    }
+
+    /// A legal command of `seat`, chosen by the step count.
+    fn some_legal(&self, seat: u8) -> Value {
+        let legal = self.table.legal(seat);
+        legal[(self.step * 7 + seat as usize) % legal.len()].clone()
+    }
+}
+
+fn duel_log(registry: &Registry) -> Vec<Envelope> {
+    let seed = Seed([42; 32]);
+    let duel = registry.get("duel").expect("the duel fixture");
+    let names = (0..SEATS).map(|i| format!("Player {i}")).collect();
+    let drafts = Table::create(duel.as_ref(), &json!({ "rounds": 20 }), names, &seed, None).expect("create");
+    let log = seal(GAME, None, drafts, "2026-01-01T00:00:00Z", &seed);
+    let table = Table::fold(registry, &log).expect("fold the start");
+    let mut p = Player { registry, seed, log, table, step: 0 };
+    while !p.table.is_over() {
+        let pending = p.table.pending();
+        if pending.len() == 1 && pending[0].kind == "claim" {
+            let seat = pending[0].seat;
+            for t in 0..TAUNTS {
+                p.play(seat, json!({ "type": "Taunt", "text": format!("taunt number {t}") }));
+            }
+            let undo = p.table.undo(seat).expect("undo the last taunt");
+            p.push(vec![undo]);
+            let claim = p.some_legal(seat);
+            p.play(seat, claim);
+        } else {
+            for _ in 0..REBIDS {
+                for seat in 0..SEATS - 1 {
+                    let bid = p.some_legal(seat);
+                    p.play(seat, bid);
+                }
+            }
+            let bid = p.some_legal(SEATS - 1);
+            p.play(SEATS - 1, bid);
+        }
+    }
+    check_chain(&p.log).expect("the chain holds");
+    p.log
+}
+
+fn fold(c: &mut Criterion) {
+    let registry = runestone_engine::registry();
+    let log = duel_log(&registry);
+    let folded = Table::fold(&registry, &log).expect("fold");
+    assert!(folded.is_over(), "the game was played to its end");
+    let stored: Vec<Vec<u8>> = log.iter().map(|e| serde_json::to_vec(e).expect("JSON")).collect();
+    eprintln!("log: {} events, {} bytes as JSON", log.len(), stored.iter().map(Vec::len).sum::<usize>());
+
+    let mut group = c.benchmark_group("fold");
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Elements(log.len() as u64));
+    group.bench_function("duel_log", |b| {
+        b.iter(|| Table::fold(&registry, std::hint::black_box(&log)).expect("fold"));
+    });
+    // The same, starting from the stored bytes: what rebuilding from disk costs
+    // beyond reading them.
+    group.bench_function("duel_log_from_json", |b| {
+        b.iter(|| {
+            let log: Vec<Envelope> =
+                std::hint::black_box(&stored).iter().map(|s| serde_json::from_slice(s).expect("JSON")).collect();
+            Table::fold(&registry, &log).expect("fold")
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fold);
+criterion_main!(benches);

@@ -1,0 +1,626 @@
+//! Deadlines and the missed-turn ladder (DESIGN.md §6).
+//!
+//! A game's deadline policy gives each decision class (secret plan, turn,
+//! small decision) a number of hours. When a decision becomes newly pending
+//! for a seat, its deadline is the start (now, or the end of the seat's
+//! vacation) plus those hours; entries for the deadline and its reminders are
+//! written into the deadline index in the same atomic write as the events, keyed
+//! by due time, so the [`Scheduler`] finds what is due without scanning games.
+//!
+//! On a missed deadline: one grace extension; then `TimedOut` and the seat's
+//! standing orders or the rules' fallback (the bot) are played by the system;
+//! after `substitute_after` timeouts in a row the host is alerted and may seat
+//! a substitute; after `forfeit_after` the seat forfeits and is played at once
+//! from then on. Pause, resume, extensions and vacations are events too.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use runestone_engine::{DecisionClass, Pending, Table};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::service::{GameRecord, Service};
+use crate::store::{Side, SideWrite};
+
+/// How long each class of decision may take, and the ladder's steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    pub plan_hours: f64,
+    pub turn_hours: f64,
+    pub small_hours: f64,
+    /// Reminders this many hours before a deadline.
+    #[serde(default)]
+    pub reminders_hours: Vec<f64>,
+    /// One extension of this many hours after a missed deadline (0: none).
+    #[serde(default = "default_grace")]
+    pub grace_hours: f64,
+    /// Alert the host after this many timeouts in a row of one seat.
+    #[serde(default = "default_substitute")]
+    pub substitute_after: u32,
+    /// The seat forfeits after this many timeouts in a row (0: never).
+    #[serde(default = "default_forfeit")]
+    pub forfeit_after: u32,
+}
+
+fn default_grace() -> f64 {
+    24.0
+}
+fn default_substitute() -> u32 {
+    2
+}
+fn default_forfeit() -> u32 {
+    4
+}
+
+const MAX_HOURS: f64 = 24.0 * 90.0;
+
+impl Policy {
+    /// `null` means no deadlines; anything else must be a valid policy.
+    pub fn parse(v: &Value) -> Result<Option<Policy>, String> {
+        if v.is_null() {
+            return Ok(None);
+        }
+        let p: Policy = serde_json::from_value(v.clone()).map_err(|e| format!("deadline policy: {e}"))?;
+        for (name, h) in [("plan_hours", p.plan_hours), ("turn_hours", p.turn_hours), ("small_hours", p.small_hours)] {
+            if !(h > 0.0 && h <= MAX_HOURS) {
+                return Err(format!("deadline policy: {name} must be more than 0 and at most {MAX_HOURS}, not {h}"));
+            }
+        }
+        if !(0.0..=MAX_HOURS).contains(&p.grace_hours) {
+            return Err(format!("deadline policy: grace_hours must be 0 to {MAX_HOURS}"));
+        }
+        if p.reminders_hours.iter().any(|r| !(*r > 0.0 && *r < MAX_HOURS)) {
+            return Err("deadline policy: each of reminders_hours must be more than 0 hours before the deadline".into());
+        }
+        if p.substitute_after == 0 {
+            return Err("deadline policy: substitute_after must be at least 1".into());
+        }
+        if p.forfeit_after != 0 && p.forfeit_after < p.substitute_after {
+            return Err("deadline policy: forfeit_after must be 0 (never) or at least substitute_after".into());
+        }
+        Ok(Some(p))
+    }
+
+    pub fn hours(&self, class: DecisionClass) -> f64 {
+        match class {
+            DecisionClass::Plan => self.plan_hours,
+            DecisionClass::Turn => self.turn_hours,
+            DecisionClass::Small => self.small_hours,
+        }
+    }
+}
+
+pub(crate) fn hours(h: f64) -> chrono::Duration {
+    chrono::Duration::milliseconds((h * 3_600_000.0) as i64)
+}
+
+/// What a deadline-index entry asks for when due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    Reminder,
+    Due,
+    /// The grace extension ran out, or the seat forfeited: play for it now.
+    Timeout,
+}
+
+/// One entry of the deadline index.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub game: String,
+    pub seat: u8,
+    pub kind: String,
+    /// The seq at which the decision became pending.
+    pub since: u64,
+    /// The deadline this entry belongs to (ms); a moved deadline makes
+    /// older entries stale.
+    pub deadline_ms: i64,
+    pub step: Step,
+}
+
+/// A pending decision's clock, kept in the game's private record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Clock {
+    pub since: u64,
+    /// `None` while the game has no deadlines or is paused.
+    pub deadline_ms: Option<i64>,
+}
+
+pub(crate) fn clock_key(seat: u8, kind: &str) -> String {
+    format!("{seat}/{kind}")
+}
+
+/// Index key: `d` ‖ due (ms, big-endian) ‖ game ‖ seat ‖ since ‖ step.
+pub fn entry_key(due_ms: i64, e: &Entry) -> Vec<u8> {
+    let mut k = b"d".to_vec();
+    k.extend_from_slice(&(due_ms.max(0) as u64).to_be_bytes());
+    k.extend_from_slice(e.game.as_bytes());
+    k.push(e.seat);
+    k.extend_from_slice(&e.since.to_be_bytes());
+    k.extend_from_slice(&e.deadline_ms.to_be_bytes());
+    k.push(e.step as u8);
+    k
+}
+
+fn entry_due(key: &[u8]) -> Option<i64> {
+    Some(u64::from_be_bytes(key.get(1..9)?.try_into().ok()?) as i64)
+}
+
+fn put(due_ms: i64, e: &Entry) -> SideWrite {
+    SideWrite { side: Side::Deadlines, key: entry_key(due_ms, e), value: Some(serde_json::to_vec(e).expect("JSON")) }
+}
+
+/// Decisions newly pending in `after` (not given yet, and not pending in
+/// the same way before).
+pub(crate) fn newly_pending(before: Option<&Table>, after: &Table) -> Vec<Pending> {
+    let open = |t: &Table| -> Vec<(u8, String)> {
+        t.pending().into_iter().filter(|p| !p.submitted).map(|p| (p.seat, p.kind)).collect()
+    };
+    let was = before.map(open).unwrap_or_default();
+    after.pending().into_iter().filter(|p| !p.submitted && !was.contains(&(p.seat, p.kind.clone()))).collect()
+}
+
+impl Service {
+    /// The entries of a deadline at `deadline` for `(seat, kind)` pending since `since`.
+    pub(crate) fn deadline_entries(
+        &self,
+        game: &str,
+        p: &Pending,
+        since: u64,
+        deadline: DateTime<Utc>,
+        policy: &Policy,
+    ) -> Vec<SideWrite> {
+        let now = self.now();
+        let e = |step| Entry {
+            game: game.to_owned(),
+            seat: p.seat,
+            kind: p.kind.clone(),
+            since,
+            deadline_ms: deadline.timestamp_millis(),
+            step,
+        };
+        let mut out = vec![put(deadline.timestamp_millis(), &e(Step::Due))];
+        for r in &policy.reminders_hours {
+            let at = deadline - hours(*r);
+            if at > now {
+                out.push(put(at.timestamp_millis(), &e(Step::Reminder)));
+            }
+        }
+        out
+    }
+
+    /// Start the clocks of decisions newly pending in `after`; stop those no
+    /// longer pending. Returns the index writes and each seat's deadline.
+    pub(crate) fn schedule(
+        &self,
+        before: Option<&Table>,
+        after: &Table,
+        since: u64,
+        record: &mut GameRecord,
+    ) -> (Vec<SideWrite>, BTreeMap<u8, DateTime<Utc>>) {
+        let mut out = Vec::new();
+        let mut dues = BTreeMap::new();
+        let open: Vec<String> =
+            after.pending().into_iter().filter(|p| !p.submitted).map(|p| clock_key(p.seat, &p.kind)).collect();
+        record.clocks.retain(|k, _| open.contains(k));
+        if after.is_over() {
+            record.clocks.clear();
+            return (out, dues);
+        }
+        let policy = Policy::parse(&after.clock.policy).ok().flatten();
+        let now = self.now();
+        for p in newly_pending(before, after) {
+            let key = clock_key(p.seat, &p.kind);
+            let forfeited = after.clock.forfeited.get(p.seat as usize).copied().unwrap_or(false);
+            let deadline = match (&policy, &after.clock.paused, forfeited) {
+                (_, _, true) => Some(now),
+                (Some(pol), None, false) => {
+                    let start = after.clock.vacation_until[p.seat as usize]
+                        .as_deref()
+                        .and_then(|v| v.parse::<DateTime<Utc>>().ok())
+                        .filter(|v| *v > now)
+                        .unwrap_or(now);
+                    Some(start + hours(pol.hours(p.class)))
+                }
+                _ => None,
+            };
+            record.clocks.insert(key, Clock { since, deadline_ms: deadline.map(|d| d.timestamp_millis()) });
+            if let Some(d) = deadline {
+                if forfeited {
+                    let e = Entry {
+                        game: after.game_id.clone(),
+                        seat: p.seat,
+                        kind: p.kind.clone(),
+                        since,
+                        deadline_ms: d.timestamp_millis(),
+                        step: Step::Timeout,
+                    };
+                    out.push(put(d.timestamp_millis(), &e));
+                } else if let Some(pol) = &policy {
+                    out.extend(self.deadline_entries(&after.game_id, &p, since, d, pol));
+                    dues.insert(p.seat, d);
+                }
+            }
+        }
+        (out, dues)
+    }
+
+    /// Move every running deadline (of `seat`, or all) to `f(old)`.
+    pub(crate) fn move_deadlines(
+        &self,
+        table: &Table,
+        record: &mut GameRecord,
+        seat: Option<u8>,
+        f: impl Fn(DateTime<Utc>) -> DateTime<Utc>,
+    ) -> Vec<SideWrite> {
+        let Some(policy) = Policy::parse(&table.clock.policy).ok().flatten() else { return Vec::new() };
+        let mut out = Vec::new();
+        for p in table.pending().into_iter().filter(|p| !p.submitted && seat.is_none_or(|s| s == p.seat)) {
+            let Some(c) = record.clocks.get_mut(&clock_key(p.seat, &p.kind)) else { continue };
+            let Some(old) = c.deadline_ms.and_then(DateTime::from_timestamp_millis) else { continue };
+            let new = f(old);
+            c.deadline_ms = Some(new.timestamp_millis());
+            out.extend(self.deadline_entries(&table.game_id, &p, c.since, new, &policy));
+        }
+        out
+    }
+}
+
+/// Finds due entries and acts on them.
+pub struct Scheduler {
+    pub service: Arc<Service>,
+    pub poll: Duration,
+}
+
+impl Scheduler {
+    /// Act on everything due now, once. Returns how many entries were due.
+    pub async fn tick(&self) -> usize {
+        let now = self.service.now().timestamp_millis();
+        let rows = match self.service.store().scan(Side::Deadlines, b"d", 128) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the deadline index");
+                return 0;
+            }
+        };
+        let due: Vec<_> = rows.into_iter().filter(|(k, _)| entry_due(k).is_some_and(|d| d <= now)).collect();
+        for (key, raw) in &due {
+            match serde_json::from_slice::<Entry>(raw) {
+                Ok(entry) => {
+                    if let Err(e) = self.service.fire(key.clone(), entry).await {
+                        tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "a deadline entry does not parse; removed");
+                    let _ = self
+                        .service
+                        .store()
+                        .put(vec![SideWrite { side: Side::Deadlines, key: key.clone(), value: None }])
+                        .await;
+                }
+            }
+        }
+        due.len()
+    }
+
+    pub async fn run(self) {
+        loop {
+            if self.tick().await == 0 {
+                tokio::time::sleep(self.poll).await;
+            }
+        }
+    }
+}
+
+/// What a host (or a seat, for its own vacation) asks of the clocks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClockAction {
+    Pause {
+        reason: String,
+    },
+    Resume,
+    /// More time for pending decisions (of one seat, or all): `hours` more,
+    /// or until `until` (RFC 3339).
+    Extend {
+        seat: Option<u8>,
+        hours: Option<i64>,
+        until: Option<String>,
+        reason: String,
+    },
+    /// A new policy for the decisions that become pending from now on.
+    SetPolicy {
+        policy: Value,
+    },
+    /// A seat is away until `until` (RFC 3339): its clock stops meanwhile.
+    Vacation {
+        seat: u8,
+        until: String,
+    },
+}
+
+use runestone_engine::{Actor, Body, Draft, KernelEvent, Visibility};
+
+use crate::auth::{Claims, Role};
+use crate::clock::stamp;
+use crate::service::{Result, ServiceError};
+
+fn kernel(actor: Actor, event: KernelEvent) -> Draft {
+    Draft { actor, body: Body::Kernel { event }, visibility: Visibility::Public, redacted: None, decision: None }
+}
+
+fn future(s: &str, now: DateTime<Utc>, what: &str) -> Result<DateTime<Utc>> {
+    let t: DateTime<Utc> = s
+        .parse()
+        .map_err(|_| ServiceError::Unprocessable(format!("{what} {s:?} is not a time like 2026-12-01T18:00:00Z")))?;
+    if t <= now {
+        return Err(ServiceError::Unprocessable(format!(
+            "{what} {s} is in the past; give a time after {}",
+            stamp(now)
+        )));
+    }
+    if t > now + chrono::Duration::days(90) {
+        return Err(ServiceError::Unprocessable(format!("{what} {s} is more than 90 days away")));
+    }
+    Ok(t)
+}
+
+impl Service {
+    /// Act on one due index entry (the scheduler's work).
+    pub(crate) async fn fire(&self, key: Vec<u8>, entry: Entry) -> Result<()> {
+        let delete = SideWrite { side: Side::Deadlines, key, value: None };
+        let slot = self.slot(&entry.game);
+        let mut guard = slot.game.lock().await;
+        let loaded = match self.loaded(&entry.game, &mut guard).await {
+            Ok(l) => l,
+            Err(ServiceError::NotFound(_)) => return Ok(self.store().put(vec![delete]).await?),
+            Err(e) => return Err(e),
+        };
+        let t = &loaded.table;
+        let ck = clock_key(entry.seat, &entry.kind);
+        let valid = !t.is_over()
+            && t.clock.paused.is_none()
+            && loaded
+                .record
+                .clocks
+                .get(&ck)
+                .is_some_and(|c| c.since == entry.since && c.deadline_ms == Some(entry.deadline_ms))
+            && t.pending().iter().any(|p| p.seat == entry.seat && p.kind == entry.kind && !p.submitted);
+        if !valid {
+            return Ok(self.store().put(vec![delete]).await?);
+        }
+        let policy = Policy::parse(&t.clock.policy).ok().flatten();
+        let deadline = DateTime::from_timestamp_millis(entry.deadline_ms).unwrap_or_else(|| self.now());
+        let forfeited = t.clock.forfeited.get(entry.seat as usize).copied().unwrap_or(false);
+        match (entry.step, policy) {
+            (Step::Reminder, _) => {
+                let mut side = vec![delete];
+                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, deadline, false));
+                self.store().put(side).await?;
+                Ok(())
+            }
+            (Step::Due, Some(pol)) if pol.grace_hours > 0.0 && !forfeited => {
+                let until = self.now() + hours(pol.grace_hours);
+                let draft = kernel(
+                    Actor::System,
+                    KernelEvent::GraceGranted { seat: entry.seat, kind: entry.kind.clone(), until: stamp(until) },
+                );
+                if let Some(c) = loaded.record.clocks.get_mut(&ck) {
+                    c.deadline_ms = Some(until.timestamp_millis());
+                }
+                let next = Entry { deadline_ms: until.timestamp_millis(), step: Step::Timeout, ..entry.clone() };
+                let mut side = vec![delete, put(until.timestamp_millis(), &next)];
+                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, until, true));
+                self.commit(&slot, loaded, vec![draft], |_, _| side).await?;
+                Ok(())
+            }
+            (_, pol) => self.time_out(&slot, loaded, entry, delete, pol).await,
+        }
+    }
+
+    /// The seat missed its deadline: the system plays its standing orders or
+    /// the rules' fallback, and climbs the ladder.
+    async fn time_out(
+        &self,
+        slot: &crate::service::Slot,
+        loaded: &mut crate::service::Loaded,
+        entry: Entry,
+        delete: SideWrite,
+        policy: Option<Policy>,
+    ) -> Result<()> {
+        let seat = entry.seat;
+        let t = loaded.table.clone();
+        let now = stamp(self.now());
+        let name = t.created.seats.get(seat as usize).cloned().unwrap_or_default();
+        let mut events = runestone_engine::log::seal(
+            &t.game_id,
+            Some((t.head, &t.head_hash)),
+            vec![kernel(Actor::System, KernelEvent::TimedOut { seat, kind: entry.kind.clone() })],
+            &now,
+            &loaded.seed,
+        );
+        let mut t2 = t.clone();
+        t2.push(&events[0])?;
+        let mut alerts = Vec::new();
+        match t2.fallback(seat) {
+            Some(cmd) => match t2.decide(Actor::System, seat, &cmd, None, &loaded.seed) {
+                Ok(drafts) => {
+                    let more = runestone_engine::log::seal(
+                        &t2.game_id,
+                        Some((t2.head, &t2.head_hash)),
+                        drafts,
+                        &now,
+                        &loaded.seed,
+                    );
+                    for e in &more {
+                        t2.push(e)?;
+                    }
+                    events.extend(more);
+                }
+                Err(e) => alerts.push(format!(
+                    "{name} timed out, and the rules' default was refused ({e}); seat a substitute or roll back"
+                )),
+            },
+            None => alerts
+                .push(format!("{name} timed out, and the rules have no default for this decision; seat a substitute")),
+        }
+        let timeouts = t2.clock.timeouts.get(seat as usize).copied().unwrap_or(0);
+        let forfeited = t2.clock.forfeited.get(seat as usize).copied().unwrap_or(false);
+        if let Some(pol) = &policy {
+            if !t2.is_over() && !forfeited && pol.forfeit_after > 0 && timeouts >= pol.forfeit_after {
+                let reason = format!("{timeouts} deadlines missed in a row");
+                let more = runestone_engine::log::seal(
+                    &t2.game_id,
+                    Some((t2.head, &t2.head_hash)),
+                    vec![kernel(Actor::System, KernelEvent::SeatForfeited { seat, reason: reason.clone() })],
+                    &now,
+                    &loaded.seed,
+                );
+                t2.push(&more[0])?;
+                events.extend(more);
+                alerts.push(format!("{name} forfeits after {reason}; the system plays the seat from now on"));
+            } else if !forfeited && timeouts == pol.substitute_after {
+                alerts.push(format!(
+                    "{name} has missed {timeouts} deadlines in a row; the rules' default plays for them. You can seat a substitute."
+                ));
+            }
+        }
+        let mut side = vec![delete];
+        for a in &alerts {
+            side.extend(self.host_alert(&t2, &loaded.record, t.head + 1, a));
+        }
+        self.commit_sealed(slot, loaded, events, |_, _| side).await?;
+        // A default that left the decision open is followed by another, at
+        // once, until the decision is taken (a game must make progress).
+        let t = &loaded.table;
+        let ck = clock_key(seat, &entry.kind);
+        let still = t.pending().iter().any(|p| p.seat == seat && p.kind == entry.kind && !p.submitted);
+        if still && alerts.is_empty() && timeouts < 200 {
+            if let Some(c) = loaded.record.clocks.get_mut(&ck) {
+                let due = self.now().timestamp_millis();
+                c.deadline_ms = Some(due);
+                let e = Entry { deadline_ms: due, step: Step::Timeout, since: c.since, ..entry };
+                let record = serde_json::to_vec(&loaded.record).expect("JSON");
+                self.store()
+                    .put(vec![
+                        put(due, &e),
+                        SideWrite {
+                            side: Side::Games,
+                            key: crate::service::record_key(&t.game_id),
+                            value: Some(record),
+                        },
+                    ])
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Change the clocks (host; a seat may only take its own vacation).
+    pub async fn clock_action(&self, game: &str, claims: &Claims, req: Value) -> Result<Value> {
+        let action: ClockAction = serde_json::from_value(req).map_err(|e| {
+            ServiceError::BadRequest(format!(
+                "not a clock action ({e}); send {{\"action\": \"pause\"|\"resume\"|\"extend\"|\"set_policy\"|\"vacation\", ...}}"
+            ))
+        })?;
+        let actor = match (claims.role, &action) {
+            (Role::Host, _) => Actor::Host,
+            (Role::Seat, ClockAction::Vacation { seat, .. }) if claims.seat == Some(*seat) => Actor::Seat(*seat),
+            _ => {
+                return Err(ServiceError::Forbidden(
+                    "only the host can change the clocks (a seat may take its own vacation)".into(),
+                ))
+            }
+        };
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        let t = loaded.table.clone();
+        if t.is_over() {
+            return Err(runestone_engine::KernelError::GameOver.into());
+        }
+        let now = self.now();
+        let policy = Policy::parse(&t.clock.policy).ok().flatten();
+        let mut record = loaded.record.clone();
+        let (event, side) = match action {
+            ClockAction::Pause { reason } => {
+                if t.clock.paused.is_some() {
+                    return Err(ServiceError::Unprocessable("the clocks are already paused".into()));
+                }
+                let mut remaining = std::collections::BTreeMap::new();
+                for (k, c) in record.clocks.iter_mut() {
+                    if let Some(d) = c.deadline_ms.take() {
+                        remaining.insert(k.clone(), (d - now.timestamp_millis()).max(0));
+                    }
+                }
+                (KernelEvent::Paused { reason, remaining_ms: remaining }, Vec::new())
+            }
+            ClockAction::Resume => {
+                let Some(remaining) = t.clock.paused.clone() else {
+                    return Err(ServiceError::Unprocessable("the clocks are not paused".into()));
+                };
+                let mut side = Vec::new();
+                if let Some(pol) = &policy {
+                    for p in t.pending().into_iter().filter(|p| !p.submitted) {
+                        let k = clock_key(p.seat, &p.kind);
+                        let left = remaining
+                            .get(&k)
+                            .map_or_else(|| hours(pol.hours(p.class)), |ms| chrono::Duration::milliseconds(*ms));
+                        let deadline = now + left;
+                        let since = record.clocks.get(&k).map_or(t.head, |c| c.since);
+                        record.clocks.insert(k, Clock { since, deadline_ms: Some(deadline.timestamp_millis()) });
+                        side.extend(self.deadline_entries(&t.game_id, &p, since, deadline, pol));
+                    }
+                }
+                (KernelEvent::Resumed, side)
+            }
+            ClockAction::Extend { seat, hours: h, until, reason } => {
+                if reason.trim().is_empty() {
+                    return Err(ServiceError::Unprocessable("an extension needs a reason".into()));
+                }
+                if let Some(s) = seat {
+                    if s as usize >= t.seats() {
+                        return Err(ServiceError::Unprocessable(format!("there is no seat {s}")));
+                    }
+                }
+                let side = match (h, &until) {
+                    (Some(h), None) if (1..=24 * 90).contains(&h) => {
+                        self.move_deadlines(&t, &mut record, seat, |d| d + chrono::Duration::hours(h))
+                    }
+                    (None, Some(u)) => {
+                        let u = future(u, now, "until")?;
+                        self.move_deadlines(&t, &mut record, seat, |_| u)
+                    }
+                    _ => {
+                        return Err(ServiceError::Unprocessable(
+                            "give either \"hours\" (1 to 2160) or \"until\" (a future time), not both".into(),
+                        ))
+                    }
+                };
+                (KernelEvent::Extended { seat, hours: h, until, reason }, side)
+            }
+            ClockAction::SetPolicy { policy } => {
+                let p = Policy::parse(&policy).map_err(ServiceError::Unprocessable)?;
+                let value = p.map(|p| serde_json::to_value(p).expect("JSON")).unwrap_or(Value::Null);
+                (KernelEvent::DeadlinePolicySet { policy: value }, Vec::new())
+            }
+            ClockAction::Vacation { seat, until } => {
+                if seat as usize >= t.seats() {
+                    return Err(ServiceError::Unprocessable(format!("there is no seat {seat}")));
+                }
+                let u = future(&until, now, "until")?;
+                let away = u - now;
+                let side = self.move_deadlines(&t, &mut record, Some(seat), |d| d + away);
+                (KernelEvent::VacationTaken { seat, from: stamp(now), until: stamp(u) }, side)
+            }
+        };
+        loaded.record = record;
+        let events = self.commit(&slot, loaded, vec![kernel(actor, event)], |_, _| side).await?;
+        Ok(serde_json::json!({ "head": loaded.table.head, "event": events[0].body, "clocks": loaded.record.clocks }))
+    }
+}

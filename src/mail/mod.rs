@@ -1,0 +1,249 @@
+//! Mail: what to tell whom (rendered from minijinja templates under
+//! `templates/email/`), the outbox records that carry it, and the transports
+//! that deliver it (SMTP with a pooled connection, or files under the data
+//! directory).
+//!
+//! A notification is rendered when the events that cause it are decided and
+//! written into the outbox in the same atomic store write as those events;
+//! [`worker`] sends it later, with retries. Its id is derived from the game,
+//! the event and the seat, and becomes the Message-ID, so a resend after a
+//! crash is recognisable as the same message.
+
+pub mod pages;
+pub mod worker;
+
+use std::path::Path;
+use std::time::Duration;
+
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::PoolConfig;
+use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::MailSettings;
+
+/// One message waiting in the outbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mail {
+    /// Deterministic: the same notification always has the same id.
+    pub id: String,
+    pub game: String,
+    pub kind: String,
+    pub to_name: String,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    /// The one-click unsubscribe URL, if the reader can unsubscribe.
+    #[serde(default)]
+    pub unsubscribe: Option<String>,
+    #[serde(default)]
+    pub attempts: u32,
+    #[serde(default)]
+    pub last_error: Option<String>,
+}
+
+/// The id of a notification: the game, the event that caused it, the seat
+/// (or "host") and the kind.
+pub fn mail_id(game: &str, seq: u64, who: &str, kind: &str) -> String {
+    hex::encode(&Sha256::digest(format!("{game}/{seq}/{who}/{kind}"))[..16])
+}
+
+/// Outbox queue key: due time (ms since the epoch, big-endian) then id, so a
+/// scan meets the earliest due first.
+pub fn queue_key(due_ms: i64, id: &str) -> Vec<u8> {
+    let mut k = b"q".to_vec();
+    k.extend_from_slice(&(due_ms.max(0) as u64).to_be_bytes());
+    k.extend_from_slice(id.as_bytes());
+    k
+}
+
+/// Due time of a queue key.
+pub fn queue_due(key: &[u8]) -> Option<i64> {
+    Some(u64::from_be_bytes(key.get(1..9)?.try_into().ok()?) as i64)
+}
+
+/// Dead-letter key: by game, then id, so a host can list a game's.
+pub fn dead_key(game: &str, id: &str) -> Vec<u8> {
+    format!("x{game}/{id}").into_bytes()
+}
+
+/// How messages leave the server.
+#[derive(Clone)]
+pub enum Transport {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    File(AsyncFileTransport<Tokio1Executor>),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    #[error("mail configuration: {0}")]
+    Config(String),
+    #[error("cannot build the message: {0}")]
+    Build(String),
+    #[error("delivery failed: {0}")]
+    Send(String),
+}
+
+impl Transport {
+    /// The transport the settings ask for; `data` is the data directory
+    /// (file mail goes to `data/mail`).
+    pub fn from_settings(s: &MailSettings, data: &Path) -> Result<Transport, MailError> {
+        match s.transport.as_str() {
+            "file" => {
+                let dir = data.join("mail");
+                std::fs::create_dir_all(&dir).map_err(|e| MailError::Config(format!("{}: {e}", dir.display())))?;
+                Ok(Transport::File(AsyncFileTransport::new(dir)))
+            }
+            "smtp" => {
+                let builder = match s.smtp_tls.as_str() {
+                    "none" => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&s.smtp_host),
+                    "starttls" => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&s.smtp_host)
+                        .map_err(|e| MailError::Config(e.to_string()))?,
+                    "tls" => AsyncSmtpTransport::<Tokio1Executor>::relay(&s.smtp_host)
+                        .map_err(|e| MailError::Config(e.to_string()))?,
+                    other => {
+                        return Err(MailError::Config(format!(
+                            "mail.smtp_tls must be \"none\", \"starttls\" or \"tls\", not {other:?}"
+                        )))
+                    }
+                };
+                let mut builder = builder
+                    .port(s.smtp_port)
+                    .timeout(Some(Duration::from_secs(20)))
+                    .pool_config(PoolConfig::new().max_size(8).idle_timeout(Duration::from_secs(60)));
+                if !s.smtp_username.is_empty() {
+                    builder = builder.credentials(Credentials::new(s.smtp_username.clone(), s.smtp_password.clone()));
+                }
+                Ok(Transport::Smtp(builder.build()))
+            }
+            other => Err(MailError::Config(format!("mail.transport must be \"file\" or \"smtp\", not {other:?}"))),
+        }
+    }
+
+    pub async fn send(&self, mail: &Mail, from: &Mailbox, domain: &str) -> Result<(), MailError> {
+        let message = build(mail, from, domain)?;
+        match self {
+            Transport::Smtp(t) => t.send(message).await.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
+            Transport::File(t) => t.send(message).await.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
+        }
+    }
+}
+
+/// The MIME message of an outbox record.
+pub fn build(mail: &Mail, from: &Mailbox, domain: &str) -> Result<Message, MailError> {
+    let to = Mailbox::new(
+        Some(mail.to_name.clone()),
+        mail.to.parse().map_err(|e| MailError::Build(format!("address {:?}: {e}", mail.to)))?,
+    );
+    let mut b = Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject(mail.subject.clone())
+        .message_id(Some(format!("<{}@{domain}>", mail.id)));
+    if let Some(url) = &mail.unsubscribe {
+        b = b
+            .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe"), format!("<{url}>")))
+            .raw_header(HeaderValue::new(
+                HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                "List-Unsubscribe=One-Click".to_owned(),
+            ));
+    }
+    b.multipart(MultiPart::alternative_plain_html(mail.text.clone(), mail.html.clone()))
+        .map_err(|e| MailError::Build(e.to_string()))
+}
+
+/// The message templates, embedded in the binary.
+pub struct Templates {
+    env: minijinja::Environment<'static>,
+}
+
+impl Default for Templates {
+    fn default() -> Self {
+        Templates::new()
+    }
+}
+
+impl Templates {
+    pub fn new() -> Templates {
+        let mut env = minijinja::Environment::new();
+        for (name, src) in [
+            ("layout.html", include_str!("../../templates/email/layout.html")),
+            ("invitation.txt", include_str!("../../templates/email/invitation.txt")),
+            ("invitation.html", include_str!("../../templates/email/invitation.html")),
+            ("your_move.txt", include_str!("../../templates/email/your_move.txt")),
+            ("your_move.html", include_str!("../../templates/email/your_move.html")),
+            ("reminder.txt", include_str!("../../templates/email/reminder.txt")),
+            ("reminder.html", include_str!("../../templates/email/reminder.html")),
+            ("game_over.txt", include_str!("../../templates/email/game_over.txt")),
+            ("game_over.html", include_str!("../../templates/email/game_over.html")),
+            ("host_alert.txt", include_str!("../../templates/email/host_alert.txt")),
+            ("host_alert.html", include_str!("../../templates/email/host_alert.html")),
+        ] {
+            env.add_template(name, src).expect("embedded templates parse");
+        }
+        Templates { env }
+    }
+
+    /// Text and HTML of `kind` for `ctx`.
+    pub fn render(&self, kind: &str, ctx: &serde_json::Value) -> (String, String) {
+        let text = self
+            .env
+            .get_template(&format!("{kind}.txt"))
+            .and_then(|t| t.render(ctx))
+            .unwrap_or_else(|e| panic!("template {kind}.txt: {e:#}"));
+        let html = self
+            .env
+            .get_template(&format!("{kind}.html"))
+            .and_then(|t| t.render(ctx))
+            .unwrap_or_else(|e| panic!("template {kind}.html: {e:#}"));
+        (text, html)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_renders_with_a_full_context() {
+        let t = Templates::new();
+        let ctx = serde_json::json!({
+            "name": "Ása", "game_name": "Bardagi", "game_id": "abcdefghijklmnop", "link": "http://x/play/g?token=t",
+            "prompt": "choose your plan", "deadline": "Tue 24 Nov 18:00 UTC", "recap": ["Red attacked", "Blue built"],
+            "seats": [{"name": "Ása", "score": 3}], "summary": "Ása wins", "seed": "00", "replay": "http://x/r",
+            "alert": "Bjarni timed out", "unsubscribe": "http://x/u", "preferences": "http://x/p", "others": ["Bjarni"],
+        });
+        for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert"] {
+            let (text, html) = t.render(kind, &ctx);
+            assert!(text.contains("Ása") || text.contains("Bjarni"), "{kind}: {text}");
+            assert!(html.contains("<html"), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_message_carries_its_id_and_one_click_unsubscribe() {
+        let mail = Mail {
+            id: mail_id("g", 3, "1", "your_move"),
+            game: "g".into(),
+            kind: "your_move".into(),
+            to_name: "Ása".into(),
+            to: "asa@example.org".into(),
+            subject: "Your move".into(),
+            text: "hello".into(),
+            html: "<p>hello</p>".into(),
+            unsubscribe: Some("http://x/u".into()),
+            attempts: 0,
+            last_error: None,
+        };
+        let from: Mailbox = "runestone <rs@example.org>".parse().unwrap();
+        let raw = String::from_utf8(build(&mail, &from, "example.org").unwrap().formatted()).unwrap();
+        assert!(raw.contains(&format!("Message-ID: <{}@example.org>", mail.id)), "{raw}");
+        assert!(raw.contains("List-Unsubscribe: <http://x/u>"), "{raw}");
+        assert!(raw.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), "{raw}");
+        assert_eq!(queue_due(&queue_key(1234, "ab")), Some(1234));
+    }
+}

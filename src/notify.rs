@@ -1,0 +1,333 @@
+//! Who is told what, and when: notifications are decided here when events
+//! are appended, rendered at once, and written into the outbox in the same
+//! atomic write as the events (see [`crate::mail`]).
+//!
+//! A player is mailed only when a decision becomes newly pending for them
+//! (not on every event), when the game ends, and on their invitation.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use runestone_engine::{Table, Viewer};
+use serde_json::{json, Value};
+
+use crate::auth::Role;
+use crate::deadlines::newly_pending;
+use crate::mail::{mail_id, queue_key, Mail};
+use crate::service::{GameRecord, Result, Service};
+use crate::store::{Side, SideWrite};
+
+/// An IANA time zone, or a clear error.
+pub fn parse_tz(tz: &str) -> std::result::Result<chrono_tz::Tz, String> {
+    tz.parse::<chrono_tz::Tz>().map_err(|_| {
+        format!("{tz:?} is not a time zone; use an IANA name such as \"Europe/Oslo\" or \"America/New_York\"")
+    })
+}
+
+/// A time as a reader in `tz` reads it ("Tue 24 Nov 18:00 GMT").
+pub fn local_time(t: DateTime<Utc>, tz: Option<&str>) -> String {
+    match tz.and_then(|z| parse_tz(z).ok()) {
+        Some(z) => t.with_timezone(&z).format("%a %-d %b %H:%M %Z").to_string(),
+        None => t.format("%a %-d %b %H:%M UTC").to_string(),
+    }
+}
+
+impl Service {
+    fn game_name(&self, table: &Table) -> String {
+        self.registry().get(&table.created.ruleset).map_or_else(|| table.created.ruleset.clone(), |g| g.info().name)
+    }
+
+    fn mail_links(&self, game: &str, seat: u8) -> (String, String) {
+        let data = format!("{game}/{seat}");
+        let base = self.options.public_url.trim_end_matches('/');
+        let unsub = self.keys().link_signature("unsubscribe", &data);
+        let prefs = self.keys().link_signature("preferences", &data);
+        (format!("{base}/mail/unsubscribe/{data}/{unsub}"), format!("{base}/mail/preferences/{data}/{prefs}"))
+    }
+
+    fn seat_link(&self, table: &Table, seat: u8) -> String {
+        let gen = table.generations.get(seat as usize).copied().unwrap_or(0);
+        let token = self.keys().issue(&table.game_id, Role::Seat, Some(seat), gen, self.now());
+        self.link(&table.game_id, &token)
+    }
+
+    /// Render one mail to a seat into an outbox write. `cause` is the seq of
+    /// the first event that caused it and the template's kind.
+    fn seat_mail(
+        &self,
+        table: &Table,
+        record: &GameRecord,
+        seat: u8,
+        cause: (u64, &str),
+        subject: String,
+        mut ctx: Value,
+    ) -> Option<SideWrite> {
+        let (seq, kind) = cause;
+        let s = record.seats.get(seat as usize)?;
+        let to = s.email.clone().filter(|_| s.mail)?;
+        let (unsubscribe, preferences) = self.mail_links(&table.game_id, seat);
+        if let Value::Object(m) = &mut ctx {
+            m.insert("name".into(), json!(s.name));
+            m.insert("game_name".into(), json!(self.game_name(table)));
+            m.insert("game_id".into(), json!(table.game_id));
+            m.insert("link".into(), json!(self.seat_link(table, seat)));
+            m.insert("unsubscribe".into(), json!(unsubscribe));
+            m.insert("preferences".into(), json!(preferences));
+        }
+        let (text, html) = self.templates.render(kind, &ctx);
+        let mail = Mail {
+            id: mail_id(&table.game_id, seq, &seat.to_string(), kind),
+            game: table.game_id.clone(),
+            kind: kind.to_owned(),
+            to_name: s.name.clone(),
+            to,
+            subject,
+            text,
+            html,
+            unsubscribe: Some(unsubscribe),
+            attempts: 0,
+            last_error: None,
+        };
+        Some(SideWrite {
+            side: Side::Outbox,
+            key: queue_key(self.now().timestamp_millis(), &mail.id),
+            value: Some(serde_json::to_vec(&mail).expect("JSON")),
+        })
+    }
+
+    fn prompt_of(table: &Table, seat: u8) -> Option<String> {
+        let prompts: Vec<String> = table.pending().into_iter().filter(|p| p.seat == seat).map(|p| p.prompt).collect();
+        (!prompts.is_empty()).then(|| prompts.join("; "))
+    }
+
+    /// Invitations for a new game: each seat with an address gets its link
+    /// and what is asked of it first.
+    pub(crate) fn invitations(
+        &self,
+        table: &Table,
+        record: &mut GameRecord,
+        dues: &BTreeMap<u8, DateTime<Utc>>,
+    ) -> Vec<SideWrite> {
+        let mut out = Vec::new();
+        for seat in 0..table.seats() as u8 {
+            let others: Vec<&String> =
+                table.created.seats.iter().enumerate().filter(|(i, _)| *i != seat as usize).map(|(_, n)| n).collect();
+            let deadline = dues.get(&seat).map(|d| local_time(*d, record.seats[seat as usize].tz.as_deref()));
+            let ctx = json!({ "prompt": Self::prompt_of(table, seat), "others": others, "deadline": deadline });
+            let subject = format!("Your seat in {}", self.game_name(table));
+            out.extend(self.seat_mail(table, record, seat, (0, "invitation"), subject, ctx));
+            record.seats[seat as usize].told_up_to = table.head;
+        }
+        out
+    }
+
+    /// The mail that appending up to `after` causes, and the record's update.
+    pub(crate) fn notifications(
+        &self,
+        before: &Table,
+        after: &Table,
+        events: &[runestone_engine::Envelope],
+        dues: &BTreeMap<u8, DateTime<Utc>>,
+        record: &mut GameRecord,
+    ) -> Result<Vec<SideWrite>> {
+        let mut out = Vec::new();
+        let first_new = before.head + 1;
+        if after.is_over() && !before.is_over() {
+            let outcome = after.outcome().expect("over");
+            let mut seats: Vec<Value> = outcome
+                .ranking
+                .iter()
+                .map(|&s| json!({ "name": after.created.seats[s as usize], "score": outcome.scores[s as usize] }))
+                .collect();
+            seats.truncate(after.seats());
+            let replay = format!("{}/games/{}?at=1", self.options.public_url.trim_end_matches('/'), after.game_id);
+            for seat in 0..after.seats() as u8 {
+                let ctx = json!({ "summary": outcome.summary, "seats": seats, "seed": after.seed_revealed, "replay": replay });
+                let subject = format!("{} is over: {}", self.game_name(after), outcome.summary);
+                out.extend(self.seat_mail(after, record, seat, (first_new, "game_over"), subject, ctx));
+                record.seats[seat as usize].told_up_to = after.head;
+            }
+            return Ok(out);
+        }
+        let newly: BTreeSet<u8> = newly_pending(Some(before), after).into_iter().map(|p| p.seat).collect();
+        for seat in newly {
+            let Some(s) = record.seats.get(seat as usize) else { continue };
+            if s.email.is_none() || !s.mail {
+                continue;
+            }
+            let recap = self.recap(after, seat, s.told_up_to + 1, before.head, events)?;
+            let prompt = Self::prompt_of(after, seat).unwrap_or_default();
+            let deadline = dues.get(&seat).map(|d| local_time(*d, s.tz.as_deref()));
+            let ctx = json!({ "prompt": prompt, "recap": recap, "deadline": deadline });
+            let subject = format!("{}: {}", self.game_name(after), prompt);
+            out.extend(self.seat_mail(after, record, seat, (first_new, "your_move"), subject, ctx));
+            record.seats[seat as usize].told_up_to = after.head;
+        }
+        Ok(out)
+    }
+
+    /// A reminder before `deadline`, or (`grace`) the news of an extension.
+    pub(crate) fn reminder(
+        &self,
+        t: &Table,
+        record: &GameRecord,
+        seat: u8,
+        since: u64,
+        deadline: DateTime<Utc>,
+        grace: bool,
+    ) -> Option<SideWrite> {
+        let tz = record.seats.get(seat as usize)?.tz.clone();
+        let prompt = Self::prompt_of(t, seat)?;
+        let when = local_time(deadline, tz.as_deref());
+        let subject = if grace {
+            format!("{}: you missed the deadline — one extension, until {when}", self.game_name(t))
+        } else {
+            format!("Reminder — {}: {prompt}, by {when}", self.game_name(t))
+        };
+        let ctx = json!({ "prompt": prompt, "deadline": when });
+        // A reminder's id: its decision and the moment it fell due.
+        let id_seq = since.wrapping_mul(1_000_003).wrapping_add(self.now().timestamp_millis() as u64);
+        self.seat_mail(t, record, seat, (id_seq, "reminder"), subject, ctx)
+    }
+
+    /// An alert to the host, if the host gave an address.
+    pub(crate) fn host_alert(&self, t: &Table, record: &GameRecord, seq: u64, alert: &str) -> Option<SideWrite> {
+        let host = record.host.as_ref()?;
+        let token = self.keys().issue(&t.game_id, Role::Host, None, 0, self.now());
+        let ctx = json!({
+            "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
+            "alert": alert, "link": self.link(&t.game_id, &token),
+        });
+        let (text, html) = self.templates.render("host_alert", &ctx);
+        let mail = Mail {
+            id: mail_id(&t.game_id, seq, "host", &format!("alert:{alert}")),
+            game: t.game_id.clone(),
+            kind: "host_alert".into(),
+            to_name: host.name.clone(),
+            to: host.email.clone(),
+            subject: format!("{} needs a look: {alert}", self.game_name(t)),
+            text,
+            html,
+            unsubscribe: None,
+            attempts: 0,
+            last_error: None,
+        };
+        Some(SideWrite {
+            side: Side::Outbox,
+            key: queue_key(self.now().timestamp_millis(), &mail.id),
+            value: Some(serde_json::to_vec(&mail).expect("JSON")),
+        })
+    }
+
+    /// What happened from `from` to the head, in words, as `seat` may see
+    /// it: stored events up to `stored_head`, then the new `events`.
+    fn recap(
+        &self,
+        after: &Table,
+        seat: u8,
+        from: u64,
+        stored_head: u64,
+        events: &[runestone_engine::Envelope],
+    ) -> Result<Vec<String>> {
+        let from = from.max(after.head.saturating_sub(40));
+        let mut lines = Vec::new();
+        let told = |e: &runestone_engine::Envelope| after.describe(&e.redacted_for(Viewer::Seat(seat), false));
+        if from <= stored_head {
+            lines.extend(self.store().load(&after.game_id, from, Some(stored_head))?.iter().map(told));
+        }
+        lines.extend(events.iter().filter(|e| e.seq >= from).map(told));
+        Ok(lines)
+    }
+}
+
+impl Service {
+    /// Seat a substitute (host): the old links are revoked, the new player
+    /// gets an invitation and a fresh link.
+    pub async fn substitute(&self, game: &str, claims: &crate::auth::Claims, seat: u8, req: Value) -> Result<Value> {
+        use crate::service::{SeatSpec, ServiceError};
+        if claims.role != Role::Host {
+            return Err(ServiceError::Forbidden("only the host can seat a substitute".into()));
+        }
+        let spec: SeatSpec = serde_json::from_value(req).map_err(|e| {
+            ServiceError::BadRequest(format!("a substitute needs {{\"name\": ..., \"email\": ...}}: {e}"))
+        })?;
+        let name = spec.name.trim().to_owned();
+        if name.is_empty() || name.chars().count() > 40 {
+            return Err(ServiceError::Unprocessable("a name must be 1 to 40 characters".into()));
+        }
+        if let Some(e) = &spec.email {
+            if !crate::service::plausible_email(e) {
+                return Err(ServiceError::Unprocessable(format!("{e:?} is not an email address")));
+            }
+        }
+        if let Some(tz) = &spec.tz {
+            parse_tz(tz).map_err(ServiceError::Unprocessable)?;
+        }
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        if loaded.table.is_over() {
+            return Err(runestone_engine::KernelError::GameOver.into());
+        }
+        let revoke =
+            loaded.table.revoke(runestone_engine::Actor::Host, seat, &format!("{name} takes over the seat"))?;
+        let seated = runestone_engine::Draft {
+            actor: runestone_engine::Actor::Host,
+            body: runestone_engine::Body::Kernel {
+                event: runestone_engine::KernelEvent::SubstituteSeated { seat, name: name.clone() },
+            },
+            visibility: runestone_engine::Visibility::Public,
+            redacted: None,
+            decision: None,
+        };
+        let mut record = loaded.record.clone();
+        record.seats[seat as usize] =
+            crate::service::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, told_up_to: 0 };
+        loaded.record = record;
+        let events = self.commit(&slot, loaded, vec![revoke, seated], |_, _| Vec::new()).await?;
+        // The invitation goes out with the new generation's link.
+        let t = &loaded.table;
+        let ctx = json!({ "prompt": Self::prompt_of(t, seat), "others": Vec::<String>::new(), "deadline": null });
+        let subject = format!("You take over a seat in {}", self.game_name(t));
+        let invite = self.seat_mail(t, &loaded.record, seat, (events[0].seq, "invitation"), subject, ctx);
+        self.store().put(invite.into_iter().collect()).await?;
+        let gen = t.generations[seat as usize];
+        let token = self.keys().issue(game, Role::Seat, Some(seat), gen, self.now());
+        Ok(json!({ "seat": seat, "generation": gen, "token": token, "link": self.link(game, &token) }))
+    }
+
+    /// The dead letters of a game (host).
+    pub async fn dead_letters(&self, game: &str, claims: &crate::auth::Claims) -> Result<Vec<Value>> {
+        if claims.role != Role::Host {
+            return Err(crate::service::ServiceError::Forbidden("only the host can see the dead letters".into()));
+        }
+        let rows = self.store().scan(Side::Outbox, format!("x{game}/").as_bytes(), 1000)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(_, v)| serde_json::from_slice::<Mail>(&v).ok())
+            .map(|m| json!({ "id": m.id, "kind": m.kind, "to": m.to, "subject": m.subject, "attempts": m.attempts, "last_error": m.last_error }))
+            .collect())
+    }
+
+    /// Send a dead letter again (host).
+    pub async fn retry_dead_letter(&self, game: &str, claims: &crate::auth::Claims, id: &str) -> Result<Value> {
+        if claims.role != Role::Host {
+            return Err(crate::service::ServiceError::Forbidden("only the host can resend a dead letter".into()));
+        }
+        let key = crate::mail::dead_key(game, id);
+        let raw = self.store().get(Side::Outbox, &key)?.ok_or_else(|| {
+            crate::service::ServiceError::NotFound(format!("there is no dead letter {id} in this game"))
+        })?;
+        let mut mail: Mail = serde_json::from_slice(&raw)
+            .map_err(|e| crate::store::StoreError::Corrupt(format!("dead letter {id}: {e}")))?;
+        mail.attempts = 0;
+        let value = Some(serde_json::to_vec(&mail).expect("JSON"));
+        self.store()
+            .put(vec![
+                SideWrite { side: Side::Outbox, key, value: None },
+                SideWrite { side: Side::Outbox, key: queue_key(self.now().timestamp_millis(), &mail.id), value },
+            ])
+            .await?;
+        Ok(json!({ "id": id, "queued": true }))
+    }
+}

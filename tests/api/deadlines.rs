@@ -1,0 +1,150 @@
+//! Deadlines on a manual clock: a week of play passes in moments.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Duration as Hours;
+use runestone::clock::ManualClock;
+use serde_json::{json, Value};
+
+use crate::helpers::{settings, str_of, TestApp};
+use crate::smtp::SmtpSink;
+
+fn policy() -> Value {
+    json!({"plan_hours": 24, "turn_hours": 24, "small_hours": 12, "reminders_hours": [2],
+           "grace_hours": 6, "substitute_after": 2, "forfeit_after": 3})
+}
+
+fn app_with_clock(sink: &SmtpSink) -> (TestApp, Arc<ManualClock>, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = settings(tmp.path());
+    TestApp::smtp_to(sink.port)(&mut s);
+    let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    (TestApp::start_with_clock(s, clock.clone()), clock, tmp)
+}
+
+fn subjects(sink: &SmtpSink) -> Vec<String> {
+    sink.received().iter().map(|m| m.header("Subject").unwrap_or_default()).collect()
+}
+
+#[test]
+fn a_game_between_absent_players_finishes_by_deadlines_alone() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org", "tz": "Atlantic/Reykjavik"},
+                       {"name": "Bjarni", "email": "bjarni@example.org", "tz": "Europe/Oslo"}]);
+    let created = app.post(
+        "/api/v1/games",
+        None,
+        &json!({"ruleset": "duel", "options": {"rounds": 3}, "seats": seats,
+        "host": {"name": "Host", "email": "host@example.org"}, "deadlines": policy()}),
+    );
+    let game = str_of(created.ok(), "game_id").to_owned();
+    let inv = sink.wait_for(2, 30);
+    assert!(inv[0].text().contains("by Tue 3 Mar"), "the deadline in the invitation:\n{}", inv[0].text());
+    let oslo = inv.iter().find(|m| m.to[0] == "bjarni@example.org").unwrap().text();
+    assert!(oslo.contains("10:00 CET"), "Bjarni's time zone:\n{oslo}");
+
+    // Nobody plays: the clock alone moves the game to its end.
+    let t0 = Instant::now();
+    let mut hours = 0;
+    while app.get(&format!("/api/v1/games/{game}"), None).json["status"] != "over" {
+        assert!(hours < 1000 && t0.elapsed() < Duration::from_secs(240), "no end after {hours} hours");
+        clock.advance(Hours::hours(1));
+        hours += 1;
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let subj = subjects(&sink);
+    assert!(subj.iter().any(|s| s.starts_with("Reminder")), "{subj:#?}");
+    assert!(subj.iter().any(|s| s.contains("one extension")), "{subj:#?}");
+    assert!(subj.iter().any(|s| s.contains("needs a look")), "the host is alerted: {subj:#?}");
+    let over = sink.wait_for(subj.len(), 5);
+    let _ = over;
+    let t1 = Instant::now();
+    while !subjects(&sink).iter().any(|s| s.contains("is over")) {
+        assert!(t1.elapsed() < Duration::from_secs(20), "{:#?}", subjects(&sink));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None);
+    let texts: Vec<String> =
+        events.ok()["events"].as_array().unwrap().iter().map(|e| e["text"].as_str().unwrap().to_owned()).collect();
+    assert!(texts.iter().any(|t| t.contains("missed the deadline")), "{texts:#?}");
+    assert!(texts.iter().any(|t| t.contains("timed out")), "{texts:#?}");
+    assert!(texts.iter().any(|t| t.contains("forfeits")), "{texts:#?}");
+    assert_eq!(app.get(&format!("/api/v1/games/{game}/verify"), None).ok()["ok"], true);
+}
+
+#[test]
+fn the_host_pauses_extends_and_seats_a_substitute_and_a_seat_takes_a_vacation() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let created = app
+        .post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats, "deadlines": policy()}))
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let seat0 = str_of(&created["seats"][0], "token").to_owned();
+    let path = format!("/api/v1/games/{game}/clock");
+    let due = |app: &TestApp| app.get(&format!("/api/v1/games/{game}"), None).json["deadlines"]["due"].clone();
+    assert_eq!(due(&app).as_array().unwrap().len(), 2);
+    assert!(due(&app).to_string().contains("2026-03-03T09:00:00"), "{}", due(&app));
+
+    // Bad times and actions are refused.
+    let d = app
+        .post(&path, Some(&host), &json!({"action": "extend", "until": "2026-03-01T00:00:00Z", "reason": "x"}))
+        .problem(422);
+    assert!(d.contains("in the past"), "{d}");
+    let d = app
+        .post(&path, Some(&seat0), &json!({"action": "vacation", "seat": 0, "until": "2020-01-01T00:00:00Z"}))
+        .problem(422);
+    assert!(d.contains("in the past"), "{d}");
+    app.post(&path, Some(&seat0), &json!({"action": "vacation", "seat": 1, "until": "2026-03-05T00:00:00Z"}))
+        .problem(403);
+    app.post(&path, Some(&seat0), &json!({"action": "pause", "reason": "mine"})).problem(403);
+    let d = app.post(&path, Some(&host), &json!({"action": "resume"})).problem(422);
+    assert!(d.contains("not paused"), "{d}");
+    let d = app
+        .post(
+            &path,
+            Some(&host),
+            &json!({"action": "set_policy", "policy": {"plan_hours": -1, "turn_hours": 1, "small_hours": 1}}),
+        )
+        .problem(422);
+    assert!(d.contains("plan_hours"), "{d}");
+
+    // Extend everyone by 10 hours.
+    app.post(&path, Some(&host), &json!({"action": "extend", "hours": 10, "reason": "holiday"})).ok();
+    assert!(due(&app).to_string().contains("2026-03-03T19:00:00"), "{}", due(&app));
+    // A vacation stops seat 0's clock until it ends.
+    app.post(&path, Some(&seat0), &json!({"action": "vacation", "seat": 0, "until": "2026-03-04T09:00:00Z"})).ok();
+    assert!(due(&app).to_string().contains("2026-03-05T19:00:00"), "{}", due(&app));
+    // Pause: no deadline runs; resume gives back what was left.
+    app.post(&path, Some(&host), &json!({"action": "pause", "reason": "dispute"})).ok();
+    assert_eq!(due(&app), json!([]));
+    clock.advance(Hours::days(20));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !app.get(&format!("/api/v1/games/{game}/events"), None).text.contains("TimedOut"),
+        "nothing times out while paused"
+    );
+    app.post(&path, Some(&host), &json!({"action": "resume"})).ok();
+    assert!(due(&app).to_string().contains("2026-03-23T19:00:00"), "{}", due(&app));
+
+    // A substitute takes seat 1: the old link is revoked, the new player invited.
+    let before = sink.received().len();
+    let sub = app.post(
+        &format!("/api/v1/games/{game}/seats/1/substitute"),
+        Some(&host),
+        &json!({"name": "Dís", "email": "dis@example.org"}),
+    );
+    let new_token = str_of(sub.ok(), "token").to_owned();
+    let old = str_of(&created["seats"][1], "token");
+    app.submit(&game, old, json!({"type": "Bid", "amount": 1})).problem(401);
+    app.submit(&game, &new_token, json!({"type": "Bid", "amount": 1})).ok();
+    let got = sink.wait_for(before + 1, 30);
+    assert!(got.iter().any(|m| m.to[0] == "dis@example.org"), "the substitute is invited");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None);
+    assert_eq!(summary.ok()["seats"][1]["name"], "Dís");
+}

@@ -1,0 +1,145 @@
+//! Play by email over a real SMTP listener: invitations, "your move" only to
+//! those who must act, unsubscribe, and nothing lost while the mail server
+//! or the process is down.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::helpers::{str_of, TestApp};
+use crate::smtp::{Received, SmtpSink};
+
+fn create_with_emails(app: &TestApp, n: usize) -> Value {
+    let seats: Vec<Value> = (0..n)
+        .map(|i| json!({"name": format!("Player {}", i + 1), "email": format!("p{}@example.org", i + 1)}))
+        .collect();
+    app.post("/api/v1/games", None, &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats})).ok().clone()
+}
+
+fn to(m: &Received) -> &str {
+    m.to[0].as_str()
+}
+
+/// The seat token carried by a mail's magic link.
+fn token_in(m: &Received) -> String {
+    let text = m.text();
+    let at = text.find("token=").unwrap_or_else(|| panic!("no link in:\n{text}"));
+    text[at + 6..].split_whitespace().next().unwrap().to_owned()
+}
+
+#[test]
+fn players_are_invited_and_told_when_and_only_when_it_is_their_move() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let created = create_with_emails(&app, 3);
+    let game = str_of(&created, "game_id").to_owned();
+
+    // Invitations, each with the seat's magic link.
+    let inv = sink.wait_for(3, 30);
+    let mut tokens = vec![String::new(); 3];
+    for m in &inv {
+        assert!(m.header("Subject").unwrap().contains("Your seat"), "{:?}", m.header("Subject"));
+        assert!(m.text().contains("bid secretly"), "the first prompt is in the invitation:\n{}", m.text());
+        assert!(m.html().contains("<a href="));
+        let i = to(m)[1..2].parse::<usize>().unwrap() - 1;
+        tokens[i] = token_in(m);
+    }
+    assert_eq!(inv.iter().map(to).collect::<BTreeSet<_>>().len(), 3);
+    assert!(inv[0].header("List-Unsubscribe").unwrap().contains("/mail/unsubscribe/"));
+    assert_eq!(inv[0].header("List-Unsubscribe-Post").unwrap(), "List-Unsubscribe=One-Click");
+
+    // The links work: each seat bids through the API with its mailed token.
+    app.submit(&game, &tokens[0], json!({"type": "Bid", "amount": 6})).ok();
+    app.submit(&game, &tokens[1], json!({"type": "Bid", "amount": 2})).ok();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(sink.received().len(), 3, "a bid makes nobody newly pending: no mail");
+    app.submit(&game, &tokens[2], json!({"type": "Bid", "amount": 1})).ok();
+
+    // Only the round's winner must act now, and only they are mailed.
+    let all = sink.wait_for(4, 30);
+    let m = &all[3];
+    assert_eq!(to(m), "p1@example.org");
+    let text = m.text();
+    assert!(text.contains("claim the die"), "{text}");
+    assert!(text.contains("Bids revealed"), "what happened, in words:\n{text}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(sink.received().len(), 4, "no mail to players with nothing to do");
+
+    // The claim starts round two: everyone must bid again, everyone is mailed.
+    app.submit(&game, &token_in(m), json!({"type": "Claim"})).ok();
+    let all = sink.wait_for(7, 30);
+    assert_eq!(all[4..].iter().map(to).collect::<BTreeSet<_>>().len(), 3);
+
+    // Unsubscribe: a forged link is refused; the real one works (POST only).
+    let p3 = all[4..].iter().find(|m| to(m) == "p3@example.org").unwrap();
+    let unsub = p3.header("List-Unsubscribe").unwrap();
+    let url = unsub.trim_matches(|c| c == '<' || c == '>');
+    let path = &url[url.find("/mail/").unwrap()..];
+    let form = [("Content-Type", "application/x-www-form-urlencoded")];
+    let forged = format!("{}0000000000000000", &path[..path.len() - 16]);
+    let r = app.raw("POST", &forged, None, Some(b"List-Unsubscribe=One-Click".to_vec()), &form);
+    assert_eq!(r.status, 403, "{}", r.text);
+    let page = app.get(path, None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("<form method=\"post\""), "the GET only shows a button");
+    let r = app.raw("POST", path, None, Some(b"List-Unsubscribe=One-Click".to_vec()), &form);
+    assert_eq!(r.status, 200, "{}", r.text);
+
+    // Play the game out: player 1 wins the round and is told; the
+    // unsubscribed player 3 gets no game-over mail.
+    let t = |addr: &str| all[4..].iter().find(|m| to(m) == addr).map(token_in).unwrap();
+    app.submit(&game, &t("p1@example.org"), json!({"type": "Bid", "amount": 2})).ok();
+    app.submit(&game, &t("p2@example.org"), json!({"type": "Bid", "amount": 1})).ok();
+    app.submit(&game, &t("p3@example.org"), json!({"type": "Bid", "amount": 1})).ok();
+    let claimer_mail = sink.wait_for(8, 30).into_iter().last().unwrap();
+    assert_eq!(to(&claimer_mail), "p1@example.org");
+    app.submit(&game, &token_in(&claimer_mail), json!({"type": "Claim"})).ok();
+    let all = sink.wait_for(10, 30);
+    let over: Vec<&Received> = all.iter().filter(|m| m.header("Subject").unwrap().contains("is over")).collect();
+    assert_eq!(over.len(), 2, "game over to the two still subscribed");
+    assert!(over.iter().all(|m| to(m) != "p3@example.org"));
+    assert!(over[0].text().contains("seed"), "{}", over[0].text());
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(sink.received().len(), 10);
+}
+
+#[test]
+fn the_outbox_keeps_mail_while_smtp_is_down_and_delivers_each_once() {
+    let mut sink = SmtpSink::start();
+    sink.down();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    create_with_emails(&app, 3);
+    create_with_emails(&app, 2);
+    std::thread::sleep(Duration::from_millis(800));
+    let metrics = app.get("/metrics", None).text;
+    assert!(metrics.contains("runestone_outbox_depth 5"), "{metrics}");
+    assert!(!metrics.contains("runestone_mail_failures_total 0\n"), "{metrics}");
+    sink.up();
+    let got = sink.wait_for(5, 60);
+    std::thread::sleep(Duration::from_millis(1500));
+    let got_after = sink.received();
+    assert_eq!(got_after.len(), got.len(), "nothing sent twice");
+    let ids: BTreeSet<String> = got_after.iter().map(|m| m.header("Message-ID").unwrap()).collect();
+    assert_eq!(ids.len(), 5, "each message exactly once, by Message-ID");
+    let metrics = app.get("/metrics", None).text;
+    assert!(metrics.contains("runestone_outbox_depth 0"), "{metrics}");
+    assert!(metrics.contains("runestone_mail_sent_total 5"), "{metrics}");
+    assert!(metrics.contains("runestone_outbox_dead_letters 0"), "{metrics}");
+}
+
+#[test]
+fn bad_addresses_and_time_zones_are_refused_and_nothing_is_stored() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let game = |seats: Value| app.post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats}));
+    let d = game(json!([{"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@@example"}])).problem(422);
+    assert!(d.contains("not an email address"), "{d}");
+    let d = game(json!([{"name": "A", "email": "a@example.org", "tz": "Mars/Olympus"}, {"name": "B"}])).problem(422);
+    assert!(d.contains("not a time zone"), "{d}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sink.received().is_empty(), "no invitation went out for a game that was refused");
+    let metrics = app.get("/metrics", None).text;
+    assert!(metrics.contains("runestone_games_created_total 0"), "{metrics}");
+    assert!(metrics.contains("runestone_outbox_depth 0"), "{metrics}");
+}

@@ -337,7 +337,9 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         (Role::Referee, _) => "the referee".to_owned(),
         (Role::Seat, None) => "an unknown seat".to_owned(),
     };
+    let view = svc.view(&game, Viewer::Public, None).await?;
     let ctx = json!({
+        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
         "game": game,
         "token": token,
         "who": who,
@@ -388,7 +390,6 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>) -> Vec<Value>
                     json!({
                         "seat": seat,
                         "name": board::seat_name(names, seat),
-                        "colour": seat % 6,
                         "kind": p["kind"],
                         "prompt": p["prompt"],
                         "me": me == Some(seat),
@@ -520,7 +521,8 @@ async fn render_game(
         "game": game,
         "summary": summary,
         "names": names,
-        "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s), "colour": s % 6})),
+        "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
+        "dots": board::seat_classes(ruleset, &view["view"], names.len()),
         "problem": problem,
         "pending": pending_list(&view["pending"], &names, me),
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
@@ -682,7 +684,7 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
         Ok(a) => {
             let created = a.body;
             let game = created["game_id"].as_str().unwrap_or_default().to_owned();
-            created_page(&req, &created, &game, None)
+            created_page(&svc, &req, &created, &game, None).await
         }
         Err(e) => {
             let msg = words(e);
@@ -701,7 +703,13 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
 }
 
 /// The links of a new (or forked) game, with the host's session set.
-fn created_page(req: &HttpRequest, created: &Value, game: &str, forked_from: Option<&str>) -> PageResult {
+async fn created_page(
+    svc: &Service,
+    req: &HttpRequest,
+    created: &Value,
+    game: &str,
+    forked_from: Option<&str>,
+) -> PageResult {
     let csrf = Csrf::of(req);
     let seats = created["seats"].as_array().cloned().unwrap_or_default();
     let base = seats
@@ -712,7 +720,10 @@ fn created_page(req: &HttpRequest, created: &Value, game: &str, forked_from: Opt
         .to_owned();
     let host_token = created["host_token"].as_str().unwrap_or_default();
     let host_link = format!("{base}/play/{game}?token={host_token}");
+    let ruleset = created["ruleset"].as_str().unwrap_or_default();
+    let view = svc.view(game, Viewer::Public, None).await?;
     let ctx = json!({
+        "dots": board::seat_classes(ruleset, &view["view"], seats.len()),
         "game": game,
         "created": created,
         "seats": seats,
@@ -774,12 +785,13 @@ async fn render_host(
     let csrf = Csrf::of(req);
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
-    let (_, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
     let ctx = json!({
+        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
         "game": game,
         "summary": summary,
         "names": names,
-        "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n, "colour": i % 6})).collect::<Vec<_>>(),
+        "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
         "pending": pending_list(&summary["pending"], &names, None),
         "rewind": rewind,
         "log": log,
@@ -862,7 +874,7 @@ async fn host_fork(svc: Svc, req: HttpRequest, path: web::Path<String>, form: we
     match result {
         Ok(a) => {
             let new_id = a.body["game_id"].as_str().unwrap_or_default().to_owned();
-            created_page(&req, &a.body, &new_id, Some(&game))
+            created_page(&svc, &req, &a.body, &new_id, Some(&game)).await
         }
         Err(error) => {
             let note = HostNote { form: Some("fork"), error: Some(error), entered, new_link: None };

@@ -31,6 +31,31 @@ pub trait BoardRenderer: Sync {
     /// drawn exactly once by [`BoardRenderer::svg`], as an element with
     /// `data-area` and (when owned) `data-owner`.
     fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area>;
+
+    /// The view told in words, when the ruleset tells it better than the
+    /// generic rendering (for example a map's areas as a table instead of
+    /// its raw cells).
+    fn text(&self, view: &Value, seats: &[String]) -> Option<String> {
+        let _ = (view, seats);
+        None
+    }
+
+    /// The CSS class of `seat`'s colour on the pages, when the game gives
+    /// seats colours of its own (a clan's colour); `seat-N` otherwise.
+    fn seat_class(&self, view: &Value, seat: u8) -> Option<String> {
+        let _ = (view, seat);
+        None
+    }
+}
+
+/// The CSS class of each of `n` seats' colour, so a seat's dot on the page
+/// matches its pieces on the board.
+pub fn seat_classes(ruleset: &str, view: &Value, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|s| {
+            renderer(ruleset).and_then(|r| r.seat_class(view, s as u8)).unwrap_or_else(|| format!("seat-{}", s % 6))
+        })
+        .collect()
 }
 
 /// The renderer of `ruleset`, if it has one.
@@ -52,7 +77,11 @@ pub struct Board {
 
 /// Draw `view` (the `view` member of `Service::view`) of a `ruleset` game.
 pub fn render(ruleset: &str, view: &Value, seats: &[String]) -> Board {
-    Board { svg: renderer(ruleset).and_then(|r| r.svg(view, seats)), html: generic::html(view, seats) }
+    let r = renderer(ruleset);
+    Board {
+        svg: r.and_then(|r| r.svg(view, seats)),
+        html: r.and_then(|r| r.text(view, seats)).unwrap_or_else(|| generic::html(view, seats)),
+    }
 }
 
 /// Escape text for XML/HTML content and attribute values.

@@ -345,7 +345,7 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "who": who,
         "role": claims.role,
         "summary": summary,
-        "pending": pending_list(&summary["pending"], &names, claims.seat),
+        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary),
     });
     Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
 }
@@ -380,16 +380,22 @@ fn names_of(summary: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn pending_list(pending: &Value, names: &[String], me: Option<u8>) -> Vec<Value> {
+/// Who must decide what, with each decision's deadline from `summary`.
+fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value) -> Vec<Value> {
+    let due = summary["deadlines"]["due"].as_array().cloned().unwrap_or_default();
     pending
         .as_array()
         .map(|a| {
             a.iter()
                 .map(|p| {
                     let seat = p["seat"].as_u64().unwrap_or(0) as u8;
+                    let key = format!("{seat}/{}", p["kind"].as_str().unwrap_or_default());
+                    let deadline = due.iter().find(|d| d["decision"] == json!(key)).map(|d| d["due"].clone());
                     json!({
                         "seat": seat,
                         "name": board::seat_name(names, seat),
+                        "submitted": p["submitted"],
+                        "due": deadline,
                         "kind": p["kind"],
                         "prompt": p["prompt"],
                         "me": me == Some(seat),
@@ -524,7 +530,7 @@ async fn render_game(
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
         "dots": board::seat_classes(ruleset, &view["view"], names.len()),
         "problem": problem,
-        "pending": pending_list(&view["pending"], &names, me),
+        "pending": pending_list(&view["pending"], &names, me, &summary),
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
         "actions": actions,
         "undo": undo,
@@ -792,7 +798,7 @@ async fn render_host(
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&summary["pending"], &names, None),
+        "pending": pending_list(&summary["pending"], &names, None, &summary),
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",

@@ -323,6 +323,9 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     ann.sign_in(&game, &token(&links[0]));
     bo.sign_in(&game, &token(&links[1]));
     assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
+    let waiting = bo.get(&format!("/games/{game}"));
+    assert!(waiting.html.contains("(has decided; may still change it)"), "{}", waiting.html);
+    assert!(waiting.html.contains("<span class=\"small\">due <time"), "the deadline is shown: {}", waiting.html);
     assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 1})).status, 303);
 
     // A taunt can be taken back; the page offers it, and only to its author.

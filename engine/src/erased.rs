@@ -106,7 +106,7 @@ pub trait DynGame: Send + Sync {
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
     fn outcome(&self, state: &DynState) -> Option<Outcome>;
-    fn describe(&self, version: u32, event: &Value, names: &[String]) -> String;
+    fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String;
     fn event_version(&self) -> u32;
     fn save(&self, state: &DynState) -> Value;
     fn load(&self, state: &Value) -> Result<DynState, SchemaError>;
@@ -192,9 +192,9 @@ impl<G: Game> DynGame for Erased<G> {
     fn outcome(&self, state: &DynState) -> Option<Outcome> {
         G::outcome(state.get::<G>())
     }
-    fn describe(&self, version: u32, event: &Value, names: &[String]) -> String {
+    fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String {
         match Self::event(version, event) {
-            Ok(e) => G::describe(&e, names),
+            Ok(e) => G::describe(state.get::<G>(), &e, names),
             Err(_) => event.get("type").and_then(Value::as_str).unwrap_or("hidden event").to_owned(),
         }
     }

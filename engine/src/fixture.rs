@@ -284,7 +284,7 @@ impl Game for Duel {
         })
     }
 
-    fn describe(e: &DuelEvent, names: &[String]) -> String {
+    fn describe(_: &DuelState, e: &DuelEvent, names: &[String]) -> String {
         let n = |s: &Seat| names.get(*s as usize).cloned().unwrap_or_else(|| format!("seat {s}"));
         match e {
             DuelEvent::Started { rounds, .. } => format!("A duel of {rounds} rounds begins"),

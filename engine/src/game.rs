@@ -194,9 +194,10 @@ pub trait Game: Send + Sync + 'static {
     fn outcome(state: &Self::State) -> Option<Outcome>;
 
     /// One event told in words, for logs, mail and pages. `names` are the
-    /// seats' display names.
-    fn describe(event: &Self::Event, names: &[String]) -> String {
-        let _ = names;
+    /// seats' display names; `state` is the game's current position (for
+    /// names of places and things that do not change during a game).
+    fn describe(state: &Self::State, event: &Self::Event, names: &[String]) -> String {
+        let _ = (state, names);
         serde_json::to_value(event)
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))

@@ -421,7 +421,7 @@ impl Table {
 
     pub fn describe(&self, env: &Envelope) -> String {
         match &env.body {
-            Body::Game { v, event } => self.game.describe(*v, event, &self.created.seats),
+            Body::Game { v, event } => self.game.describe(&self.state, *v, event, &self.created.seats),
             Body::Kernel { event } => describe_kernel(event, &self.created.seats),
         }
     }

@@ -2,7 +2,9 @@
 
 use crate::Registry;
 
+pub mod bardagi;
+
 /// Add every product ruleset to `registry`.
 pub fn register(registry: Registry) -> Registry {
-    registry
+    registry.with::<bardagi::Bardagi>()
 }

@@ -42,7 +42,20 @@ fn words_of(camel: &str) -> String {
 
 fn short(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => words_of(s),
+        Value::Object(m) if m.contains_key("type") => label(v),
+        Value::Object(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::Object(_) | Value::Array(_) => format!("{}: {}", words_of(k), short(v)),
+                    _ => format!("{} {}", words_of(k), short(v)),
+                })
+                .collect();
+            parts.join(", ")
+        }
+        Value::Array(a) if a.is_empty() => "none".into(),
+        Value::Array(a) => a.iter().map(short).collect::<Vec<_>>().join("; "),
         other => other.to_string(),
     }
 }
@@ -200,6 +213,11 @@ mod tests {
         assert_eq!(label(&json!({"type": "Bid", "amount": 3})), "Bid 3");
         assert_eq!(label(&json!({"type": "EndTurn"})), "End turn");
         assert_eq!(label(&json!({"type": "Move", "from": 1, "to": 2})), "Move (from 1, to 2)");
+        assert_eq!(label(&json!({"type": "Plan", "hand": {"godi": 2, "knerrir": 4}})), "Plan (hand godi 2, knerrir 4)");
+        assert_eq!(
+            label(&json!({"type": "PlayTurn", "steps": [{"type": "Play", "card": "godi"}, {"type": "EndTurn"}]})),
+            "Play turn (steps Play godi; End turn)"
+        );
     }
 
     #[test]

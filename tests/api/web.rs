@@ -143,6 +143,7 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     let seats = seat_tokens(&created);
     let other = app.create("duel", 2, json!({}));
     let other_game = str_of(&other, "game_id").to_owned();
+    let other_head = head(&app, &other_game);
 
     let mut ann = Browser::new(&app);
     let mut bo = Browser::new(&app);
@@ -210,7 +211,7 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     let forged = ann.post(&format!("/games/{other_game}/commands"), &[("csrf", &csrf), ("cmd", &cmd)]);
     assert_eq!(forged.status, 401, "{}", forged.html);
     assert!(forged.html.contains(&format!("this token is for game {game}")), "{}", forged.html);
-    assert_eq!(head(&app, &other_game), 1, "nothing recorded in game B");
+    assert_eq!(head(&app, &other_game), other_head, "nothing recorded in game B");
     // Nor does a host session act as a seat.
     let mut host = Browser::new(&app);
     host.sign_in(&game, str_of(&created, "host_token"));
@@ -409,22 +410,90 @@ fn every_board_draws_each_area_once_with_its_owner() {
             let Some(renderer) = runestone::web::board::renderer(id) else { continue };
             let svg = board.svg.unwrap_or_else(|| panic!("{id} with {n} seats draws a board"));
             let areas = renderer.areas(&view["view"], &names);
-            assert!(!areas.is_empty(), "{id}: a board has areas");
-            for a in &areas {
-                let tag = format!("data-area=\"{}\"", a.id);
-                assert_eq!(svg.matches(&tag).count(), 1, "{id}: area {} drawn once", a.id);
-                let at = svg.find(&tag).unwrap();
-                let element = &svg[svg[..at].rfind('<').unwrap()..at + svg[at..].find('>').unwrap()];
-                match a.owner {
-                    Some(o) => assert!(element.contains(&format!("data-owner=\"{o}\"")), "{id}: {element}"),
-                    None => assert!(!element.contains("data-owner"), "{id}: {element}"),
-                }
-            }
-            assert_eq!(svg.matches("data-area=").count(), areas.len(), "{id}: no area drawn that is not one");
+            check_areas(id, &svg, &areas);
             drawn += 1;
         }
     }
     assert!(drawn >= 2, "at least Duel's boards were drawn");
+}
+
+/// Check `svg` draws each of `areas` exactly once, with its owner; answer
+/// how many areas have an owner.
+fn check_areas(label: &str, svg: &str, areas: &[runestone::web::board::Area]) -> usize {
+    assert!(!areas.is_empty(), "{label}: a board has areas");
+    for a in areas {
+        let tag = format!("data-area=\"{}\"", a.id);
+        assert_eq!(svg.matches(&tag).count(), 1, "{label}: area {} drawn once", a.id);
+        let at = svg.find(&tag).unwrap();
+        let element = &svg[svg[..at].rfind('<').unwrap()..at + svg[at..].find('>').unwrap()];
+        match a.owner {
+            Some(o) => assert!(element.contains(&format!("data-owner=\"{o}\"")), "{label}: {element}"),
+            None => assert!(!element.contains("data-owner"), "{label}: {element}"),
+        }
+    }
+    assert_eq!(svg.matches("data-area=").count(), areas.len(), "{label}: no area drawn that is not one");
+    areas.iter().filter(|a| a.owner.is_some()).count()
+}
+
+/// Let every pending seat take its first legal command (the bot's choice)
+/// `rounds` times over.
+fn play_bot_moves(app: &TestApp, game: &str, tokens: &[String], steps: usize) {
+    for _ in 0..steps {
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        let Some(p) = summary["pending"].as_array().and_then(|p| p.first()).cloned() else { return };
+        let seat = p["seat"].as_u64().unwrap() as usize;
+        let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+        let first = view["legal"][0].clone();
+        assert!(first.is_object(), "seat {seat} is pending with no legal command: {view}");
+        app.submit(game, &tokens[seat], first).ok();
+    }
+}
+
+#[test]
+fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_knerrir() {
+    let app = TestApp::spawn();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("engine/src/games/bardagi/maps");
+    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the Bardagi maps")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    maps.sort();
+    assert!(maps.len() >= 2, "summer and winter at least: {maps:?}");
+    let renderer = runestone::web::board::renderer("bardagi").expect("Bardagi has a board renderer");
+    for map in &maps {
+        let text = std::fs::read_to_string(map).unwrap();
+        let data: toml::Value = toml::from_str(&text).unwrap();
+        let (min, max) = (data["min_players"].as_integer().unwrap(), data["max_players"].as_integer().unwrap());
+        for n in [min, max] {
+            let label = format!("{} with {n}", map.file_name().unwrap().to_string_lossy());
+            let created = app.create("bardagi", n as usize, json!({"custom_board": text}));
+            let game = str_of(&created, "game_id").to_owned();
+            let tokens = seat_tokens(&created);
+            play_bot_moves(&app, &game, &tokens, 4 * n as usize);
+            let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+            let names: Vec<String> = (0..n).map(|i| format!("Player {}", i + 1)).collect();
+            let board = runestone::web::board::render("bardagi", &view["view"], &names);
+            let svg = board.svg.unwrap_or_else(|| panic!("{label}: a map is drawn"));
+            let areas = renderer.areas(&view["view"], &names);
+            assert_eq!(areas.len(), data["area"].as_array().unwrap().len(), "{label}: every area of the map");
+            let owned = check_areas(&label, &svg, &areas);
+            assert!(owned > 0, "{label}: after some turns someone holds an area");
+            let oceans = data.get("ocean").and_then(|o| o.as_array()).map_or(0, Vec::len);
+            assert_eq!(svg.matches("data-ocean=").count(), oceans, "{label}: every ocean square");
+            let players = view["view"]["players"].as_array().unwrap();
+            let on_land = players
+                .iter()
+                .flat_map(|p| p["units"].as_object().unwrap().values())
+                .filter(|at| at.get("area").is_some())
+                .count();
+            assert_eq!(svg.matches("class=\"unit\"").count(), on_land, "{label}: every unit on the map");
+            let ships = players.iter().filter(|p| p["knerrir"].is_object()).count();
+            assert_eq!(svg.matches("class=\"knerrir\"").count(), ships, "{label}: every Knerrir at sea or in harbour");
+            assert!(board.html.contains("<caption>Areas</caption>"), "{label}: the areas in words");
+            assert!(!board.html.contains("cells"), "{label}: no raw cells in the words");
+        }
+    }
 }
 
 // ---------------------------------------------------------------- a real browser
@@ -638,6 +707,8 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
 
     // The host creates a game through the pages.
     d.go(&format!("{}/host/new", app.base));
+    d.click(&d.find("#ruleset option[value='duel']"));
+    assert!(d.property("#options", "value").contains("\"rounds\": 3"), "the game's defaults fill the options");
     let options = d.find("#options");
     d.clear(&options);
     d.type_in(&options, "{\"rounds\": 1}");
@@ -653,10 +724,11 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     let game = link0.split("/play/").nth(1).unwrap()[..16].to_owned();
 
     // Ása opens her link: the landing page, then its button.
+    let created_head = head(&app, &game);
     d.go(&link0);
     assert!(d.text("#who").contains("Ása"));
     d.screenshot("03-landing");
-    assert_eq!(head(&app, &game), 1, "the landing page changed nothing");
+    assert_eq!(head(&app, &game), created_head, "the landing page changed nothing");
     d.click(&d.find("#enter"));
     d.wait_for("#board");
     assert!(d.text("#me").contains("Ása"));
@@ -735,5 +807,19 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     d.wait_for("#manage");
     assert!(d.text("#log").contains("Ása claims"));
     d.screenshot("10-host");
+
+    // A Bardagi game some turns in: the map, and a seat's decision form.
+    let created = app.create("bardagi", 4, json!({}));
+    let bg = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    play_bot_moves(&app, &bg, &tokens, 9);
+    d.go(&format!("{}/games/{bg}", app.base));
+    d.wait_for("svg.board [data-area='area-0']");
+    d.screenshot("11-bardagi-public");
+    let pending = app.get(&format!("/api/v1/games/{bg}"), None).ok()["pending"][0]["seat"].as_u64().unwrap() as usize;
+    d.go(str_of(&created["seats"][pending], "link"));
+    d.click(&d.find("#enter"));
+    d.wait_for("#decide");
+    d.screenshot("12-bardagi-seat");
     assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
 }

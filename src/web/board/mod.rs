@@ -6,6 +6,7 @@
 //! already cut to what that viewer may know: it cannot leak a secret the
 //! view does not hold.
 
+mod bardagi;
 mod duel;
 mod generic;
 
@@ -62,6 +63,7 @@ pub fn seat_classes(ruleset: &str, view: &Value, n: usize) -> Vec<String> {
 pub fn renderer(ruleset: &str) -> Option<&'static dyn BoardRenderer> {
     match ruleset {
         "duel" => Some(&duel::Duel),
+        "bardagi" => Some(&bardagi::Bardagi),
         _ => None,
     }
 }

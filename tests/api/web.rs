@@ -233,6 +233,32 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
 }
 
 #[test]
+fn a_bardagi_plan_stays_with_its_clan_until_it_is_laid_down() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let seats = seat_tokens(&created);
+    let mut first = Browser::new(&app);
+    let mut second = Browser::new(&app);
+    let mut public = Browser::new(&app);
+    first.sign_in(&game, &seats[0]);
+    second.sign_in(&game, &seats[1]);
+    let plan = json!({"type": "Plan", "hand": {"berserkur": 0, "godi": 0, "kaupmadur": 0, "knerrir": 6}});
+    let placed = first.command(&game, &plan);
+    assert_eq!(placed.status, 303, "{}", placed.html);
+    let mine = first.get(&format!("/games/{game}"));
+    let told = mine.html.split("Player 1 chooses ").nth(1).map(|s| s[..s.find('\n').unwrap()].trim().to_owned());
+    let told = told.expect("the clan sees its own plan in the log");
+    assert!(told.contains("Knerrir"), "{told}");
+    for (who, html) in
+        [("seat 1", second.get(&format!("/games/{game}")).html), ("public", public.get(&format!("/games/{game}")).html)]
+    {
+        assert!(html.contains("Player 1 chooses cards secretly"), "{who}: {html}");
+        assert!(!html.contains(&format!("Player 1 chooses {told}")), "{who} sees seat 0's plan");
+    }
+}
+
+#[test]
 fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     let app = TestApp::spawn();
     let mut host = Browser::new(&app);

@@ -541,3 +541,61 @@ xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
         Some(h)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Two areas with a bridged river between them, a harbour, an ocean
+    /// square and a mountain; one clan holding area 1 with axes and runes.
+    fn view() -> Value {
+        json!({
+            "board": {
+                "name": "Tiny", "min_players": 2, "max_players": 2,
+                "rivers": [[0, 1]], "bridges": [[0, 1]], "sea_routes": [], "harbour_routes": [[0, 0]],
+                "mountain": [{"cells": [[2, 0]]}],
+                "ocean": [{"id": 0, "cell": [0, 2]}],
+                "area": [
+                    {"id": 0, "name": "Red home", "kind": "home", "colour": "red", "harbour": true, "cells": [[0, 0], [0, 1]]},
+                    {"id": 1, "name": "Forest 1", "kind": "forest", "harbour": false, "cells": [[1, 0], [1, 1]]}
+                ]
+            },
+            "phase": "action", "round": 1, "rounds": 6,
+            "areas": [
+                {"id": 0, "owner": null, "disks": 0, "axes": 0, "runes": [], "caster": null},
+                {"id": 1, "owner": 1, "disks": 2, "axes": 1, "runes": ["divine", "defence"], "caster": null}
+            ],
+            "players": [
+                {"seat": 0, "colour": "red", "units": {"berserkur": {"area": 0}, "godi": "aboard", "kaupmadur": "fallen"}, "knerrir": {"harbour": 0}},
+                {"seat": 1, "colour": "yellow", "units": {"berserkur": {"area": 1}, "godi": {"area": 1}, "kaupmadur": {"area": 0}}, "knerrir": {"ocean": 0}}
+            ]
+        })
+    }
+
+    #[test]
+    fn every_piece_of_a_small_board_is_drawn_and_told() {
+        let names = vec!["Ása".to_owned(), "<Bo>".to_owned()];
+        let v = view();
+        let svg = Bardagi.svg(&v, &names).unwrap();
+        assert_eq!(svg.matches("data-area=\"area-0\"").count(), 1);
+        assert!(svg.contains("data-area=\"area-1\" data-owner=\"1\""));
+        assert!(!svg.contains("data-area=\"area-0\" data-owner"));
+        assert_eq!(svg.matches("<polygon").count(), 5, "four area cells and a mountain");
+        assert_eq!(svg.matches("class=\"unit\"").count(), 4, "units aboard or fallen are not on the map");
+        assert_eq!(svg.matches("class=\"knerrir\"").count(), 2);
+        assert!(svg.contains("Knerrir of &lt;Bo&gt; (yellow) at ocean square 0"));
+        assert!(svg.contains("Knerrir of Ása (red) at the harbour of area 0"));
+        assert_eq!(svg.matches("class=\"rune\"").count(), 2);
+        assert!(svg.contains("⚒1"));
+        assert!(svg.contains("class=\"bridge\""));
+        assert_eq!(svg.matches("stroke=\"#2e86c1\"").count(), 3, "the river on each of the three shared edges");
+        assert_eq!(svg.matches("data-ocean=").count(), 1);
+        assert!(!svg.contains("<Bo>"), "names are escaped");
+        let text = Bardagi.text(&v, &names).unwrap();
+        assert!(text.contains("<th scope=\"row\">1 Forest 1</th><td>forest</td><td>&lt;Bo&gt; (yellow)</td><td>2</td><td>1</td><td>Divine, Defence</td>"));
+        assert!(!text.contains("cells"));
+        assert_eq!(Bardagi.seat_class(&v, 1).as_deref(), Some("clan-yellow"));
+    }
+}

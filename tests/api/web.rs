@@ -549,12 +549,12 @@ impl Drop for Driver {
 
 impl Driver {
     fn start() -> Driver {
-        for (path, what) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+        for (path, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
             assert!(
                 std::path::Path::new(path).exists(),
-                "the browser tests need {path}: install it with `apt-get install -y chromium chromium-driver`"
+                "the browser tests need {path} (Debian package {package}): \
+                 install it with `apt-get install -y chromium chromium-driver`"
             );
-            let _ = what;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(CHROMEDRIVER)

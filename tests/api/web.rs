@@ -592,6 +592,7 @@ impl Driver {
         }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            "goog:loggingPrefs": {"browser": "ALL"},
             "goog:chromeOptions": {
                 "binary": CHROMIUM,
                 "args": [
@@ -699,6 +700,18 @@ impl Driver {
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
     }
 
+    /// The browser console's errors since the last call (CSP violations,
+    /// script errors, failed loads).
+    fn console_errors(&self) -> Vec<String> {
+        let v = self.call("POST", &self.s("/se/log"), Some(json!({"type": "browser"})));
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
     fn resize(&self, width: u32, height: u32) {
         self.call("POST", &self.s("/window/rect"), Some(json!({"width": width, "height": height})));
     }
@@ -773,7 +786,9 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     let src = d.source();
     assert!(!src.contains("bid 7"), "Bo's page shows Ása's bid");
     assert_eq!(d.text("svg [data-bid='0']"), "bid hidden");
-    d.press("Bid 3");
+    // By keyboard: Enter on the focused button.
+    let bid3 = d.find_by("xpath", "//button[normalize-space()='Bid 3']");
+    d.type_in(&bid3, "\u{E007}");
     d.wait_for("#log");
     assert!(d.text("#log").contains("Bids revealed: [7, 3]"));
 
@@ -847,5 +862,9 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     d.click(&d.find("#enter"));
     d.wait_for("#decide");
     d.screenshot("12-bardagi-seat");
+    // No CSP violation, script error or failed load; only the illegal try's 422.
+    let errors: Vec<String> =
+        d.console_errors().into_iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
+    assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
     assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
 }

@@ -380,6 +380,14 @@ fn names_of(summary: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// An RFC 3339 UTC stamp as people read it: "2026-11-22 09:21 UTC".
+fn when(stamp: &str) -> String {
+    match (stamp.get(..10), stamp.get(11..16)) {
+        (Some(day), Some(time)) if stamp.ends_with('Z') => format!("{day} {time} UTC"),
+        _ => stamp.to_owned(),
+    }
+}
+
 /// Who must decide what, with each decision's deadline from `summary`.
 fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value) -> Vec<Value> {
     let due = summary["deadlines"]["due"].as_array().cloned().unwrap_or_default();
@@ -395,6 +403,7 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
                         "seat": seat,
                         "name": board::seat_name(names, seat),
                         "submitted": p["submitted"],
+                        "due_when": deadline.as_ref().and_then(Value::as_str).map(when),
                         "due": deadline,
                         "kind": p["kind"],
                         "prompt": p["prompt"],
@@ -444,6 +453,7 @@ async fn log_and_position(
                 "seq": e.envelope.seq,
                 "text": e.text,
                 "time": e.envelope.time,
+                "when": when(&e.envelope.time),
                 "in_force": e.in_force,
                 "hidden": e.hidden,
                 "current": e.envelope.seq == seq,
@@ -532,6 +542,13 @@ async fn render_game(
         "problem": problem,
         "pending": pending_list(&view["pending"], &names, me, &summary),
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
+        // A turn is decided against the position shown (a stale page is
+        // refused); a secret plan is not, since the others' plans move the
+        // log on while one decides, and a later plan replaces an earlier.
+        "guard_seq": me.is_some_and(|s| {
+            view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s && x["class"] != "plan"))
+        }),
+        "example": legal.first().map(Value::to_string),
         "actions": actions,
         "undo": undo,
         "rewind": rewind,
@@ -808,6 +825,7 @@ async fn render_host(
         "entered": note.entered,
         "new_link": note.new_link,
         "policy_text": summary["deadlines"]["policy"].to_string(),
+        "created_when": summary["created_at"].as_str().map(when),
     });
     Ok(render(status, "host.html", ctx, Some(&csrf)))
 }
@@ -949,5 +967,22 @@ async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
             let note = HostNote { form: Some("substitute"), error: Some(error), entered, new_link: None };
             render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_read_as_minutes_in_utc() {
+        assert_eq!(when("2026-11-22T09:21:02.962Z"), "2026-11-22 09:21 UTC");
+        assert_eq!(when("soon"), "soon");
+    }
+
+    #[test]
+    fn only_equal_strings_are_the_same() {
+        assert!(same("abc", "abc"));
+        assert!(!same("abc", "abd") && !same("abc", "ab") && !same("", "a"));
     }
 }

@@ -171,6 +171,11 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     assert_eq!(bad_csrf.status, 403);
     assert_eq!(head(&app, &game), before, "nothing recorded");
 
+    // A secret plan is not tied to the position shown (the other seat's
+    // plan may move the log on meanwhile); a turn is.
+    let plan_page = ann.get(&format!("/games/{game}"));
+    assert!(!plan_page.html.contains("name=\"seq\""), "{}", plan_page.html);
+
     // Seat 0 bids 9 in secret.
     let placed = ann.command(&game, &json!({"type": "Bid", "amount": 9}));
     assert_eq!(placed.status, 303, "{}", placed.html);
@@ -195,6 +200,16 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 2})).status, 303);
     let revealed = bo.get(&format!("/games/{game}"));
     assert!(revealed.html.contains("Bids revealed: [9, 2]"), "revealed to all after the reveal");
+
+    let turn_page = ann.get(&format!("/games/{game}"));
+    let seq = turn_page.html.split("name=\"seq\" value=\"").nth(1).expect("a turn carries the position shown");
+    let seq = &seq[..seq.find('"').unwrap()];
+    let csrf = ann.csrf();
+    let stale = (seq.parse::<u64>().unwrap() - 1).to_string();
+    let refused = ann
+        .post(&format!("/games/{game}/commands"), &[("csrf", &csrf), ("seq", &stale), ("cmd", "{\"type\":\"Claim\"}")]);
+    assert_eq!(refused.status, 409, "{}", refused.html);
+    assert!(refused.html.contains("is stale"), "{}", refused.html);
 
     // Seat 1's cookie is decided as seat 1, never seat 0: its claim is refused.
     let h = head(&app, &game);

@@ -66,6 +66,7 @@ impl Application {
                 max_attempts: settings.mail.max_attempts.max(1),
                 backoff: chrono::Duration::seconds(settings.mail.retry_seconds.max(1)),
                 poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
+                parallel: settings.mail.connections.clamp(1, 64) as usize,
                 ..Default::default()
             },
         };

@@ -56,6 +56,7 @@ pub struct MailSettings {
     pub max_attempts: u32,
     pub retry_seconds: i64,
     pub poll_ms: u64,
+    pub connections: u32,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -24,6 +24,28 @@ pub fn parse_tz(tz: &str) -> std::result::Result<chrono_tz::Tz, String> {
     })
 }
 
+/// When the next daily digest is due: 08:00 in the reader's time zone.
+pub fn next_digest_time(now: DateTime<Utc>, tz: Option<&str>) -> DateTime<Utc> {
+    use chrono::TimeZone;
+    let z = tz.and_then(|z| parse_tz(z).ok()).unwrap_or(chrono_tz::UTC);
+    let local = now.with_timezone(&z);
+    let mut day = local.date_naive();
+    if local.time() >= chrono::NaiveTime::from_hms_opt(8, 0, 0).expect("08:00") {
+        day = day.succ_opt().expect("a next day");
+    }
+    let eight = day.and_hms_opt(8, 0, 0).expect("08:00");
+    z.from_local_datetime(&eight).earliest().map_or(now + chrono::Duration::hours(24), |t| t.with_timezone(&Utc))
+}
+
+/// An outbox record due at `due`.
+fn outbox_write(due: DateTime<Utc>, mail: &Mail) -> SideWrite {
+    SideWrite {
+        side: Side::Outbox,
+        key: queue_key(due.timestamp_millis(), &mail.id),
+        value: Some(serde_json::to_vec(mail).expect("JSON")),
+    }
+}
+
 /// A time as a reader in `tz` reads it ("Tue 24 Nov 18:00 GMT").
 pub fn local_time(t: DateTime<Utc>, tz: Option<&str>) -> String {
     match tz.and_then(|z| parse_tz(z).ok()) {
@@ -51,8 +73,8 @@ impl Service {
         self.link(&table.game_id, &token)
     }
 
-    /// Render one mail to a seat into an outbox write. `cause` is the seq of
-    /// the first event that caused it and the template's kind.
+    /// Render one mail to a seat into an outbox write, due now. `cause` is
+    /// the seq of the first event that caused it and the template's kind.
     fn seat_mail(
         &self,
         table: &Table,
@@ -60,8 +82,22 @@ impl Service {
         seat: u8,
         cause: (u64, &str),
         subject: String,
-        mut ctx: Value,
+        ctx: Value,
     ) -> Option<SideWrite> {
+        let mail = self.render_seat_mail(table, record, seat, cause, subject, ctx)?;
+        Some(outbox_write(self.now(), &mail))
+    }
+
+    /// Render one mail to a seat, if it has an address and wants mail.
+    fn render_seat_mail(
+        &self,
+        table: &Table,
+        record: &GameRecord,
+        seat: u8,
+        cause: (u64, &str),
+        subject: String,
+        mut ctx: Value,
+    ) -> Option<Mail> {
         let (seq, kind) = cause;
         let s = record.seats.get(seat as usize)?;
         let to = s.email.clone().filter(|_| s.mail)?;
@@ -88,11 +124,7 @@ impl Service {
             attempts: 0,
             last_error: None,
         };
-        Some(SideWrite {
-            side: Side::Outbox,
-            key: queue_key(self.now().timestamp_millis(), &mail.id),
-            value: Some(serde_json::to_vec(&mail).expect("JSON")),
-        })
+        Some(mail)
     }
 
     fn prompt_of(table: &Table, seat: u8) -> Option<String> {
@@ -155,9 +187,29 @@ impl Service {
             if s.email.is_none() || !s.mail {
                 continue;
             }
-            let recap = self.recap(after, seat, s.told_up_to + 1, before.head, events)?;
             let prompt = Self::prompt_of(after, seat).unwrap_or_default();
             let deadline = dues.get(&seat).map(|d| local_time(*d, s.tz.as_deref()));
+            if s.digest {
+                // One mail a day: today's digest is rewritten with all that
+                // happened since the last one was due.
+                let due = next_digest_time(self.now(), s.tz.as_deref());
+                let day = due.format("%Y-%m-%d").to_string();
+                let from = if s.digest_day.as_deref() == Some(day.as_str()) { s.digest_from } else { s.told_up_to + 1 };
+                let recap = self.recap(after, seat, from, before.head, events)?;
+                let ctx = json!({ "prompt": prompt, "recap": recap, "deadline": deadline });
+                let subject = format!("Daily digest — {}: {}", self.game_name(after), prompt);
+                let cause = (due.timestamp_millis() as u64, "your_move");
+                if let Some(mut mail) = self.render_seat_mail(after, record, seat, cause, subject, ctx) {
+                    mail.kind = "digest".into();
+                    out.push(outbox_write(due, &mail));
+                }
+                let s = &mut record.seats[seat as usize];
+                s.digest_day = Some(day);
+                s.digest_from = from;
+                s.told_up_to = after.head;
+                continue;
+            }
+            let recap = self.recap(after, seat, s.told_up_to + 1, before.head, events)?;
             let ctx = json!({ "prompt": prompt, "recap": recap, "deadline": deadline });
             let subject = format!("{}: {}", self.game_name(after), prompt);
             out.extend(self.seat_mail(after, record, seat, (first_new, "your_move"), subject, ctx));
@@ -188,6 +240,16 @@ impl Service {
         // A reminder's id: its decision and the moment it fell due.
         let id_seq = since.wrapping_mul(1_000_003).wrapping_add(self.now().timestamp_millis() as u64);
         self.seat_mail(t, record, seat, (id_seq, "reminder"), subject, ctx)
+    }
+
+    /// An alert to the host of `game` outside any commit (the outbox worker's
+    /// dead letters); empty if the game or the host's address is unknown.
+    pub(crate) async fn alert_host(&self, game: &str, alert: &str) -> Option<SideWrite> {
+        let slot = self.slot(game);
+        let mut guard = slot.game.lock().await;
+        let loaded = self.loaded(game, &mut guard).await.ok()?;
+        let seq = loaded.table.head;
+        self.host_alert(&loaded.table, &loaded.record, seq, alert)
     }
 
     /// An alert to the host, if the host gave an address.
@@ -282,7 +344,7 @@ impl Service {
         };
         let mut record = loaded.record.clone();
         record.seats[seat as usize] =
-            crate::service::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, told_up_to: 0 };
+            crate::service::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, ..Default::default() };
         loaded.record = record;
         let events = self.commit(&slot, loaded, vec![revoke, seated], |_, _| Vec::new()).await?;
         // The invitation goes out with the new generation's link.

@@ -59,6 +59,9 @@ pub struct SeatSpec {
     /// IANA time zone ("Atlantic/Reykjavik") for times in mail and pages.
     #[serde(default)]
     pub tz: Option<String>,
+    /// One mail a day instead of one per move.
+    #[serde(default)]
+    pub digest: bool,
 }
 
 /// The host as given at creation (for alerts).
@@ -122,7 +125,7 @@ pub(crate) struct GameRecord {
     pub clocks: std::collections::BTreeMap<String, crate::deadlines::Clock>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct SeatRecord {
     pub name: String,
     pub email: Option<String>,
@@ -131,6 +134,14 @@ pub(crate) struct SeatRecord {
     pub mail: bool,
     /// The last event the player was told about by mail.
     pub told_up_to: u64,
+    /// One mail a day (at 08:00 local time) instead of one per move.
+    #[serde(default)]
+    pub digest: bool,
+    /// The day of the digest being gathered, and its first event.
+    #[serde(default)]
+    pub digest_day: Option<String>,
+    #[serde(default)]
+    pub digest_from: u64,
 }
 
 /// An envelope as one viewer may see it, with the event told in words.
@@ -482,7 +493,8 @@ impl Service {
                     email: s.email,
                     tz: s.tz,
                     mail: true,
-                    told_up_to: 0,
+                    digest: s.digest,
+                    ..Default::default()
                 })
                 .collect(),
             host: spec.host,
@@ -921,13 +933,14 @@ impl Service {
         .await
     }
 
-    /// A seat's mail preferences: whether it gets mail, and its time zone.
-    pub async fn mail_preferences(&self, game: &str, seat: u8) -> Result<(bool, Option<String>)> {
+    /// A seat's mail preferences: whether it gets mail, as a daily digest,
+    /// and its time zone.
+    pub async fn mail_preferences(&self, game: &str, seat: u8) -> Result<(bool, bool, Option<String>)> {
         self.with_game(game, |l| {
             l.record
                 .seats
                 .get(seat as usize)
-                .map(|s| (s.mail, s.tz.clone()))
+                .map(|s| (s.mail, s.digest, s.tz.clone()))
                 .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
         })
         .await
@@ -939,6 +952,7 @@ impl Service {
         game: &str,
         seat: u8,
         mail: Option<bool>,
+        digest: Option<bool>,
         tz: Option<Option<String>>,
     ) -> Result<()> {
         if let Some(Some(z)) = &tz {
@@ -954,6 +968,9 @@ impl Service {
             .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
         if let Some(m) = mail {
             s.mail = m;
+        }
+        if let Some(d) = digest {
+            s.digest = d;
         }
         if let Some(z) = tz {
             s.tz = z;

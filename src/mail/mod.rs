@@ -111,10 +111,9 @@ impl Transport {
                         )))
                     }
                 };
-                let mut builder = builder
-                    .port(s.smtp_port)
-                    .timeout(Some(Duration::from_secs(20)))
-                    .pool_config(PoolConfig::new().max_size(8).idle_timeout(Duration::from_secs(60)));
+                let mut builder = builder.port(s.smtp_port).timeout(Some(Duration::from_secs(20))).pool_config(
+                    PoolConfig::new().max_size(s.connections.clamp(1, 64)).idle_timeout(Duration::from_secs(60)),
+                );
                 if !s.smtp_username.is_empty() {
                     builder = builder.credentials(Credentials::new(s.smtp_username.clone(), s.smtp_password.clone()));
                 }

@@ -61,7 +61,7 @@ async fn unsubscribe_page(svc: web::Data<Service>, link: Link) -> Result<HttpRes
 async fn unsubscribe(svc: web::Data<Service>, link: Link) -> Result<HttpResponse, ApiError> {
     check(&svc, "unsubscribe", &link)?;
     let (game, seat, _) = link.as_ref();
-    svc.set_mail_preferences(game, *seat, Some(false), None).await?;
+    svc.set_mail_preferences(game, *seat, Some(false), None, None).await?;
     Ok(page(
         "Unsubscribed",
         "<p>No more email will be sent to you from this game. Your seat and its link still work.</p>",
@@ -71,13 +71,15 @@ async fn unsubscribe(svc: web::Data<Service>, link: Link) -> Result<HttpResponse
 async fn preferences_page(svc: web::Data<Service>, link: Link) -> Result<HttpResponse, ApiError> {
     check(&svc, "preferences", &link)?;
     let (game, seat, _) = link.as_ref();
-    let (mail, tz) = svc.mail_preferences(game, *seat).await?;
+    let (mail, digest, tz) = svc.mail_preferences(game, *seat).await?;
     Ok(page(
         "Mail preferences",
         &format!(
             "<form method=\"post\"><p><label><input type=\"checkbox\" name=\"mail\" value=\"on\"{}> Email me when it is my move</label></p>\
+             <p><label><input type=\"checkbox\" name=\"digest\" value=\"on\"{}> …as one daily digest at 08:00 instead</label></p>\
              <p><label>Time zone <input name=\"tz\" value=\"{}\" placeholder=\"Europe/Oslo\"></label></p><button type=\"submit\">Save</button></form>",
             if mail { " checked" } else { "" },
+            if digest { " checked" } else { "" },
             escape(&tz.unwrap_or_default())
         ),
     ))
@@ -86,6 +88,7 @@ async fn preferences_page(svc: web::Data<Service>, link: Link) -> Result<HttpRes
 #[derive(Deserialize)]
 struct Prefs {
     mail: Option<String>,
+    digest: Option<String>,
     tz: Option<String>,
 }
 
@@ -97,6 +100,6 @@ async fn save_preferences(
     check(&svc, "preferences", &link)?;
     let (game, seat, _) = link.as_ref();
     let tz = form.tz.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
-    svc.set_mail_preferences(game, *seat, Some(form.mail.is_some()), Some(tz)).await?;
+    svc.set_mail_preferences(game, *seat, Some(form.mail.is_some()), Some(form.digest.is_some()), Some(tz)).await?;
     Ok(page("Saved", "<p>Your mail preferences are saved.</p>"))
 }

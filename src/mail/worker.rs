@@ -89,6 +89,13 @@ impl Worker {
                             Metrics::inc(&self.service.metrics.mail_dead);
                             tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
                             writes.push(SideWrite { side: Side::Outbox, key: dead_key(&mail.game, &mail.id), value });
+                            if mail.kind != "host_alert" {
+                                let alert = format!(
+                                    "the message \"{}\" to {} could not be delivered after {} tries ({e}); see the dead letters to send it again",
+                                    mail.subject, mail.to, mail.attempts
+                                );
+                                writes.extend(self.service.alert_host(&mail.game, &alert).await);
+                            }
                         } else {
                             let wait = (self.policy.backoff * 2i32.pow(mail.attempts.min(20) - 1))
                                 .min(self.policy.max_backoff);

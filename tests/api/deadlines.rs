@@ -148,3 +148,38 @@ fn the_host_pauses_extends_and_seats_a_substitute_and_a_seat_takes_a_vacation() 
     let summary = app.get(&format!("/api/v1/games/{game}"), None);
     assert_eq!(summary.ok()["seats"][1]["name"], "Dís");
 }
+
+#[test]
+fn a_digest_player_gets_one_mail_a_day_at_eight_local_time() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org", "tz": "Europe/Oslo", "digest": true},
+                       {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let created = app.post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats})).ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let asa = str_of(&created["seats"][0], "token").to_owned();
+    let bjarni = str_of(&created["seats"][1], "token").to_owned();
+    sink.wait_for(2, 30);
+    app.submit(&game, &asa, json!({"type": "Bid", "amount": 5})).ok();
+    app.submit(&game, &bjarni, json!({"type": "Bid", "amount": 1})).ok();
+    app.submit(&game, &asa, json!({"type": "Claim"})).ok();
+    // Round two: Bjarni is told at once; Ása's news waits for her digest.
+    let got = sink.wait_for(3, 30);
+    assert_eq!(got[2].to[0], "bjarni@example.org");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(sink.received().len(), 3, "no immediate mail to a digest player");
+    // 08:00 in Oslo is 07:00 UTC.
+    clock.advance(Hours::hours(21) + Hours::minutes(59));
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(sink.received().len(), 3, "not before 08:00 local time");
+    clock.advance(Hours::minutes(1));
+    let got = sink.wait_for(4, 30);
+    let digest = &got[3];
+    assert_eq!(digest.to[0], "asa@example.org");
+    assert!(digest.header("Subject").unwrap().starts_with("Daily digest"));
+    let text = digest.text();
+    assert!(text.contains("claim the die") || text.contains("bid secretly"), "{text}");
+    assert!(text.contains("Round 2 begins"), "the whole day in words:\n{text}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(sink.received().len(), 4, "one digest, not one per move");
+}

@@ -143,3 +143,47 @@ fn bad_addresses_and_time_zones_are_refused_and_nothing_is_stored() {
     assert!(metrics.contains("runestone_games_created_total 0"), "{metrics}");
     assert!(metrics.contains("runestone_outbox_depth 0"), "{metrics}");
 }
+
+#[test]
+fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_resend() {
+    let sink = SmtpSink::start();
+    sink.reject("bounce@example.org");
+    let app = TestApp::spawn_with(|s| {
+        TestApp::smtp_to(sink.port)(s);
+        s.mail.max_attempts = 2;
+    });
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bounce@example.org"}]);
+    let created = app.post(
+        "/api/v1/games",
+        None,
+        &json!({"ruleset": "duel", "seats": seats, "host": {"name": "Host", "email": "host@example.org"}}),
+    );
+    let created = created.ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let got = sink.wait_for(2, 60);
+    let alert = got.iter().find(|m| m.to[0] == "host@example.org").expect("the host is alerted");
+    assert!(alert.text().contains("could not be delivered"), "{}", alert.text());
+    let dead = app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host));
+    let list = dead.ok()["dead_letters"].as_array().unwrap().clone();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["to"], "bounce@example.org");
+    assert!(list[0]["last_error"].as_str().unwrap().contains("550"), "{}", list[0]);
+    let metrics = app.get("/metrics", None).text;
+    assert!(metrics.contains("runestone_outbox_dead_letters 1"), "{metrics}");
+    assert!(metrics.contains("runestone_mail_dead_letters_total 1"), "{metrics}");
+    // Only the host sees or resends them.
+    app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(str_of(&created["seats"][0], "token"))).problem(403);
+    let id = list[0]["id"].as_str().unwrap();
+    app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).ok();
+    app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).problem(404);
+    // Still undeliverable: dead again, and the host told again.
+    sink.wait_for(3, 60);
+    assert_eq!(
+        app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host)).ok()["dead_letters"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}

@@ -1,6 +1,7 @@
 //! Integration tests: real servers on port 0, real HTTP.
 
 mod bad_input;
+mod bardagi;
 mod cli;
 mod crash;
 mod deadlines;

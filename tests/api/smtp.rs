@@ -95,6 +95,8 @@ fn decode_body(body: &str, encoding: Option<&str>) -> String {
 pub struct SmtpSink {
     pub port: u16,
     received: Arc<Mutex<Vec<Received>>>,
+    /// Recipients answered with a permanent failure.
+    rejected: Arc<Mutex<Vec<String>>>,
     up: Arc<AtomicBool>,
     conns: Arc<Mutex<Vec<TcpStream>>>,
     accept: Option<std::thread::JoinHandle<()>>,
@@ -107,6 +109,7 @@ impl SmtpSink {
         let mut sink = SmtpSink {
             port,
             received: Arc::default(),
+            rejected: Arc::default(),
             up: Arc::new(AtomicBool::new(false)),
             conns: Arc::default(),
             accept: None,
@@ -119,15 +122,19 @@ impl SmtpSink {
         listener.set_nonblocking(true).unwrap();
         self.up.store(true, Ordering::SeqCst);
         let (up, received, conns) = (self.up.clone(), self.received.clone(), self.conns.clone());
+        let rejected = self.rejected.clone();
         self.accept = Some(std::thread::spawn(move || {
             while up.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((stream, _)) => {
                         stream.set_nonblocking(false).unwrap();
+                        // Answer each line at once (no Nagle delay against the
+                        // client's delayed acknowledgements).
+                        let _ = stream.set_nodelay(true);
                         conns.lock().unwrap().push(stream.try_clone().unwrap());
-                        let received = received.clone();
+                        let (received, rejected) = (received.clone(), rejected.clone());
                         std::thread::spawn(move || {
-                            let _ = session(stream, &received);
+                            let _ = session(stream, &received, &rejected);
                         });
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
@@ -151,6 +158,11 @@ impl SmtpSink {
     pub fn up(&mut self) {
         let listener = TcpListener::bind(("127.0.0.1", self.port)).expect("rebind the same port");
         self.serve(listener);
+    }
+
+    /// Answer mail to `address` with "550 no such user" from now on.
+    pub fn reject(&self, address: &str) {
+        self.rejected.lock().unwrap().push(address.to_owned());
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -182,7 +194,7 @@ impl Drop for SmtpSink {
     }
 }
 
-fn session(stream: TcpStream, received: &Mutex<Vec<Received>>) -> std::io::Result<()> {
+fn session(stream: TcpStream, received: &Mutex<Vec<Received>>, rejected: &Mutex<Vec<String>>) -> std::io::Result<()> {
     let mut out = stream.try_clone()?;
     let mut lines = BufReader::new(stream);
     out.write_all(b"220 sink ESMTP ready\r\n")?;
@@ -206,8 +218,13 @@ fn session(stream: TcpStream, received: &Mutex<Vec<Received>>) -> std::io::Resul
             }
             out.write_all(b"250 OK\r\n")?;
         } else if cmd.starts_with("RCPT TO") {
-            to.push(line.trim_end()[8..].trim().trim_matches(|c| c == '<' || c == '>').to_owned());
-            out.write_all(b"250 OK\r\n")?;
+            let rcpt = line.trim_end()[8..].trim().trim_matches(|c| c == '<' || c == '>').to_owned();
+            if rejected.lock().unwrap().contains(&rcpt) {
+                out.write_all(b"550 no such user here\r\n")?;
+            } else {
+                to.push(rcpt);
+                out.write_all(b"250 OK\r\n")?;
+            }
         } else if cmd == "DATA" {
             out.write_all(b"354 go on\r\n")?;
             let mut raw = String::new();

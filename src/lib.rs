@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod notify;
 pub mod service;
 pub mod store;
+pub mod web;
 
 /// `N` bytes from the operating system's random source.
 pub fn random_bytes<const N: usize>() -> [u8; N] {

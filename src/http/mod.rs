@@ -120,6 +120,7 @@ pub fn serve(
             )
             .configure(configure)
             .configure(crate::mail::pages::configure)
+            .configure(crate::web::configure)
             .default_service(web::to(not_found))
             .wrap_fn(move |req, srv| {
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));

@@ -12,3 +12,4 @@ mod hidden;
 mod mail;
 mod openapi;
 mod smtp;
+mod web;

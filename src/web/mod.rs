@@ -1,0 +1,988 @@
+//! The player and host web pages, server-rendered with minijinja over the
+//! same [`Service`] the REST API uses (in process, never over HTTP).
+//!
+//! Sessions: a magic link's landing page (`GET /play/{game}?token=…`) only
+//! shows what the link is for; its button POSTs the token back, which sets
+//! a session cookie named after the game and the role (`rs_seat_{game}` or
+//! `rs_host_{game}`) holding the token itself. Every request checks that
+//! token again with [`Service::authorize`] (signature, expiry, game and the
+//! seat's generation), so a cookie can only ever act as the seat and game
+//! its token names, and a revoked link's session ends at once.
+//!
+//! CSRF: every form carries the value of a random `rs_csrf` cookie in a
+//! hidden field (double submit); a POST whose field does not match the
+//! cookie is refused with a page that says so.
+
+pub mod board;
+mod forms;
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use actix_web::cookie::{time, Cookie, SameSite};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::web::{self, Data};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use minijinja::Environment;
+use runestone_engine::Viewer;
+use serde_json::{json, Value};
+
+use crate::auth::{Claims, Role};
+use crate::service::{Service, ServiceError};
+use forms::Form;
+
+type Svc = Data<Service>;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../../templates/web/base.html")),
+    ("macros.html", include_str!("../../templates/web/macros.html")),
+    ("error.html", include_str!("../../templates/web/error.html")),
+    ("landing.html", include_str!("../../templates/web/landing.html")),
+    ("game.html", include_str!("../../templates/web/game.html")),
+    ("host_new.html", include_str!("../../templates/web/host_new.html")),
+    ("host_created.html", include_str!("../../templates/web/host_created.html")),
+    ("host.html", include_str!("../../templates/web/host.html")),
+    ("home.html", include_str!("../../templates/web/home.html")),
+];
+
+const CSS: &str = include_str!("../../static/web.css");
+const JS: &str = include_str!("../../static/web.js");
+
+const CSRF_COOKIE: &str = "rs_csrf";
+
+fn templates() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        for (name, src) in TEMPLATES {
+            env.add_template(name, src).expect("the page templates parse");
+        }
+        env
+    })
+}
+
+/// Mount the pages (call from the App builder).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(web::FormConfig::default().limit(256 * 1024).error_handler(|e, _| {
+        PageError::new(StatusCode::BAD_REQUEST, "The form could not be read", e.to_string()).into()
+    }))
+    .service(web::resource("/").route(web::get().to(home)))
+    .service(web::resource("/static/web.css").route(web::get().to(css)))
+    .service(web::resource("/static/web.js").route(web::get().to(js)))
+    .service(web::resource("/play/{game}").route(web::get().to(landing)).route(web::post().to(landing_post)))
+    .service(web::resource("/games/{game}").route(web::get().to(game_page)))
+    .service(web::resource("/games/{game}/commands").route(web::post().to(command)))
+    .service(web::resource("/games/{game}/undo").route(web::post().to(undo)))
+    .service(web::resource("/host/new").route(web::get().to(host_new)).route(web::post().to(host_create)))
+    .service(web::resource("/host/{game}").route(web::get().to(host_page)))
+    .service(web::resource("/host/{game}/rollback").route(web::post().to(host_rollback)))
+    .service(web::resource("/host/{game}/reissue").route(web::post().to(host_reissue)))
+    .service(web::resource("/host/{game}/fork").route(web::post().to(host_fork)))
+    .service(web::resource("/host/{game}/clock").route(web::post().to(host_clock)))
+    .service(web::resource("/host/{game}/substitute").route(web::post().to(host_substitute)));
+}
+
+// ---------------------------------------------------------------- errors
+
+/// A request that cannot be served, as a page a person can act on.
+#[derive(Debug)]
+pub struct PageError {
+    status: StatusCode,
+    title: String,
+    detail: String,
+}
+
+impl PageError {
+    fn new(status: StatusCode, title: impl Into<String>, detail: impl Into<String>) -> PageError {
+        PageError { status, title: title.into(), detail: detail.into() }
+    }
+}
+
+impl std::fmt::Display for PageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.title, self.detail)
+    }
+}
+
+impl ResponseError for PageError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        render(self.status, "error.html", json!({ "title": self.title, "detail": self.detail }), None)
+    }
+}
+
+impl From<ServiceError> for PageError {
+    fn from(e: ServiceError) -> PageError {
+        let api = crate::http::ApiError::from(e);
+        PageError::new(api.status, api.title, api.detail)
+    }
+}
+
+type PageResult = Result<HttpResponse, PageError>;
+
+/// A service error in the words shown beside a form.
+fn words(e: ServiceError) -> String {
+    crate::http::ApiError::from(e).detail
+}
+
+/// A service error's status and words.
+fn split(e: ServiceError) -> (StatusCode, String) {
+    let api = crate::http::ApiError::from(e);
+    (api.status, api.detail)
+}
+
+// ---------------------------------------------------------------- rendering
+
+/// Render `name` with `ctx`, with the headers every page carries.
+fn render(status: StatusCode, name: &str, mut ctx: Value, csrf: Option<&Csrf>) -> HttpResponse {
+    if let (Some(c), Value::Object(m)) = (csrf, &mut ctx) {
+        m.insert("csrf".into(), json!(c.value));
+    }
+    let body = templates().get_template(name).and_then(|t| t.render(&ctx));
+    let mut res = match body {
+        Ok(html) => HttpResponse::build(status).content_type("text/html; charset=utf-8").body(html),
+        Err(e) => {
+            tracing::error!(error = %e, template = name, "page template failed");
+            HttpResponse::InternalServerError()
+                .content_type("text/plain; charset=utf-8")
+                .body(format!("the page could not be rendered: {e}"))
+        }
+    };
+    secure_headers(&mut res);
+    if let Some(c) = csrf.and_then(|c| c.cookie.clone()) {
+        let _ = res.add_cookie(&c);
+    }
+    res
+}
+
+fn secure_headers(res: &mut HttpResponse) {
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; \
+             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+fn see_other(location: &str) -> HttpResponse {
+    let mut res = HttpResponse::SeeOther().insert_header((header::LOCATION, location.to_owned())).finish();
+    secure_headers(&mut res);
+    res
+}
+
+async fn css() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/css; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .body(CSS)
+}
+
+async fn js() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .body(JS)
+}
+
+async fn home(req: HttpRequest) -> HttpResponse {
+    let csrf = Csrf::of(&req);
+    render(StatusCode::OK, "home.html", json!({}), Some(&csrf))
+}
+
+// ---------------------------------------------------------------- CSRF and sessions
+
+/// The page's CSRF value, and the cookie to set when it is new.
+struct Csrf {
+    value: String,
+    cookie: Option<Cookie<'static>>,
+}
+
+fn is_https(req: &HttpRequest) -> bool {
+    req.connection_info().scheme() == "https"
+}
+
+impl Csrf {
+    fn of(req: &HttpRequest) -> Csrf {
+        if let Some(c) = req.cookie(CSRF_COOKIE) {
+            let v = c.value();
+            if v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Csrf { value: v.to_owned(), cookie: None };
+            }
+        }
+        let value = hex::encode(crate::random_bytes::<32>());
+        let cookie = Cookie::build(CSRF_COOKIE, value.clone())
+            .path("/")
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .secure(is_https(req))
+            .finish();
+        Csrf { value, cookie: Some(cookie) }
+    }
+}
+
+/// Constant-time equality of two strings.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Refuse a form whose CSRF field does not match the cookie.
+fn check_csrf(req: &HttpRequest, form: &Form) -> Result<(), PageError> {
+    let cookie = req.cookie(CSRF_COOKIE).map(|c| c.value().to_owned()).unwrap_or_default();
+    let field = form.get("csrf").unwrap_or_default();
+    if cookie.len() == 64 && same(&cookie, field) {
+        Ok(())
+    } else {
+        Err(PageError::new(
+            StatusCode::FORBIDDEN,
+            "This form was not accepted",
+            "The form did not carry this browser's security value (it may be from an old page, another site, \
+             or cookies may be blocked). Nothing was changed: go back, reload the page and try again.",
+        ))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Seat,
+    Host,
+}
+
+fn valid_game_id(game: &str) -> bool {
+    !game.is_empty() && game.len() <= 64 && game.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+fn cookie_name(kind: Kind, game: &str) -> String {
+    match kind {
+        Kind::Seat => format!("rs_seat_{game}"),
+        Kind::Host => format!("rs_host_{game}"),
+    }
+}
+
+fn session_cookie(req: &HttpRequest, kind: Kind, game: &str, token: &str, claims: &Claims) -> Cookie<'static> {
+    let secs = (claims.exp - chrono::Utc::now().timestamp()).max(0);
+    Cookie::build(cookie_name(kind, game), token.to_owned())
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(is_https(req))
+        .max_age(time::Duration::seconds(secs))
+        .finish()
+}
+
+/// The session of `kind` for `game`: its claims if the cookie's token is
+/// still good for this game and role; otherwise why not, in words.
+async fn session(svc: &Service, req: &HttpRequest, kind: Kind, game: &str) -> (Option<Claims>, Option<String>) {
+    let Some(c) = req.cookie(&cookie_name(kind, game)) else { return (None, None) };
+    let want = match kind {
+        Kind::Seat => Role::Seat,
+        Kind::Host => Role::Host,
+    };
+    match svc.authorize(game, c.value()).await {
+        Ok(claims) if claims.role == want => (Some(claims), None),
+        Ok(_) => (None, Some("this browser's session is not for this page".into())),
+        Err(e) => (None, Some(format!("this browser's session no longer works: {}", words(e)))),
+    }
+}
+
+fn game_id(path: web::Path<String>) -> Result<String, PageError> {
+    let g = path.into_inner();
+    if valid_game_id(&g) {
+        Ok(g)
+    } else {
+        Err(PageError::new(StatusCode::NOT_FOUND, "No such game", format!("there is no game {g:?}")))
+    }
+}
+
+/// `?at=` and `?token=` read leniently (a bad value is a page, not JSON).
+fn query(req: &HttpRequest) -> BTreeMap<String, String> {
+    web::Query::<BTreeMap<String, String>>::from_query(req.query_string()).map(|q| q.into_inner()).unwrap_or_default()
+}
+
+fn at_of(req: &HttpRequest) -> Result<Option<u64>, PageError> {
+    match query(req).get("at").map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => s.parse::<u64>().map(Some).map_err(|_| {
+            PageError::new(StatusCode::BAD_REQUEST, "Not a position", format!("{s:?} is not an event number"))
+        }),
+    }
+}
+
+// ---------------------------------------------------------------- landing
+
+async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let csrf = Csrf::of(&req);
+    let Some(token) = query(&req).get("token").cloned() else {
+        return Err(PageError::new(
+            StatusCode::BAD_REQUEST,
+            "This link is incomplete",
+            "A game link carries a token after ?token=; copy the whole link from your email.",
+        ));
+    };
+    let claims = svc.authorize(&game, &token).await?;
+    let summary = svc.summary(&game).await?;
+    let names = names_of(&summary);
+    let who = match (claims.role, claims.seat) {
+        (Role::Seat, Some(s)) => format!("seat {s}, {}", board::seat_name(&names, s)),
+        (Role::Host, _) => "the host".to_owned(),
+        (Role::Referee, _) => "the referee".to_owned(),
+        (Role::Seat, None) => "an unknown seat".to_owned(),
+    };
+    let view = svc.view(&game, Viewer::Public, None).await?;
+    let ctx = json!({
+        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
+        "game": game,
+        "token": token,
+        "who": who,
+        "role": claims.role,
+        "summary": summary,
+        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary),
+    });
+    Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
+}
+
+async fn landing_post(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let token = form.get("token").unwrap_or_default().trim().to_owned();
+    let claims = svc.authorize(&game, &token).await?;
+    let (kind, to) = match claims.role {
+        Role::Seat => (Kind::Seat, format!("/games/{game}")),
+        Role::Host => (Kind::Host, format!("/host/{game}")),
+        Role::Referee => {
+            return Err(PageError::new(
+                StatusCode::FORBIDDEN,
+                "Referee links are for the API",
+                "The web pages serve seats and the host; a referee uses the REST API with this token.",
+            ))
+        }
+    };
+    let mut res = see_other(&to);
+    let _ = res.add_cookie(&session_cookie(&req, kind, &game, &token, &claims));
+    Ok(res)
+}
+
+// ---------------------------------------------------------------- the game page
+
+fn names_of(summary: &Value) -> Vec<String> {
+    summary["seats"]
+        .as_array()
+        .map(|a| a.iter().map(|s| s["name"].as_str().unwrap_or("?").to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// An RFC 3339 UTC stamp as people read it: "2026-11-22 09:21 UTC".
+fn when(stamp: &str) -> String {
+    match (stamp.get(..10), stamp.get(11..16)) {
+        (Some(day), Some(time)) if stamp.ends_with('Z') => format!("{day} {time} UTC"),
+        _ => stamp.to_owned(),
+    }
+}
+
+/// Who must decide what, with each decision's deadline from `summary`.
+fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value) -> Vec<Value> {
+    let due = summary["deadlines"]["due"].as_array().cloned().unwrap_or_default();
+    pending
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| {
+                    let seat = p["seat"].as_u64().unwrap_or(0) as u8;
+                    let key = format!("{seat}/{}", p["kind"].as_str().unwrap_or_default());
+                    let deadline = due.iter().find(|d| d["decision"] == json!(key)).map(|d| d["due"].clone());
+                    json!({
+                        "seat": seat,
+                        "name": board::seat_name(names, seat),
+                        "submitted": p["submitted"],
+                        "due_when": deadline.as_ref().and_then(Value::as_str).map(when),
+                        "due": deadline,
+                        "kind": p["kind"],
+                        "prompt": p["prompt"],
+                        "me": me == Some(seat),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the user typed, given back when a form fails.
+#[derive(Default)]
+struct Entered {
+    values: BTreeMap<String, String>,
+}
+
+impl Entered {
+    fn of(form: &Form) -> Entered {
+        Entered {
+            values: form
+                .pairs()
+                .filter(|(k, _)| *k != "csrf" && *k != "token")
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
+    }
+}
+
+/// The log as the viewer may see it, the rewind control's numbers, and the
+/// position shown.
+async fn log_and_position(
+    svc: &Service,
+    game: &str,
+    viewer: Viewer,
+    at: Option<u64>,
+    names: &[String],
+) -> Result<(Value, Vec<Value>, Value, Vec<runestone_engine::Envelope>), ServiceError> {
+    let view = svc.view(game, viewer, at).await?;
+    let events = svc.events(game, viewer, 0, None).await?;
+    let head = view["head"].as_u64().unwrap_or(0);
+    let seq = view["seq"].as_u64().unwrap_or(head);
+    let log: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            json!({
+                "seq": e.envelope.seq,
+                "text": e.text,
+                "time": e.envelope.time,
+                "when": when(&e.envelope.time),
+                "in_force": e.in_force,
+                "hidden": e.hidden,
+                "current": e.envelope.seq == seq,
+                "future": e.envelope.seq > seq,
+            })
+        })
+        .collect();
+    let ruleset = view["ruleset"].as_str().unwrap_or_default().to_owned();
+    let b = board::render(&ruleset, &view["view"], names);
+    let rewind = json!({
+        "seq": seq,
+        "head": head,
+        "min": 1.min(head),
+        "at_head": seq == head,
+        "prev": (seq > 1).then(|| seq - 1),
+        "next": (seq < head).then(|| seq + 1),
+        "board": b,
+    });
+    let envelopes = events.into_iter().map(|e| e.envelope).collect();
+    Ok((view, log, rewind, envelopes))
+}
+
+/// Whether `seat`'s last step can be taken back, as the kernel would judge
+/// it from the log (the service checks again on the POST).
+fn can_undo(events: &[runestone_engine::Envelope], in_force: &[bool], seat: u8) -> bool {
+    use runestone_engine::{Actor, Body, KernelEvent};
+    let mut last: Option<u8> = None;
+    for (e, live) in events.iter().zip(in_force) {
+        if !live {
+            continue;
+        }
+        match &e.body {
+            Body::Game { .. } => {
+                if let Some(d) = &e.decision {
+                    last = match (d.undoable, e.actor) {
+                        (true, Actor::Seat(s)) => Some(s),
+                        _ => None,
+                    };
+                }
+            }
+            Body::Kernel { event: KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } } => last = None,
+            Body::Kernel { .. } => {}
+        }
+    }
+    last == Some(seat)
+}
+
+async fn game_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let at = at_of(&req)?;
+    let (claims, problem) = session(&svc, &req, Kind::Seat, &game).await;
+    render_game(&svc, &req, &game, claims.as_ref(), problem, at, StatusCode::OK, None, Entered::default()).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn render_game(
+    svc: &Service,
+    req: &HttpRequest,
+    game: &str,
+    claims: Option<&Claims>,
+    problem: Option<String>,
+    at: Option<u64>,
+    status: StatusCode,
+    error: Option<String>,
+    entered: Entered,
+) -> PageResult {
+    let csrf = Csrf::of(req);
+    let summary = svc.summary(game).await?;
+    let names = names_of(&summary);
+    let viewer = claims.map_or(Viewer::Public, Claims::viewer);
+    let me = claims.and_then(|c| c.seat);
+    let (view, log, rewind, envelopes) = log_and_position(svc, game, viewer, at, &names).await?;
+    let ruleset = summary["ruleset"].as_str().unwrap_or_default();
+    let at_head = rewind["at_head"].as_bool().unwrap_or(true);
+    let legal = view["legal"].as_array().cloned().unwrap_or_default();
+    let actions = forms::actions(ruleset, &legal, &view["view"], me);
+    let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
+    let undo =
+        at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
+    let ctx = json!({
+        "game": game,
+        "summary": summary,
+        "names": names,
+        "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
+        "dots": board::seat_classes(ruleset, &view["view"], names.len()),
+        "problem": problem,
+        "pending": pending_list(&view["pending"], &names, me, &summary),
+        "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
+        // A turn is decided against the position shown (a stale page is
+        // refused); a secret plan is not, since the others' plans move the
+        // log on while one decides, and a later plan replaces an earlier.
+        "guard_seq": me.is_some_and(|s| {
+            view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s && x["class"] != "plan"))
+        }),
+        "example": legal.first().map(Value::to_string),
+        "actions": actions,
+        "undo": undo,
+        "rewind": rewind,
+        "log": log,
+        "over": summary["status"] == "over",
+        "outcome": outcome_rows(&summary, &names),
+        "error": error,
+        "entered": entered.values,
+    });
+    Ok(render(status, "game.html", ctx, Some(&csrf)))
+}
+
+fn outcome_rows(summary: &Value, names: &[String]) -> Value {
+    let o = &summary["outcome"];
+    if o.is_null() {
+        return Value::Null;
+    }
+    let scores = o["scores"].as_array().cloned().unwrap_or_default();
+    let winners: Vec<u64> =
+        o["winners"].as_array().map(|w| w.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
+    let ranking: Vec<Value> = o["ranking"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter_map(|(place, s)| {
+                    let s = s.as_u64()?;
+                    Some(json!({
+                        "place": place + 1,
+                        "seat": s,
+                        "name": board::seat_name(names, s as u8),
+                        "score": scores.get(s as usize).cloned().unwrap_or(Value::Null),
+                        "winner": winners.contains(&s),
+                    }))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({ "summary": o["summary"], "ranking": ranking })
+}
+
+async fn seat_claims(svc: &Service, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
+    match session(svc, req, Kind::Seat, game).await {
+        (Some(c), _) => Ok(c),
+        (None, why) => Err(PageError::new(
+            StatusCode::UNAUTHORIZED,
+            "Open your game link first",
+            why.unwrap_or_else(|| {
+                "This browser has no session for a seat of this game. Open the link from your email \
+                 and press its button; then come back."
+                    .into()
+            }),
+        )),
+    }
+}
+
+async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = seat_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form);
+    let submission = match forms::command_of(&form) {
+        Ok(c) => c,
+        Err(msg) => {
+            return render_game(
+                &svc,
+                &req,
+                &game,
+                Some(&claims),
+                None,
+                None,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(msg),
+                entered,
+            )
+            .await
+        }
+    };
+    match svc.submit(&game, &claims, submission, None).await {
+        Ok(_) => Ok(see_other(&format!("/games/{game}"))),
+        Err(e) => {
+            let (status, msg) = split(e);
+            render_game(&svc, &req, &game, Some(&claims), None, None, status, Some(msg), entered).await
+        }
+    }
+}
+
+async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = seat_claims(&svc, &req, &game).await?;
+    match svc.undo(&game, &claims).await {
+        Ok(_) => Ok(see_other(&format!("/games/{game}"))),
+        Err(e) => {
+            let (status, msg) = split(e);
+            render_game(&svc, &req, &game, Some(&claims), None, None, status, Some(msg), Entered::default()).await
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host pages
+
+fn rulesets(svc: &Service) -> Vec<Value> {
+    let mut list: Vec<Value> = svc
+        .registry()
+        .all()
+        .map(|g| {
+            let i = g.info();
+            json!({
+                "id": i.id,
+                "name": i.name,
+                "min_seats": i.min_seats,
+                "max_seats": i.max_seats,
+                "description": i.description,
+                "defaults": serde_json::to_string_pretty(&i.default_options).unwrap_or_default(),
+                "help": i.options_help,
+            })
+        })
+        .collect();
+    list.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    list
+}
+
+const SEAT_ROWS: usize = 6;
+
+async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
+    let csrf = Csrf::of(&req);
+    let list = rulesets(&svc);
+    let mut entered = BTreeMap::new();
+    if let Some(first) = list.first() {
+        entered.insert("ruleset".to_owned(), first["id"].as_str().unwrap_or_default().to_owned());
+        entered.insert("options".to_owned(), first["defaults"].as_str().unwrap_or("{}").to_owned());
+    }
+    let ctx = json!({ "rulesets": list, "rows": (0..SEAT_ROWS).collect::<Vec<_>>(), "entered": entered, "errors": {} });
+    render(StatusCode::OK, "host_new.html", ctx, Some(&csrf))
+}
+
+async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageResult {
+    check_csrf(&req, &form)?;
+    let csrf = Csrf::of(&req);
+    let entered = Entered::of(&form).values;
+    let fail = |errors: Value| {
+        let ctx = json!({
+            "rulesets": rulesets(&svc),
+            "rows": (0..SEAT_ROWS).collect::<Vec<_>>(),
+            "entered": entered,
+            "errors": errors,
+        });
+        Ok(render(StatusCode::UNPROCESSABLE_ENTITY, "host_new.html", ctx, Some(&csrf)))
+    };
+    let request = match forms::create_request(&form, SEAT_ROWS) {
+        Ok(r) => r,
+        Err(errors) => return fail(errors),
+    };
+    match svc.create(request, None).await {
+        Ok(a) => {
+            let created = a.body;
+            let game = created["game_id"].as_str().unwrap_or_default().to_owned();
+            created_page(&svc, &req, &created, &game, None).await
+        }
+        Err(e) => {
+            let msg = words(e);
+            let key = if msg.starts_with("seat") {
+                "seats"
+            } else if msg.starts_with("deadline policy") {
+                "deadlines"
+            } else if msg.contains("option") || msg.contains("rounds") {
+                "options"
+            } else {
+                "form"
+            };
+            fail(json!({ key: msg }))
+        }
+    }
+}
+
+/// The links of a new (or forked) game, with the host's session set.
+async fn created_page(
+    svc: &Service,
+    req: &HttpRequest,
+    created: &Value,
+    game: &str,
+    forked_from: Option<&str>,
+) -> PageResult {
+    let csrf = Csrf::of(req);
+    let seats = created["seats"].as_array().cloned().unwrap_or_default();
+    let base = seats
+        .first()
+        .and_then(|s| s["link"].as_str())
+        .and_then(|l| l.split("/play/").next())
+        .unwrap_or_default()
+        .to_owned();
+    let host_token = created["host_token"].as_str().unwrap_or_default();
+    let host_link = format!("{base}/play/{game}?token={host_token}");
+    let ruleset = created["ruleset"].as_str().unwrap_or_default();
+    let view = svc.view(game, Viewer::Public, None).await?;
+    let ctx = json!({
+        "dots": board::seat_classes(ruleset, &view["view"], seats.len()),
+        "game": game,
+        "created": created,
+        "seats": seats,
+        "host_link": host_link,
+        "forked_from": forked_from,
+    });
+    let mut res = render(StatusCode::CREATED, "host_created.html", ctx, Some(&csrf));
+    let _ = res.add_cookie(
+        &Cookie::build(cookie_name(Kind::Host, game), host_token.to_owned())
+            .path("/")
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .secure(is_https(req))
+            .finish(),
+    );
+    Ok(res)
+}
+
+async fn host_claims(svc: &Service, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
+    match session(svc, req, Kind::Host, game).await {
+        (Some(c), _) => Ok(c),
+        (None, why) => Err(PageError::new(
+            StatusCode::UNAUTHORIZED,
+            "Open your host link first",
+            why.unwrap_or_else(|| {
+                "This browser has no host session for this game. Open the host link you were given \
+                 when the game was created and press its button."
+                    .into()
+            }),
+        )),
+    }
+}
+
+async fn host_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let at = at_of(&req)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote::default()).await
+}
+
+/// What a host form left to show: an error beside it, or a result.
+#[derive(Default)]
+struct HostNote {
+    form: Option<&'static str>,
+    error: Option<String>,
+    entered: BTreeMap<String, String>,
+    new_link: Option<Value>,
+}
+
+async fn render_host(
+    svc: &Service,
+    req: &HttpRequest,
+    game: &str,
+    claims: &Claims,
+    at: Option<u64>,
+    status: StatusCode,
+    note: HostNote,
+) -> PageResult {
+    let csrf = Csrf::of(req);
+    let summary = svc.summary(game).await?;
+    let names = names_of(&summary);
+    let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let ctx = json!({
+        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
+        "game": game,
+        "summary": summary,
+        "names": names,
+        "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
+        "pending": pending_list(&summary["pending"], &names, None, &summary),
+        "rewind": rewind,
+        "log": log,
+        "over": summary["status"] == "over",
+        "outcome": outcome_rows(&summary, &names),
+        "note_form": note.form,
+        "error": note.error,
+        "entered": note.entered,
+        "new_link": note.new_link,
+        "policy_text": summary["deadlines"]["policy"].to_string(),
+        "created_when": summary["created_at"].as_str().map(when),
+    });
+    Ok(render(status, "host.html", ctx, Some(&csrf)))
+}
+
+fn parse_seq(form: &Form, key: &str) -> Result<u64, String> {
+    let raw = form.get(key).unwrap_or_default().trim();
+    raw.parse::<u64>().map_err(|_| format!("{raw:?} is not an event number; give a whole number from the log"))
+}
+
+async fn host_rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let result = match parse_seq(&form, "to_seq") {
+        Err(m) => Err(m),
+        Ok(to_seq) => {
+            let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+            if reason.is_empty() {
+                Err("say why you roll back: the reason is kept in the log for everyone to read".to_owned())
+            } else {
+                svc.rollback(&game, &claims, json!({"to_seq": to_seq, "reason": reason})).await.map_err(words)
+            }
+        }
+    };
+    match result {
+        Ok(_) => Ok(see_other(&format!("/host/{game}"))),
+        Err(error) => {
+            let note = HostNote { form: Some("rollback"), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+async fn host_reissue(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let raw = form.get("seat").unwrap_or_default().trim().to_owned();
+    let result = match raw.parse::<u8>() {
+        Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
+        Ok(seat) => svc
+            .reissue(&game, &claims, seat, form.get("reason").unwrap_or_default().trim().to_owned())
+            .await
+            .map_err(words),
+    };
+    match result {
+        Ok(mut v) => {
+            v["why"] = json!("New link");
+            let note = HostNote { form: Some("reissue"), new_link: Some(v), ..HostNote::default() };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
+        }
+        Err(error) => {
+            let note = HostNote { form: Some("reissue"), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+async fn host_fork(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let result = match parse_seq(&form, "at_seq") {
+        Err(m) => Err(m),
+        Ok(at_seq) => svc.fork(&game, &claims, json!({"at_seq": at_seq})).await.map_err(words),
+    };
+    match result {
+        Ok(a) => {
+            let new_id = a.body["game_id"].as_str().unwrap_or_default().to_owned();
+            created_page(&svc, &req, &a.body, &new_id, Some(&game)).await
+        }
+        Err(error) => {
+            let note = HostNote { form: Some("fork"), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+/// The clock request of the host's clock forms.
+fn clock_request(form: &Form) -> Result<Value, String> {
+    let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+    match form.get("action").unwrap_or_default() {
+        "pause" => Ok(json!({"action": "pause", "reason": reason})),
+        "resume" => Ok(json!({"action": "resume"})),
+        "extend" => {
+            let seat = match form.get("seat").unwrap_or_default().trim() {
+                "" | "all" => Value::Null,
+                s => json!(s.parse::<u8>().map_err(|_| format!("{s:?} is not a seat; choose one from the list"))?),
+            };
+            let raw = form.get("hours").unwrap_or_default().trim();
+            let hours: i64 = raw.parse().map_err(|_| format!("{raw:?} is not a number of hours"))?;
+            Ok(json!({"action": "extend", "seat": seat, "hours": hours, "until": null, "reason": reason}))
+        }
+        other => Err(format!("{other:?} is not something the clocks can do")),
+    }
+}
+
+async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let result = match clock_request(&form) {
+        Err(m) => Err(m),
+        Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
+    };
+    match result {
+        Ok(_) => Ok(see_other(&format!("/host/{game}#clocks"))),
+        Err(error) => {
+            let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
+            let note = HostNote { form: Some(form_name), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let entered = Entered::of(&form).values;
+    let raw = form.get("seat").unwrap_or_default().trim().to_owned();
+    let name = form.get("name").unwrap_or_default().trim().to_owned();
+    let email = form.get("email").map(str::trim).filter(|e| !e.is_empty());
+    let result = match raw.parse::<u8>() {
+        Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
+        Ok(seat) => svc.substitute(&game, &claims, seat, json!({"name": name, "email": email})).await.map_err(words),
+    };
+    match result {
+        Ok(mut v) => {
+            v["why"] = json!(format!("{name} takes over; their link"));
+            let note = HostNote { form: Some("substitute"), new_link: Some(v), ..HostNote::default() };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
+        }
+        Err(error) => {
+            let note = HostNote { form: Some("substitute"), error: Some(error), entered, new_link: None };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_read_as_minutes_in_utc() {
+        assert_eq!(when("2026-11-22T09:21:02.962Z"), "2026-11-22 09:21 UTC");
+        assert_eq!(when("soon"), "soon");
+    }
+
+    #[test]
+    fn only_equal_strings_are_the_same() {
+        assert!(same("abc", "abc"));
+        assert!(!same("abc", "abd") && !same("abc", "ab") && !same("", "a"));
+    }
+}

@@ -1,0 +1,34 @@
+// Small conveniences; every page works without them.
+(function () {
+  "use strict";
+  // Rewind: show the number while sliding, and go there when released.
+  var range = document.getElementById("at");
+  var out = document.getElementById("at-out");
+  if (range && out) {
+    range.addEventListener("input", function () { out.textContent = range.value; });
+    range.addEventListener("change", function () { if (range.form) { range.form.submit(); } });
+  }
+  // New game: put the chosen game's default options in the box, unless edited.
+  var ruleset = document.getElementById("ruleset");
+  var options = document.getElementById("options");
+  if (ruleset && options) {
+    var shown = function () { var o = ruleset.options[ruleset.selectedIndex]; return o ? o.getAttribute("data-defaults") : ""; };
+    var last = shown();
+    ruleset.addEventListener("change", function () {
+      if (options.value.trim() === "" || options.value === last) { options.value = shown(); }
+      last = shown();
+    });
+  }
+  // At the head of a running game: say when the game moves on.
+  var live = document.getElementById("live");
+  if (live && window.EventSource) {
+    var head = parseInt(live.getAttribute("data-head"), 10);
+    var es = new EventSource(live.getAttribute("data-stream") + "?from=" + (head + 1));
+    es.addEventListener("event", function () {
+      live.textContent = "The game has moved on: reload the page to see it.";
+      live.setAttribute("role", "status");
+      live.className = "notice";
+      es.close();
+    });
+  }
+})();

@@ -1,0 +1,885 @@
+//! The web pages: a real headless Chromium driven over WebDriver through a
+//! whole game, every board drawn, and the pages' sessions and secrets
+//! checked over plain HTTP.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::helpers::{seat_tokens, str_of, TestApp};
+
+// ---------------------------------------------------------------- plain HTTP with cookies
+
+/// An HTTP answer of a page.
+struct Page {
+    status: u16,
+    location: String,
+    set_cookies: BTreeMap<String, String>,
+    html: String,
+}
+
+fn page_agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn form_body(fields: &[(&str, &str)]) -> String {
+    fields.iter().map(|(k, v)| format!("{}={}", urlencode(k), urlencode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// A browser-like client: its own cookie jar, no redirects followed.
+struct Browser<'a> {
+    app: &'a TestApp,
+    agent: ureq::Agent,
+    cookies: BTreeMap<String, String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Browser<'a> {
+        Browser { app, agent: page_agent(), cookies: BTreeMap::new() }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
+    fn finish(&mut self, resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>, what: &str) -> Page {
+        let mut resp = resp.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut set_cookies = BTreeMap::new();
+        for v in resp.headers().get_all("set-cookie") {
+            let v = v.to_str().unwrap_or_default();
+            let pair = v.split(';').next().unwrap_or_default();
+            if let Some((k, val)) = pair.split_once('=') {
+                set_cookies.insert(k.trim().to_owned(), val.trim().to_owned());
+            }
+        }
+        self.cookies.extend(set_cookies.clone());
+        let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let status = resp.status().as_u16();
+        let html = resp.body_mut().read_to_string().unwrap_or_default();
+        Page { status, location, set_cookies, html }
+    }
+
+    fn get(&mut self, path: &str) -> Page {
+        let url = format!("{}{path}", self.app.base);
+        let r = self.agent.get(&url).header("Cookie", self.cookie_header()).call();
+        self.finish(r, &format!("GET {path}"))
+    }
+
+    fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let url = format!("{}{path}", self.app.base);
+        let r = self
+            .agent
+            .post(&url)
+            .header("Cookie", self.cookie_header())
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .send(form_body(fields));
+        self.finish(r, &format!("POST {path}"))
+    }
+
+    fn csrf(&self) -> String {
+        self.cookies.get("rs_csrf").cloned().expect("a CSRF cookie was set by an earlier page")
+    }
+
+    /// Open a magic link and press its button, as a player would.
+    fn sign_in(&mut self, game: &str, token: &str) -> Page {
+        let landing = self.get(&format!("/play/{game}?token={token}"));
+        assert_eq!(landing.status, 200, "{}", landing.html);
+        assert!(
+            landing.set_cookies.keys().all(|k| k == "rs_csrf"),
+            "the landing page sets no session: {:?}",
+            landing.set_cookies
+        );
+        let csrf = self.csrf();
+        let entered = self.post(&format!("/play/{game}"), &[("csrf", &csrf), ("token", token)]);
+        assert_eq!(entered.status, 303, "{}", entered.html);
+        entered
+    }
+
+    fn command(&mut self, game: &str, command: &Value) -> Page {
+        let csrf = self.csrf();
+        self.post(&format!("/games/{game}/commands"), &[("csrf", &csrf), ("cmd", &command.to_string())])
+    }
+}
+
+fn head(app: &TestApp, game: &str) -> u64 {
+    app.get(&format!("/api/v1/games/{game}"), None).ok()["head"].as_u64().unwrap()
+}
+
+/// The text of the SVG element of the bid of `seat` on a Duel board.
+fn svg_bid(html: &str, seat: u8) -> String {
+    let marker = format!("data-bid=\"{seat}\">");
+    let at = html.find(&marker).unwrap_or_else(|| panic!("no bid of seat {seat} drawn"));
+    let rest = &html[at + marker.len()..];
+    rest[..rest.find('<').unwrap()].to_owned()
+}
+
+// ---------------------------------------------------------------- secrets and sessions
+
+#[test]
+fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_their_own_seat_and_game() {
+    let app = TestApp::spawn();
+    let created = app.create("duel", 2, json!({"rounds": 2}));
+    let game = str_of(&created, "game_id").to_owned();
+    let seats = seat_tokens(&created);
+    let other = app.create("duel", 2, json!({}));
+    let other_game = str_of(&other, "game_id").to_owned();
+    let other_head = head(&app, &other_game);
+
+    let mut ann = Browser::new(&app);
+    let mut bo = Browser::new(&app);
+    let mut public = Browser::new(&app);
+
+    // The landing page changes nothing: no session, no event.
+    let before = head(&app, &game);
+    let landing = ann.get(&format!("/play/{game}?token={}", seats[0]));
+    assert!(landing.html.contains("Player 1"), "{}", landing.html);
+    assert_eq!(head(&app, &game), before);
+    assert!(!ann.cookies.contains_key(&format!("rs_seat_{game}")));
+
+    let entered = ann.sign_in(&game, &seats[0]);
+    assert_eq!(entered.location, format!("/games/{game}"));
+    assert_eq!(entered.set_cookies.get(&format!("rs_seat_{game}")), Some(&seats[0]));
+    bo.sign_in(&game, &seats[1]);
+
+    // A POST without the CSRF value, or with another, is refused and changes nothing.
+    let cmd = json!({"type": "Bid", "amount": 9}).to_string();
+    let no_csrf = ann.post(&format!("/games/{game}/commands"), &[("cmd", &cmd)]);
+    assert_eq!(no_csrf.status, 403, "{}", no_csrf.html);
+    assert!(no_csrf.html.contains("security value"), "{}", no_csrf.html);
+    let wrong = "0".repeat(64);
+    let bad_csrf = ann.post(&format!("/games/{game}/commands"), &[("csrf", &wrong), ("cmd", &cmd)]);
+    assert_eq!(bad_csrf.status, 403);
+    assert_eq!(head(&app, &game), before, "nothing recorded");
+
+    // A secret plan is not tied to the position shown (the other seat's
+    // plan may move the log on meanwhile); a turn is.
+    let plan_page = ann.get(&format!("/games/{game}"));
+    assert!(!plan_page.html.contains("name=\"seq\""), "{}", plan_page.html);
+
+    // Seat 0 bids 9 in secret.
+    let placed = ann.command(&game, &json!({"type": "Bid", "amount": 9}));
+    assert_eq!(placed.status, 303, "{}", placed.html);
+    let mine = ann.get(&format!("/games/{game}"));
+    assert_eq!(svg_bid(&mine.html, 0), "bid 9");
+    assert!(mine.html.contains("Player 1 bid 9"));
+
+    // Seat 1's page and the public page hold no trace of the amount.
+    for (who, html) in
+        [("seat 1", bo.get(&format!("/games/{game}")).html), ("public", public.get(&format!("/games/{game}")).html)]
+    {
+        assert_eq!(svg_bid(&html, 0), "bid hidden", "{who}");
+        assert!(html.contains("Player 1 placed a secret bid"), "{who}: {html}");
+        assert!(!html.contains("bid 9"), "{who} sees seat 0's bid: {html}");
+        // (Seat 1's own buttons may offer "Bid 9": that is its own choice.)
+        if who == "public" {
+            assert!(!html.contains("amount&quot;:9") && !html.contains("\"amount\":9"), "{html}");
+        }
+    }
+
+    // Seat 1 bids 2; seat 0 wins the round and must claim.
+    assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 2})).status, 303);
+    let revealed = bo.get(&format!("/games/{game}"));
+    assert!(revealed.html.contains("Bids revealed: [9, 2]"), "revealed to all after the reveal");
+
+    let turn_page = ann.get(&format!("/games/{game}"));
+    let seq = turn_page.html.split("name=\"seq\" value=\"").nth(1).expect("a turn carries the position shown");
+    let seq = &seq[..seq.find('"').unwrap()];
+    let csrf = ann.csrf();
+    let stale = (seq.parse::<u64>().unwrap() - 1).to_string();
+    let refused = ann
+        .post(&format!("/games/{game}/commands"), &[("csrf", &csrf), ("seq", &stale), ("cmd", "{\"type\":\"Claim\"}")]);
+    assert_eq!(refused.status, 409, "{}", refused.html);
+    assert!(refused.html.contains("is stale"), "{}", refused.html);
+
+    // Seat 1's cookie is decided as seat 1, never seat 0: its claim is refused.
+    let h = head(&app, &game);
+    let claim = bo.command(&game, &json!({"type": "Claim"}));
+    assert_eq!(claim.status, 422, "{}", claim.html);
+    assert!(claim.html.contains("seat 1 has nothing to decide now"), "{}", claim.html);
+    assert_eq!(head(&app, &game), h);
+
+    // A session for game A is no session for game B, even under B's name.
+    let csrf = ann.csrf();
+    let cross = ann.post(&format!("/games/{other_game}/commands"), &[("csrf", &csrf), ("cmd", &cmd)]);
+    assert_eq!(cross.status, 401, "{}", cross.html);
+    ann.cookies.insert(format!("rs_seat_{other_game}"), seats[0].clone());
+    let forged = ann.post(&format!("/games/{other_game}/commands"), &[("csrf", &csrf), ("cmd", &cmd)]);
+    assert_eq!(forged.status, 401, "{}", forged.html);
+    assert!(forged.html.contains(&format!("this token is for game {game}")), "{}", forged.html);
+    assert_eq!(head(&app, &other_game), other_head, "nothing recorded in game B");
+    // Nor does a host session act as a seat.
+    let mut host = Browser::new(&app);
+    host.sign_in(&game, str_of(&created, "host_token"));
+    let host_csrf = host.csrf();
+    let as_host =
+        host.post(&format!("/games/{game}/commands"), &[("csrf", &host_csrf), ("cmd", "{\"type\":\"Claim\"}")]);
+    assert_eq!(as_host.status, 401, "{}", as_host.html);
+
+    // The host issues seat 0 a new link: the old session stops at once.
+    let reissued =
+        host.post(&format!("/host/{game}/reissue"), &[("csrf", &host_csrf), ("seat", "0"), ("reason", "lost phone")]);
+    assert_eq!(reissued.status, 200, "{}", reissued.html);
+    assert!(reissued.html.contains("New link for seat 0"), "{}", reissued.html);
+    let stale = ann.command(&game, &json!({"type": "Claim"}));
+    assert_eq!(stale.status, 401, "{}", stale.html);
+    assert!(stale.html.contains("revoked"), "{}", stale.html);
+    let page = ann.get(&format!("/games/{game}"));
+    assert!(page.html.contains("public view") && page.html.contains("revoked"), "{}", page.html);
+}
+
+#[test]
+fn a_bardagi_plan_stays_with_its_clan_until_it_is_laid_down() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let seats = seat_tokens(&created);
+    let mut first = Browser::new(&app);
+    let mut second = Browser::new(&app);
+    let mut public = Browser::new(&app);
+    first.sign_in(&game, &seats[0]);
+    second.sign_in(&game, &seats[1]);
+    let plan = json!({"type": "Plan", "hand": {"berserkur": 0, "godi": 0, "kaupmadur": 0, "knerrir": 6}});
+    let placed = first.command(&game, &plan);
+    assert_eq!(placed.status, 303, "{}", placed.html);
+    let mine = first.get(&format!("/games/{game}"));
+    let told = mine.html.split("Player 1 chooses ").nth(1).map(|s| s[..s.find('\n').unwrap()].trim().to_owned());
+    let told = told.expect("the clan sees its own plan in the log");
+    assert!(told.contains("Knerrir"), "{told}");
+    for (who, html) in
+        [("seat 1", second.get(&format!("/games/{game}")).html), ("public", public.get(&format!("/games/{game}")).html)]
+    {
+        assert!(html.contains("Player 1 chooses cards secretly"), "{who}: {html}");
+        assert!(!html.contains(&format!("Player 1 chooses {told}")), "{who} sees seat 0's plan");
+    }
+}
+
+#[test]
+fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
+    let app = TestApp::spawn();
+    let mut host = Browser::new(&app);
+    let form = host.get("/host/new");
+    assert_eq!(form.status, 200);
+    assert!(form.html.contains("&quot;rounds&quot;: 3"), "defaults prefilled: {}", form.html);
+    let csrf = host.csrf();
+    let bad = host.post(
+        "/host/new",
+        &[("csrf", &csrf), ("ruleset", "duel"), ("options", "{\"rounds\": 99}"), ("name.0", "Ása"), ("name.1", "Bo")],
+    );
+    assert_eq!(bad.status, 422, "{}", bad.html);
+    assert!(bad.html.contains("rounds must be 1 to 20, not 99"), "{}", bad.html);
+    assert!(bad.html.contains("value=\"Ása\"") && bad.html.contains("value=\"Bo\""), "names kept");
+    assert!(bad.html.contains("{&quot;rounds&quot;: 99}"), "options kept");
+    let policy = host.post(
+        "/host/new",
+        &[
+            ("csrf", &csrf),
+            ("ruleset", "duel"),
+            ("deadlines", "{\"plan_hours\": 0}"),
+            ("name.0", "Ása"),
+            ("name.1", "Bo"),
+        ],
+    );
+    assert_eq!(policy.status, 422, "{}", policy.html);
+    assert!(policy.html.contains("id=\"deadlines-error\""), "beside the field: {}", policy.html);
+    let broken = host.post("/host/new", &[("csrf", &csrf), ("ruleset", "duel"), ("options", "{"), ("name.0", "Ása")]);
+    assert!(broken.html.contains("not valid JSON"), "{}", broken.html);
+
+    let ok = host.post(
+        "/host/new",
+        &[
+            ("csrf", &csrf),
+            ("ruleset", "duel"),
+            ("options", "{\"rounds\": 1}"),
+            ("name.0", "Ása"),
+            ("email.0", "asa@example.org"),
+            ("name.1", "Bo"),
+        ],
+    );
+    assert_eq!(ok.status, 201, "{}", ok.html);
+    let game = ok.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).expect("a host page link");
+    assert_eq!(ok.html.matches("class=\"seat-link").count(), 2);
+    let dash = host.get(&format!("/host/{game}"));
+    assert_eq!(dash.status, 200, "{}", dash.html);
+    assert!(dash.html.contains("Roll back") && dash.html.contains("Fork"));
+
+    // A failed rollback keeps its fields and says why beside the form.
+    let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "99"), ("reason", "oops")]);
+    assert_eq!(rb.status, 422, "{}", rb.html);
+    assert!(rb.html.contains("id=\"rollback-error\""), "{}", rb.html);
+    assert!(rb.html.contains("value=\"99\"") && rb.html.contains("value=\"oops\""));
+    let fork = host.post(&format!("/host/{game}/fork"), &[("csrf", &csrf), ("at_seq", "abc")]);
+    assert!(fork.html.contains("id=\"fork-error\"") && fork.html.contains("not an event number"), "{}", fork.html);
+    let fork = host.post(&format!("/host/{game}/fork"), &[("csrf", &csrf), ("at_seq", "1")]);
+    assert_eq!(fork.status, 201, "{}", fork.html);
+    assert!(fork.html.contains(&format!("forked from {game}")));
+
+    // Without the host session the dashboard is refused, with directions.
+    let mut stranger = Browser::new(&app);
+    let refused = stranger.get(&format!("/host/{game}"));
+    assert_eq!(refused.status, 401);
+    assert!(refused.html.contains("Open your host link first"));
+}
+
+#[test]
+fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_substitute() {
+    let app = TestApp::spawn();
+    let mut host = Browser::new(&app);
+    host.get("/host/new");
+    let csrf = host.csrf();
+    let policy = "{\"plan_hours\": 48, \"turn_hours\": 48, \"small_hours\": 24}";
+    let ok = host.post(
+        "/host/new",
+        &[("csrf", &csrf), ("ruleset", "duel"), ("deadlines", policy), ("name.0", "Ása"), ("name.1", "Bo")],
+    );
+    assert_eq!(ok.status, 201, "{}", ok.html);
+    let game = ok.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).unwrap();
+    let links: Vec<String> = ok
+        .html
+        .split("class=\"seat-link wrap\"")
+        .skip(1)
+        .map(|s| s.split("href=\"").nth(1).unwrap().split('"').next().unwrap().to_owned())
+        .collect();
+    let token = |link: &str| link.split("token=").nth(1).unwrap().to_owned();
+    let mut ann = Browser::new(&app);
+    let mut bo = Browser::new(&app);
+    ann.sign_in(&game, &token(&links[0]));
+    bo.sign_in(&game, &token(&links[1]));
+    assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
+    let waiting = bo.get(&format!("/games/{game}"));
+    assert!(waiting.html.contains("(has decided; may still change it)"), "{}", waiting.html);
+    assert!(waiting.html.contains("<span class=\"small\">due <time"), "the deadline is shown: {}", waiting.html);
+    assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 1})).status, 303);
+
+    // A taunt can be taken back; the page offers it, and only to its author.
+    let csrf_ann = ann.csrf();
+    let taunt = ann.post(
+        &format!("/games/{game}/commands"),
+        &[("csrf", &csrf_ann), ("template", "{\"type\":\"Taunt\"}"), ("field.text", "ha")],
+    );
+    assert_eq!(taunt.status, 303, "{}", taunt.html);
+    assert!(ann.get(&format!("/games/{game}")).html.contains("id=\"undo\""));
+    assert!(!bo.get(&format!("/games/{game}")).html.contains("id=\"undo\""));
+    let no_csrf = ann.post(&format!("/games/{game}/undo"), &[]);
+    assert_eq!(no_csrf.status, 403);
+    let undone = ann.post(&format!("/games/{game}/undo"), &[("csrf", &csrf_ann)]);
+    assert_eq!(undone.status, 303, "{}", undone.html);
+    let page = ann.get(&format!("/games/{game}"));
+    assert!(page.html.contains("<del>Ása says: ha</del>"), "the taunt is voided, not deleted: {}", page.html);
+    assert!(!page.html.contains("id=\"undo\""));
+    let again = ann.post(&format!("/games/{game}/undo"), &[("csrf", &csrf_ann)]);
+    assert_eq!(again.status, 422);
+    assert!(again.html.contains("nothing to undo"), "{}", again.html);
+
+    // The host pauses and resumes the clocks, and gives more time.
+    let paused =
+        host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "pause"), ("reason", "holiday")]);
+    assert_eq!(paused.status, 303, "{}", paused.html);
+    assert!(host.get(&format!("/host/{game}")).html.contains("id=\"clock-state\">paused"));
+    let resumed = host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "resume")]);
+    assert_eq!(resumed.status, 303, "{}", resumed.html);
+    let bad = host.post(
+        &format!("/host/{game}/clock"),
+        &[("csrf", &csrf), ("action", "extend"), ("seat", "all"), ("hours", "12"), ("reason", "")],
+    );
+    assert_eq!(bad.status, 422);
+    assert!(bad.html.contains("id=\"extend-error\"") && bad.html.contains("needs a reason"), "{}", bad.html);
+    assert!(bad.html.contains("value=\"12\""), "hours kept");
+    let extended = host.post(
+        &format!("/host/{game}/clock"),
+        &[("csrf", &csrf), ("action", "extend"), ("seat", "0"), ("hours", "12"), ("reason", "travel")],
+    );
+    assert_eq!(extended.status, 303, "{}", extended.html);
+
+    // A substitute takes over seat 1; Bo's session ends, the newcomer's link works.
+    let sub = host.post(
+        &format!("/host/{game}/substitute"),
+        &[("csrf", &csrf), ("seat", "1"), ("name", "Cai"), ("email", "cai@example.org")],
+    );
+    assert_eq!(sub.status, 200, "{}", sub.html);
+    let link =
+        sub.html.split("id=\"substitute-link\" class=\"wrap\" href=\"").nth(1).unwrap().split('"').next().unwrap();
+    assert_eq!(bo.command(&game, &json!({"type": "Pass"})).status, 401);
+    let mut cai = Browser::new(&app);
+    cai.sign_in(&game, &token(link));
+    assert!(cai.get(&format!("/games/{game}")).html.contains("(seat 1)"));
+
+    // The host rolls back to before the bids; the log keeps them, voided.
+    let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
+    assert_eq!(rb.status, 303, "{}", rb.html);
+    let dash = host.get(&format!("/host/{game}"));
+    assert!(dash.html.contains("Rolled back to event 1: misclick"), "{}", dash.html);
+    assert!(dash.html.contains("<del>Ása placed a secret bid</del>"), "{}", dash.html);
+}
+
+// ---------------------------------------------------------------- boards
+
+#[test]
+fn every_board_draws_each_area_once_with_its_owner() {
+    let app = TestApp::spawn();
+    let rulesets = app.get("/api/v1/rulesets", None).ok()["rulesets"].as_array().unwrap().clone();
+    let mut drawn = 0;
+    for r in &rulesets {
+        let id = str_of(r, "id");
+        let (min, max) = (r["min_seats"].as_u64().unwrap(), r["max_seats"].as_u64().unwrap());
+        for n in [min, max] {
+            let created = app.create(id, n as usize, r["default_options"].clone());
+            let game = str_of(&created, "game_id");
+            let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+            let names: Vec<String> = (0..n).map(|i| format!("Player {}", i + 1)).collect();
+            let board = runestone::web::board::render(id, &view["view"], &names);
+            assert!(board.html.contains("view-text"), "{id}: a text rendering always");
+            let Some(renderer) = runestone::web::board::renderer(id) else { continue };
+            let svg = board.svg.unwrap_or_else(|| panic!("{id} with {n} seats draws a board"));
+            let areas = renderer.areas(&view["view"], &names);
+            check_areas(id, &svg, &areas);
+            drawn += 1;
+        }
+    }
+    assert!(drawn >= 2, "at least Duel's boards were drawn");
+}
+
+/// Check `svg` draws each of `areas` exactly once, with its owner; answer
+/// how many areas have an owner.
+fn check_areas(label: &str, svg: &str, areas: &[runestone::web::board::Area]) -> usize {
+    assert!(!areas.is_empty(), "{label}: a board has areas");
+    for a in areas {
+        let tag = format!("data-area=\"{}\"", a.id);
+        assert_eq!(svg.matches(&tag).count(), 1, "{label}: area {} drawn once", a.id);
+        let at = svg.find(&tag).unwrap();
+        let element = &svg[svg[..at].rfind('<').unwrap()..at + svg[at..].find('>').unwrap()];
+        match a.owner {
+            Some(o) => assert!(element.contains(&format!("data-owner=\"{o}\"")), "{label}: {element}"),
+            None => assert!(!element.contains("data-owner"), "{label}: {element}"),
+        }
+    }
+    assert_eq!(svg.matches("data-area=").count(), areas.len(), "{label}: no area drawn that is not one");
+    areas.iter().filter(|a| a.owner.is_some()).count()
+}
+
+/// Let every pending seat take its first legal command (the bot's choice)
+/// `rounds` times over.
+fn play_bot_moves(app: &TestApp, game: &str, tokens: &[String], steps: usize) {
+    for _ in 0..steps {
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        let Some(p) = summary["pending"].as_array().and_then(|p| p.first()).cloned() else { return };
+        let seat = p["seat"].as_u64().unwrap() as usize;
+        let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+        let first = view["legal"][0].clone();
+        assert!(first.is_object(), "seat {seat} is pending with no legal command: {view}");
+        app.submit(game, &tokens[seat], first).ok();
+    }
+}
+
+#[test]
+fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_knerrir() {
+    let app = TestApp::spawn();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("engine/src/games/bardagi/maps");
+    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the Bardagi maps")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    maps.sort();
+    assert!(maps.len() >= 2, "summer and winter at least: {maps:?}");
+    let renderer = runestone::web::board::renderer("bardagi").expect("Bardagi has a board renderer");
+    for map in &maps {
+        let text = std::fs::read_to_string(map).unwrap();
+        let data: toml::Value = toml::from_str(&text).unwrap();
+        let (min, max) = (data["min_players"].as_integer().unwrap(), data["max_players"].as_integer().unwrap());
+        for n in [min, max] {
+            let label = format!("{} with {n}", map.file_name().unwrap().to_string_lossy());
+            let created = app.create("bardagi", n as usize, json!({"custom_board": text}));
+            let game = str_of(&created, "game_id").to_owned();
+            let tokens = seat_tokens(&created);
+            play_bot_moves(&app, &game, &tokens, 4 * n as usize);
+            let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+            let names: Vec<String> = (0..n).map(|i| format!("Player {}", i + 1)).collect();
+            let board = runestone::web::board::render("bardagi", &view["view"], &names);
+            let svg = board.svg.unwrap_or_else(|| panic!("{label}: a map is drawn"));
+            let areas = renderer.areas(&view["view"], &names);
+            assert_eq!(areas.len(), data["area"].as_array().unwrap().len(), "{label}: every area of the map");
+            let owned = check_areas(&label, &svg, &areas);
+            assert!(owned > 0, "{label}: after some turns someone holds an area");
+            let oceans = data.get("ocean").and_then(|o| o.as_array()).map_or(0, Vec::len);
+            assert_eq!(svg.matches("data-ocean=").count(), oceans, "{label}: every ocean square");
+            let players = view["view"]["players"].as_array().unwrap();
+            let on_land = players
+                .iter()
+                .flat_map(|p| p["units"].as_object().unwrap().values())
+                .filter(|at| at.get("area").is_some())
+                .count();
+            assert_eq!(svg.matches("class=\"unit\"").count(), on_land, "{label}: every unit on the map");
+            let ships = players.iter().filter(|p| p["knerrir"].is_object()).count();
+            assert_eq!(svg.matches("class=\"knerrir\"").count(), ships, "{label}: every Knerrir at sea or in harbour");
+            assert!(board.html.contains("<caption>Areas</caption>"), "{label}: the areas in words");
+            assert!(!board.html.contains("cells"), "{label}: no raw cells in the words");
+        }
+    }
+}
+
+// ---------------------------------------------------------------- a real browser
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// chromedriver as a child process, killed on drop.
+struct Driver {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = self.agent.delete(&format!("{}/session/{}", self.base, self.session)).call();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for (path, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+            assert!(
+                std::path::Path::new(path).exists(),
+                "the browser tests need {path} (Debian package {package}): \
+                 install it with `apt-get install -y chromium chromium-driver`"
+            );
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{CHROMEDRIVER} does not start: {e}"));
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        let profile = tempfile::tempdir().unwrap();
+        let mut d = Driver {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            agent,
+            session: String::new(),
+            _profile: profile,
+        };
+        let start = Instant::now();
+        loop {
+            let ready = d
+                .agent
+                .get(&format!("{}/status", d.base))
+                .call()
+                .ok()
+                .and_then(|mut r| r.body_mut().read_json::<Value>().ok());
+            if ready.is_some_and(|v| v["value"]["ready"] == true) {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not become ready");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    format!("--user-data-dir={}", d._profile.path().display()), "--window-size=1000,1400",
+                ],
+            },
+        }}});
+        let v = d.call("POST", "/session", Some(caps));
+        d.session = v["sessionId"].as_str().unwrap_or_else(|| panic!("no WebDriver session: {v}")).to_owned();
+        d.call("POST", &format!("/session/{}/timeouts", d.session), Some(json!({"implicit": 3000, "pageLoad": 20000})));
+        d
+    }
+
+    /// A WebDriver command; returns its `value`, panicking on an error.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let v = self.try_call(method, path, body);
+        if let Some(err) = v.get("error") {
+            panic!("WebDriver {method} {path}: {err}: {}", v["message"]);
+        }
+        v
+    }
+
+    fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.base);
+        let resp = match (method, body) {
+            ("GET", _) => self.agent.get(&url).call(),
+            ("DELETE", _) => self.agent.delete(&url).call(),
+            (_, b) => self.agent.post(&url).send_json(b.unwrap_or_else(|| json!({}))),
+        };
+        let mut resp = resp.unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
+        let v: Value = resp.body_mut().read_json().unwrap_or(Value::Null);
+        v["value"].clone()
+    }
+
+    fn s(&self, rest: &str) -> String {
+        format!("/session/{}{rest}", self.session)
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", &self.s("/url"), Some(json!({"url": url})));
+    }
+
+    fn url(&self) -> String {
+        self.call("GET", &self.s("/url"), None).as_str().unwrap_or_default().to_owned()
+    }
+
+    fn find_by(&self, using: &str, what: &str) -> String {
+        let v = self.try_call("POST", &self.s("/element"), Some(json!({"using": using, "value": what})));
+        match v[ELEMENT].as_str() {
+            Some(id) => id.to_owned(),
+            None => panic!("no element {what} ({v}) at {}:\n{}", self.url(), self.source()),
+        }
+    }
+
+    fn find(&self, css: &str) -> String {
+        self.find_by("css selector", css)
+    }
+
+    fn exists(&self, css: &str) -> bool {
+        let v = self.try_call("POST", &self.s("/elements"), Some(json!({"using": "css selector", "value": css})));
+        v.as_array().is_some_and(|a| !a.is_empty())
+    }
+
+    fn click(&self, el: &str) {
+        self.call("POST", &self.s(&format!("/element/{el}/click")), Some(json!({})));
+    }
+
+    fn clear(&self, el: &str) {
+        self.call("POST", &self.s(&format!("/element/{el}/clear")), Some(json!({})));
+    }
+
+    fn type_in(&self, el: &str, text: &str) {
+        self.call("POST", &self.s(&format!("/element/{el}/value")), Some(json!({"text": text})));
+    }
+
+    fn text(&self, css: &str) -> String {
+        let el = self.find(css);
+        self.call("GET", &self.s(&format!("/element/{el}/text")), None).as_str().unwrap_or_default().to_owned()
+    }
+
+    fn property(&self, css: &str, name: &str) -> String {
+        let el = self.find(css);
+        let v = self.call("GET", &self.s(&format!("/element/{el}/property/{name}")), None);
+        v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
+    }
+
+    fn source(&self) -> String {
+        self.call("GET", &self.s("/source"), None).as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Click the button whose words are exactly `label`.
+    fn press(&self, label: &str) {
+        let el = self.find_by("xpath", &format!("//button[normalize-space()='{label}']"));
+        self.click(&el);
+    }
+
+    fn screenshot(&self, name: &str) {
+        let b64 = self.call("GET", &self.s("/screenshot"), None);
+        let png = base64_decode(b64.as_str().expect("a base64 PNG"));
+        assert!(png.starts_with(b"\x89PNG"), "a PNG");
+        let dir = screenshot_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// The browser console's errors since the last call (CSP violations,
+    /// script errors, failed loads).
+    fn console_errors(&self) -> Vec<String> {
+        let v = self.call("POST", &self.s("/se/log"), Some(json!({"type": "browser"})));
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.call("POST", &self.s("/window/rect"), Some(json!({"width": width, "height": height})));
+    }
+
+    /// Wait until `css` matches (after a navigation the JS may trigger).
+    fn wait_for(&self, css: &str) {
+        let start = Instant::now();
+        while !self.exists(css) {
+            assert!(start.elapsed() < Duration::from_secs(10), "{css} never appeared at {}", self.url());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("web-screenshots")
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(s).expect("base64 from WebDriver")
+}
+
+#[test]
+fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
+    let started = Instant::now();
+    let app = TestApp::spawn();
+    let d = Driver::start();
+
+    // The host creates a game through the pages.
+    d.go(&format!("{}/host/new", app.base));
+    d.click(&d.find("#ruleset option[value='duel']"));
+    assert!(d.property("#options", "value").contains("\"rounds\": 3"), "the game's defaults fill the options");
+    let options = d.find("#options");
+    d.clear(&options);
+    d.type_in(&options, "{\"rounds\": 1}");
+    d.type_in(&d.find("#name-0"), "Ása");
+    d.type_in(&d.find("#name-1"), "Bo");
+    d.screenshot("01-host-new");
+    d.click(&d.find("#create-submit"));
+    d.wait_for("#seat-links");
+    d.screenshot("02-links");
+    let link0 = d.property("a.seat-link[data-seat='0']", "href");
+    let link1 = d.property("a.seat-link[data-seat='1']", "href");
+    assert!(link0.contains("/play/") && link0.contains("?token="), "{link0}");
+    let game = link0.split("/play/").nth(1).unwrap()[..16].to_owned();
+
+    // Ása opens her link: the landing page, then its button.
+    let created_head = head(&app, &game);
+    d.go(&link0);
+    assert!(d.text("#who").contains("Ása"));
+    d.screenshot("03-landing");
+    assert_eq!(head(&app, &game), created_head, "the landing page changed nothing");
+    d.click(&d.find("#enter"));
+    d.wait_for("#board");
+    assert!(d.text("#me").contains("Ása"));
+    // Her secret choice, by clicking.
+    d.press("Bid 7");
+    d.wait_for("#log");
+    assert!(d.text("#log").contains("Ása bid 7"));
+    assert_eq!(d.text("svg [data-bid='0']"), "bid 7");
+    d.screenshot("04-secret-bid");
+
+    // Bo opens his link: Ása's bid is not on his page.
+    d.go(&link1);
+    d.click(&d.find("#enter"));
+    d.wait_for("#board");
+    assert!(d.text("#me").contains("Bo"));
+    let src = d.source();
+    assert!(!src.contains("bid 7"), "Bo's page shows Ása's bid");
+    assert_eq!(d.text("svg [data-bid='0']"), "bid hidden");
+    // By keyboard: Enter on the focused button.
+    let bid3 = d.find_by("xpath", "//button[normalize-space()='Bid 3']");
+    d.type_in(&bid3, "\u{E007}");
+    d.wait_for("#log");
+    assert!(d.text("#log").contains("Bids revealed: [7, 3]"));
+
+    // Ása composes her turn: a taunt, then (after an illegal try) the claim.
+    d.go(&link0);
+    d.click(&d.find("#enter"));
+    d.wait_for("#form-taunt");
+    d.type_in(&d.find("#taunt-text"), "Too slow, Bo!");
+    d.click(&d.find("#taunt-submit"));
+    d.wait_for("#undo");
+    assert!(d.text("#log").contains("Ása says: Too slow, Bo!"));
+    d.screenshot("05-taunt");
+
+    d.click(&d.find("details.advanced summary"));
+    let json = d.find("#json");
+    d.type_in(&json, "{\"type\": \"Bid\", \"amount\": 3}");
+    d.click(&d.find("#json-submit"));
+    d.wait_for("#error");
+    assert!(d.text("#error").contains("bids are closed: the round's winner is claiming"), "{}", d.text("#error"));
+    assert_eq!(d.property("#json", "value"), "{\"type\": \"Bid\", \"amount\": 3}", "what she typed is kept");
+    d.screenshot("06-illegal");
+
+    d.press("Claim");
+    d.wait_for("#outcome");
+    assert!(d.text("#outcome").contains("Final scores"));
+    assert_eq!(d.text("#seed").len(), 64);
+    d.screenshot("07-game-over");
+
+    // Rewind: replay from the start, step forward, and slide.
+    d.click(&d.find("#replay"));
+    d.wait_for("#past-notice");
+    assert!(d.text("#board-h").contains("at event 1 of"));
+    assert_eq!(d.text("svg [data-bid='0']"), "no bid yet");
+    d.screenshot("08-replay-start");
+    d.click(&d.find("#rewind-next"));
+    d.wait_for("#past-notice");
+    assert!(d.text("#board-h").contains("at event 2 of"), "{}", d.text("#board-h"));
+    assert_eq!(d.text("svg [data-bid='0']"), "bid 7", "over, the log is public");
+    let range = d.find("#at");
+    d.type_in(&range, "\u{E014}");
+    let start = Instant::now();
+    while !d.url().contains("at=3") {
+        assert!(start.elapsed() < Duration::from_secs(10), "the slider did not move to event 3: {}", d.url());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    d.wait_for("#board-h");
+    assert!(d.text("#board-h").contains("at event 3 of"), "{}", d.text("#board-h"));
+
+    // On a phone-sized screen.
+    d.resize(390, 844);
+    d.go(&format!("{}/games/{game}", app.base));
+    d.screenshot("09-phone");
+
+    // The host watches.
+    d.resize(1000, 1400);
+    d.go(&format!("{}/host/{game}", app.base));
+    d.wait_for("#manage");
+    assert!(d.text("#log").contains("Ása claims"));
+    d.screenshot("10-host");
+
+    // A Bardagi game some turns in: the map, and a seat's decision form.
+    let created = app.create("bardagi", 4, json!({}));
+    let bg = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    play_bot_moves(&app, &bg, &tokens, 9);
+    d.go(&format!("{}/games/{bg}", app.base));
+    d.wait_for("svg.board [data-area='area-0']");
+    d.screenshot("11-bardagi-public");
+    let pending = app.get(&format!("/api/v1/games/{bg}"), None).ok()["pending"][0]["seat"].as_u64().unwrap() as usize;
+    d.go(str_of(&created["seats"][pending], "link"));
+    d.click(&d.find("#enter"));
+    d.wait_for("#decide");
+    d.screenshot("12-bardagi-seat");
+    // No CSP violation, script error or failed load; only the illegal try's 422.
+    let errors: Vec<String> =
+        d.console_errors().into_iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
+    assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
+    assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
+}

@@ -220,6 +220,8 @@ impl Game for Duel {
             .enumerate()
             .map(|(i, b)| match (b, viewer) {
                 (None, _) => json!(null),
+                // Revealed once all have bid.
+                (Some(v), _) if s.claimer.is_some() => json!(v),
                 (Some(v), Viewer::Referee) => json!(v),
                 (Some(v), Viewer::Seat(me)) if me as usize == i => json!(v),
                 (Some(_), _) => json!("hidden"),

@@ -822,7 +822,7 @@ impl Service {
         let head = self.with_game(game, |l| Ok(l.table.clone())).await?;
         let over = head.seed_revealed.is_some();
         let seat_legal = |t: &Table| match viewer {
-            Viewer::Seat(s) if t.pending().iter().any(|p| p.seat == s) => t.legal(s),
+            Viewer::Seat(s) if t.pending().iter().any(|p| p.seat == s) => t.legal_labelled(s),
             _ => Vec::new(),
         };
         let position = match at {
@@ -836,7 +836,7 @@ impl Service {
             Some(at) => self.fold_at(game, at).await?,
         };
         let v = if over { Viewer::Referee } else { viewer };
-        let at_head = position.head == head.head;
+        let legal = if position.head == head.head { seat_legal(&position) } else { Vec::new() };
         Ok(json!({
             "game_id": game,
             "ruleset": position.created.ruleset,
@@ -845,7 +845,8 @@ impl Service {
             "viewer": viewer,
             "view": position.view(v),
             "pending": position.pending(),
-            "legal": if at_head { seat_legal(&position) } else { Vec::new() },
+            "legal": legal.iter().map(|(c, _)| c).collect::<Vec<_>>(),
+            "legal_labels": legal.iter().map(|(_, l)| l).collect::<Vec<_>>(),
             "over": position.is_over(),
             "outcome": position.outcome(),
         }))

@@ -104,6 +104,8 @@ pub trait DynGame: Send + Sync {
     fn view(&self, state: &DynState, viewer: Viewer) -> Value;
     fn pending(&self, state: &DynState) -> Vec<Pending>;
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
+    /// The legal commands with their labels in words.
+    fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)>;
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
     fn outcome(&self, state: &DynState) -> Option<Outcome>;
     fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String;
@@ -185,6 +187,10 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value> {
         G::legal(state.get::<G>(), seat).iter().map(to_json).collect()
+    }
+    fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)> {
+        let s = state.get::<G>();
+        G::legal(s, seat).iter().map(|c| (to_json(c), G::label(s, seat, c))).collect()
     }
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value> {
         G::fallback(state.get::<G>(), seat).as_ref().map(to_json)

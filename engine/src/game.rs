@@ -204,6 +204,16 @@ pub trait Game: Send + Sync + 'static {
             .unwrap_or_else(|| "event".to_owned())
     }
 
+    /// A command of `seat` in a few words, as a player would say it ("Berserkur
+    /// attacks Forest 7"): labels the legal commands on pages and in the API.
+    fn label(state: &Self::State, seat: Seat, command: &Self::Command) -> String {
+        let _ = (state, seat);
+        serde_json::to_value(command)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| "command".to_owned())
+    }
+
     /// Turn a stored event of an older schema version into the current one.
     /// `version` is the version it was written with.
     fn upcast(version: u32, event: serde_json::Value) -> serde_json::Value {

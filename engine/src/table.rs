@@ -410,6 +410,14 @@ impl Table {
         self.game.legal(&self.state, seat)
     }
 
+    /// The legal commands with their labels in words.
+    pub fn legal_labelled(&self, seat: Seat) -> Vec<(Value, String)> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        self.game.legal_labelled(&self.state, seat)
+    }
+
     pub fn fallback(&self, seat: Seat) -> Option<Value> {
         self.game.fallback(&self.state, seat)
     }

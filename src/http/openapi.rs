@@ -89,6 +89,7 @@ pub fn document() -> Value {
                     "view": { "type": "object", "description": "the game's view for this viewer" },
                     "pending": { "type": "array", "items": { "$ref": "#/components/schemas/Pending" } },
                     "legal": { "type": "array", "description": "legal commands for the token's seat, at the head" },
+                    "legal_labels": { "type": "array", "items": { "type": "string" }, "description": "each legal command in words, in the same order" },
                     "over": { "type": "boolean" }, "outcome": { "type": ["object", "null"] } } },
                 "Submission": { "type": "object", "required": ["command"], "additionalProperties": false, "properties": {
                     "command": { "type": "object", "description": "a command of the game, tagged by \"type\"" },

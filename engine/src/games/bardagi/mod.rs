@@ -340,6 +340,10 @@ impl Game for Bardagi {
         bot::legal(s, seat)
     }
 
+    fn label(s: &State, seat: Seat, c: &Command) -> String {
+        describe_command(s, seat, c)
+    }
+
     fn fallback(s: &State, seat: Seat) -> Option<Command> {
         bot::command(s, seat)
     }

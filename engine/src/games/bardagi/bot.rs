@@ -31,7 +31,8 @@ pub fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
 
 fn is_pending(s: &State, seat: Seat) -> bool {
     match s.phase {
-        Phase::Planning => s.players.get(seat as usize).is_some_and(|p| !p.planned),
+        // A clan that chose may still replace its plan until the reveal.
+        Phase::Planning => (seat as usize) < s.players.len(),
         Phase::Action => s.current == seat,
         _ => false,
     }
@@ -49,6 +50,10 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         return Vec::new();
     }
     let p = &s.players[seat as usize];
+    if s.phase == Phase::Planning && p.planned {
+        // The plans it may switch to.
+        return plans(s).into_iter().filter(|c| !matches!(c, Command::Plan { hand } if *hand == p.hand)).collect();
+    }
     let mut out = Vec::new();
     if let Some(c) = command(s, seat) {
         out.push(c);
@@ -648,6 +653,10 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
         return None;
     }
     match s.phase {
+        // A clan that already chose keeps its plan.
+        Phase::Planning if s.players[seat as usize].planned => {
+            Some(Command::Plan { hand: s.players[seat as usize].hand })
+        }
         Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
         Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
         _ => None,

@@ -312,13 +312,19 @@ impl Game for Bardagi {
                 .players
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| !p.planned)
-                .map(|(i, _)| Pending {
+                .map(|(i, p)| Pending {
                     seat: i as Seat,
                     kind: "plan".into(),
                     class: DecisionClass::Plan,
-                    prompt: format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round),
-                    submitted: false,
+                    prompt: if p.planned {
+                        format!(
+                            "your cards for round {} are chosen; you may choose again until every clan has chosen",
+                            s.round
+                        )
+                    } else {
+                        format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round)
+                    },
+                    submitted: p.planned,
                 })
                 .collect(),
             Phase::Action => vec![Pending {

@@ -29,7 +29,89 @@ fn each_clan_secretly_chooses_six_of_its_cards() {
     d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
     assert!(Bardagi::view(&d.state, Viewer::Seat(1))["players"][0]["hand"].is_null());
     assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
-    assert_eq!(Bardagi::pending(&d.state).len(), 2, "a clan that chose waits for the others");
+    assert_eq!(d.waiting(), vec![1, 2], "a clan that chose waits for the others");
+}
+
+#[test]
+fn a_later_plan_replaces_the_earlier_one_until_the_reveal() {
+    // Given a 3-player game where clan 0 has chosen its cards
+    let mut d = Driver::new(&Options::default(), 3, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    let p = &Bardagi::pending(&d.state)[0];
+    assert!(p.seat == 0 && p.submitted, "a clan that chose may still choose again, unhurried: {p:?}");
+    assert!(!Bardagi::legal(&d.state, 0).is_empty(), "it is offered the plans it may switch to");
+    // When it chooses again before the others have chosen
+    let ev = d.act(0, &Command::Plan { hand: Hand::new([0, 3, 3, 0]) }).unwrap();
+    // Then the later plan replaces the earlier one, and nothing is revealed yet
+    assert!(matches!(ev[..], [Event::PlanChosen { seat: 0, hand: Some(_) }]), "{ev:?}");
+    assert_eq!(d.state.players[0].hand, Hand::new([0, 3, 3, 0]));
+    assert_eq!(d.state.phase, Phase::Planning);
+    assert_eq!(d.waiting(), vec![1, 2]);
+    // When the last clan that had not chosen chooses
+    d.act(1, &Command::Plan { hand: Hand::new([1, 1, 1, 3]) }).unwrap();
+    assert_eq!(d.state.phase, Phase::Planning, "clan 2 has not chosen yet");
+    let ev = d.act(2, &Command::Plan { hand: Hand::new([1, 1, 3, 1]) }).unwrap();
+    // Then the plans are revealed turn by turn, clan 0 with its later plan
+    assert!(ev.iter().any(|e| matches!(e, Event::TurnBegan { .. })), "{ev:?}");
+    assert_eq!(d.state.phase, Phase::Action);
+    assert_eq!(d.state.players[0].hand, Hand::new([0, 3, 3, 0]));
+}
+
+#[test]
+fn a_replaced_plan_stays_hidden_from_other_clans() {
+    // Given a 2-player game where clan 0 has chosen its cards
+    let mut d = Driver::new(&Options::default(), 2, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    // When it replaces its plan
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let later = Command::Plan { hand: Hand::new([0, 0, 3, 3]) };
+    let emits = Bardagi::decide(&d.state, 0, &later, &mut rng).unwrap();
+    d.act(0, &later).unwrap();
+    // Then the new plan is seen only by its clan; the others see that a plan was chosen
+    assert_eq!(emits.len(), 1);
+    assert_eq!(emits[0].visibility, Visibility::Seats(vec![0]));
+    assert!(matches!(emits[0].redacted, Some(Event::PlanChosen { seat: 0, hand: None })));
+    assert!(Bardagi::view(&d.state, Viewer::Seat(1))["players"][0]["hand"].is_null());
+    assert!(Bardagi::view(&d.state, Viewer::Public)["players"][0]["hand"].is_null());
+    assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
+    // And folding what clan 1 was shown leaves clan 0's hand unknown until its turn lays it down
+    let mut seen = crate::games::bardagi::State::default();
+    let shown = |e: &crate::game::Emit<Event>| match &e.visibility {
+        Visibility::Seats(s) if !s.contains(&1) => e.redacted.clone().unwrap(),
+        _ => e.event.clone(),
+    };
+    for e in &d.log {
+        Bardagi::apply(&mut seen, &shown(e));
+    }
+    assert_eq!(seen.players[0].hand, Hand::default());
+    d.act(1, &Command::Plan { hand: Hand::new([1, 1, 1, 3]) }).unwrap();
+    let mut seen = crate::games::bardagi::State::default();
+    for e in &d.log {
+        Bardagi::apply(&mut seen, &shown(e));
+    }
+    let first = d.state.starting as usize;
+    assert_eq!(seen.players[first].hand, d.state.players[first].hand, "laid face up at the turn");
+}
+
+#[test]
+fn a_plan_cannot_be_replaced_after_the_reveal() {
+    // Given a 2-player game where both clans have chosen, so the plans are revealed
+    let mut d = Driver::new(&Options::default(), 2, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    d.act(1, &Command::Plan { hand: Hand::new([1, 2, 2, 1]) }).unwrap();
+    assert_eq!(d.state.phase, Phase::Action);
+    let first = d.state.starting;
+    let other = 1 - first;
+    // Then nobody is asked for a plan any more
+    assert_eq!(d.waiting(), vec![first]);
+    assert!(Bardagi::pending(&d.state).iter().all(|p| p.kind == "turn"));
+    assert!(!Bardagi::legal(&d.state, first).iter().any(|c| matches!(c, Command::Plan { .. })));
+    assert!(Bardagi::legal(&d.state, other).is_empty());
+    // When the clan whose turn it is tries to choose again
+    let e = d.refused(first, &Command::Plan { hand: Hand::new([0, 0, 3, 3]) });
+    // Then it is refused, and its revealed hand stands
+    assert!(e.contains("already laid face up"), "{e}");
+    assert_ne!(d.state.players[first as usize].hand, Hand::new([0, 0, 3, 3]));
 }
 
 #[test]
@@ -47,7 +129,7 @@ fn from_round_five_the_advanced_option_allows_up_to_eight_cards() {
     let mut d = Driver::new(&Options { eight_cards: true, ..Options::default() }, 2, 5).unwrap();
     assert_eq!(d.state.hand_size, 6);
     while d.state.round < 5 {
-        let p = Bardagi::pending(&d.state)[0].seat;
+        let p = d.next_seat().unwrap();
         let c = Bardagi::fallback(&d.state, p).unwrap();
         d.act(p, &c).unwrap();
     }

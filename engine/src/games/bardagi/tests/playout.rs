@@ -47,19 +47,30 @@ fn random_command(s: &State, seat: Seat, pick: &mut Pick) -> Command {
     c[pick.next(c.len())].clone()
 }
 
-/// Play one game; check it; answer the inputs per seat and rounds played.
-fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
+/// Play one game; check it; answer the inputs per seat, rounds played and
+/// plans replaced.
+fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
     let seats = 2 + (i % 4) as u8;
     let opts = options_for(i, seats);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut commands = 0;
+    let mut replaced = 0;
     while Bardagi::outcome(&d.state).is_none() {
         commands += 1;
         assert!(commands < 20_000, "game {i}: endless");
-        let pending = Bardagi::pending(&d.state);
-        assert!(!pending.is_empty(), "game {i}: nobody to act but not over");
-        let seat = pending[pick.next(pending.len())].seat;
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        // Now and then a clan that already chose replaces its plan.
+        let submitted: Vec<Seat> = Bardagi::pending(&d.state).iter().filter(|p| p.submitted).map(|p| p.seat).collect();
+        if !bots && !submitted.is_empty() && pick.next(4) == 0 {
+            let seat = submitted[pick.next(submitted.len())];
+            let c = random_command(&d.state, seat, &mut pick);
+            d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: replacing the plan of seat {seat} refused: {e}"));
+            replaced += 1;
+            continue;
+        }
+        let seat = waiting[pick.next(waiting.len())];
         if check_views && commands % 11 == 0 {
             check_secrets(&d.state, i);
             let legal = Bardagi::legal(&d.state, seat);
@@ -115,7 +126,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
     assert_eq!(rounds, d.state.rounds, "game {i}: rounds played");
     let o = Bardagi::outcome(&d.state).expect("over");
     assert_eq!(o.scores.len(), seats as usize);
-    (seats, d.inputs, rounds)
+    (seats, d.inputs, rounds, replaced)
 }
 
 /// No seat's view shows another seat's gold, runes, hand (before it is laid
@@ -140,11 +151,11 @@ fn check_secrets(s: &State, i: u64) {
 }
 
 fn playouts(range: std::ops::Range<u64>) {
-    let start = std::time::Instant::now();
-    for i in range.clone() {
-        play(i, i % 10 == 0, i % 25 == 0);
+    let mut replaced = 0;
+    for i in range {
+        replaced += play(i, i % 10 == 0, i % 25 == 0).3;
     }
-    eprintln!("{} games in {:?}", range.end - range.start, start.elapsed());
+    assert!(replaced > 100, "plans replaced before the reveal: {replaced}");
 }
 
 /// Run with `--ignored --nocapture` to see what kinds of games cost.
@@ -193,7 +204,7 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     let mut total = 0f64;
     let mut n = 0f64;
     for i in 0..12 {
-        let (seats, inputs, rounds) = play(i * 10, true, false);
+        let (seats, inputs, rounds, _) = play(i * 10, true, false);
         for x in inputs {
             total += x as f64 / rounds as f64;
             n += 1.0;
@@ -290,7 +301,7 @@ fn nonsense_commands_are_refused_without_panicking() {
         let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
         let mut pick = Pick(i * 7 + 3);
         while Bardagi::outcome(&d.state).is_none() {
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             for _ in 0..4 {
                 let c = garbage(&mut pick);
                 let _ = d.act(seat, &c);
@@ -301,7 +312,7 @@ fn nonsense_commands_are_refused_without_panicking() {
             if Bardagi::outcome(&d.state).is_some() {
                 break;
             }
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             let c = Bardagi::fallback(&d.state, seat).unwrap();
             d.act(seat, &c).unwrap();
         }
@@ -326,7 +337,7 @@ fn every_legal_command_is_accepted_throughout_whole_games() {
                     checked += 1;
                 }
             }
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             let legal = Bardagi::legal(&d.state, seat);
             // Mostly single steps, so that many positions within turns are seen.
             let c = legal[pick.next(legal.len())].clone();

@@ -180,8 +180,7 @@ impl<'r> Ctx<'r> {
 
 /// A command in a few words, for naming the failing step of a turn.
 pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
-    let area =
-        |a: u8| s.board.data.areas.get(a as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("area {a}"));
+    let area = |a: u8| view::place(s, a);
     let here = |u: state::Unit| s.unit_area(seat, u).map(area).unwrap_or_else(|| "nowhere".into());
     match c {
         Command::Plan { hand } => format!("plan {}", hand.words()),
@@ -354,8 +353,8 @@ impl Game for Bardagi {
         scoring::outcome(s)
     }
 
-    fn describe(_: &State, e: &Event, names: &[String]) -> String {
-        view::describe(e, names)
+    fn describe(s: &State, e: &Event, names: &[String]) -> String {
+        view::describe(s, e, names)
     }
 }
 

@@ -2,11 +2,12 @@
 //! the end of the game.
 
 use crate::game::{Game, Viewer, Visibility};
-use crate::games::bardagi::board::Colour;
+use crate::games::bardagi::board::{Colour, SeaNode};
 use crate::games::bardagi::build::{Effect, TILES};
 use crate::games::bardagi::scoring::goods_to_gold;
 use crate::games::bardagi::state::{
-    AxeOrder, BuildWish, Building, Card, Command, Event, Good, GoodChoice, Hand, Loc, Orders, Phase, RuneKind, Unit,
+    AxeOrder, BuildWish, Building, Card, Command, DiskMove, DiskSpot, Event, Good, GoodChoice, Hand, Loc, Orders,
+    Phase, RuneKind, Unit,
 };
 use crate::games::bardagi::{Bardagi, Options};
 
@@ -441,7 +442,40 @@ fn every_event_is_told_in_words() {
     for e in &d.log {
         let text = Bardagi::describe(&d.state, &e.event, &names);
         assert!(!text.is_empty() && !text.contains("Some(") && !text.contains('{'), "{text}");
+        assert!(!text.contains("area "), "places are named by the board: {text}");
     }
+}
+
+#[test]
+fn events_name_places_as_the_board_does() {
+    // Given a game on the mini board
+    let mut d = mini(2);
+    let names = vec!["Ann".to_string(), "Bo".to_string()];
+    let say = |d: &Driver, e: &Event| Bardagi::describe(&d.state, e, &names);
+    let seat = d.seat(Colour::Red);
+    // When a unit moves, boards the Knerrir, sails and goes ashore, and disks are moved
+    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2) };
+    let boarded = Event::UnitBoarded { seat, unit: Unit::Godi, harbour: 3, cost: 1, allowance: None };
+    let sailed = Event::KnerrirSailed {
+        seat,
+        route: vec![SeaNode::Ocean(3), SeaNode::Ocean(2), SeaNode::Harbour(12)],
+        sea_rune: false,
+        allowance: Some(3),
+    };
+    let ashore = Event::UnitDisembarked { seat, unit: Unit::Godi, harbour: 12 };
+    let rearranged = Event::DisksRearranged {
+        seat,
+        moves: vec![DiskMove { from: DiskSpot::Area(13), to: DiskSpot::Town, count: 2 }],
+    };
+    // Then each is told with the places' names, as a player reads them in a mail
+    let who = &names[seat as usize];
+    assert_eq!(say(&d, &moved), format!("{who}'s Godi moves from the Red home to Sacred 10"));
+    assert_eq!(say(&d, &boarded), format!("{who}'s Godi boards the Knerrir at the harbour of Sheep 3"));
+    assert_eq!(say(&d, &sailed), format!("{who}'s Knerrir sails 3 square(s) to the harbour of Gold mine 12"));
+    assert_eq!(say(&d, &ashore), format!("{who}'s Godi goes ashore at Gold mine 12"));
+    assert_eq!(say(&d, &rearranged), format!("{who} moves disks: 2 from Forest 13 to the town area"));
+    d.state = Default::default();
+    assert!(say(&d, &moved).ends_with("from area 4 to area 10"), "without a board, areas go by number");
 }
 
 #[test]

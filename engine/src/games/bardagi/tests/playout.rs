@@ -158,27 +158,6 @@ fn playouts(range: std::ops::Range<u64>) {
     assert!(replaced > 100, "plans replaced before the reveal: {replaced}");
 }
 
-/// Run with `--ignored --nocapture` to see what kinds of games cost.
-#[test]
-#[ignore]
-fn timing() {
-    let t = std::time::Instant::now();
-    for i in 0..40 {
-        play(i * 10, true, false);
-    }
-    eprintln!("40 bot games {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    for i in 0..40 {
-        play(i * 10 + 1, false, false);
-    }
-    eprintln!("40 random games {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    for i in 0..4 {
-        play(i * 25, false, true);
-    }
-    eprintln!("4 checked games {:?}", t.elapsed());
-}
-
 #[test]
 fn random_playouts_part_1() {
     playouts(0..500);
@@ -214,26 +193,6 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     let avg = total / n;
     eprintln!("average player inputs per player per round in bot games: {avg:.2}");
     assert!(avg <= 2.0 + 1e-9, "{avg}");
-}
-
-/// Run with `--release --ignored --nocapture` to see how long folding a whole
-/// 5-player game from its events takes.
-#[test]
-#[ignore]
-fn fold_time_of_a_five_player_game() {
-    let mut d = super::Driver::new(&Options::default(), 5, 42).unwrap();
-    d.run_bots(1000);
-    let events: Vec<_> = d.log.iter().map(|e| e.event.clone()).collect();
-    let start = std::time::Instant::now();
-    let runs = 200;
-    for _ in 0..runs {
-        let mut s = State::default();
-        for e in &events {
-            Bardagi::apply(&mut s, e);
-        }
-        assert!(Bardagi::outcome(&s).is_some());
-    }
-    eprintln!("{} events folded in {:?} per game", events.len(), start.elapsed() / runs);
 }
 
 /// Commands with arbitrary fields, most of them nonsense.

@@ -614,7 +614,7 @@ impl Player {
 }
 
 /// An area's position.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AreaState {
     pub owner: Option<Seat>,
     pub disks: u8,

@@ -24,32 +24,53 @@ use super::Ctx;
 use crate::game::{RuleError, Seat};
 use crate::reject;
 
-/// Why `unit` of `seat` may not stand on area `a`, if it may not.
-pub fn entry_error(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<String> {
-    let area = s.board.area(a);
+/// Why an area is closed to a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closed {
+    OtherHome,
+    NotInPlay,
+    Camp,
+    Axe,
+}
+
+/// Whether (and why) `unit` of `seat` may not stand on area `a`, without
+/// words: the searches ask this of every area many times a turn.
+fn closed(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<Closed> {
     let st = s.areas[a as usize];
-    match area.kind {
+    match s.board.area(a).kind {
         AreaKind::Home => match s.home_seat(a) {
             Some(o) if o == seat => None,
             Some(_) if unit == Unit::Kaupmadur => None,
-            Some(_) => Some(format!("{} is another clan's home area; only a Kaupmadur may enter it", area.name)),
-            None => Some(format!("{} is the home of a clan not in play", area.name)),
+            Some(_) => Some(Closed::OtherHome),
+            None => Some(Closed::NotInPlay),
         },
-        AreaKind::Camp if st.owner.is_none() && unit != Unit::Berserkur => {
-            Some(format!("{} is a Barbarian camp; only a Berserkur may enter it until it is overtaken", area.name))
-        }
+        AreaKind::Camp if st.owner.is_none() && unit != Unit::Berserkur => Some(Closed::Camp),
         _ if st.owner.is_some() && st.owner != Some(seat) && st.axes > 0 && unit != Unit::Berserkur => {
-            Some(format!("{} holds another clan's axe; a {} may not enter it", area.name, unit.name()))
+            Some(Closed::Axe)
         }
         _ => None,
     }
 }
 
-/// Whether `unit` may move on through `a` (not only end there).
-fn passable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
-    if entry_error(s, seat, unit, a).is_some() {
-        return false;
-    }
+/// Whether `unit` of `seat` may stand on area `a`.
+pub fn may_enter(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
+    closed(s, seat, unit, a).is_none()
+}
+
+/// Why `unit` of `seat` may not stand on area `a`, if it may not.
+pub fn entry_error(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<String> {
+    let name = &s.board.area(a).name;
+    closed(s, seat, unit, a).map(|c| match c {
+        Closed::OtherHome => format!("{name} is another clan's home area; only a Kaupmadur may enter it"),
+        Closed::NotInPlay => format!("{name} is the home of a clan not in play"),
+        Closed::Camp => format!("{name} is a Barbarian camp; only a Berserkur may enter it until it is overtaken"),
+        Closed::Axe => format!("{name} holds another clan's axe; a {} may not enter it", unit.name()),
+    })
+}
+
+/// Whether `unit`, which may enter `a`, may also move on through it (not
+/// only end there): a Berserkur stops on an area with another clan's axe.
+fn passes(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
     let st = s.areas[a as usize];
     !(unit == Unit::Berserkur && st.owner.is_some() && st.owner != Some(seat) && st.axes > 0)
 }
@@ -65,9 +86,9 @@ pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
     let flags: Vec<u8> = (0..n as AreaId)
         .map(|a| {
             let mut f = 0;
-            if entry_error(s, seat, unit, a).is_none() {
+            if may_enter(s, seat, unit, a) {
                 f |= ENTER;
-                if passable(s, seat, unit, a) {
+                if passes(s, seat, unit, a) {
                     f |= PASS;
                 }
             }

@@ -34,7 +34,9 @@ fn options_for(i: u64, seats: u8) -> Options {
 }
 
 /// A random player's command: a random plan, or random steps of a turn.
-fn random_command(s: &State, seat: Seat, pick: &mut Pick) -> Command {
+/// `steps` caches the candidate steps of the position (a refused command
+/// leaves the position as it was, so retries need not work them out again).
+fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec<Command>>) -> Command {
     let p = &s.players[seat as usize];
     if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
         let hands = all_hands(s.hand_size);
@@ -43,8 +45,14 @@ fn random_command(s: &State, seat: Seat, pick: &mut Pick) -> Command {
     if p.played.total() >= 6 || pick.next(8) == 0 {
         return Command::EndTurn;
     }
-    let c = candidates(s, seat);
+    let c = steps.get_or_insert_with(|| candidates(s, seat));
     c[pick.next(c.len())].clone()
+}
+
+/// Whether `decide` accepts `c` from `seat` (the position is not changed).
+fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), crate::game::RuleError> {
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
+    Bardagi::decide(&d.state, seat, c, &mut rng).map(|_| ())
 }
 
 /// Play one game; check it; answer the inputs per seat, rounds played and
@@ -65,7 +73,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
         let submitted: Vec<Seat> = Bardagi::pending(&d.state).iter().filter(|p| p.submitted).map(|p| p.seat).collect();
         if !bots && !submitted.is_empty() && pick.next(4) == 0 {
             let seat = submitted[pick.next(submitted.len())];
-            let c = random_command(&d.state, seat, &mut pick);
+            let c = random_command(&d.state, seat, &mut pick, &mut None);
             d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: replacing the plan of seat {seat} refused: {e}"));
             replaced += 1;
             continue;
@@ -76,16 +84,15 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
             let legal = Bardagi::legal(&d.state, seat);
             assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command");
             for c in legal.iter().take(40) {
-                let mut probe =
-                    Driver { state: d.state.clone(), log: vec![], seed: d.seed.clone(), inputs: vec![0; 5] };
-                probe.act(seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                accepted(&d, seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
             }
         }
         let bot_seat = bots || (seat == 0 && i.is_multiple_of(4));
         let mut done = false;
         if !bot_seat {
+            let mut steps = None;
             for _ in 0..6 {
-                let c = random_command(&d.state, seat, &mut pick);
+                let c = random_command(&d.state, seat, &mut pick, &mut steps);
                 if d.act(seat, &c).is_ok() {
                     done = true;
                     break;
@@ -290,9 +297,7 @@ fn every_legal_command_is_accepted_throughout_whole_games() {
                 let legal = Bardagi::legal(&d.state, p.seat);
                 assert!(!legal.is_empty(), "game {i}: seat {} has no legal command", p.seat);
                 for c in &legal {
-                    let mut probe =
-                        Driver { state: d.state.clone(), log: vec![], seed: d.seed.clone(), inputs: vec![0; 5] };
-                    probe.act(p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                    accepted(&d, p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
                     checked += 1;
                 }
             }

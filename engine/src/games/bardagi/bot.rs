@@ -182,8 +182,8 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     for unit in Unit::ALL {
         match p.units[unit.idx()] {
             Loc::Area(a) => {
-                let d = distances(s, seat, unit, a);
                 let reach = p.moves[unit.idx()].unwrap_or(0).max(super::actions::allowance(s, seat, unit));
+                let d = super::actions::distances_within(s, seat, unit, a, reach);
                 for (to, dist) in d.iter().enumerate() {
                     if to != a as usize && *dist <= reach {
                         out.push(Command::Move { unit, to: to as AreaId });

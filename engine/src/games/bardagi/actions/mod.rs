@@ -78,38 +78,52 @@ fn passes(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
 /// Movement cost from `from` to every area for `unit` (`u8::MAX`: unreachable).
 /// A step costs nothing between two own areas (interconnected areas are one).
 pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
+    distances_within(s, seat, unit, from, u8::MAX)
+}
+
+/// [`distances`] up to `limit`: areas further away are `u8::MAX`. The search
+/// stops there, and looks at each area only when it reaches it.
+pub fn distances_within(s: &State, seat: Seat, unit: Unit, from: AreaId, limit: u8) -> Vec<u8> {
     let n = s.board.len();
-    // Per area: may end there, may pass through, is own.
+    // Per area: may end there, may pass through, is own; worked out when first met.
     const ENTER: u8 = 1;
     const PASS: u8 = 2;
     const OWN: u8 = 4;
-    let flags: Vec<u8> = (0..n as AreaId)
-        .map(|a| {
-            let mut f = 0;
+    const UNKNOWN: u8 = 8;
+    let mut flags = vec![UNKNOWN; n];
+    let mut flag = |a: AreaId| {
+        let f = &mut flags[a as usize];
+        if *f == UNKNOWN {
+            *f = 0;
             if may_enter(s, seat, unit, a) {
-                f |= ENTER;
+                *f |= ENTER;
                 if passes(s, seat, unit, a) {
-                    f |= PASS;
+                    *f |= PASS;
                 }
             }
             if s.is_own(seat, a) {
-                f |= OWN;
+                *f |= OWN;
             }
-            f
-        })
-        .collect();
+        }
+        *f
+    };
     let mut dist = vec![u8::MAX; n];
     dist[from as usize] = 0;
     let mut q = VecDeque::new();
     q.push_back(from);
     while let Some(x) = q.pop_front() {
-        let fx = flags[x as usize];
+        let fx = flag(x);
         if x != from && fx & PASS == 0 {
             continue;
         }
         let dx = dist[x as usize];
+        // Areas come off the queue nearest first: beyond the limit, no
+        // shorter way to anything within it is left.
+        if dx > limit {
+            continue;
+        }
         for &y in &s.board.land[x as usize] {
-            let fy = flags[y as usize];
+            let fy = flag(y);
             if fy & ENTER == 0 {
                 continue;
             }
@@ -122,6 +136,13 @@ pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
                 } else {
                     q.push_back(y);
                 }
+            }
+        }
+    }
+    if limit < u8::MAX {
+        for d in &mut dist {
+            if *d > limit {
+                *d = u8::MAX;
             }
         }
     }

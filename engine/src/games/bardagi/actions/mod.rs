@@ -192,7 +192,13 @@ pub fn move_unit(cx: &mut Ctx, seat: Seat, unit: Unit, to: AreaId) -> Result<(),
     if let Some(e) = entry_error(s, seat, unit, to) {
         reject!("{e}");
     }
-    let cost = distances(s, seat, unit, from)[to as usize];
+    // A move within the card's reach is searched only that far; a longer
+    // one is refused, naming its whole cost.
+    let reach = s.players[seat as usize].moves[unit.idx()].unwrap_or(0).max(allowance(s, seat, unit));
+    let mut cost = distances_within(s, seat, unit, from, reach)[to as usize];
+    if cost == u8::MAX {
+        cost = distances(s, seat, unit, from)[to as usize];
+    }
     if cost == u8::MAX {
         reject!("the {} cannot reach {} by land from {}", unit.name(), s.board.area(to).name, s.board.area(from).name);
     }

@@ -11,8 +11,8 @@ use super::board::{AreaId, AreaKind, SeaNode};
 use super::build::{Effect, TILES};
 use super::planning::{all_hands, is_step};
 use super::state::{
-    AxeOrder, BuildWish, Building, Card, Command, Deal, Good, GoodChoice, Hand, Loc, Orders, Phase, RuneCast, RuneKind,
-    ShipLoc, State, Unit,
+    AreaState, AxeOrder, BuildWish, Building, Card, Command, Deal, Good, GoodChoice, Hand, Loc, Orders, Phase,
+    RuneCast, RuneKind, ShipLoc, State, Unit,
 };
 use super::{run, Ctx};
 use crate::game::Seat;
@@ -31,7 +31,8 @@ pub fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
 
 fn is_pending(s: &State, seat: Seat) -> bool {
     match s.phase {
-        Phase::Planning => s.players.get(seat as usize).is_some_and(|p| !p.planned),
+        // A clan that chose may still replace its plan until the reveal.
+        Phase::Planning => (seat as usize) < s.players.len(),
         Phase::Action => s.current == seat,
         _ => false,
     }
@@ -49,6 +50,10 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         return Vec::new();
     }
     let p = &s.players[seat as usize];
+    if s.phase == Phase::Planning && p.planned {
+        // The plans it may switch to.
+        return plans(s).into_iter().filter(|c| !matches!(c, Command::Plan { hand } if *hand == p.hand)).collect();
+    }
     let mut out = Vec::new();
     if let Some(c) = command(s, seat) {
         out.push(c);
@@ -112,14 +117,14 @@ pub fn target_field(s: &State, seat: Seat, unit: Unit) -> Vec<u8> {
     let mut dist = vec![u8::MAX; n];
     let mut q = std::collections::VecDeque::new();
     for (a, d) in dist.iter_mut().enumerate() {
-        if takeable(s, seat, unit, a as AreaId) && super::actions::entry_error(s, seat, unit, a as AreaId).is_none() {
+        if takeable(s, seat, unit, a as AreaId) && super::actions::may_enter(s, seat, unit, a as AreaId) {
             *d = 0;
             q.push_back(a as AreaId);
         }
     }
     while let Some(y) = q.pop_front() {
         let dy = dist[y as usize];
-        if dy > 0 && super::actions::entry_error(s, seat, unit, y).is_some() {
+        if dy > 0 && !super::actions::may_enter(s, seat, unit, y) {
             continue;
         }
         for &x in &s.board.land[y as usize] {
@@ -154,11 +159,11 @@ impl Eval {
     }
     /// With the distances from home worked out before (they change little in a turn).
     fn with_home(s: &State, seat: Seat, home: [Vec<u8>; 3]) -> Eval {
-        Eval {
-            field: Unit::ALL.map(|u| target_field(s, seat, u)),
-            home,
-            homeward: Unit::ALL.map(|u| wants_home(s, seat, u)),
-        }
+        Eval::with_fields(s, seat, home, Unit::ALL.map(|u| target_field(s, seat, u)))
+    }
+    /// With the target fields worked out before too.
+    fn with_fields(s: &State, seat: Seat, home: [Vec<u8>; 3], field: [Vec<u8>; 3]) -> Eval {
+        Eval { field, home, homeward: Unit::ALL.map(|u| wants_home(s, seat, u)) }
     }
     fn dist(&self, u: Unit, a: AreaId) -> u8 {
         self.field[u.idx()].get(a as usize).copied().unwrap_or(u8::MAX)
@@ -177,8 +182,8 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     for unit in Unit::ALL {
         match p.units[unit.idx()] {
             Loc::Area(a) => {
-                let d = distances(s, seat, unit, a);
                 let reach = p.moves[unit.idx()].unwrap_or(0).max(super::actions::allowance(s, seat, unit));
+                let d = super::actions::distances_within(s, seat, unit, a, reach);
                 for (to, dist) in d.iter().enumerate() {
                     if to != a as usize && *dist <= reach {
                         out.push(Command::Move { unit, to: to as AreaId });
@@ -511,7 +516,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         }
         Command::Disembark { unit } => {
             let ShipLoc::At(SeaNode::Harbour(h)) = p.ship else { return 0 };
-            if super::actions::entry_error(s, seat, *unit, h).is_some() {
+            if !super::actions::may_enter(s, seat, *unit, h) {
                 return 0;
             }
             if eval.homeward[unit.idx()] {
@@ -541,7 +546,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             };
             let units: Vec<Unit> = Unit::ALL.into_iter().filter(|u| p.units[u.idx()] == Loc::Aboard).collect();
             let good = units.iter().any(|u| takeable(s, seat, *u, *h) || eval.dist(*u, *h) <= 2)
-                && units.iter().any(|u| super::actions::entry_error(s, seat, *u, *h).is_none());
+                && units.iter().any(|u| super::actions::may_enter(s, seat, *u, *h));
             if good {
                 22
             } else {
@@ -571,6 +576,18 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
     }
 }
 
+/// What the target fields of `seat` depend on: the areas, its disks, and
+/// where the other clans' Berserkur stand (they defend their areas).
+#[derive(PartialEq)]
+struct FieldKey(Vec<AreaState>, [u8; 3], Vec<Option<Loc>>);
+
+impl FieldKey {
+    fn of(s: &State, seat: Seat) -> FieldKey {
+        let others = s.players.iter().enumerate().map(|(i, p)| (i != seat as usize).then_some(p.units[0]));
+        FieldKey(s.areas.clone(), s.players[seat as usize].disks, others.collect())
+    }
+}
+
 /// The bot's turn, as a list of steps (the plan first in the easier variant).
 pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
     let mut rng = probe_rng();
@@ -597,8 +614,20 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
     let mut disembarked = false;
     let home = cx.s.players[seat as usize].home;
     let home_d = Unit::ALL.map(|u| distances(&cx.s, seat, u, home));
+    let mut fields: Option<(FieldKey, [Vec<u8>; 3])> = None;
     for _ in 0..40 {
-        let eval = Eval::with_home(&cx.s, seat, home_d.clone());
+        // The target fields change only when the board, the clan's disks or
+        // the other clans' Berserkur do (not when the clan's units move).
+        let key = FieldKey::of(&cx.s, seat);
+        let field = match &fields {
+            Some((k, f)) if *k == key => f.clone(),
+            _ => {
+                let f = Unit::ALL.map(|u| target_field(&cx.s, seat, u));
+                fields = Some((key, f.clone()));
+                f
+            }
+        };
+        let eval = Eval::with_fields(&cx.s, seat, home_d.clone(), field);
         let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
             .into_iter()
             .filter(is_step)
@@ -648,6 +677,10 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
         return None;
     }
     match s.phase {
+        // A clan that already chose keeps its plan.
+        Phase::Planning if s.players[seat as usize].planned => {
+            Some(Command::Plan { hand: s.players[seat as usize].hand })
+        }
         Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
         Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
         _ => None,

@@ -180,8 +180,7 @@ impl<'r> Ctx<'r> {
 
 /// A command in a few words, for naming the failing step of a turn.
 pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
-    let area =
-        |a: u8| s.board.data.areas.get(a as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("area {a}"));
+    let area = |a: u8| view::place(s, a);
     let here = |u: state::Unit| s.unit_area(seat, u).map(area).unwrap_or_else(|| "nowhere".into());
     match c {
         Command::Plan { hand } => format!("plan {}", hand.words()),
@@ -312,13 +311,19 @@ impl Game for Bardagi {
                 .players
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| !p.planned)
-                .map(|(i, _)| Pending {
+                .map(|(i, p)| Pending {
                     seat: i as Seat,
                     kind: "plan".into(),
                     class: DecisionClass::Plan,
-                    prompt: format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round),
-                    submitted: false,
+                    prompt: if p.planned {
+                        format!(
+                            "your cards for round {} are chosen; you may choose again until every clan has chosen",
+                            s.round
+                        )
+                    } else {
+                        format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round)
+                    },
+                    submitted: p.planned,
                 })
                 .collect(),
             Phase::Action => vec![Pending {
@@ -352,8 +357,8 @@ impl Game for Bardagi {
         scoring::outcome(s)
     }
 
-    fn describe(_: &State, e: &Event, names: &[String]) -> String {
-        view::describe(e, names)
+    fn describe(s: &State, e: &Event, names: &[String]) -> String {
+        view::describe(s, e, names)
     }
 }
 

@@ -47,15 +47,18 @@ pub fn check_hand(s: &State, hand: &Hand) -> Result<(), RuleError> {
     Ok(())
 }
 
-/// The secret plan.
+/// The secret plan. In the planning phase a clan that already chose may
+/// choose again: the later plan replaces the earlier one until the reveal,
+/// which comes when the last clan that had not chosen chooses.
 pub fn plan(cx: &mut Ctx, seat: Seat, hand: Hand) -> Result<(), RuleError> {
     let s = &cx.s;
-    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat && !s.players[seat as usize].planned;
+    let planned = s.players.get(seat as usize).is_some_and(|p| p.planned);
+    if s.phase == Phase::Action && planned {
+        reject!("your cards for this round are already laid face up; a plan can be replaced only until the reveal");
+    }
+    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat;
     if s.phase != Phase::Planning && !easy_now {
         reject!("cards are chosen in the planning phase (or, in the easier variant, at the start of one's own turn)");
-    }
-    if s.players[seat as usize].planned {
-        reject!("your cards for this round are already chosen");
     }
     check_hand(s, &hand)?;
     if easy_now {

@@ -614,7 +614,7 @@ impl Player {
 }
 
 /// An area's position.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AreaState {
     pub owner: Option<Seat>,
     pub disks: u8,
@@ -813,15 +813,22 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::PlanChosen { seat, hand } => {
+            // A later plan of the same clan replaces the earlier one (until
+            // the reveal); in the redacted form the hand stays unknown.
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.hand = hand.unwrap_or_default();
                 p.planned = true;
             }
         }
-        Event::TurnBegan { seat, .. } => {
+        Event::TurnBegan { seat, hand } => {
             s.phase = Phase::Action;
             s.current = *seat;
             if let Some(p) = s.players.get_mut(*seat as usize) {
+                // The cards laid face up: the same hand in the full log, and
+                // the first sight of it for those who saw the plan redacted.
+                if let Some(h) = hand {
+                    p.hand = *h;
+                }
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
                 p.tannery = 0;

@@ -4,9 +4,10 @@
 
 use serde_json::{json, Value};
 
+use super::board::{AreaId, AreaKind, SeaNode};
 use super::build::tile;
 use super::goods_words;
-use super::state::{Event, Loc, Phase, RuneKind, ShipLoc, State, Unit};
+use super::state::{DiskSpot, Event, Loc, Phase, RuneKind, ShipLoc, State, Unit};
 use crate::game::{Seat, Viewer};
 
 fn loc(l: Loc) -> Value {
@@ -92,9 +93,36 @@ pub fn view(s: &State, viewer: Viewer) -> Value {
 }
 
 /// One event in words.
-pub fn describe(e: &Event, names: &[String]) -> String {
+/// An area by its name on the game's board ("Forest 7", "the Red home").
+pub fn place(s: &State, a: AreaId) -> String {
+    match s.board.data.areas.get(a as usize) {
+        Some(x) if x.kind == AreaKind::Home && x.name.ends_with(" home") => format!("the {}", x.name),
+        Some(x) => x.name.clone(),
+        None => format!("area {a}"),
+    }
+}
+
+/// A Knerrir's place: an ocean square or the harbour of an area.
+fn sea_place(s: &State, node: SeaNode) -> String {
+    match node {
+        SeaNode::Harbour(a) => format!("the harbour of {}", place(s, a)),
+        SeaNode::Ocean(o) => format!("ocean square {o}"),
+    }
+}
+
+/// Where rearranged disks come from or go to.
+fn spot(s: &State, x: DiskSpot) -> String {
+    match x {
+        DiskSpot::Area(a) => place(s, a),
+        DiskSpot::Virki => "Virki".into(),
+        DiskSpot::Town => "the town area".into(),
+    }
+}
+
+/// An event in words, naming places by the board of `s`.
+pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
     let n = |s: &Seat| names.get(*s as usize).cloned().unwrap_or_else(|| format!("seat {s}"));
-    let area = |a: &u8| format!("area {a}");
+    let area = |a: &u8| place(s, *a);
     match e {
         Event::GameStarted { board, colours, rounds, starting, .. } => format!(
             "A game of Bardagi on the {} board begins: {} rounds; clans {}; {} starts",
@@ -138,15 +166,16 @@ pub fn describe(e: &Event, names: &[String]) -> String {
             format!("{}'s {} moves from {} to {}", n(seat), unit.name(), area(from), area(to))
         }
         Event::UnitBoarded { seat, unit, harbour, .. } => {
-            format!("{}'s {} boards the Knerrir at {}", n(seat), unit.name(), area(harbour))
+            format!("{}'s {} boards the Knerrir at {}", n(seat), unit.name(), sea_place(s, SeaNode::Harbour(*harbour)))
         }
         Event::UnitDisembarked { seat, unit, harbour } => {
             format!("{}'s {} goes ashore at {}", n(seat), unit.name(), area(harbour))
         }
         Event::KnerrirSailed { seat, route, sea_rune, .. } => format!(
-            "{}'s Knerrir sails {} square(s){}",
+            "{}'s Knerrir sails {} square(s){}{}",
             n(seat),
             route.len(),
+            route.last().map(|x| format!(" to {}", sea_place(s, *x))).unwrap_or_default(),
             if *sea_rune { " with a Sea move rune" } else { "" }
         ),
         Event::KnerrirReturned { seat } => format!("{}'s Knerrir returns to the player board", n(seat)),
@@ -180,7 +209,15 @@ pub fn describe(e: &Event, names: &[String]) -> String {
             format!("{} {} {} glory: {reason}", n(seat), if *delta >= 0 { "gains" } else { "loses" }, delta.abs())
         }
         Event::AxesGained { seat, count } => format!("{} gains {count} axe token(s)", n(seat)),
-        Event::DisksRearranged { seat, moves } => format!("{} rearranges disks ({} move(s))", n(seat), moves.len()),
+        Event::DisksRearranged { seat, moves } => format!(
+            "{} moves disks: {}",
+            n(seat),
+            moves
+                .iter()
+                .map(|m| format!("{} from {} to {}", m.count, spot(s, m.from), spot(s, m.to)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
         Event::BuildingRefilled { seat, building, disks, paid } => format!(
             "{} refills {} to {disks} disks for {paid} {}",
             n(seat),

@@ -24,32 +24,53 @@ use super::Ctx;
 use crate::game::{RuleError, Seat};
 use crate::reject;
 
-/// Why `unit` of `seat` may not stand on area `a`, if it may not.
-pub fn entry_error(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<String> {
-    let area = s.board.area(a);
+/// Why an area is closed to a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closed {
+    OtherHome,
+    NotInPlay,
+    Camp,
+    Axe,
+}
+
+/// Whether (and why) `unit` of `seat` may not stand on area `a`, without
+/// words: the searches ask this of every area many times a turn.
+fn closed(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<Closed> {
     let st = s.areas[a as usize];
-    match area.kind {
+    match s.board.area(a).kind {
         AreaKind::Home => match s.home_seat(a) {
             Some(o) if o == seat => None,
             Some(_) if unit == Unit::Kaupmadur => None,
-            Some(_) => Some(format!("{} is another clan's home area; only a Kaupmadur may enter it", area.name)),
-            None => Some(format!("{} is the home of a clan not in play", area.name)),
+            Some(_) => Some(Closed::OtherHome),
+            None => Some(Closed::NotInPlay),
         },
-        AreaKind::Camp if st.owner.is_none() && unit != Unit::Berserkur => {
-            Some(format!("{} is a Barbarian camp; only a Berserkur may enter it until it is overtaken", area.name))
-        }
+        AreaKind::Camp if st.owner.is_none() && unit != Unit::Berserkur => Some(Closed::Camp),
         _ if st.owner.is_some() && st.owner != Some(seat) && st.axes > 0 && unit != Unit::Berserkur => {
-            Some(format!("{} holds another clan's axe; a {} may not enter it", area.name, unit.name()))
+            Some(Closed::Axe)
         }
         _ => None,
     }
 }
 
-/// Whether `unit` may move on through `a` (not only end there).
-fn passable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
-    if entry_error(s, seat, unit, a).is_some() {
-        return false;
-    }
+/// Whether `unit` of `seat` may stand on area `a`.
+pub fn may_enter(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
+    closed(s, seat, unit, a).is_none()
+}
+
+/// Why `unit` of `seat` may not stand on area `a`, if it may not.
+pub fn entry_error(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<String> {
+    let name = &s.board.area(a).name;
+    closed(s, seat, unit, a).map(|c| match c {
+        Closed::OtherHome => format!("{name} is another clan's home area; only a Kaupmadur may enter it"),
+        Closed::NotInPlay => format!("{name} is the home of a clan not in play"),
+        Closed::Camp => format!("{name} is a Barbarian camp; only a Berserkur may enter it until it is overtaken"),
+        Closed::Axe => format!("{name} holds another clan's axe; a {} may not enter it", unit.name()),
+    })
+}
+
+/// Whether `unit`, which may enter `a`, may also move on through it (not
+/// only end there): a Berserkur stops on an area with another clan's axe.
+fn passes(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
     let st = s.areas[a as usize];
     !(unit == Unit::Berserkur && st.owner.is_some() && st.owner != Some(seat) && st.axes > 0)
 }
@@ -57,38 +78,52 @@ fn passable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
 /// Movement cost from `from` to every area for `unit` (`u8::MAX`: unreachable).
 /// A step costs nothing between two own areas (interconnected areas are one).
 pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
+    distances_within(s, seat, unit, from, u8::MAX)
+}
+
+/// [`distances`] up to `limit`: areas further away are `u8::MAX`. The search
+/// stops there, and looks at each area only when it reaches it.
+pub fn distances_within(s: &State, seat: Seat, unit: Unit, from: AreaId, limit: u8) -> Vec<u8> {
     let n = s.board.len();
-    // Per area: may end there, may pass through, is own.
+    // Per area: may end there, may pass through, is own; worked out when first met.
     const ENTER: u8 = 1;
     const PASS: u8 = 2;
     const OWN: u8 = 4;
-    let flags: Vec<u8> = (0..n as AreaId)
-        .map(|a| {
-            let mut f = 0;
-            if entry_error(s, seat, unit, a).is_none() {
-                f |= ENTER;
-                if passable(s, seat, unit, a) {
-                    f |= PASS;
+    const UNKNOWN: u8 = 8;
+    let mut flags = vec![UNKNOWN; n];
+    let mut flag = |a: AreaId| {
+        let f = &mut flags[a as usize];
+        if *f == UNKNOWN {
+            *f = 0;
+            if may_enter(s, seat, unit, a) {
+                *f |= ENTER;
+                if passes(s, seat, unit, a) {
+                    *f |= PASS;
                 }
             }
             if s.is_own(seat, a) {
-                f |= OWN;
+                *f |= OWN;
             }
-            f
-        })
-        .collect();
+        }
+        *f
+    };
     let mut dist = vec![u8::MAX; n];
     dist[from as usize] = 0;
     let mut q = VecDeque::new();
     q.push_back(from);
     while let Some(x) = q.pop_front() {
-        let fx = flags[x as usize];
+        let fx = flag(x);
         if x != from && fx & PASS == 0 {
             continue;
         }
         let dx = dist[x as usize];
+        // Areas come off the queue nearest first: beyond the limit, no
+        // shorter way to anything within it is left.
+        if dx > limit {
+            continue;
+        }
         for &y in &s.board.land[x as usize] {
-            let fy = flags[y as usize];
+            let fy = flag(y);
             if fy & ENTER == 0 {
                 continue;
             }
@@ -101,6 +136,13 @@ pub fn distances(s: &State, seat: Seat, unit: Unit, from: AreaId) -> Vec<u8> {
                 } else {
                     q.push_back(y);
                 }
+            }
+        }
+    }
+    if limit < u8::MAX {
+        for d in &mut dist {
+            if *d > limit {
+                *d = u8::MAX;
             }
         }
     }
@@ -150,7 +192,13 @@ pub fn move_unit(cx: &mut Ctx, seat: Seat, unit: Unit, to: AreaId) -> Result<(),
     if let Some(e) = entry_error(s, seat, unit, to) {
         reject!("{e}");
     }
-    let cost = distances(s, seat, unit, from)[to as usize];
+    // A move within the card's reach is searched only that far; a longer
+    // one is refused, naming its whole cost.
+    let reach = s.players[seat as usize].moves[unit.idx()].unwrap_or(0).max(allowance(s, seat, unit));
+    let mut cost = distances_within(s, seat, unit, from, reach)[to as usize];
+    if cost == u8::MAX {
+        cost = distances(s, seat, unit, from)[to as usize];
+    }
     if cost == u8::MAX {
         reject!("the {} cannot reach {} by land from {}", unit.name(), s.board.area(to).name, s.board.area(from).name);
     }

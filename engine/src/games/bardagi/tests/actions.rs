@@ -1,10 +1,12 @@
 //! The action phase: moving on land, and each unit's actions ("The game
 //! board", "Berserkur", "Godi", "Kaupmadur", "Knerrir", "Barbarian camp").
 
+use crate::game::{Game, Viewer, Visibility};
 use crate::games::bardagi::board::{Colour, SeaNode};
 use crate::games::bardagi::state::{
     Building, Command, Deal, DiskMove, DiskSpot, Event, Good, Loc, RuneCast, RuneKind, ShipLoc, Unit,
 };
+use crate::games::bardagi::Bardagi;
 
 use super::{mini, Driver};
 
@@ -356,6 +358,56 @@ fn kaupmadur_trades_and_refills_every_building_with_one_card_at_home() {
     assert_eq!(d.state.players[blue as usize].disks, [6, 6, 6]);
     assert_eq!(d.state.players[blue as usize].goods, [0; 6]);
     assert_eq!(d.state.players[blue as usize].played.total(), 1);
+}
+
+#[test]
+fn each_unit_refills_its_own_building_at_home_for_four_goods() {
+    // Given Blue's turn with its Berserkur and Godi at home, Virki and Hof low
+    let (mut d, blue) = blue_turn([1, 1, 0, 0]);
+    let p = &mut d.state.players[blue as usize];
+    p.disks = [2, 3, 6];
+    p.goods = [0, 5, 4, 0, 0, 0];
+    // When the Berserkur refills Virki and the Godi refills Hof, a card each
+    d.act(blue, &Command::Refill { unit: Unit::Berserkur }).unwrap();
+    d.act(blue, &Command::Refill { unit: Unit::Godi }).unwrap();
+    // Then both are full again, for 4 meat and 4 wool, from the unused disks
+    let p = &d.state.players[blue as usize];
+    assert_eq!(p.disks, [6, 6, 6]);
+    assert_eq!(p.goods, [0, 1, 0, 0, 0, 0]);
+    assert_eq!(p.supply, 22 - 4 - 3);
+    assert_eq!(p.played.total(), 2);
+    // And the Kaupmadur refills with a trade action instead, and not without 4 goods
+    let e = d.refused(blue, &Command::Refill { unit: Unit::Kaupmadur });
+    assert!(e.contains("trade action"), "{e}");
+}
+
+#[test]
+fn gold_buys_one_mine_good_or_two_basic_goods_and_stays_secret() {
+    // Given Blue's Kaupmadur in a village with 3 gold
+    let (mut d, blue) = blue_turn([0, 0, 1, 0]);
+    put(&mut d, blue, Unit::Kaupmadur, 5);
+    d.state.players[blue as usize].goods = [0; 6];
+    d.state.players[blue as usize].gold = 3;
+    // When it spends gold on goods
+    let bad = vec![Deal::Buy { get: vec![Good::Iron, Good::Stone] }];
+    let e = d.refused(blue, &Command::Trade { deals: bad, refill: vec![] });
+    assert!(e.contains("1 gold buys 2 basic goods or 1 mine good"), "{e}");
+    let deals = vec![Deal::Buy { get: vec![Good::Iron] }, Deal::Buy { get: vec![Good::Meat, Good::Hide] }];
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let cmd = Command::Trade { deals, refill: vec![] };
+    let emits = Bardagi::decide(&d.state, blue, &cmd, &mut rng).unwrap();
+    d.act(blue, &cmd).unwrap();
+    // Then 1 gold buys 1 iron and 1 gold 2 basic goods
+    let p = &d.state.players[blue as usize];
+    assert_eq!(p.gold, 1);
+    assert_eq!(p.goods, [0, 0, 1, 1, 0, 1]);
+    // And only Blue sees how much gold it paid
+    let gold = emits.iter().find(|e| matches!(e.event, Event::GoldChanged { .. })).expect("a gold change");
+    assert_eq!(gold.visibility, Visibility::Seats(vec![blue]));
+    assert!(matches!(gold.redacted, Some(Event::GoldChanged { delta: None, .. })));
+    let other = (blue + 1) % 4;
+    let v = Bardagi::view(&d.state, Viewer::Seat(other));
+    assert!(v["players"][blue as usize]["gold"].is_null());
 }
 
 #[test]

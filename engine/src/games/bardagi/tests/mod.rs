@@ -49,15 +49,25 @@ impl Driver {
         Ok(events)
     }
 
-    /// Let the bot (the fallback) play every pending seat until the game ends.
+    /// The seats the game waits for: pending and not yet submitted (a clan
+    /// that chose its plan may still replace it, but nothing waits for it).
+    pub fn waiting(&self) -> Vec<Seat> {
+        Bardagi::pending(&self.state).into_iter().filter(|p| !p.submitted).map(|p| p.seat).collect()
+    }
+
+    /// The first seat the game waits for.
+    pub fn next_seat(&self) -> Option<Seat> {
+        self.waiting().first().copied()
+    }
+
+    /// Let the bot (the fallback) play every waiting seat until the game ends.
     #[allow(dead_code)]
     pub fn run_bots(&mut self, limit: usize) {
         for _ in 0..limit {
-            let pending = Bardagi::pending(&self.state);
-            let Some(p) = pending.first() else { return };
-            let c = Bardagi::fallback(&self.state, p.seat).expect("a pending seat has a fallback");
-            if let Err(e) = self.act(p.seat, &c) {
-                panic!("fallback {c:?} of seat {} refused: {e}", p.seat);
+            let Some(seat) = self.next_seat() else { return };
+            let c = Bardagi::fallback(&self.state, seat).expect("a pending seat has a fallback");
+            if let Err(e) = self.act(seat, &c) {
+                panic!("fallback {c:?} of seat {seat} refused: {e}");
             }
         }
         panic!("the game did not end within {limit} commands");

@@ -2,11 +2,12 @@
 //! the end of the game.
 
 use crate::game::{Game, Viewer, Visibility};
-use crate::games::bardagi::board::Colour;
+use crate::games::bardagi::board::{Colour, SeaNode};
 use crate::games::bardagi::build::{Effect, TILES};
 use crate::games::bardagi::scoring::goods_to_gold;
 use crate::games::bardagi::state::{
-    AxeOrder, BuildWish, Building, Card, Command, Event, Good, GoodChoice, Hand, Loc, Orders, Phase, RuneKind, Unit,
+    AxeOrder, BuildWish, Building, Card, Command, DiskMove, DiskSpot, Event, Good, GoodChoice, Hand, Loc, Orders,
+    Phase, RuneKind, Unit,
 };
 use crate::games::bardagi::{Bardagi, Options};
 
@@ -29,7 +30,89 @@ fn each_clan_secretly_chooses_six_of_its_cards() {
     d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
     assert!(Bardagi::view(&d.state, Viewer::Seat(1))["players"][0]["hand"].is_null());
     assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
-    assert_eq!(Bardagi::pending(&d.state).len(), 2, "a clan that chose waits for the others");
+    assert_eq!(d.waiting(), vec![1, 2], "a clan that chose waits for the others");
+}
+
+#[test]
+fn a_later_plan_replaces_the_earlier_one_until_the_reveal() {
+    // Given a 3-player game where clan 0 has chosen its cards
+    let mut d = Driver::new(&Options::default(), 3, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    let p = &Bardagi::pending(&d.state)[0];
+    assert!(p.seat == 0 && p.submitted, "a clan that chose may still choose again, unhurried: {p:?}");
+    assert!(!Bardagi::legal(&d.state, 0).is_empty(), "it is offered the plans it may switch to");
+    // When it chooses again before the others have chosen
+    let ev = d.act(0, &Command::Plan { hand: Hand::new([0, 3, 3, 0]) }).unwrap();
+    // Then the later plan replaces the earlier one, and nothing is revealed yet
+    assert!(matches!(ev[..], [Event::PlanChosen { seat: 0, hand: Some(_) }]), "{ev:?}");
+    assert_eq!(d.state.players[0].hand, Hand::new([0, 3, 3, 0]));
+    assert_eq!(d.state.phase, Phase::Planning);
+    assert_eq!(d.waiting(), vec![1, 2]);
+    // When the last clan that had not chosen chooses
+    d.act(1, &Command::Plan { hand: Hand::new([1, 1, 1, 3]) }).unwrap();
+    assert_eq!(d.state.phase, Phase::Planning, "clan 2 has not chosen yet");
+    let ev = d.act(2, &Command::Plan { hand: Hand::new([1, 1, 3, 1]) }).unwrap();
+    // Then the plans are revealed turn by turn, clan 0 with its later plan
+    assert!(ev.iter().any(|e| matches!(e, Event::TurnBegan { .. })), "{ev:?}");
+    assert_eq!(d.state.phase, Phase::Action);
+    assert_eq!(d.state.players[0].hand, Hand::new([0, 3, 3, 0]));
+}
+
+#[test]
+fn a_replaced_plan_stays_hidden_from_other_clans() {
+    // Given a 2-player game where clan 0 has chosen its cards
+    let mut d = Driver::new(&Options::default(), 2, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    // When it replaces its plan
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let later = Command::Plan { hand: Hand::new([0, 0, 3, 3]) };
+    let emits = Bardagi::decide(&d.state, 0, &later, &mut rng).unwrap();
+    d.act(0, &later).unwrap();
+    // Then the new plan is seen only by its clan; the others see that a plan was chosen
+    assert_eq!(emits.len(), 1);
+    assert_eq!(emits[0].visibility, Visibility::Seats(vec![0]));
+    assert!(matches!(emits[0].redacted, Some(Event::PlanChosen { seat: 0, hand: None })));
+    assert!(Bardagi::view(&d.state, Viewer::Seat(1))["players"][0]["hand"].is_null());
+    assert!(Bardagi::view(&d.state, Viewer::Public)["players"][0]["hand"].is_null());
+    assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
+    // And folding what clan 1 was shown leaves clan 0's hand unknown until its turn lays it down
+    let mut seen = crate::games::bardagi::State::default();
+    let shown = |e: &crate::game::Emit<Event>| match &e.visibility {
+        Visibility::Seats(s) if !s.contains(&1) => e.redacted.clone().unwrap(),
+        _ => e.event.clone(),
+    };
+    for e in &d.log {
+        Bardagi::apply(&mut seen, &shown(e));
+    }
+    assert_eq!(seen.players[0].hand, Hand::default());
+    d.act(1, &Command::Plan { hand: Hand::new([1, 1, 1, 3]) }).unwrap();
+    let mut seen = crate::games::bardagi::State::default();
+    for e in &d.log {
+        Bardagi::apply(&mut seen, &shown(e));
+    }
+    let first = d.state.starting as usize;
+    assert_eq!(seen.players[first].hand, d.state.players[first].hand, "laid face up at the turn");
+}
+
+#[test]
+fn a_plan_cannot_be_replaced_after_the_reveal() {
+    // Given a 2-player game where both clans have chosen, so the plans are revealed
+    let mut d = Driver::new(&Options::default(), 2, 5).unwrap();
+    d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
+    d.act(1, &Command::Plan { hand: Hand::new([1, 2, 2, 1]) }).unwrap();
+    assert_eq!(d.state.phase, Phase::Action);
+    let first = d.state.starting;
+    let other = 1 - first;
+    // Then nobody is asked for a plan any more
+    assert_eq!(d.waiting(), vec![first]);
+    assert!(Bardagi::pending(&d.state).iter().all(|p| p.kind == "turn"));
+    assert!(!Bardagi::legal(&d.state, first).iter().any(|c| matches!(c, Command::Plan { .. })));
+    assert!(Bardagi::legal(&d.state, other).is_empty());
+    // When the clan whose turn it is tries to choose again
+    let e = d.refused(first, &Command::Plan { hand: Hand::new([0, 0, 3, 3]) });
+    // Then it is refused, and its revealed hand stands
+    assert!(e.contains("already laid face up"), "{e}");
+    assert_ne!(d.state.players[first as usize].hand, Hand::new([0, 0, 3, 3]));
 }
 
 #[test]
@@ -47,7 +130,7 @@ fn from_round_five_the_advanced_option_allows_up_to_eight_cards() {
     let mut d = Driver::new(&Options { eight_cards: true, ..Options::default() }, 2, 5).unwrap();
     assert_eq!(d.state.hand_size, 6);
     while d.state.round < 5 {
-        let p = Bardagi::pending(&d.state)[0].seat;
+        let p = d.next_seat().unwrap();
         let c = Bardagi::fallback(&d.state, p).unwrap();
         d.act(p, &c).unwrap();
     }
@@ -359,7 +442,40 @@ fn every_event_is_told_in_words() {
     for e in &d.log {
         let text = Bardagi::describe(&d.state, &e.event, &names);
         assert!(!text.is_empty() && !text.contains("Some(") && !text.contains('{'), "{text}");
+        assert!(!text.contains("area "), "places are named by the board: {text}");
     }
+}
+
+#[test]
+fn events_name_places_as_the_board_does() {
+    // Given a game on the mini board
+    let mut d = mini(2);
+    let names = vec!["Ann".to_string(), "Bo".to_string()];
+    let say = |d: &Driver, e: &Event| Bardagi::describe(&d.state, e, &names);
+    let seat = d.seat(Colour::Red);
+    // When a unit moves, boards the Knerrir, sails and goes ashore, and disks are moved
+    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2) };
+    let boarded = Event::UnitBoarded { seat, unit: Unit::Godi, harbour: 3, cost: 1, allowance: None };
+    let sailed = Event::KnerrirSailed {
+        seat,
+        route: vec![SeaNode::Ocean(3), SeaNode::Ocean(2), SeaNode::Harbour(12)],
+        sea_rune: false,
+        allowance: Some(3),
+    };
+    let ashore = Event::UnitDisembarked { seat, unit: Unit::Godi, harbour: 12 };
+    let rearranged = Event::DisksRearranged {
+        seat,
+        moves: vec![DiskMove { from: DiskSpot::Area(13), to: DiskSpot::Town, count: 2 }],
+    };
+    // Then each is told with the places' names, as a player reads them in a mail
+    let who = &names[seat as usize];
+    assert_eq!(say(&d, &moved), format!("{who}'s Godi moves from the Red home to Sacred 10"));
+    assert_eq!(say(&d, &boarded), format!("{who}'s Godi boards the Knerrir at the harbour of Sheep 3"));
+    assert_eq!(say(&d, &sailed), format!("{who}'s Knerrir sails 3 square(s) to the harbour of Gold mine 12"));
+    assert_eq!(say(&d, &ashore), format!("{who}'s Godi goes ashore at Gold mine 12"));
+    assert_eq!(say(&d, &rearranged), format!("{who} moves disks: 2 from Forest 13 to the town area"));
+    d.state = Default::default();
+    assert!(say(&d, &moved).ends_with("from area 4 to area 10"), "without a board, areas go by number");
 }
 
 #[test]

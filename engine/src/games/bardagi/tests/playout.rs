@@ -34,7 +34,9 @@ fn options_for(i: u64, seats: u8) -> Options {
 }
 
 /// A random player's command: a random plan, or random steps of a turn.
-fn random_command(s: &State, seat: Seat, pick: &mut Pick) -> Command {
+/// `steps` caches the candidate steps of the position (a refused command
+/// leaves the position as it was, so retries need not work them out again).
+fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec<Command>>) -> Command {
     let p = &s.players[seat as usize];
     if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
         let hands = all_hands(s.hand_size);
@@ -43,38 +45,54 @@ fn random_command(s: &State, seat: Seat, pick: &mut Pick) -> Command {
     if p.played.total() >= 6 || pick.next(8) == 0 {
         return Command::EndTurn;
     }
-    let c = candidates(s, seat);
+    let c = steps.get_or_insert_with(|| candidates(s, seat));
     c[pick.next(c.len())].clone()
 }
 
-/// Play one game; check it; answer the inputs per seat and rounds played.
-fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
+/// Whether `decide` accepts `c` from `seat` (the position is not changed).
+fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), crate::game::RuleError> {
+    let mut rng = crate::rng::GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
+    Bardagi::decide(&d.state, seat, c, &mut rng).map(|_| ())
+}
+
+/// Play one game; check it; answer the inputs per seat, rounds played and
+/// plans replaced.
+fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
     let seats = 2 + (i % 4) as u8;
     let opts = options_for(i, seats);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut commands = 0;
+    let mut replaced = 0;
     while Bardagi::outcome(&d.state).is_none() {
         commands += 1;
         assert!(commands < 20_000, "game {i}: endless");
-        let pending = Bardagi::pending(&d.state);
-        assert!(!pending.is_empty(), "game {i}: nobody to act but not over");
-        let seat = pending[pick.next(pending.len())].seat;
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        // Now and then a clan that already chose replaces its plan.
+        let submitted: Vec<Seat> = Bardagi::pending(&d.state).iter().filter(|p| p.submitted).map(|p| p.seat).collect();
+        if !bots && !submitted.is_empty() && pick.next(4) == 0 {
+            let seat = submitted[pick.next(submitted.len())];
+            let c = random_command(&d.state, seat, &mut pick, &mut None);
+            d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: replacing the plan of seat {seat} refused: {e}"));
+            replaced += 1;
+            continue;
+        }
+        let seat = waiting[pick.next(waiting.len())];
         if check_views && commands % 11 == 0 {
             check_secrets(&d.state, i);
             let legal = Bardagi::legal(&d.state, seat);
             assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command");
             for c in legal.iter().take(40) {
-                let mut probe =
-                    Driver { state: d.state.clone(), log: vec![], seed: d.seed.clone(), inputs: vec![0; 5] };
-                probe.act(seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                accepted(&d, seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
             }
         }
         let bot_seat = bots || (seat == 0 && i.is_multiple_of(4));
         let mut done = false;
         if !bot_seat {
+            let mut steps = None;
             for _ in 0..6 {
-                let c = random_command(&d.state, seat, &mut pick);
+                let c = random_command(&d.state, seat, &mut pick, &mut steps);
                 if d.act(seat, &c).is_ok() {
                     done = true;
                     break;
@@ -115,7 +133,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8) {
     assert_eq!(rounds, d.state.rounds, "game {i}: rounds played");
     let o = Bardagi::outcome(&d.state).expect("over");
     assert_eq!(o.scores.len(), seats as usize);
-    (seats, d.inputs, rounds)
+    (seats, d.inputs, rounds, replaced)
 }
 
 /// No seat's view shows another seat's gold, runes, hand (before it is laid
@@ -140,32 +158,11 @@ fn check_secrets(s: &State, i: u64) {
 }
 
 fn playouts(range: std::ops::Range<u64>) {
-    let start = std::time::Instant::now();
-    for i in range.clone() {
-        play(i, i % 10 == 0, i % 25 == 0);
+    let mut replaced = 0;
+    for i in range {
+        replaced += play(i, i % 10 == 0, i % 25 == 0).3;
     }
-    eprintln!("{} games in {:?}", range.end - range.start, start.elapsed());
-}
-
-/// Run with `--ignored --nocapture` to see what kinds of games cost.
-#[test]
-#[ignore]
-fn timing() {
-    let t = std::time::Instant::now();
-    for i in 0..40 {
-        play(i * 10, true, false);
-    }
-    eprintln!("40 bot games {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    for i in 0..40 {
-        play(i * 10 + 1, false, false);
-    }
-    eprintln!("40 random games {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    for i in 0..4 {
-        play(i * 25, false, true);
-    }
-    eprintln!("4 checked games {:?}", t.elapsed());
+    assert!(replaced > 100, "plans replaced before the reveal: {replaced}");
 }
 
 #[test]
@@ -193,7 +190,7 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     let mut total = 0f64;
     let mut n = 0f64;
     for i in 0..12 {
-        let (seats, inputs, rounds) = play(i * 10, true, false);
+        let (seats, inputs, rounds, _) = play(i * 10, true, false);
         for x in inputs {
             total += x as f64 / rounds as f64;
             n += 1.0;
@@ -203,26 +200,6 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
     let avg = total / n;
     eprintln!("average player inputs per player per round in bot games: {avg:.2}");
     assert!(avg <= 2.0 + 1e-9, "{avg}");
-}
-
-/// Run with `--release --ignored --nocapture` to see how long folding a whole
-/// 5-player game from its events takes.
-#[test]
-#[ignore]
-fn fold_time_of_a_five_player_game() {
-    let mut d = super::Driver::new(&Options::default(), 5, 42).unwrap();
-    d.run_bots(1000);
-    let events: Vec<_> = d.log.iter().map(|e| e.event.clone()).collect();
-    let start = std::time::Instant::now();
-    let runs = 200;
-    for _ in 0..runs {
-        let mut s = State::default();
-        for e in &events {
-            Bardagi::apply(&mut s, e);
-        }
-        assert!(Bardagi::outcome(&s).is_some());
-    }
-    eprintln!("{} events folded in {:?} per game", events.len(), start.elapsed() / runs);
 }
 
 /// Commands with arbitrary fields, most of them nonsense.
@@ -290,7 +267,7 @@ fn nonsense_commands_are_refused_without_panicking() {
         let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
         let mut pick = Pick(i * 7 + 3);
         while Bardagi::outcome(&d.state).is_none() {
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             for _ in 0..4 {
                 let c = garbage(&mut pick);
                 let _ = d.act(seat, &c);
@@ -301,7 +278,7 @@ fn nonsense_commands_are_refused_without_panicking() {
             if Bardagi::outcome(&d.state).is_some() {
                 break;
             }
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             let c = Bardagi::fallback(&d.state, seat).unwrap();
             d.act(seat, &c).unwrap();
         }
@@ -320,13 +297,11 @@ fn every_legal_command_is_accepted_throughout_whole_games() {
                 let legal = Bardagi::legal(&d.state, p.seat);
                 assert!(!legal.is_empty(), "game {i}: seat {} has no legal command", p.seat);
                 for c in &legal {
-                    let mut probe =
-                        Driver { state: d.state.clone(), log: vec![], seed: d.seed.clone(), inputs: vec![0; 5] };
-                    probe.act(p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                    accepted(&d, p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
                     checked += 1;
                 }
             }
-            let seat = Bardagi::pending(&d.state)[0].seat;
+            let seat = d.next_seat().unwrap();
             let legal = Bardagi::legal(&d.state, seat);
             // Mostly single steps, so that many positions within turns are seen.
             let c = legal[pick.next(legal.len())].clone();

@@ -481,7 +481,11 @@ fn check_areas(label: &str, svg: &str, areas: &[runestone::web::board::Area]) ->
 fn play_bot_moves(app: &TestApp, game: &str, tokens: &[String], steps: usize) {
     for _ in 0..steps {
         let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        let Some(p) = summary["pending"].as_array().and_then(|p| p.first()).cloned() else { return };
+        // Plans already chosen may be changed but need not be.
+        let Some(p) = summary["pending"].as_array().and_then(|p| p.iter().find(|p| p["submitted"] != true)).cloned()
+        else {
+            return;
+        };
         let seat = p["seat"].as_u64().unwrap() as usize;
         let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
         let first = view["legal"][0].clone();

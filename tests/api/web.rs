@@ -883,3 +883,94 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
     assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
 }
+
+#[test]
+fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_chromium() {
+    let started = Instant::now();
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    // The browser plays the starting seat; the other plans through the API.
+    let public = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let me = public["view"]["starting"].as_u64().unwrap() as usize;
+    let other = 1 - me;
+    let d = Driver::start();
+    d.go(str_of(&created["seats"][me], "link"));
+    d.click(&d.find("#enter"));
+    d.wait_for("#plan-form");
+
+    // The picker starts from the bot's plan, which adds up.
+    assert!(d.text("#plan-count").starts_with("6 of 6 chosen"), "{}", d.text("#plan-count"));
+
+    // Standing orders while the seat is pending: the form shows the current ones.
+    d.click(&d.find("#orders summary"));
+    assert_eq!(d.property("#orders-sheep", "value"), "auto");
+    d.click(&d.find("#orders-sheep option[value='meat']"));
+    d.click(&d.find("#orders-recruits-0 option[value='hof']"));
+    let wish = d.property("#orders-build-0 option:nth-child(3)", "value");
+    d.click(&d.find("#orders-build-0 option:nth-child(3)"));
+    d.screenshot("13-bardagi-orders");
+    d.click(&d.find("#orders-submit"));
+    d.wait_for("#plan-form");
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+    let orders = &view["view"]["players"][me]["orders"];
+    assert_eq!(orders["sheep"], "meat", "{orders}");
+    assert_eq!(orders["recruits"], json!(["hof"]), "{orders}");
+    let wished: Value = serde_json::from_str(&wish).unwrap();
+    assert_eq!(orders["build"][0]["building"], wished["building"], "{orders}");
+    assert_eq!(orders["build"][0]["effect"], wished["effect"], "{orders}");
+    d.click(&d.find("#orders summary"));
+    assert_eq!(d.property("#orders-sheep", "value"), "meat", "the form shows the orders now in force");
+    assert_eq!(d.property("#orders-build-0", "value"), wish);
+
+    // A plan of 7 cards: the counter says so, the rules refuse it, the numbers stay.
+    for (card, n) in [("berserkur", "3"), ("godi", "2"), ("kaupmadur", "2"), ("knerrir", "0")] {
+        let input = d.find(&format!("#hand-{card}"));
+        d.clear(&input);
+        d.type_in(&input, n);
+    }
+    assert!(d.text("#plan-count").starts_with("7 of 6 chosen"), "{}", d.text("#plan-count"));
+    d.click(&d.find("#plan-submit"));
+    d.wait_for("#plan-form #error");
+    assert!(d.text("#error").contains("choose exactly 6 cards, not 7"), "{}", d.text("#error"));
+    assert_eq!(d.property("#hand-berserkur", "value"), "3", "what was typed is kept");
+    assert_eq!(d.property("#hand-godi", "value"), "2");
+    d.screenshot("14-bardagi-plan-refused");
+    let input = d.find("#hand-berserkur");
+    d.clear(&input);
+    d.type_in(&input, "2");
+    assert!(d.text("#plan-count").starts_with("6 of 6 chosen"), "{}", d.text("#plan-count"));
+    d.click(&d.find("#plan-submit"));
+    d.wait_for("#log");
+    assert!(d.text("#log").contains("chooses 2 Berserkur, 2 Godi, 2 Kaupmadur"), "{}", d.text("#log"));
+
+    // The other clan plans; the browser's clan starts.
+    let theirs = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[other])).ok()["legal"][0].clone();
+    app.submit(&game, &tokens[other], theirs).ok();
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_for("#composer");
+    assert_eq!(d.text("#cards-hand"), "2 Berserkur, 2 Godi, 2 Kaupmadur");
+    assert!(d.text("#bot-turn").starts_with("Let the bot play this turn: "), "{}", d.text("#bot-turn"));
+    assert_eq!(d.property("#end-turn", "disabled"), "true", "no card laid down yet");
+    d.screenshot("15-bardagi-turn");
+    // One card action: the first unit's first move.
+    let target = d.text(".unit-move select option:checked");
+    d.click(&d.find(".unit-move button"));
+    d.wait_for("#composer");
+    assert!(d.text("#log").contains(&format!("to {target}")) || d.text("#log").contains("moves"), "{}", d.text("#log"));
+    assert_ne!(d.text("#cards-played"), "no cards", "the card is laid down");
+    assert_eq!(d.property("#end-turn", "disabled"), "false");
+    d.resize(390, 844);
+    d.go(&format!("{}/games/{game}#decide", app.base));
+    d.screenshot("16-bardagi-turn-phone");
+    d.resize(1000, 1400);
+    d.press("End turn");
+    d.wait_for("#log");
+    assert!(!d.exists("#end-turn"), "the turn passed on");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    assert_eq!(summary["pending"][0]["seat"], json!(other), "{summary}");
+    let errors = d.console_errors();
+    assert!(errors.iter().all(|e| e.contains("/commands - ") && e.contains("422")), "console errors: {errors:#?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "the browser test took {:?}", started.elapsed());
+}

@@ -224,7 +224,14 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
     let mine = &view["players"][me as usize];
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
-    let plan = plans.first().map(|suggested| {
+    // The bot's plan: the first legal command, or (in the easier variant,
+    // where cards are chosen as the turn begins) its whole turn's first step.
+    let bot_plan = legal.first().and_then(|c| match c["type"].as_str() {
+        Some("Plan") => Some(c),
+        Some("PlayTurn") => c["steps"].as_array().and_then(|s| s.first()).filter(|s| s["type"] == "Plan"),
+        _ => None,
+    });
+    let plan = bot_plan.or(plans.first().copied()).filter(|_| !plans.is_empty()).map(|suggested| {
         let sizes: Vec<u64> =
             plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
         let min = sizes.iter().copied().min().unwrap_or(6);

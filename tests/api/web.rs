@@ -731,6 +731,11 @@ impl Driver {
         self.call("POST", &self.s("/window/rect"), Some(json!({"width": width, "height": height})));
     }
 
+    /// Run `script` in the page; its return value.
+    fn eval(&self, script: &str) -> Value {
+        self.call("POST", &self.s("/execute/sync"), Some(json!({"script": script, "args": []})))
+    }
+
     /// Wait until `css` matches (after a navigation the JS may trigger).
     fn wait_for(&self, css: &str) {
         let start = Instant::now();
@@ -964,6 +969,14 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     d.resize(390, 844);
     d.go(&format!("{}/games/{game}#decide", app.base));
     d.screenshot("16-bardagi-turn-phone");
+    let wide = d.eval(
+        "var w = document.documentElement.clientWidth; return Array.from(document.querySelectorAll('#decide *'))\
+         .filter(function (e) { return e.getBoundingClientRect().right > w + 1; })\
+         .map(function (e) { return e.tagName + '#' + e.id + '.' + e.className; });",
+    );
+    assert_eq!(wide, json!([]), "the forms fit a phone's width");
+    let widths = d.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]");
+    assert!(widths[0].as_u64() <= widths[1].as_u64(), "no sideways scrolling on a phone: {widths}");
     d.resize(1000, 1400);
     d.press("End turn");
     d.wait_for("#log");

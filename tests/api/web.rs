@@ -987,3 +987,61 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     assert!(errors.iter().all(|e| e.contains("/commands - ") && e.contains("422")), "console errors: {errors:#?}");
     assert!(started.elapsed() < Duration::from_secs(30), "the browser test took {:?}", started.elapsed());
 }
+
+#[test]
+fn bardagi_forms_work_without_javascript_and_keep_what_was_entered() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut ann = Browser::new(&app);
+    ann.sign_in(&game, &tokens[0]);
+    let page = ann.get(&format!("/games/{game}"));
+    assert!(page.html.contains("id=\"plan-form\"") && page.html.contains("id=\"orders-form\""), "{}", page.html);
+    let csrf = ann.csrf();
+    let path = format!("/games/{game}/commands");
+
+    // Standing orders naming an area the board lacks: refused beside the form, all kept.
+    let bad = ann.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("build", "bardagi-orders"),
+            ("orders.sheep", "other"),
+            ("orders.axes_mode", "areas"),
+            ("orders.axes_areas", "Atlantis"),
+        ],
+    );
+    assert_eq!(bad.status, 422, "{}", bad.html);
+    let form = &bad.html[bad.html.find("id=\"orders-form\"").unwrap()..];
+    assert!(form.contains("id=\"error\"") && form.contains("no area called &quot;Atlantis&quot;"), "{form}");
+    assert!(bad.html.contains("<details class=\"orders\" id=\"orders\" open>"), "the form is open");
+    assert!(form.contains("value=\"Atlantis\"") && form.contains("<option value=\"other\" selected>wool"), "{form}");
+
+    // A plan of 5 by plain form: the rules' words inside the picker, the numbers kept.
+    let short = ann.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("build", "bardagi-plan"),
+            ("hand.berserkur", "5"),
+            ("hand.godi", ""),
+            ("hand.knerrir", "0"),
+        ],
+    );
+    assert_eq!(short.status, 422, "{}", short.html);
+    let picker = &short.html[short.html.find("id=\"plan-form\"").unwrap()..short.html.find("id=\"orders\"").unwrap()];
+    assert!(picker.contains("choose exactly 6 cards, not 5"), "{picker}");
+    assert!(picker.contains(
+        "name=\"hand.berserkur\" class=\"hand-count\" min=\"0\" max=\"6\" step=\"1\" inputmode=\"numeric\" value=\"5\""
+    ));
+    let ok =
+        ann.post(&path, &[("csrf", &csrf), ("build", "bardagi-plan"), ("hand.berserkur", "5"), ("hand.knerrir", "1")]);
+    assert_eq!(ok.status, 303, "{}", ok.html);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+    assert_eq!(view["view"]["players"][0]["hand"], json!({"berserkur": 5, "godi": 0, "kaupmadur": 0, "knerrir": 1}));
+    assert!(ann.get(&format!("/games/{game}")).html.contains("chooses 5 Berserkur, 1 Knerrir"));
+    let mut bo = Browser::new(&app);
+    bo.sign_in(&game, &tokens[1]);
+    assert!(!bo.get(&format!("/games/{game}")).html.contains("5 Berserkur"), "the plan stays secret");
+}

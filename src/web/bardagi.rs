@@ -278,7 +278,13 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
         match c["type"].as_str().unwrap_or_default() {
             "Plan" | "SetOrders" => {}
             "PlayTurn" => {
-                suggestion = json!({"json": c.to_string(), "words": turn_words(c, view, me as usize)});
+                // The bot's turn would also set the bot's standing orders:
+                // the player's own orders stay.
+                let mut turn = c.clone();
+                if let Some(steps) = turn["steps"].as_array_mut() {
+                    steps.retain(|s| s["type"] != "SetOrders");
+                }
+                suggestion = json!({"json": turn.to_string(), "words": turn_words(&turn, view, me as usize)});
             }
             "EndTurn" => end_turn = json!({"json": c.to_string(), "label": "End turn"}),
             "Move" | "Exchange" => {

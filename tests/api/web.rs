@@ -1044,4 +1044,32 @@ fn bardagi_forms_work_without_javascript_and_keep_what_was_entered() {
     let mut bo = Browser::new(&app);
     bo.sign_in(&game, &tokens[1]);
     assert!(!bo.get(&format!("/games/{game}")).html.contains("5 Berserkur"), "the plan stays secret");
+
+    // Bo plans; the starting clan sets its orders and lets the bot play its turn.
+    let theirs = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[1])).ok()["legal"][0].clone();
+    app.submit(&game, &tokens[1], theirs).ok();
+    let first =
+        app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap() as usize;
+    let who = if first == 0 { &mut ann } else { &mut bo };
+    let csrf = who.csrf();
+    let page = who.get(&format!("/games/{game}"));
+    let seq = page.html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let set = who.post(&path, &[("csrf", &csrf), ("seq", &seq), ("build", "bardagi-orders"), ("orders.sheep", "meat")]);
+    assert_eq!(set.status, 303, "{}", set.html);
+    let page = who.get(&format!("/games/{game}"));
+    let button = page.html.split("id=\"bot-turn\"").next().unwrap();
+    let value = button.rsplit("value=\"").next().unwrap();
+    let value = value[..value.find('"').unwrap()]
+        .replace("&quot;", "\"")
+        .replace("&#x2f;", "/")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let seq = page.html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let played = who.post(&path, &[("csrf", &csrf), ("seq", &seq), ("cmd", &value)]);
+    assert_eq!(played.status, 303, "{value}: {}", played.html);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    assert_eq!(view["view"]["players"][first]["orders"]["sheep"], "meat", "the bot's turn keeps the player's orders");
+    assert_eq!(view["view"]["current"], json!(1 - first), "the turn passed on");
 }

@@ -267,7 +267,7 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
         })
         .chain(std::iter::once(json!({"key": "other", "name": "Other", "buttons": [], "list": {
             "id": "exchange", "class": "exchange", "label": "Discard two cards for one:",
-            "button": "Exchange", "options": [],
+            "button": "Exchange", "options": [], "placeholder": "(choose the two cards and the one to take)",
         }})))
         .collect();
     let mut suggestion = Value::Null;

@@ -537,6 +537,61 @@ mod tests {
         assert!(plan_command(&form(&[("hand.godi", "two")])).unwrap_err().contains("Godi"));
     }
 
+    fn hand(b: u8, g: u8, k: u8, n: u8) -> Value {
+        json!({"type": "Plan", "hand": {"berserkur": b, "godi": g, "kaupmadur": k, "knerrir": n}})
+    }
+
+    #[test]
+    fn the_picker_takes_the_sizes_from_the_legal_plans_and_starts_from_the_bots() {
+        let view = json!({"players": [{"orders": {}}]});
+        let legal = [hand(1, 1, 2, 2), hand(6, 0, 0, 0), hand(4, 4, 0, 0)];
+        let f = forms(&legal, &[], &view, 0, &BTreeMap::new());
+        assert_eq!(f["plan"]["size"], "6 to 8");
+        assert_eq!(f["plan"]["cards"][3]["value"], "2", "the bot's plan");
+        assert!(f["turn"].is_null());
+        let typed: BTreeMap<String, String> = [("build", "bardagi-plan"), ("hand.berserkur", "5")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let f = forms(&legal, &[], &view, 0, &typed);
+        assert_eq!(f["plan"]["cards"][0]["value"], "5", "what was typed");
+        assert_eq!(f["plan"]["cards"][1]["value"], "");
+    }
+
+    #[test]
+    fn the_composer_groups_steps_by_unit_and_offers_the_bots_turn_without_its_orders() {
+        let view = json!({
+            "board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]},
+            "players": [{"orders": {}, "hand": {"godi": 1}, "played": {}, "units": {"berserkur": {"area": 0}}}],
+        });
+        let bot = json!({"type": "PlayTurn", "steps": [
+            {"type": "SetOrders", "orders": {}}, {"type": "Move", "unit": "berserkur", "to": 1},
+            {"type": "Attack", "claim": true, "reinforce": 0},
+        ]});
+        let legal = [
+            bot,
+            json!({"type": "SetOrders", "orders": {}}),
+            json!({"type": "Move", "unit": "berserkur", "to": 1}),
+            json!({"type": "Convert"}),
+            json!({"type": "Exchange", "discard": ["godi", "godi"], "take": "knerrir"}),
+        ];
+        let labels: Vec<String> =
+            ["a whole turn", "set standing orders", "Berserkur moves to Forest 7", "Godi converts Home", "exchange"]
+                .map(String::from)
+                .to_vec();
+        let f = forms(&legal, &labels, &view, 0, &BTreeMap::new());
+        let t = &f["turn"];
+        assert_eq!(t["suggestion"]["words"], "Berserkur to Forest 7, Berserkur attacks Forest 7");
+        assert!(!t["suggestion"]["json"].as_str().unwrap().contains("SetOrders"));
+        assert_eq!(t["end_turn"]["disabled"], true, "no EndTurn among the legal commands yet");
+        let keys: Vec<&str> = t["groups"].as_array().unwrap().iter().map(|g| g["key"].as_str().unwrap()).collect();
+        assert_eq!(keys, ["berserkur", "godi", "other"]);
+        assert_eq!(t["groups"][0]["list"]["options"][0]["label"], "Forest 7");
+        assert_eq!(t["groups"][1]["buttons"][0]["label"], "Godi converts Home");
+        assert_eq!(t["groups"][2]["list"]["options"][0]["label"], "Godi and Godi for Knerrir");
+        assert_eq!(t["hand"], "1 Godi");
+    }
+
     #[test]
     fn the_orders_form_posts_standing_orders() {
         let view = json!({"board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]}});

@@ -231,6 +231,8 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
         Some("PlayTurn") => c["steps"].as_array().and_then(|s| s.first()).filter(|s| s["type"] == "Plan"),
         _ => None,
     });
+    // A plan already chosen (and still replaceable): the picker starts from it.
+    let chosen = Some(&mine["hand"]).filter(|h| mine["planned"] == true && h.is_object());
     let plan = bot_plan.or(plans.first().copied()).filter(|_| !plans.is_empty()).map(|suggested| {
         let sizes: Vec<u64> =
             plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
@@ -242,6 +244,8 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
                 let bot = suggested["hand"][*k].as_u64().unwrap_or(0).to_string();
                 let value = if again("bardagi-plan") {
                     entered.get(&format!("hand.{k}")).cloned().unwrap_or_default()
+                } else if let Some(h) = chosen {
+                    h[*k].as_u64().unwrap_or(0).to_string()
                 } else {
                     bot.clone()
                 };
@@ -254,6 +258,7 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
             "size": if min == max { min.to_string() } else { format!("{min} to {max}") },
             "cards": cards,
             "bot_words": hand_words(&suggested["hand"]),
+            "chosen_words": chosen.map(hand_words),
         })
     });
 

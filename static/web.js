@@ -19,6 +19,26 @@
       last = shown();
     });
   }
+  // Bardagi's plan picker: say how many cards are chosen while typing.
+  var count = document.getElementById("plan-count");
+  if (count) {
+    var min = parseInt(count.getAttribute("data-min"), 10);
+    var max = parseInt(count.getAttribute("data-max"), 10);
+    var inputs = document.querySelectorAll("#plan-form input.hand-count");
+    var tally = function () {
+      var n = 0;
+      for (var i = 0; i < inputs.length; i++) {
+        var v = parseInt(inputs[i].value, 10);
+        if (v > 0) { n += v; }
+      }
+      var want = min === max ? String(max) : min + " to " + max;
+      var ok = n >= min && n <= max;
+      count.textContent = n + " of " + want + " chosen" + (ok ? "" : n < min ? ": choose " + (min - n) + " more" : ": " + (n - max) + " too many");
+      count.className = "plan-count " + (ok ? "ok" : "off");
+    };
+    for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", tally); }
+    tally();
+  }
   // At the head of a running game: say when the game moves on.
   var live = document.getElementById("live");
   if (live && window.EventSource) {

@@ -144,6 +144,11 @@ pub fn command_of(form: &Form) -> Result<Value, String> {
     if !command.is_object() {
         return Err("a command is a JSON object with a \"type\"".into());
     }
+    submission(form, command)
+}
+
+/// `command` as a submission, with the position the form was decided on.
+pub fn submission(form: &Form, command: Value) -> Result<Value, String> {
     let expected = match form.get("seq").map(str::trim).filter(|s| !s.is_empty()) {
         None => Value::Null,
         Some(s) => json!(s.parse::<u64>().map_err(|_| "the page's position could not be read; reload".to_owned())?),

@@ -13,6 +13,7 @@
 //! hidden field (double submit); a POST whose field does not match the
 //! cookie is refused with a page that says so.
 
+mod bardagi;
 pub mod board;
 mod forms;
 
@@ -37,6 +38,7 @@ type Svc = Data<Service>;
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/web/base.html")),
     ("macros.html", include_str!("../../templates/web/macros.html")),
+    ("bardagi.html", include_str!("../../templates/web/bardagi.html")),
     ("error.html", include_str!("../../templates/web/error.html")),
     ("landing.html", include_str!("../../templates/web/landing.html")),
     ("game.html", include_str!("../../templates/web/game.html")),
@@ -530,6 +532,14 @@ async fn render_game(
     let at_head = rewind["at_head"].as_bool().unwrap_or(true);
     let legal = view["legal"].as_array().cloned().unwrap_or_default();
     let actions = forms::actions(ruleset, &legal, &view["view"], me);
+    let labels: Vec<String> = view["legal_labels"]
+        .as_array()
+        .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default();
+    let game_forms = match (ruleset, me) {
+        ("bardagi", Some(s)) if at_head => bardagi::forms(&legal, &labels, &view["view"], s, &entered.values),
+        _ => Value::Null,
+    };
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
@@ -550,6 +560,8 @@ async fn render_game(
         }),
         "example": legal.first().map(Value::to_string),
         "actions": actions,
+        "bardagi": game_forms,
+        "error_at": entered.values.get("build").cloned().unwrap_or_default(),
         "undo": undo,
         "rewind": rewind,
         "log": log,
@@ -610,7 +622,15 @@ async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web:
     check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
     let entered = Entered::of(&form);
-    let submission = match forms::command_of(&form) {
+    let built = match form.get("build") {
+        Some("bardagi-plan") => bardagi::plan_command(&form).and_then(|c| forms::submission(&form, c)),
+        Some("bardagi-orders") => {
+            let view = svc.view(&game, claims.viewer(), None).await?;
+            bardagi::orders_command(&form, &view["view"]).and_then(|c| forms::submission(&form, c))
+        }
+        _ => forms::command_of(&form),
+    };
+    let submission = match built {
         Ok(c) => c,
         Err(msg) => {
             return render_game(

@@ -735,6 +735,11 @@ impl Driver {
         self.call("POST", &self.s("/window/rect"), Some(json!({"width": width, "height": height})));
     }
 
+    /// Run `script` in the page; its return value.
+    fn eval(&self, script: &str) -> Value {
+        self.call("POST", &self.s("/execute/sync"), Some(json!({"script": script, "args": []})))
+    }
+
     /// Wait until `css` matches (after a navigation the JS may trigger).
     fn wait_for(&self, css: &str) {
         let start = Instant::now();
@@ -886,4 +891,189 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
         d.console_errors().into_iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
     assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
     assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
+}
+
+#[test]
+fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_chromium() {
+    let started = Instant::now();
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    // The browser plays the starting seat; the other plans through the API.
+    let public = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let me = public["view"]["starting"].as_u64().unwrap() as usize;
+    let other = 1 - me;
+    let d = Driver::start();
+    d.go(str_of(&created["seats"][me], "link"));
+    d.click(&d.find("#enter"));
+    d.wait_for("#plan-form");
+
+    // The picker starts from the bot's plan, which adds up.
+    assert!(d.text("#plan-count").starts_with("6 of 6 chosen"), "{}", d.text("#plan-count"));
+
+    // Standing orders while the seat is pending: the form shows the current ones.
+    d.click(&d.find("#orders summary"));
+    assert_eq!(d.property("#orders-sheep", "value"), "auto");
+    d.click(&d.find("#orders-sheep option[value='meat']"));
+    d.click(&d.find("#orders-recruits-0 option[value='hof']"));
+    let wish = d.property("#orders-build-0 option:nth-child(3)", "value");
+    d.click(&d.find("#orders-build-0 option:nth-child(3)"));
+    d.screenshot("13-bardagi-orders");
+    d.click(&d.find("#orders-submit"));
+    d.wait_for("#plan-form");
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+    let orders = &view["view"]["players"][me]["orders"];
+    assert_eq!(orders["sheep"], "meat", "{orders}");
+    assert_eq!(orders["recruits"], json!(["hof"]), "{orders}");
+    let wished: Value = serde_json::from_str(&wish).unwrap();
+    assert_eq!(orders["build"][0]["building"], wished["building"], "{orders}");
+    assert_eq!(orders["build"][0]["effect"], wished["effect"], "{orders}");
+    d.click(&d.find("#orders summary"));
+    assert_eq!(d.property("#orders-sheep", "value"), "meat", "the form shows the orders now in force");
+    assert_eq!(d.property("#orders-build-0", "value"), wish);
+
+    // A plan of 7 cards: the counter says so, the rules refuse it, the numbers stay.
+    for (card, n) in [("berserkur", "3"), ("godi", "2"), ("kaupmadur", "2"), ("knerrir", "0")] {
+        let input = d.find(&format!("#hand-{card}"));
+        d.clear(&input);
+        d.type_in(&input, n);
+    }
+    assert!(d.text("#plan-count").starts_with("7 of 6 chosen"), "{}", d.text("#plan-count"));
+    d.click(&d.find("#plan-submit"));
+    d.wait_for("#plan-form #error");
+    assert!(d.text("#error").contains("choose exactly 6 cards, not 7"), "{}", d.text("#error"));
+    assert_eq!(d.property("#hand-berserkur", "value"), "3", "what was typed is kept");
+    assert_eq!(d.property("#hand-godi", "value"), "2");
+    d.screenshot("14-bardagi-plan-refused");
+    let input = d.find("#hand-berserkur");
+    d.clear(&input);
+    d.type_in(&input, "2");
+    assert!(d.text("#plan-count").starts_with("6 of 6 chosen"), "{}", d.text("#plan-count"));
+    d.click(&d.find("#plan-submit"));
+    d.wait_for("#log");
+    assert!(d.text("#log").contains("chooses 2 Berserkur, 2 Godi, 2 Kaupmadur"), "{}", d.text("#log"));
+
+    // The other clan plans; the browser's clan starts.
+    let theirs = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[other])).ok()["legal"][0].clone();
+    app.submit(&game, &tokens[other], theirs).ok();
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_for("#composer");
+    assert_eq!(d.text("#cards-hand"), "2 Berserkur, 2 Godi, 2 Kaupmadur");
+    assert!(d.text("#bot-turn").starts_with("Let the bot play this turn: "), "{}", d.text("#bot-turn"));
+    assert_eq!(d.property("#end-turn", "disabled"), "true", "no card laid down yet");
+    d.screenshot("15-bardagi-turn");
+    // One card action: the first unit's first move.
+    let target = d.text(".unit-move select option:checked");
+    d.click(&d.find(".unit-move button"));
+    d.wait_for("#composer");
+    assert!(d.text("#log").contains(&format!("to {target}")) || d.text("#log").contains("moves"), "{}", d.text("#log"));
+    assert_ne!(d.text("#cards-played"), "no cards", "the card is laid down");
+    assert_eq!(d.property("#end-turn", "disabled"), "false");
+    d.resize(390, 844);
+    d.go(&format!("{}/games/{game}#decide", app.base));
+    d.screenshot("16-bardagi-turn-phone");
+    let wide = d.eval(
+        "var w = document.documentElement.clientWidth; return Array.from(document.querySelectorAll('#decide *'))\
+         .filter(function (e) { return e.getBoundingClientRect().right > w + 1; })\
+         .map(function (e) { return e.tagName + '#' + e.id + '.' + e.className; });",
+    );
+    assert_eq!(wide, json!([]), "the forms fit a phone's width");
+    let widths = d.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]");
+    assert!(widths[0].as_u64() <= widths[1].as_u64(), "no sideways scrolling on a phone: {widths}");
+    d.resize(1000, 1400);
+    d.press("End turn");
+    d.wait_for("#log");
+    assert!(!d.exists("#end-turn"), "the turn passed on");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    assert_eq!(summary["pending"][0]["seat"], json!(other), "{summary}");
+    let errors = d.console_errors();
+    assert!(errors.iter().all(|e| e.contains("/commands - ") && e.contains("422")), "console errors: {errors:#?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "the browser test took {:?}", started.elapsed());
+}
+
+#[test]
+fn bardagi_forms_work_without_javascript_and_keep_what_was_entered() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut ann = Browser::new(&app);
+    ann.sign_in(&game, &tokens[0]);
+    let page = ann.get(&format!("/games/{game}"));
+    assert!(page.html.contains("id=\"plan-form\"") && page.html.contains("id=\"orders-form\""), "{}", page.html);
+    let csrf = ann.csrf();
+    let path = format!("/games/{game}/commands");
+
+    // Standing orders naming an area the board lacks: refused beside the form, all kept.
+    let bad = ann.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("build", "bardagi-orders"),
+            ("orders.sheep", "other"),
+            ("orders.axes_mode", "areas"),
+            ("orders.axes_areas", "Atlantis"),
+        ],
+    );
+    assert_eq!(bad.status, 422, "{}", bad.html);
+    let form = &bad.html[bad.html.find("id=\"orders-form\"").unwrap()..];
+    assert!(form.contains("id=\"error\"") && form.contains("no area called &quot;Atlantis&quot;"), "{form}");
+    assert!(bad.html.contains("<details class=\"orders\" id=\"orders\" open>"), "the form is open");
+    assert!(form.contains("value=\"Atlantis\"") && form.contains("<option value=\"other\" selected>wool"), "{form}");
+
+    // A plan of 5 by plain form: the rules' words inside the picker, the numbers kept.
+    let short = ann.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("build", "bardagi-plan"),
+            ("hand.berserkur", "5"),
+            ("hand.godi", ""),
+            ("hand.knerrir", "0"),
+        ],
+    );
+    assert_eq!(short.status, 422, "{}", short.html);
+    let picker = &short.html[short.html.find("id=\"plan-form\"").unwrap()..short.html.find("id=\"orders\"").unwrap()];
+    assert!(picker.contains("choose exactly 6 cards, not 5"), "{picker}");
+    assert!(picker.contains(
+        "name=\"hand.berserkur\" class=\"hand-count\" min=\"0\" max=\"6\" step=\"1\" inputmode=\"numeric\" value=\"5\""
+    ));
+    let ok =
+        ann.post(&path, &[("csrf", &csrf), ("build", "bardagi-plan"), ("hand.berserkur", "5"), ("hand.knerrir", "1")]);
+    assert_eq!(ok.status, 303, "{}", ok.html);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+    assert_eq!(view["view"]["players"][0]["hand"], json!({"berserkur": 5, "godi": 0, "kaupmadur": 0, "knerrir": 1}));
+    assert!(ann.get(&format!("/games/{game}")).html.contains("chooses 5 Berserkur, 1 Knerrir"));
+    let mut bo = Browser::new(&app);
+    bo.sign_in(&game, &tokens[1]);
+    assert!(!bo.get(&format!("/games/{game}")).html.contains("5 Berserkur"), "the plan stays secret");
+
+    // Bo plans; the starting clan sets its orders and lets the bot play its turn.
+    let theirs = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[1])).ok()["legal"][0].clone();
+    app.submit(&game, &tokens[1], theirs).ok();
+    let first =
+        app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap() as usize;
+    let who = if first == 0 { &mut ann } else { &mut bo };
+    let csrf = who.csrf();
+    let page = who.get(&format!("/games/{game}"));
+    let seq = page.html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let set = who.post(&path, &[("csrf", &csrf), ("seq", &seq), ("build", "bardagi-orders"), ("orders.sheep", "meat")]);
+    assert_eq!(set.status, 303, "{}", set.html);
+    let page = who.get(&format!("/games/{game}"));
+    let button = page.html.split("id=\"bot-turn\"").next().unwrap();
+    let value = button.rsplit("value=\"").next().unwrap();
+    let value = value[..value.find('"').unwrap()]
+        .replace("&quot;", "\"")
+        .replace("&#x2f;", "/")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let seq = page.html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let played = who.post(&path, &[("csrf", &csrf), ("seq", &seq), ("cmd", &value)]);
+    assert_eq!(played.status, 303, "{value}: {}", played.html);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    assert_eq!(view["view"]["players"][first]["orders"]["sheep"], "meat", "the bot's turn keeps the player's orders");
+    assert_eq!(view["view"]["current"], json!(1 - first), "the turn passed on");
 }

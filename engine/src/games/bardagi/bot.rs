@@ -345,6 +345,20 @@ fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
 
 /// The bot's standing orders: auto claims and a build order of every
 /// upgrade, the most glorious first.
+/// Whether `o` are the bot's orders `bot` with some build wishes used up.
+fn is_bots(o: &Orders, bot: &Orders) -> bool {
+    o.sheep == bot.sheep
+        && o.cattle == bot.cattle
+        && o.recruits == bot.recruits
+        && o.buy_axes == bot.buy_axes
+        && o.axes == bot.axes
+        && {
+            // A subsequence: wishes are removed as they are built.
+            let mut rest = bot.build.iter();
+            o.build.iter().all(|w| rest.any(|b| b == w))
+        }
+}
+
 pub fn bot_orders() -> Orders {
     let rank = |e: Effect| match e {
         Effect::GloryThree => 0,
@@ -603,8 +617,12 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
             false
         }
     };
+    // A clan's own standing orders come first: the bot sets its orders only
+    // for a clan that has none, or whose orders are the bot's own (their
+    // build list partly used up).
     let orders = bot_orders();
-    if cx.s.players[seat as usize].orders != orders {
+    let current = &cx.s.players[seat as usize].orders;
+    if *current != orders && (*current == Orders::default() || is_bots(current, &orders)) {
         push(&mut cx, &mut steps, Command::SetOrders { orders });
     }
     if cx.s.easy_cards && !cx.s.players[seat as usize].planned {

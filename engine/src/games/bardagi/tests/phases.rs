@@ -493,3 +493,23 @@ fn standing_orders_name_only_upgrades_that_exist() {
     let emits = Bardagi::decide(&d.state, s, &Command::SetOrders { orders: Orders::default() }, &mut rng).unwrap();
     assert_eq!(emits[0].visibility, Visibility::Seats(vec![s]), "orders are secret");
 }
+
+#[test]
+fn a_clans_own_standing_orders_are_kept_when_the_bot_plays_its_turn() {
+    use crate::games::bardagi::state::{GoodChoice, Orders};
+    // Given a clan that wrote its own standing orders,
+    let mut d = Driver::new(&Options::default(), 2, 11).unwrap();
+    let mine = Orders { sheep: GoodChoice::Meat, cattle: GoodChoice::Meat, buy_axes: false, ..Orders::default() };
+    while d.state.phase != Phase::Action {
+        let seat = d.next_seat().expect("someone plans");
+        let c = Bardagi::fallback(&d.state, seat).unwrap();
+        d.act(seat, &c).unwrap();
+    }
+    let seat = d.state.current;
+    d.act(seat, &Command::SetOrders { orders: mine.clone() }).unwrap();
+    // when the bot plays its turn for it (a timeout's fallback),
+    let c = Bardagi::fallback(&d.state, seat).unwrap();
+    d.act(seat, &c).unwrap();
+    // then its orders are still its own.
+    assert_eq!(d.state.players[seat as usize].orders, mine);
+}

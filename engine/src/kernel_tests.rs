@@ -239,3 +239,17 @@ fn a_fork_starts_from_the_position_at_its_seq() {
     assert_eq!(r.problem, None);
     assert_eq!(r.copied_events, log.len() as u64 - 1);
 }
+
+#[test]
+fn anyone_can_check_the_chain_of_a_running_game_from_the_redacted_log() {
+    let mut g = given_duel(3, 2);
+    g.when(0, json!({"type": "Bid", "amount": 9})).unwrap();
+    g.when(1, json!({"type": "Bid", "amount": 2})).unwrap();
+    let public: Vec<Envelope> = g.log.iter().map(|e| e.redacted_for(Viewer::Public, false)).collect();
+    assert!(!serde_json::to_string(&public).unwrap().contains("\"amount\":9"), "the secret is not shown");
+    check_chain(&public).unwrap();
+    // And a changed public part is caught.
+    let mut forged = public.clone();
+    forged[2].actor = Actor::Seat(2);
+    assert_eq!(check_chain(&forged).unwrap_err().seq, 2);
+}

@@ -192,7 +192,7 @@ fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
 impl SledStore {
     /// Open (or create) the store in the directory `path`.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
-        let db = sled::Config::new().path(path).open().map_err(|e| io("opening the sled database", e))?;
+        let db = open_db(path).map_err(|e| io("opening the sled database", e))?;
         let main = db.open_tree("main").map_err(|e| io("opening the main tree", e))?;
         let snapshots = db.open_tree("snapshots").map_err(|e| io("opening the snapshot tree", e))?;
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
@@ -252,6 +252,24 @@ impl SledStore {
             )));
         }
         Ok(env)
+    }
+}
+
+/// Open sled at `path`, waiting a while for its file lock: sled's own
+/// background thread of a store just dropped in this process (or a server
+/// still exiting) may hold it for a moment after `drop` returns.
+pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
+    let start = std::time::Instant::now();
+    loop {
+        match sled::Config::new().path(path).open() {
+            Err(sled::Error::Io(e))
+                if e.to_string().contains("could not acquire lock")
+                    && start.elapsed() < std::time::Duration::from_secs(15) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
     }
 }
 
@@ -671,7 +689,7 @@ mod tests {
             store.close().expect("close");
         }
         {
-            let db = sled::open(dir.path()).expect("raw open");
+            let db = open_db(dir.path()).expect("raw open");
             let main = db.open_tree("main").expect("tree");
             main.insert(event_key(&game_key(&game).unwrap(), 2), &b"{not json"[..]).expect("insert");
             db.flush().expect("flush");

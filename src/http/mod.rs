@@ -265,11 +265,9 @@ async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
 #[derive(Deserialize)]
 struct AtQuery {
     at: Option<u64>,
-    token: Option<String>,
 }
 
 async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<AtQuery>) -> ApiResult {
-    let _ = &q.token;
     let c = claims(&svc, &req, &path).await?;
     Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), q.at).await?))
 }
@@ -290,11 +288,9 @@ async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult 
 struct RangeQuery {
     from: Option<u64>,
     to: Option<u64>,
-    token: Option<String>,
 }
 
 async fn events(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<RangeQuery>) -> ApiResult {
-    let _ = &q.token;
     let c = claims(&svc, &req, &path).await?;
     let list = svc.events(&path, viewer(&c), q.from.unwrap_or(0), q.to).await?;
     Ok(HttpResponse::Ok().json(json!({ "events": list })))

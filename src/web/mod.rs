@@ -816,6 +816,39 @@ struct HostNote {
     new_link: Option<Value>,
 }
 
+impl HostNote {
+    /// The form `form` was refused with `error`; what was entered stays.
+    fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
+        HostNote { form: Some(form), error: Some(error), entered, new_link: None }
+    }
+}
+
+/// A host form's checks done: its game, the host's claims, what was entered.
+struct HostForm {
+    game: String,
+    claims: Claims,
+    entered: BTreeMap<String, String>,
+}
+
+impl HostForm {
+    async fn check(
+        svc: &Service,
+        req: &HttpRequest,
+        path: web::Path<String>,
+        form: &Form,
+    ) -> Result<HostForm, PageError> {
+        let game = game_id(path)?;
+        check_csrf(req, form)?;
+        let claims = host_claims(svc, req, &game).await?;
+        Ok(HostForm { game, claims, entered: Entered::of(form).values })
+    }
+}
+
+/// The host page again, with a refused form's error beside it.
+async fn refused(svc: &Service, req: &HttpRequest, game: &str, claims: &Claims, note: HostNote) -> PageResult {
+    render_host(svc, req, game, claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+}
+
 async fn render_host(
     svc: &Service,
     req: &HttpRequest,
@@ -856,10 +889,7 @@ fn parse_seq(form: &Form, key: &str) -> Result<u64, String> {
 }
 
 async fn host_rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
-    let game = game_id(path)?;
-    check_csrf(&req, &form)?;
-    let claims = host_claims(&svc, &req, &game).await?;
-    let entered = Entered::of(&form).values;
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
     let result = match parse_seq(&form, "to_seq") {
         Err(m) => Err(m),
         Ok(to_seq) => {
@@ -873,18 +903,12 @@ async fn host_rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, form
     };
     match result {
         Ok(_) => Ok(see_other(&format!("/host/{game}"))),
-        Err(error) => {
-            let note = HostNote { form: Some("rollback"), error: Some(error), entered, new_link: None };
-            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
-        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("rollback", error, entered)).await,
     }
 }
 
 async fn host_reissue(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
-    let game = game_id(path)?;
-    check_csrf(&req, &form)?;
-    let claims = host_claims(&svc, &req, &game).await?;
-    let entered = Entered::of(&form).values;
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
     let raw = form.get("seat").unwrap_or_default().trim().to_owned();
     let result = match raw.parse::<u8>() {
         Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
@@ -899,18 +923,12 @@ async fn host_reissue(svc: Svc, req: HttpRequest, path: web::Path<String>, form:
             let note = HostNote { form: Some("reissue"), new_link: Some(v), ..HostNote::default() };
             render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
         }
-        Err(error) => {
-            let note = HostNote { form: Some("reissue"), error: Some(error), entered, new_link: None };
-            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
-        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("reissue", error, entered)).await,
     }
 }
 
 async fn host_fork(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
-    let game = game_id(path)?;
-    check_csrf(&req, &form)?;
-    let claims = host_claims(&svc, &req, &game).await?;
-    let entered = Entered::of(&form).values;
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
     let result = match parse_seq(&form, "at_seq") {
         Err(m) => Err(m),
         Ok(at_seq) => svc.fork(&game, &claims, json!({"at_seq": at_seq})).await.map_err(words),
@@ -920,10 +938,7 @@ async fn host_fork(svc: Svc, req: HttpRequest, path: web::Path<String>, form: we
             let new_id = a.body["game_id"].as_str().unwrap_or_default().to_owned();
             created_page(&svc, &req, &a.body, &new_id, Some(&game)).await
         }
-        Err(error) => {
-            let note = HostNote { form: Some("fork"), error: Some(error), entered, new_link: None };
-            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
-        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("fork", error, entered)).await,
     }
 }
 
@@ -947,10 +962,7 @@ fn clock_request(form: &Form) -> Result<Value, String> {
 }
 
 async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
-    let game = game_id(path)?;
-    check_csrf(&req, &form)?;
-    let claims = host_claims(&svc, &req, &game).await?;
-    let entered = Entered::of(&form).values;
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
     let result = match clock_request(&form) {
         Err(m) => Err(m),
         Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
@@ -959,17 +971,13 @@ async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: w
         Ok(_) => Ok(see_other(&format!("/host/{game}#clocks"))),
         Err(error) => {
             let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
-            let note = HostNote { form: Some(form_name), error: Some(error), entered, new_link: None };
-            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+            refused(&svc, &req, &game, &claims, HostNote::refused(form_name, error, entered)).await
         }
     }
 }
 
 async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
-    let game = game_id(path)?;
-    check_csrf(&req, &form)?;
-    let claims = host_claims(&svc, &req, &game).await?;
-    let entered = Entered::of(&form).values;
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
     let raw = form.get("seat").unwrap_or_default().trim().to_owned();
     let name = form.get("name").unwrap_or_default().trim().to_owned();
     let email = form.get("email").map(str::trim).filter(|e| !e.is_empty());
@@ -983,10 +991,7 @@ async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
             let note = HostNote { form: Some("substitute"), new_link: Some(v), ..HostNote::default() };
             render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
         }
-        Err(error) => {
-            let note = HostNote { form: Some("substitute"), error: Some(error), entered, new_link: None };
-            render_host(&svc, &req, &game, &claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
-        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("substitute", error, entered)).await,
     }
 }
 

@@ -274,11 +274,7 @@ impl Service {
             attempts: 0,
             last_error: None,
         };
-        Some(SideWrite {
-            side: Side::Outbox,
-            key: queue_key(self.now().timestamp_millis(), &mail.id),
-            value: Some(serde_json::to_vec(&mail).expect("JSON")),
-        })
+        Some(outbox_write(self.now(), &mail))
     }
 
     /// What happened from `from` to the head, in words, as `seat` may see
@@ -378,12 +374,8 @@ impl Service {
         let mut mail: Mail = serde_json::from_slice(&raw)
             .map_err(|e| crate::store::StoreError::Corrupt(format!("dead letter {id}: {e}")))?;
         mail.attempts = 0;
-        let value = Some(serde_json::to_vec(&mail).expect("JSON"));
         self.store()
-            .put(vec![
-                SideWrite { side: Side::Outbox, key, value: None },
-                SideWrite { side: Side::Outbox, key: queue_key(self.now().timestamp_millis(), &mail.id), value },
-            ])
+            .put(vec![SideWrite { side: Side::Outbox, key, value: None }, outbox_write(self.now(), &mail)])
             .await?;
         Ok(json!({ "id": id, "queued": true }))
     }

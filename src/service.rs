@@ -817,37 +817,49 @@ impl Service {
 
     /// The viewer's view at the head or after event `at`.
     pub async fn view(&self, game: &str, viewer: Viewer, at: Option<u64>) -> Result<Value> {
-        let head = self.with_game(game, |l| Ok(l.table.clone())).await?;
-        let over = head.seed_revealed.is_some();
-        let seat_legal = |t: &Table| match viewer {
-            Viewer::Seat(s) if t.pending().iter().any(|p| p.seat == s) => t.legal_labelled(s),
+        if at.is_some_and(|a| a < 1) {
+            return Err(ServiceError::Unprocessable(
+                "positions start after event 1 (the setup); ask for at=1 or later".into(),
+            ));
+        }
+        // At the head the answer is made under the game's lock, without a
+        // copy of the position; a past position is folded apart.
+        let (head, over, answer) = self
+            .with_game(game, |l| {
+                let t = &l.table;
+                let over = t.seed_revealed.is_some();
+                let answer = match at {
+                    Some(past) if past < t.head => Err(past),
+                    _ => Ok(Self::view_of(t, t.head, viewer, over, true)),
+                };
+                Ok((t.head, over, answer))
+            })
+            .await?;
+        match answer {
+            Ok(v) => Ok(v),
+            Err(past) => Ok(Self::view_of(&self.fold_at(game, past).await?, head, viewer, over, false)),
+        }
+    }
+
+    /// The view answer; once the game is `over`, every position is public.
+    fn view_of(position: &Table, head: u64, viewer: Viewer, over: bool, at_head: bool) -> Value {
+        let legal = match viewer {
+            Viewer::Seat(s) if at_head && position.pending().iter().any(|p| p.seat == s) => position.legal_labelled(s),
             _ => Vec::new(),
         };
-        let position = match at {
-            None => head.clone(),
-            Some(at) if at >= head.head => head.clone(),
-            Some(at) if at < 1 => {
-                return Err(ServiceError::Unprocessable(
-                    "positions start after event 1 (the setup); ask for at=1 or later".into(),
-                ))
-            }
-            Some(at) => self.fold_at(game, at).await?,
-        };
-        let v = if over { Viewer::Referee } else { viewer };
-        let legal = if position.head == head.head { seat_legal(&position) } else { Vec::new() };
-        Ok(json!({
-            "game_id": game,
+        json!({
+            "game_id": position.game_id,
             "ruleset": position.created.ruleset,
             "seq": position.head,
-            "head": head.head,
+            "head": head,
             "viewer": viewer,
-            "view": position.view(v),
+            "view": position.view(if over { Viewer::Referee } else { viewer }),
             "pending": position.pending(),
             "legal": legal.iter().map(|(c, _)| c).collect::<Vec<_>>(),
             "legal_labels": legal.iter().map(|(_, l)| l).collect::<Vec<_>>(),
             "over": position.is_over(),
             "outcome": position.outcome(),
-        }))
+        })
     }
 
     /// The log from `from` to `to` as the viewer may see it.

@@ -34,6 +34,67 @@ pub struct StorageSettings {
     pub path: PathBuf,
     pub snapshot_interval: u64,
     pub cache_games: usize,
+    /// Free space kept in reserve: "256MB", "1GB", "1%", or "0" for none.
+    pub reserve: String,
+}
+
+/// The free space the store keeps in reserve, as configured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reserve {
+    Bytes(u64),
+    /// A share of the filesystem's size, in percent.
+    Percent(f64),
+}
+
+impl Reserve {
+    /// Parse "256MB", "64KiB", "1%", "0".
+    pub fn parse(text: &str) -> Result<Reserve, String> {
+        let t = text.trim();
+        let bad = || format!("storage.reserve {text:?} is not a size such as \"256MB\", \"1GB\" or \"1%\"");
+        if let Some(p) = t.strip_suffix('%') {
+            let p: f64 = p.trim().parse().map_err(|_| bad())?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(format!("storage.reserve {text:?} must be between 0% and 100%"));
+            }
+            return Ok(Reserve::Percent(p));
+        }
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (n, unit) = t.split_at(split);
+        let n: u64 = n.parse().map_err(|_| bad())?;
+        let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+            "" | "B" => 1,
+            "KB" | "KIB" | "K" => 1 << 10,
+            "MB" | "MIB" | "M" => 1 << 20,
+            "GB" | "GIB" | "G" => 1 << 30,
+            "TB" | "TIB" | "T" => 1 << 40,
+            _ => return Err(bad()),
+        };
+        n.checked_mul(mult).map(Reserve::Bytes).ok_or_else(bad)
+    }
+
+    /// The reserve in bytes on a filesystem of `total` bytes.
+    pub fn bytes(self, total: u64) -> u64 {
+        match self {
+            Reserve::Bytes(b) => b,
+            Reserve::Percent(p) => (total as f64 * p / 100.0) as u64,
+        }
+    }
+}
+
+/// A size for people: "3.2 MB".
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -145,6 +206,7 @@ impl Settings {
                 self.mail.transport
             )));
         }
+        Reserve::parse(&self.storage.reserve).map_err(ConfigError::Invalid)?;
         if self.storage.snapshot_interval == 0 {
             return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));
         }
@@ -186,6 +248,19 @@ mod tests {
     fn environment_overrides_defaults() {
         let s = Settings::layered(None, env(&[("RUNESTONE__SERVER__PORT", "9000"), ("OTHER", "x")])).unwrap();
         assert_eq!(s.server.port, 9000);
+    }
+
+    #[test]
+    fn reserve_sizes_parse_and_nonsense_is_named() {
+        assert_eq!(Reserve::parse("256MB"), Ok(Reserve::Bytes(256 << 20)));
+        assert_eq!(Reserve::parse("0"), Ok(Reserve::Bytes(0)));
+        assert_eq!(Reserve::parse("1%"), Ok(Reserve::Percent(1.0)));
+        assert_eq!(Reserve::parse("1%").unwrap().bytes(1000), 10);
+        assert!(Reserve::parse("lots").unwrap_err().contains("storage.reserve \"lots\""));
+        assert!(Reserve::parse("120%").unwrap_err().contains("between 0% and 100%"));
+        let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__RESERVE", "5 parsecs")])).unwrap_err();
+        assert!(e.to_string().contains("storage.reserve"), "{e}");
+        assert_eq!(human_bytes(3 << 20), "3.0 MB");
     }
 
     #[test]

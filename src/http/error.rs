@@ -97,12 +97,30 @@ impl From<ServiceError> for ApiError {
             ServiceError::Store(StoreError::Conflict { .. }) => {
                 ApiError::new(S::CONFLICT, "Conflict", "another command was recorded first; reload and decide again")
             }
+            // The write never reached the disk: safe to send again.
+            ServiceError::Store(e @ (StoreError::Refused(_) | StoreError::Closed)) => {
+                tracing::error!(error = %e, "storage refused a write");
+                ApiError::new(
+                    S::SERVICE_UNAVAILABLE,
+                    "Storage unavailable",
+                    format!("{e}; nothing was recorded, try again later"),
+                )
+            }
+            // The write was handed to the disk and not confirmed: say so.
+            ServiceError::Store(e @ StoreError::NoSpace(_)) => {
+                tracing::error!(error = %e, "storage is full");
+                ApiError::new(
+                    S::INSUFFICIENT_STORAGE,
+                    "Storage full",
+                    format!("{e}; it may or may not have been recorded: read the game's log before sending it again"),
+                )
+            }
             ServiceError::Store(e) => {
                 tracing::error!(error = %e, "storage failure");
                 ApiError::new(
                     S::SERVICE_UNAVAILABLE,
                     "Storage unavailable",
-                    format!("{e}; nothing was recorded, try again"),
+                    format!("{e}; it may or may not have been recorded: read the game's log before sending it again"),
                 )
             }
             ServiceError::Fold(e) => {

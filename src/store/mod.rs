@@ -67,6 +67,16 @@ pub enum StoreError {
     Io(String),
     #[error("stored data is corrupt at {0}")]
     Corrupt(String),
+    /// The filesystem has no room for the write; nothing of it was made.
+    #[error("no space left for the event store: {0}")]
+    NoSpace(String),
+    /// The write was refused before it reached the disk; nothing was made.
+    #[error("{0}")]
+    Refused(String),
+    /// The write took longer than its bound; whether it was recorded is not
+    /// known until the log is read again.
+    #[error("the store did not confirm the write within {0} seconds")]
+    TimedOut(u64),
     /// The store is shutting down; the write was not made.
     #[error("the store is closed")]
     Closed,

@@ -30,9 +30,18 @@
 //! synced, and of the directories whose entries changed.
 //!
 //! A failed flush answers every writer of its group with [`StoreError::Io`]
-//! (their writes may or may not be on disk), and from then on the store
-//! refuses every write with `Io` until it is reopened: after a failed fsync a
-//! later one can succeed without the lost pages.
+//! (or [`StoreError::NoSpace`]: their writes may or may not be on disk), and
+//! from then on the store refuses every write with [`StoreError::Refused`]
+//! (nothing of it written) until it is reopened: after a failed fsync a later
+//! one can succeed without the lost pages, and sled itself keeps answering
+//! the first IO error it met.
+//!
+//! A writer waits at most [`WRITE_BOUND`] for its answer, then gets
+//! [`StoreError::TimedOut`]: the outcome is then unknown, and said so.
+//!
+//! Outbox records become visible to [`EventStore::scan`] only once the write
+//! that put them is flushed: reads see sled's memory, and a message must never
+//! leave for an event that a failed flush may have lost.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -55,6 +64,12 @@ const EVENT: u8 = b'e';
 const EVENT_KEY_LEN: usize = 1 + GAME_ID_LEN + 8;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// The longest a writer waits for the committer's answer.
+pub const WRITE_BOUND: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Outbox keys (with their kind byte) written but not yet flushed, with the
+/// number of writes in flight that put them; hidden from scans.
+type Unconfirmed = std::sync::Arc<Mutex<HashMap<Vec<u8>, usize>>>;
 
 type GameKey = [u8; GAME_ID_LEN];
 type Reply = oneshot::Sender<StoreResult<()>>;
@@ -67,6 +82,7 @@ pub struct SledStore {
     /// The committer's queue; `None` once closed.
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
+    unconfirmed: Unconfirmed,
     /// Tests set this to make the committer's fdatasyncs fail.
     #[cfg(test)]
     fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -192,6 +208,7 @@ fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
 impl SledStore {
     /// Open (or create) the store in the directory `path`.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
+        prepare_open(path)?;
         let db = open_db(path).map_err(|e| io("opening the sled database", e))?;
         let main = db.open_tree("main").map_err(|e| io("opening the main tree", e))?;
         let snapshots = db.open_tree("snapshots").map_err(|e| io("opening the snapshot tree", e))?;
@@ -199,11 +216,12 @@ impl SledStore {
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
         let (tx, rx) = mpsc::channel();
+        let unconfirmed = Unconfirmed::default();
         let committer = {
-            let (db, main) = (db.clone(), main.clone());
+            let (db, main, unconfirmed) = (db.clone(), main.clone(), unconfirmed.clone());
             std::thread::Builder::new()
                 .name("sled-committer".into())
-                .spawn(move || run_committer(db, main, syncer, rx))
+                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx))
                 .map_err(|e| io("starting the committer thread", e))?
         };
         Ok(SledStore {
@@ -212,6 +230,7 @@ impl SledStore {
             snapshots,
             queue: Mutex::new(Some(tx)),
             committer: Mutex::new(Some(committer)),
+            unconfirmed,
             #[cfg(test)]
             fail_syncs,
         })
@@ -226,7 +245,15 @@ impl SledStore {
     }
 
     async fn wait(rx: oneshot::Receiver<StoreResult<()>>) -> StoreResult<()> {
-        rx.await.unwrap_or_else(|_| Err(StoreError::Io("the committer stopped before answering".into())))
+        match tokio::time::timeout(WRITE_BOUND, rx).await {
+            Ok(answer) => {
+                answer.unwrap_or_else(|_| Err(StoreError::Io("the committer stopped before answering".into())))
+            }
+            Err(_) => {
+                tracing::error!(seconds = WRITE_BOUND.as_secs(), "a write was not confirmed in time");
+                Err(StoreError::TimedOut(WRITE_BOUND.as_secs()))
+            }
+        }
     }
 
     /// Stop the committer after it has drained its queue, then flush.
@@ -253,6 +280,73 @@ impl SledStore {
         }
         Ok(env)
     }
+}
+
+/// The least free space, in bytes, the store's filesystem must have before
+/// sled is opened: recovery writes a snapshot file and zeroes torn segments.
+pub const MIN_FREE_TO_OPEN: u64 = 4 << 20;
+
+/// Make sure opening cannot damage the store (DESIGN.md §4, issue 18).
+///
+/// sled 0.34.7 writes at open: `pagecache::snapshot::advance_snapshot` ends
+/// with `write_snapshot`, which writes `snap.<lsn>.generating`, syncs it and
+/// only then renames it to `snap.<lsn>`. When that write fails (no space
+/// left on the device), the partial `.generating` file stays behind, and
+/// `read_snapshot` at the next open takes the last snapshot file in name
+/// order, which `Config::get_snapshot_files` lets be a `.generating` one: its
+/// checksum fails and every later open answers "Read corrupted data at file
+/// offset None", with all data still intact in the log. So:
+///
+/// 1. refuse to open (writing nothing) when the filesystem has less than
+///    [`MIN_FREE_TO_OPEN`] free;
+/// 2. remove `snap.*.generating` files: a complete snapshot is always renamed
+///    before the previous one is removed, so such a file is never needed, and
+///    without it sled recovers from the previous snapshot and the log, as
+///    after a crash a moment before that snapshot began.
+fn prepare_open(path: &Path) -> StoreResult<()> {
+    check_room_to_open(path)?;
+    clear_interrupted_snapshots(path)
+}
+
+fn check_room_to_open(path: &Path) -> StoreResult<()> {
+    // The store's directory, or its nearest existing ancestor on first start.
+    let existing = path.ancestors().find(|p| p.exists()).unwrap_or(path);
+    let free = fs2::available_space(existing)
+        .map_err(|e| io(&format!("measuring the free space at {}", existing.display()), e))?;
+    if free < MIN_FREE_TO_OPEN {
+        return Err(StoreError::NoSpace(format!(
+            "the filesystem of {} has {} free; the event store needs at least {} to open safely. \
+             Nothing was written; free some space and start again",
+            path.display(),
+            crate::config::human_bytes(free),
+            crate::config::human_bytes(MIN_FREE_TO_OPEN)
+        )));
+    }
+    Ok(())
+}
+
+fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io("listing the store's files", e)),
+    };
+    let mut removed = false;
+    for entry in entries {
+        let entry = entry.map_err(|e| io("listing the store's files", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && name.ends_with(".generating") {
+            tracing::warn!(file = %name, "removing a snapshot file whose writing was interrupted; sled recovers from the previous snapshot and its log");
+            std::fs::remove_file(entry.path())
+                .map_err(|e| io(&format!("removing the interrupted snapshot {name}"), e))?;
+            removed = true;
+        }
+    }
+    if removed {
+        sync_dir(path).map_err(|e| io("syncing the store's directory", e))?;
+    }
+    Ok(())
 }
 
 /// Open sled at `path`, waiting a while for its file lock: sled's own
@@ -282,7 +376,7 @@ impl Drop for SledStore {
 }
 
 /// The committer thread: one group per turn until the queue is closed.
-fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>) {
+fn run_committer(db: Db, main: Tree, mut syncer: Syncer, unconfirmed: Unconfirmed, rx: mpsc::Receiver<Job>) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
     while let Ok(first) = rx.recv() {
@@ -299,12 +393,14 @@ fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>
             // writes rather than acknowledge one that may not be on disk.
             Some(why) => {
                 for job in group.drain(..) {
-                    let msg = format!("an earlier flush failed ({why}); no more writes until the store is reopened");
-                    let _ = job.into_reply().send(Err(StoreError::Io(msg)));
+                    let msg = format!(
+                        "the store refuses writes since a flush failed ({why}) until the server is restarted; nothing of this one was written"
+                    );
+                    let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
             None => {
-                if let Err(e) = commit_group(&db, &main, &mut syncer, &mut group) {
+                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &mut group) {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
                     failed = Some(e);
                 }
@@ -319,6 +415,15 @@ fn run_committer(db: Db, main: Tree, mut syncer: Syncer, rx: mpsc::Receiver<Job>
 }
 
 impl Job {
+    /// The outbox records this job puts.
+    fn outbox_keys(&self) -> Vec<Vec<u8>> {
+        let side = match self {
+            Job::Append { side, .. } | Job::Put { side, .. } => side,
+        };
+        let tag = side_tag(Side::Outbox);
+        side.iter().filter(|(k, v)| v.is_some() && k.first() == Some(&tag)).map(|(k, _)| k.clone()).collect()
+    }
+
     fn into_reply(self) -> Reply {
         match self {
             Job::Append { reply, .. } | Job::Put { reply, .. } => reply,
@@ -328,11 +433,26 @@ impl Job {
 
 /// Check and apply every write of the group, flush once, answer everyone.
 /// An error means the flush failed (and every applied writer was told so).
-fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>) -> Result<(), String> {
+fn commit_group(
+    db: &Db,
+    main: &Tree,
+    syncer: &mut Syncer,
+    unconfirmed: &Unconfirmed,
+    group: &mut Vec<Job>,
+) -> Result<(), String> {
     // Heads as left by the writes this group already applied.
     let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
     let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
+    let mut outbox_keys: Vec<Vec<u8>> = Vec::new();
     for job in group.drain(..) {
+        // Hidden from scans before sled can show them, until flushed.
+        let keys = job.outbox_keys();
+        {
+            let mut set = lock(unconfirmed);
+            for k in &keys {
+                *set.entry(k.clone()).or_default() += 1;
+            }
+        }
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, side, reply } => {
                 (apply_append(main, &mut heads, game, expect_head, events, side), reply)
@@ -344,9 +464,13 @@ fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>)
             }
         };
         match result {
-            Ok(()) => applied.push(reply),
+            Ok(()) => {
+                applied.push(reply);
+                outbox_keys.extend(keys);
+            }
             // Refused or failed writes were not written: answer at once.
             Err(e) => {
+                confirm(unconfirmed, keys);
                 let _ = reply.send(Err(e));
             }
         }
@@ -355,15 +479,41 @@ fn commit_group(db: &Db, main: &Tree, syncer: &mut Syncer, group: &mut Vec<Job>)
         return Ok(());
     }
     let flushed = flush(db, syncer);
+    if flushed.is_ok() {
+        confirm(unconfirmed, outbox_keys);
+    }
+    let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
     for reply in applied {
         let answer = match &flushed {
             Ok(()) => Ok(()),
+            Err(e) if no_space => Err(StoreError::NoSpace(format!("the write may or may not be on disk ({e})"))),
             Err(e) => Err(StoreError::Io(format!("flush: {e}"))),
         };
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
     flushed
+}
+
+/// Make outbox keys visible to scans again (one write of them is settled).
+fn confirm(unconfirmed: &Unconfirmed, keys: Vec<Vec<u8>>) {
+    if keys.is_empty() {
+        return;
+    }
+    let mut set = lock(unconfirmed);
+    for k in keys {
+        if let Some(n) = set.get_mut(&k) {
+            *n -= 1;
+            if *n == 0 {
+                set.remove(&k);
+            }
+        }
+    }
+}
+
+/// Whether an error message is the operating system's "no space left".
+fn is_no_space(msg: &str) -> bool {
+    msg.contains("No space left") || msg.contains("os error 28") || msg.contains("Disk quota exceeded")
 }
 
 /// sled's flush, then the fdatasyncs it leaves out.
@@ -527,14 +677,20 @@ impl EventStore for SledStore {
     }
 
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.main
-            .scan_prefix(side_key(side, prefix))
-            .take(limit)
-            .map(|item| {
-                let (k, v) = item.map_err(|e| io("scanning side records", e))?;
-                Ok((k[1..].to_vec(), v.to_vec()))
-            })
-            .collect()
+        // Outbox records of writes not yet flushed are not there yet.
+        let hidden = if side == Side::Outbox { lock(&self.unconfirmed).clone() } else { HashMap::new() };
+        let mut out = Vec::new();
+        for item in self.main.scan_prefix(side_key(side, prefix)) {
+            if out.len() >= limit {
+                break;
+            }
+            let (k, v) = item.map_err(|e| io("scanning side records", e))?;
+            if hidden.contains_key(&k[..]) {
+                continue;
+            }
+            out.push((k[1..].to_vec(), v.to_vec()));
+        }
+        Ok(out)
     }
 
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
@@ -718,11 +874,48 @@ mod tests {
         store.fail_syncs.store(false, std::sync::atomic::Ordering::SeqCst);
         let other = suite::game_id("fail", 2);
         match store.append(suite::new_game_write(&other, 1)).await {
-            Err(StoreError::Io(msg)) => assert!(msg.contains("earlier flush failed"), "{msg}"),
-            other => panic!("expected Io after a failed flush, got {other:?}"),
+            Err(StoreError::Refused(msg)) => {
+                assert!(msg.contains("flush failed") && msg.contains("nothing of this one was written"), "{msg}")
+            }
+            other => panic!("expected a refusal after a failed flush, got {other:?}"),
         }
-        assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Io(_))));
+        assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Refused(_))));
         assert_eq!(store.head(&other).expect("head"), None, "the refused write was not applied");
+    }
+
+    #[tokio::test]
+    async fn an_interrupted_snapshot_does_not_make_the_store_unopenable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = suite::game_id("snap", 0);
+        {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&game, 3)).await.expect("append");
+            store.close().expect("close");
+        }
+        // What `write_snapshot` leaves when the disk fills while it writes.
+        std::fs::write(dir.path().join("snap.7FFFFFFFFFFFFFFF.generating"), b"partial").expect("write");
+        let raw = open_db(dir.path()).map(|_| ()).expect_err("sled alone cannot open it");
+        assert!(raw.to_string().contains("corrupted"), "{raw}");
+        let store = SledStore::open(dir.path()).expect("open after clearing the partial snapshot");
+        assert_eq!(store.load(&game, 0, None).expect("load").len(), 3);
+        assert!(!dir.path().join("snap.7FFFFFFFFFFFFFFF.generating").exists());
+    }
+
+    #[tokio::test]
+    async fn outbox_records_of_a_failed_flush_are_never_scanned() {
+        let (store, _dir) = fresh();
+        let put = |key: &[u8]| SideWrite { side: Side::Outbox, key: key.to_vec(), value: Some(b"mail".to_vec()) };
+        store.put(vec![put(b"q-ok")]).await.expect("put");
+        store.fail_syncs.store(true, std::sync::atomic::Ordering::SeqCst);
+        let g = suite::game_id("mail", 1);
+        let mut write = suite::new_game_write(&g, 1);
+        write.side.push(put(b"q-lost"));
+        assert!(matches!(store.append(write).await, Err(StoreError::Io(_))));
+        // In sled's memory, maybe not on disk: a mail for it must not leave.
+        assert_eq!(store.head(&g).expect("head"), Some(0));
+        let keys: Vec<Vec<u8>> =
+            store.scan(Side::Outbox, b"q", 10).expect("scan").into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, vec![b"q-ok".to_vec()]);
     }
 
     #[test]

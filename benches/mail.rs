@@ -48,6 +48,7 @@ fn deliver(c: &mut Criterion) {
         from: "runestone <games@runestone.test>".parse().unwrap(),
         domain: "runestone.test".into(),
         policy: Policy { parallel: CONNECTIONS as usize, ..Policy::default() },
+        held: Default::default(),
     };
     let mut n = 0u64;
     let mut g = c.benchmark_group("mail");

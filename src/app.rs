@@ -69,6 +69,7 @@ impl Application {
                 parallel: settings.mail.connections.clamp(1, 64) as usize,
                 ..Default::default()
             },
+            held: Default::default(),
         };
         tokio::spawn(worker.run());
         tokio::spawn(

@@ -19,6 +19,14 @@ pub struct Metrics {
     pub mail_sent: AtomicU64,
     pub mail_failures: AtomicU64,
     pub mail_dead: AtomicU64,
+    /// Gauge: messages sent whose outbox record the store has not taken yet.
+    pub mail_held: AtomicU64,
+    /// Times the outbox worker could not write its records.
+    pub outbox_store_failures: AtomicU64,
+    /// Writes refused because free space is below the reserve.
+    pub reserve_refusals: AtomicU64,
+    /// Gauge: 1 while free space is below the reserve.
+    pub storage_low: AtomicU64,
 }
 
 impl Metrics {
@@ -55,6 +63,18 @@ impl Metrics {
         counter("mail_sent_total", "Messages handed to the mail transport.", &self.mail_sent);
         counter("mail_failures_total", "Failed delivery attempts (each retried or dead).", &self.mail_failures);
         counter("mail_dead_letters_total", "Messages given up after too many failures.", &self.mail_dead);
+        counter(
+            "outbox_store_failures_total",
+            "Times the outbox worker could not record its progress (mail paused meanwhile).",
+            &self.outbox_store_failures,
+        );
+        counter(
+            "reserve_refusals_total",
+            "Writes refused because free space is below the reserve.",
+            &self.reserve_refusals,
+        );
+        let _ = writeln!(out, "# HELP runestone_mail_held Messages sent whose outbox record is held in memory until the store takes it.\n# TYPE runestone_mail_held gauge\nrunestone_mail_held {}", self.mail_held.load(Relaxed));
+        let _ = writeln!(out, "# HELP runestone_storage_low 1 while free space is below the configured reserve.\n# TYPE runestone_storage_low gauge\nrunestone_storage_low {}", self.storage_low.load(Relaxed));
         let _ = writeln!(out, "# HELP runestone_outbox_depth Messages waiting to be sent.\n# TYPE runestone_outbox_depth gauge\nrunestone_outbox_depth {outbox}");
         let _ = writeln!(out, "# HELP runestone_outbox_dead_letters Dead letters waiting for a host.\n# TYPE runestone_outbox_dead_letters gauge\nrunestone_outbox_dead_letters {dead}");
         let _ = writeln!(out, "# HELP runestone_games_cached Games held folded in memory.\n# TYPE runestone_games_cached gauge\nrunestone_games_cached {cached}");

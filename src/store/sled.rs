@@ -236,6 +236,12 @@ impl SledStore {
         })
     }
 
+    /// Make the committer's fdatasyncs fail (tests of what a full disk does).
+    #[cfg(test)]
+    pub(crate) fn fail_syncs(&self, on: bool) {
+        self.fail_syncs.store(on, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Hand a job to the committer; `Closed` once the store is closed.
     fn enqueue(&self, job: Job) -> StoreResult<()> {
         match lock(&self.queue).as_ref() {

@@ -50,6 +50,15 @@ impl Application {
                 cache_games: settings.storage.cache_games,
             },
         ));
+        let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
+        service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
+        if let Some(level) = service.space() {
+            tracing::info!(
+                free = %crate::config::human_bytes(level.free),
+                reserve = %crate::config::human_bytes(level.reserve),
+                "disk space"
+            );
+        }
         let transport = crate::mail::Transport::from_settings(&settings.mail, dir)?;
         let from: lettre::message::Mailbox = settings
             .mail

@@ -45,6 +45,9 @@ pub enum ServiceError {
     Store(#[from] StoreError),
     #[error("stored log cannot be folded: {0}")]
     Fold(#[from] FoldError),
+    /// Free space is below the reserve: a non-essential write is refused.
+    #[error("{0}")]
+    Reserve(String),
 }
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
@@ -223,6 +226,8 @@ pub struct Service {
     cache: Mutex<Cache>,
     pub metrics: Metrics,
     pub(crate) templates: crate::mail::Templates,
+    /// The free-space reserve, when the server watches one.
+    space: std::sync::OnceLock<crate::store::space::Space>,
 }
 
 /// Key of the private record of `game`.
@@ -270,6 +275,7 @@ impl Service {
             cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity }),
             metrics: Metrics::default(),
             templates: crate::mail::Templates::new(),
+            space: std::sync::OnceLock::new(),
         }
     }
 
@@ -434,6 +440,29 @@ impl Service {
         }
     }
 
+    /// Watch free space against a reserve (once, at start).
+    pub fn watch_space(&self, space: crate::store::space::Space) {
+        let _ = self.space.set(space);
+    }
+
+    /// The free space now, if watched.
+    pub fn space(&self) -> Option<crate::store::space::Level> {
+        let level = self.space.get()?.check()?;
+        self.metrics.storage_low.store(u64::from(level.low()), std::sync::atomic::Ordering::Relaxed);
+        Some(level)
+    }
+
+    /// Refuse a non-essential write (a new game, a fork) below the reserve.
+    fn non_essential_write(&self) -> Result<()> {
+        match self.space() {
+            Some(level) if level.low() => {
+                Metrics::inc(&self.metrics.reserve_refusals);
+                Err(ServiceError::Reserve(level.refusal()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Create a game. `idempotency` is the client's Idempotency-Key.
     pub async fn create(&self, req: Value, idempotency: Option<&str>) -> Result<Answer> {
         let key = idempotency.map(|k| idem_key("~create", k));
@@ -442,6 +471,7 @@ impl Service {
                 return Ok(a);
             }
         }
+        self.non_essential_write()?;
         let spec: CreateGame = serde_json::from_value(req.clone())
             .map_err(|e| ServiceError::BadRequest(format!("not a game to create: {e}")))?;
         let game = self.registry.get(&spec.ruleset).ok_or_else(|| {
@@ -746,6 +776,7 @@ impl Service {
         if claims.role != Role::Host {
             return Err(ServiceError::Forbidden("only the host can fork a game".into()));
         }
+        self.non_essential_write()?;
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Req {

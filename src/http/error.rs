@@ -123,6 +123,7 @@ impl From<ServiceError> for ApiError {
                     format!("{e}; it may or may not have been recorded: read the game's log before sending it again"),
                 )
             }
+            ServiceError::Reserve(d) => ApiError::new(S::INSUFFICIENT_STORAGE, "Disk nearly full", d),
             ServiceError::Fold(e) => {
                 tracing::error!(error = %e, "stored log does not fold");
                 ApiError::new(S::INTERNAL_SERVER_ERROR, "Stored log does not fold", e.to_string())

@@ -230,8 +230,24 @@ fn answer(a: Answer) -> HttpResponse {
     HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK)).json(a.body)
 }
 
-async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "ok" }))
+/// `{"status": "ok"}`, or `"degraded"` with the reason while free space is
+/// below the reserve (still 200: the server serves and plays on).
+async fn healthz(svc: Svc) -> HttpResponse {
+    match svc.space() {
+        Some(level) if level.low() => HttpResponse::Ok().json(json!({
+            "status": "degraded",
+            "storage": {
+                "free_bytes": level.free,
+                "reserve_bytes": level.reserve,
+                "detail": level.refusal(),
+            },
+        })),
+        Some(level) => HttpResponse::Ok().json(json!({
+            "status": "ok",
+            "storage": { "free_bytes": level.free, "reserve_bytes": level.reserve },
+        })),
+        None => HttpResponse::Ok().json(json!({ "status": "ok" })),
+    }
 }
 
 async fn metrics(svc: Svc) -> HttpResponse {

@@ -8,6 +8,7 @@
 
 pub mod memory;
 pub mod sled;
+pub mod space;
 #[cfg(test)]
 pub mod suite;
 

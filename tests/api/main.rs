@@ -5,6 +5,7 @@ mod bardagi;
 mod cli;
 mod crash;
 mod deadlines;
+mod disk;
 mod flows;
 mod golden;
 mod helpers;

@@ -1,8 +1,14 @@
 //! A disk running out of room: the free-space reserve.
 
-use serde_json::json;
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
-use crate::helpers::{seat_tokens, str_of, TestApp};
+use serde_json::{json, Value};
+
+use crate::helpers::{agent, seat_tokens, str_of, TestApp};
+use crate::smtp::SmtpSink;
 
 #[test]
 fn below_the_reserve_new_games_are_refused_while_running_games_play_on() {
@@ -37,4 +43,206 @@ fn below_the_reserve_new_games_are_refused_while_running_games_play_on() {
     let metrics = app.get("/metrics", None).text;
     assert!(metrics.contains("runestone_storage_low 1"), "{metrics}");
     assert!(metrics.contains("runestone_reserve_refusals_total 1"), "{metrics}");
+}
+
+/// A small tmpfs mounted for the test, unmounted when dropped (even when the
+/// test fails).
+struct Tmpfs {
+    dir: std::path::PathBuf,
+}
+
+impl Tmpfs {
+    fn mount(dir: &std::path::Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).expect("mount point");
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .expect("mount runs");
+        assert!(ok.success(), "mounting a tmpfs on {}", dir.display());
+        Tmpfs { dir: dir.to_owned() }
+    }
+
+    fn grow(&self, size: &str) {
+        let ok = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.dir)
+            .status()
+            .expect("mount runs");
+        assert!(ok.success(), "growing the tmpfs");
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// The real binary on `dir`, mailing to `smtp_port`; returns it and its URL.
+fn start(dir: &std::path::Path, smtp_port: u16) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
+        .arg("serve")
+        .env("RUNESTONE__SERVER__PORT", "0")
+        .env("RUNESTONE__SERVER__WORKERS", "2")
+        .env("RUNESTONE__STORAGE__PATH", dir)
+        .env("RUNESTONE__STORAGE__RESERVE", "0")
+        .env("RUNESTONE__MAIL__TRANSPORT", "smtp")
+        .env("RUNESTONE__MAIL__SMTP_HOST", "127.0.0.1")
+        .env("RUNESTONE__MAIL__SMTP_PORT", smtp_port.to_string())
+        .env("RUNESTONE__MAIL__FROM", "runestone <games@runestone.test>")
+        .env("RUNESTONE__MAIL__RETRY_SECONDS", "1")
+        .env("RUNESTONE__MAIL__POLL_MS", "25")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a line from the server");
+    let base = line.trim().rsplit(' ').next().expect("an address").to_owned();
+    assert!(base.starts_with("http://"), "unexpected first line: {line:?}");
+    (child, base)
+}
+
+fn call(a: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> Option<(u16, Value)> {
+    let mut req = ureq::http::Request::builder().method(method).uri(url);
+    if let Some(t) = token {
+        req = req.header("Authorization", format!("Bearer {t}"));
+    }
+    let resp = match body {
+        Some(b) => a.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
+        None => a.run(req.body(()).unwrap()),
+    };
+    let mut resp = resp.ok()?;
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().ok()?;
+    Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+}
+
+/// Fill the filesystem of `dir` with a ballast file until it is full.
+fn fill(dir: &std::path::Path) {
+    use std::io::Write as _;
+    let mut f = std::fs::File::create(dir.join("ballast")).expect("ballast");
+    let chunk = vec![0xA5u8; 64 << 10];
+    while f.write_all(&chunk).is_ok() {}
+    let _ = f.sync_all();
+}
+
+/// How many copies of each Message-ID arrived.
+fn copies(sink: &SmtpSink) -> HashMap<String, usize> {
+    let mut n = HashMap::new();
+    for m in sink.received() {
+        *n.entry(m.header("Message-ID").expect("a Message-ID")).or_insert(0) += 1;
+    }
+    n
+}
+
+/// The data directory on a 16 MB tmpfs that fills while mail is due; the
+/// disk then grows, the server is killed and started again.
+#[test]
+fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
+    if !is_root() {
+        eprintln!("skipped: the full-disk test mounts a tmpfs and needs root (CI runs as root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let fs = Tmpfs::mount(&tmp.path().join("disk"), "16m");
+    let data = fs.dir.join("data");
+    let mut sink = SmtpSink::start();
+    sink.down();
+    let (mut child, base) = start(&data, sink.port);
+    let a = agent();
+
+    // Games with emailed seats: their invitations wait while SMTP is down.
+    let mut games = Vec::new();
+    let mut addresses = HashSet::new();
+    for g in 0..4 {
+        let seats: Vec<Value> =
+            (0..3).map(|i| json!({"name": format!("P{i}"), "email": format!("p{g}-{i}@example.org")})).collect();
+        for s in &seats {
+            addresses.insert(s["email"].as_str().unwrap().to_owned());
+        }
+        let (s, created) =
+            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+                .expect("the server answers");
+        assert_eq!(s, 201, "{created}");
+        let tokens = seat_tokens(&created);
+        games.push((str_of(&created, "game_id").to_owned(), tokens));
+    }
+
+    // Fill the disk, then play until writes fail.
+    fill(&fs.dir);
+    let mut acked: Vec<(String, u64, String)> = Vec::new();
+    let mut refused = 0;
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    while refused < 20 && t0.elapsed() < Duration::from_secs(90) {
+        for (game, tokens) in &games {
+            n += 1;
+            let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});
+            let url = format!("{base}/api/v1/games/{game}/commands");
+            match call(&a, "POST", &url, Some(&tokens[(n % 2) as usize]), Some(&body)) {
+                Some((200, v)) => {
+                    for e in v["events"].as_array().unwrap() {
+                        acked.push((game.clone(), e["seq"].as_u64().unwrap(), e["hash"].as_str().unwrap().into()));
+                    }
+                }
+                Some((status, v)) => {
+                    assert!([503, 507].contains(&status), "unexpected answer {status}: {v}");
+                    refused += 1;
+                }
+                None => panic!("the server stopped answering while the disk was full"),
+            }
+        }
+    }
+    assert!(refused > 0, "the full disk never refused a write");
+
+    // Mail falls due while the disk stays full: it may go out once, but its
+    // record cannot be written, so it must not be sent again and again.
+    sink.up();
+    std::thread::sleep(Duration::from_secs(20));
+    let during = copies(&sink);
+    let worst = during.values().copied().max().unwrap_or(0);
+    assert!(worst <= 1, "a message went out {worst} times while the disk was full: {during:?}");
+
+    // Space returns; the server is killed and started again on the same data.
+    fs.grow("64m");
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+    let (mut child, base) = start(&data, sink.port);
+    for (game, _) in &games {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/verify"), None, None).expect("verify");
+        assert_eq!((s, &v["ok"]), (200, &json!(true)), "{v}");
+    }
+    for (game, seq, hash) in &acked {
+        let (_, ev) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/events"), None, None).expect("the log");
+        let stored =
+            ev["events"].get(*seq as usize).unwrap_or_else(|| panic!("acknowledged event {seq} of {game} is lost"));
+        assert_eq!(stored["hash"].as_str().unwrap(), hash, "event {seq} of {game} changed");
+    }
+    // Every invitation arrives, none more than twice.
+    let t = Instant::now();
+    loop {
+        let got: HashSet<String> = sink.received().iter().flat_map(|m| m.to.clone()).collect();
+        if addresses.iter().all(|a| got.iter().any(|g| g.contains(a.as_str()))) {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "mail missing after space returned: got {got:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let after = copies(&sink);
+    let worst = after.values().copied().max().unwrap_or(0);
+    eprintln!(
+        "full disk: {} acknowledged events, {refused} refused writes, {} Message-IDs, at most {worst} copies of one",
+        acked.len(),
+        after.len()
+    );
+    assert!(worst <= 2, "a message went out {worst} times: {after:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -124,12 +124,13 @@ fn call(a: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Opt
     Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
 }
 
-/// Fill the filesystem of `dir` with a ballast file until it is full.
-fn fill(dir: &std::path::Path) {
+/// Fill the filesystem of `dir` with a ballast file until `keep` bytes are
+/// left free.
+fn fill(dir: &std::path::Path, keep: u64) {
     use std::io::Write as _;
     let mut f = std::fs::File::create(dir.join("ballast")).expect("ballast");
     let chunk = vec![0xA5u8; 64 << 10];
-    while f.write_all(&chunk).is_ok() {}
+    while fs2::available_space(dir).expect("free space") > keep && f.write_all(&chunk).is_ok() {}
     let _ = f.sync_all();
 }
 
@@ -175,13 +176,13 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
         games.push((str_of(&created, "game_id").to_owned(), tokens));
     }
 
-    // Fill the disk, then play until writes fail.
-    fill(&fs.dir);
+    // Fill the disk but for a little room, then play until writes fail.
+    fill(&fs.dir, 1 << 20);
     let mut acked: Vec<(String, u64, String)> = Vec::new();
     let mut refused = 0;
     let t0 = Instant::now();
     let mut n = 0u64;
-    while refused < 20 && t0.elapsed() < Duration::from_secs(90) {
+    while refused < 20 && t0.elapsed() < Duration::from_secs(120) {
         for (game, tokens) in &games {
             n += 1;
             let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});

@@ -247,3 +247,56 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// SMTP goes down and comes back, and the server is killed while mail is
+/// flowing: every invitation arrives, none more than twice.
+#[test]
+fn smtp_down_and_back_with_a_sigkill_between_delivers_every_message_at_most_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut sink = SmtpSink::start();
+    sink.down();
+    let (mut child, base) = start(&data, sink.port);
+    let a = agent();
+    let mut games = Vec::new();
+    let mut addresses = HashSet::new();
+    for g in 0..6 {
+        let seats: Vec<Value> =
+            (0..3).map(|i| json!({"name": format!("P{i}"), "email": format!("q{g}-{i}@example.org")})).collect();
+        for s in &seats {
+            addresses.insert(s["email"].as_str().unwrap().to_owned());
+        }
+        let (s, created) =
+            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+                .expect("the server answers");
+        assert_eq!(s, 201, "{created}");
+        games.push(str_of(&created, "game_id").to_owned());
+    }
+    // SMTP comes back; the server dies while it delivers.
+    sink.up();
+    sink.wait_for(1, 120);
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+    sink.down();
+    let (mut child, base) = start(&data, sink.port);
+    sink.up();
+    let t = Instant::now();
+    loop {
+        let got: HashSet<String> = sink.received().iter().flat_map(|m| m.to.clone()).collect();
+        if addresses.iter().all(|a| got.iter().any(|g| g.contains(a.as_str()))) {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "mail missing after SMTP came back: got {got:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for game in &games {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/verify"), None, None).expect("verify");
+        assert_eq!((s, &v["ok"]), (200, &json!(true)), "{v}");
+    }
+    let after = copies(&sink);
+    let worst = after.values().copied().max().unwrap_or(0);
+    eprintln!("smtp down and back: {} Message-IDs, at most {worst} copies of one", after.len());
+    assert!(worst <= 2, "a message went out {worst} times: {after:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -924,6 +924,84 @@ mod tests {
         assert_eq!(keys, vec![b"q-ok".to_vec()]);
     }
 
+    /// The cause of the stores lost in issue 18, reproduced on a real full
+    /// filesystem (needs root to mount a tmpfs; says so and passes otherwise).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_start_on_a_full_disk_leaves_the_store_openable() {
+        struct Unmount(PathBuf);
+        impl Drop for Unmount {
+            fn drop(&mut self) {
+                let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+            }
+        }
+        let root = std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+        if !root {
+            eprintln!("skipped: mounting a tmpfs needs root (CI runs as root)");
+            return;
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let disk = tmp.path().join("disk");
+        std::fs::create_dir_all(&disk).expect("mount point");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+            .arg(&disk)
+            .status()
+            .expect("mount");
+        assert!(mounted.success(), "mount a tmpfs");
+        let _unmount = Unmount(disk.clone());
+        let path = disk.join("events");
+        {
+            let store = SledStore::open(&path).expect("open");
+            for g in 0..300 {
+                store.append(suite::new_game_write(&suite::game_id("full", g), 5)).await.expect("append");
+            }
+            store.close().expect("close");
+        }
+        {
+            use std::io::Write as _;
+            let mut f = File::create(disk.join("ballast")).expect("ballast");
+            let chunk = vec![1u8; 4096];
+            while f.write_all(&chunk).is_ok() {}
+        }
+        // What sled alone does: the failed start leaves a partial snapshot...
+        let copy = disk.join("copy");
+        std::fs::create_dir_all(&copy).expect("copy dir");
+        std::fs::remove_file(disk.join("ballast")).expect("room for a copy");
+        for f in ["db", "conf"] {
+            std::fs::copy(path.join(f), copy.join(f)).expect("copy");
+        }
+        for e in std::fs::read_dir(&path).expect("ls") {
+            let name = e.expect("entry").file_name();
+            if name.to_string_lossy().starts_with("snap.") {
+                std::fs::copy(path.join(&name), copy.join(&name)).expect("copy");
+            }
+        }
+        {
+            use std::io::Write as _;
+            let mut f = File::create(disk.join("ballast")).expect("ballast");
+            let chunk = vec![1u8; 4096];
+            while f.write_all(&chunk).is_ok() {}
+        }
+        assert!(open_db(&copy).is_err(), "no room to open");
+        let partial = std::fs::read_dir(&copy)
+            .expect("ls")
+            .any(|e| e.expect("entry").file_name().to_string_lossy().ends_with(".generating"));
+        // ...and our open refuses without writing anything.
+        match SledStore::open(&path) {
+            Err(StoreError::NoSpace(msg)) => assert!(msg.contains("Nothing was written"), "{msg}"),
+            Err(e) => panic!("expected a refusal for lack of space, got {e}"),
+            Ok(_) => panic!("opened on a full disk"),
+        }
+        std::fs::remove_file(disk.join("ballast")).expect("space returns");
+        assert!(partial, "sled's failed start left its partial snapshot file");
+        let raw = open_db(&copy).map(|_| ()).expect_err("sled alone cannot open it any more");
+        assert!(raw.to_string().contains("corrupted"), "{raw}");
+        for dir in [&path, &copy] {
+            let store = SledStore::open(dir).expect("opens once space returns");
+            assert_eq!(store.games(None, 1000).expect("games").len(), 300);
+        }
+    }
+
     #[test]
     fn drop_stops_the_committer() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -120,7 +120,9 @@ impl From<ServiceError> for ApiError {
                 ApiError::new(
                     S::SERVICE_UNAVAILABLE,
                     "Storage unavailable",
-                    format!("{e}; it may or may not have been recorded: read the game's log before sending it again"),
+                    format!(
+                        "{e}; if this was a change, it may or may not have been recorded: read the game's log before sending it again"
+                    ),
                 )
             }
             ServiceError::Reserve(d) => ApiError::new(S::INSUFFICIENT_STORAGE, "Disk nearly full", d),

@@ -2,9 +2,13 @@
 
 use serde_json::{json, Value};
 
-use crate::log::{check_chain, seal, Actor, Envelope, KernelEvent};
-use crate::table::{KernelError, Table};
-use crate::{registry, verify, Seed, Viewer};
+use runestone_engine::log::{check_chain, seal, Actor, Envelope, KernelEvent};
+use runestone_engine::table::{KernelError, Table};
+use runestone_engine::{verify, Registry, Seed, Viewer};
+
+fn registry() -> Registry {
+    Registry::empty().with::<runestone_duel::Duel>()
+}
 
 const T: &str = "2026-11-22T10:00:00Z";
 
@@ -31,7 +35,7 @@ impl Given {
         let drafts = self.table.decide(Actor::Seat(seat), seat, &cmd, None, &self.seed)?;
         Ok(self.append(drafts))
     }
-    fn append(&mut self, drafts: Vec<crate::Draft>) -> Vec<Envelope> {
+    fn append(&mut self, drafts: Vec<runestone_engine::Draft>) -> Vec<Envelope> {
         let envs = seal(&self.table.game_id, Some((self.table.head, &self.table.head_hash)), drafts, T, &self.seed);
         self.log.extend(envs.iter().cloned());
         for e in &envs {
@@ -47,8 +51,10 @@ impl Given {
     fn types(envs: &[Envelope]) -> Vec<String> {
         envs.iter()
             .map(|e| match &e.body {
-                crate::Body::Game { event, .. } => event["type"].as_str().unwrap().to_owned(),
-                crate::Body::Kernel { event } => format!("{event:?}").split_whitespace().next().unwrap().to_owned(),
+                runestone_engine::Body::Game { event, .. } => event["type"].as_str().unwrap().to_owned(),
+                runestone_engine::Body::Kernel { event } => {
+                    format!("{event:?}").split_whitespace().next().unwrap().to_owned()
+                }
             })
             .collect()
     }
@@ -173,9 +179,9 @@ fn the_seed_is_revealed_at_the_end_and_every_draw_rederives() {
     let mut bad = g.log.clone();
     let i = bad
         .iter()
-        .position(|e| matches!(&e.body, crate::Body::Game { event, .. } if event["type"] == "DieRolled"))
+        .position(|e| matches!(&e.body, runestone_engine::Body::Game { event, .. } if event["type"] == "DieRolled"))
         .unwrap();
-    if let crate::Body::Game { event, .. } = &mut bad[i].body {
+    if let runestone_engine::Body::Game { event, .. } = &mut bad[i].body {
         event["value"] = json!(if event["value"] == json!(6) { 5 } else { 6 });
     }
     assert!(verify::full(&registry(), &bad, &g.seed).problem.is_some());
@@ -220,8 +226,11 @@ fn a_fork_starts_from_the_position_at_its_seq() {
     g.when(0, json!({"type": "Claim"})).unwrap();
     let reg = registry();
     let seed = Seed([9; 32]);
-    let origin =
-        crate::log::ForkOrigin { game: g.table.game_id.clone(), seq: at, hash: g.log[at as usize].hash.clone() };
+    let origin = runestone_engine::log::ForkOrigin {
+        game: g.table.game_id.clone(),
+        seq: at,
+        hash: g.log[at as usize].hash.clone(),
+    };
     let mut drafts = Table::create(
         reg.get("duel").unwrap().as_ref(),
         &json!({"rounds": 3}),
@@ -230,7 +239,7 @@ fn a_fork_starts_from_the_position_at_its_seq() {
         Some(origin),
     )
     .unwrap();
-    drafts.extend(crate::table::fork_copies(&g.log, at));
+    drafts.extend(runestone_engine::table::fork_copies(&g.log, at));
     let log = seal("f0000000000000000", None, drafts, T, &seed);
     let fork = Table::fold(&reg, &log).unwrap();
     assert_eq!(fork.view(Viewer::Referee), position);

@@ -8,11 +8,15 @@
 //! checking the chain, parsing and upcasting every event, then applying it).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use runestone_engine::games::bardagi::{Bardagi, Event, State};
+use runestone_bardagi::{Bardagi, Event, State};
 use runestone_engine::log::seal;
-use runestone_engine::{registry, Actor, Body, Envelope, Game, Seed, Table};
+use runestone_engine::{Actor, Body, Envelope, Game, Registry, Seed, Table};
 
 const T: &str = "2026-01-01T00:00:00Z";
+
+fn registry() -> Registry {
+    Registry::empty().with::<Bardagi>()
+}
 
 /// A whole 5-player game on the Summer board, every decision the bot's.
 fn whole_game() -> Vec<Envelope> {

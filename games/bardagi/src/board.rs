@@ -1,7 +1,7 @@
 //! The board: areas as sets of hex cells, mountains, rivers and bridges,
 //! harbours and the ocean squares between them ("The game board - areas &
 //! tokens", "Harbours", "Knerrir"). The rulebook prints the board but does not
-//! describe it in words, so boards are data (`maps/*.toml`) that a group owning
+//! describe it in words, so boards are data (`data/maps/*.toml`) that a group owning
 //! the printed board may replace; they are parsed and validated here, once.
 //!
 //! Cells use axial coordinates `[q, r]` of pointy-top hexagons. Two areas are
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub type AreaId = u8;
 
 /// The five clan colours, in the order the rulebook's setup hands them out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Colour {
     /// Red.
@@ -60,7 +60,7 @@ impl Colour {
 }
 
 /// What an area is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AreaKind {
     /// A clan's home town: closed to every other clan but its Kaupmadur.
@@ -109,7 +109,7 @@ impl AreaKind {
 }
 
 /// One area of the board.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Area {
     pub id: AreaId,
@@ -126,7 +126,7 @@ pub struct Area {
 }
 
 /// An ocean square: one node of the sea routes.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Ocean {
     pub id: u8,
@@ -134,14 +134,14 @@ pub struct Ocean {
 }
 
 /// A mountain: impassable cells, kept for drawing.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Mountain {
     pub cells: Vec<[i32; 2]>,
 }
 
 /// A board as its data file describes it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardData {
     pub name: String,
@@ -168,7 +168,7 @@ pub struct BoardData {
 }
 
 /// A place of the Knerrir: a sea node, either an ocean square or a harbour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SeaNode {
     /// An ocean square.
@@ -441,15 +441,19 @@ impl Board {
     /// The built-in Summer board (2-5 players).
     pub fn summer() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| Arc::new(Board::parse(include_str!("maps/summer.toml")).expect("the Summer board is valid")))
-            .clone()
+        B.get_or_init(|| {
+            Arc::new(Board::parse(include_str!("../data/maps/summer.toml")).expect("the Summer board is valid"))
+        })
+        .clone()
     }
 
     /// The built-in Winter island board (2-3 players).
     pub fn winter() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| Arc::new(Board::parse(include_str!("maps/winter.toml")).expect("the Winter board is valid")))
-            .clone()
+        B.get_or_init(|| {
+            Arc::new(Board::parse(include_str!("../data/maps/winter.toml")).expect("the Winter board is valid"))
+        })
+        .clone()
     }
 
     /// An empty placeholder (the state before setup).
@@ -498,7 +502,7 @@ impl std::ops::Deref for BoardRef {
 }
 
 /// The serialised form of a [`BoardRef`].
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum BoardKey {
     None,
@@ -544,5 +548,15 @@ impl<'de> Deserialize<'de> for BoardRef {
             BoardKey::Builtin(name) => BoardRef::resolve(&name, None).map_err(serde::de::Error::custom),
             BoardKey::Custom(text) => BoardRef::resolve("custom", Some(&text)).map_err(serde::de::Error::custom),
         }
+    }
+}
+
+impl schemars::JsonSchema for BoardRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BoardRef".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        BoardKey::json_schema(generator)
     }
 }

@@ -15,8 +15,8 @@ use super::state::{
     RuneCast, RuneKind, ShipLoc, State, Unit,
 };
 use super::{run, Ctx};
-use crate::game::Seat;
-use crate::rng::{GameRng, Seed};
+use runestone_engine::game::Seat;
+use runestone_engine::rng::{GameRng, Seed};
 
 fn probe_rng() -> GameRng {
     GameRng::new(Seed([0; 32]), 0)

@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use super::state::{BuildWish, Building, Event, Good};
 use super::Ctx;
-use crate::game::Seat;
+use runestone_engine::game::Seat;
 
 /// What an upgrade tile does (the rulebook's two lists of effects).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// Knerrir moves +2 ocean squares per card (stacks across buildings).
@@ -70,7 +70,7 @@ pub enum Effect {
 }
 
 /// One upgrade tile.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tile {
     pub building: Building,
@@ -118,7 +118,7 @@ pub fn parse_tiles(text: &str) -> Result<Vec<Tile>, String> {
 
 /// The 45 tiles of `upgrades.toml`, by id.
 pub static TILES: LazyLock<Vec<Tile>> =
-    LazyLock::new(|| parse_tiles(include_str!("upgrades.toml")).expect("upgrades.toml is valid"));
+    LazyLock::new(|| parse_tiles(include_str!("../data/upgrades.toml")).expect("upgrades.toml is valid"));
 
 /// Tile `t`.
 pub fn tile(t: u8) -> &'static Tile {

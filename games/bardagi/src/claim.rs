@@ -20,7 +20,7 @@ use super::board::AreaKind;
 use super::build::Effect;
 use super::state::{AxeOrder, Building, Event, Good, GoodChoice, Loc, RuneKind, Unit};
 use super::Ctx;
-use crate::game::Seat;
+use runestone_engine::game::Seat;
 
 /// What one clan receives.
 #[derive(Clone, Debug, Default)]

@@ -10,9 +10,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::{esc, generic, seat_name, Area, BoardRenderer};
-
-pub struct Bardagi;
+use runestone_engine::present::{esc, generic_html, seat_name, Area};
 
 /// Hex size (centre to corner) in SVG units.
 const S: f64 = 14.0;
@@ -198,133 +196,132 @@ fn pairs(v: &Value) -> Vec<(u64, u64)> {
     v.as_array().into_iter().flatten().filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?))).collect()
 }
 
-impl BoardRenderer for Bardagi {
-    fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area> {
-        let seen = Seen { view, seats };
-        seen.map_areas()
-            .iter()
-            .filter_map(|a| a["id"].as_u64())
-            .map(|id| Area { id: format!("area-{id}"), owner: seen.owner(id) })
-            .collect()
+pub fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+    let seen = Seen { view, seats };
+    seen.map_areas()
+        .iter()
+        .filter_map(|a| a["id"].as_u64())
+        .map(|id| Area { id: format!("area-{id}"), owner: seen.owner(id) })
+        .collect()
+}
+
+pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
+    let seen = Seen { view, seats };
+    if seen.map_areas().is_empty() {
+        return None;
     }
+    let (owner_of, centres) = seen.cells();
+    let oceans: Vec<(u64, (f64, f64))> = seen.board()["ocean"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| {
+            let (q, r) = cell_of(&o["cell"])?;
+            Some((o["id"].as_u64()?, centre(q, r)))
+        })
+        .collect();
+    let ocean_at: HashMap<u64, (f64, f64)> = oceans.iter().copied().collect();
+    let mountains: Vec<(f64, f64)> = seen.board()["mountain"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["cells"].as_array().into_iter().flatten().filter_map(cell_of))
+        .map(|(q, r)| centre(q, r))
+        .collect();
 
-    fn svg(&self, view: &Value, seats: &[String]) -> Option<String> {
-        let seen = Seen { view, seats };
-        if seen.map_areas().is_empty() {
-            return None;
+    // The extent of everything drawn.
+    let all: Vec<(f64, f64)> = centres
+        .values()
+        .flatten()
+        .copied()
+        .chain(oceans.iter().map(|o| o.1))
+        .chain(mountains.iter().copied())
+        .collect();
+    let (x0, x1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let pad = S * 1.5;
+    let (vx, vy, vw, vh) = (x0 - pad, y0 - pad, x1 - x0 + 2.0 * pad, y1 - y0 + 2.0 * pad);
+
+    let harbour_spot = |id: u64| centres.get(&id).map(|c| anchor(c));
+    let mut s = String::new();
+    let _ = write!(s, "<rect x=\"{vx:.1}\" y=\"{vy:.1}\" width=\"{vw:.1}\" height=\"{vh:.1}\" fill=\"#d6eaf8\"/>");
+
+    // Sea routes under everything.
+    s.push_str(
+        "<g class=\"sea-routes\" stroke=\"#5d8aa8\" stroke-width=\"1.2\" stroke-dasharray=\"3 3\" fill=\"none\">",
+    );
+    for (a, b) in pairs(&seen.board()["sea_routes"]) {
+        if let (Some(p), Some(q)) = (ocean_at.get(&a), ocean_at.get(&b)) {
+            let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
         }
-        let (owner_of, centres) = seen.cells();
-        let oceans: Vec<(u64, (f64, f64))> = seen.board()["ocean"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|o| {
-                let (q, r) = cell_of(&o["cell"])?;
-                Some((o["id"].as_u64()?, centre(q, r)))
-            })
-            .collect();
-        let ocean_at: HashMap<u64, (f64, f64)> = oceans.iter().copied().collect();
-        let mountains: Vec<(f64, f64)> = seen.board()["mountain"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|m| m["cells"].as_array().into_iter().flatten().filter_map(cell_of))
-            .map(|(q, r)| centre(q, r))
-            .collect();
+    }
+    for (area, ocean) in pairs(&seen.board()["harbour_routes"]) {
+        if let (Some(p), Some(q)) = (harbour_spot(area), ocean_at.get(&ocean)) {
+            let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
+        }
+    }
+    s.push_str("</g>");
 
-        // The extent of everything drawn.
-        let all: Vec<(f64, f64)> = centres
-            .values()
-            .flatten()
-            .copied()
-            .chain(oceans.iter().map(|o| o.1))
-            .chain(mountains.iter().copied())
-            .collect();
-        let (x0, x1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-        let (y0, y1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
-        let pad = S * 1.5;
-        let (vx, vy, vw, vh) = (x0 - pad, y0 - pad, x1 - x0 + 2.0 * pad, y1 - y0 + 2.0 * pad);
+    // Mountains.
+    s.push_str(
+        "<g class=\"mountains\" fill=\"#8b7d6b\" stroke=\"#5e5345\" stroke-width=\"0.6\"><title>Mountains</title>",
+    );
+    for (x, y) in &mountains {
+        let _ = write!(s, "<polygon points=\"{}\"/>", hex_points(*x, *y));
+    }
+    s.push_str("</g>");
 
-        let harbour_spot = |id: u64| centres.get(&id).map(|c| anchor(c));
-        let mut s = String::new();
-        let _ = write!(s, "<rect x=\"{vx:.1}\" y=\"{vy:.1}\" width=\"{vw:.1}\" height=\"{vh:.1}\" fill=\"#d6eaf8\"/>");
-
-        // Sea routes under everything.
-        s.push_str(
-            "<g class=\"sea-routes\" stroke=\"#5d8aa8\" stroke-width=\"1.2\" stroke-dasharray=\"3 3\" fill=\"none\">",
+    // Areas: cells, then what stands on them.
+    for a in seen.map_areas() {
+        let Some(id) = a["id"].as_u64() else { continue };
+        let kind = a["kind"].as_str().unwrap_or("");
+        let st = seen.state_of(id);
+        let owner = seen.owner(id);
+        let home_of = a["colour"].as_str();
+        let fill = match home_of {
+            Some(c) if kind == "home" => clan_paint(c),
+            _ => kind_paint(kind),
+        };
+        let mut title = format!("{} {id}: {}", a["name"].as_str().unwrap_or(""), kind_words(kind));
+        if let Some(c) = home_of {
+            let _ = write!(title, ", home of {c}");
+        }
+        if let Some(o) = owner {
+            let _ = write!(title, ", held by {} with {} disk(s)", seen.who(o), st["disks"]);
+        }
+        let axes = st["axes"].as_u64().unwrap_or(0);
+        if axes > 0 {
+            let _ = write!(title, ", {axes} axe(s)");
+        }
+        if a["harbour"] == true {
+            title.push_str(", harbour");
+        }
+        let owner_attr = owner.map(|o| format!(" data-owner=\"{o}\"")).unwrap_or_default();
+        let _ = write!(
+            s,
+            "<g class=\"area\" data-area=\"area-{id}\"{owner_attr} data-kind=\"{}\"><title>{}</title>",
+            esc(kind),
+            esc(&title)
         );
-        for (a, b) in pairs(&seen.board()["sea_routes"]) {
-            if let (Some(p), Some(q)) = (ocean_at.get(&a), ocean_at.get(&b)) {
-                let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
-            }
-        }
-        for (area, ocean) in pairs(&seen.board()["harbour_routes"]) {
-            if let (Some(p), Some(q)) = (harbour_spot(area), ocean_at.get(&ocean)) {
-                let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
-            }
-        }
-        s.push_str("</g>");
-
-        // Mountains.
-        s.push_str(
-            "<g class=\"mountains\" fill=\"#8b7d6b\" stroke=\"#5e5345\" stroke-width=\"0.6\"><title>Mountains</title>",
-        );
-        for (x, y) in &mountains {
-            let _ = write!(s, "<polygon points=\"{}\"/>", hex_points(*x, *y));
-        }
-        s.push_str("</g>");
-
-        // Areas: cells, then what stands on them.
-        for a in seen.map_areas() {
-            let Some(id) = a["id"].as_u64() else { continue };
-            let kind = a["kind"].as_str().unwrap_or("");
-            let st = seen.state_of(id);
-            let owner = seen.owner(id);
-            let home_of = a["colour"].as_str();
-            let fill = match home_of {
-                Some(c) if kind == "home" => clan_paint(c),
-                _ => kind_paint(kind),
-            };
-            let mut title = format!("{} {id}: {}", a["name"].as_str().unwrap_or(""), kind_words(kind));
-            if let Some(c) = home_of {
-                let _ = write!(title, ", home of {c}");
-            }
-            if let Some(o) = owner {
-                let _ = write!(title, ", held by {} with {} disk(s)", seen.who(o), st["disks"]);
-            }
-            let axes = st["axes"].as_u64().unwrap_or(0);
-            if axes > 0 {
-                let _ = write!(title, ", {axes} axe(s)");
-            }
-            if a["harbour"] == true {
-                title.push_str(", harbour");
-            }
-            let owner_attr = owner.map(|o| format!(" data-owner=\"{o}\"")).unwrap_or_default();
+        let opacity = if kind == "home" { "0.45" } else { "1" };
+        for c in a["cells"].as_array().into_iter().flatten().filter_map(cell_of) {
+            let (x, y) = centre(c.0, c.1);
             let _ = write!(
-                s,
-                "<g class=\"area\" data-area=\"area-{id}\"{owner_attr} data-kind=\"{}\"><title>{}</title>",
-                esc(kind),
-                esc(&title)
-            );
-            let opacity = if kind == "home" { "0.45" } else { "1" };
-            for c in a["cells"].as_array().into_iter().flatten().filter_map(cell_of) {
-                let (x, y) = centre(c.0, c.1);
-                let _ = write!(
                     s,
                     "<polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{opacity}\" stroke=\"{fill}\" stroke-width=\"0.8\"/>",
                     hex_points(x, y)
                 );
-            }
-            let (cx, cy) = anchor(centres.get(&id).map_or(&[][..], Vec::as_slice));
+        }
+        let (cx, cy) = anchor(centres.get(&id).map_or(&[][..], Vec::as_slice));
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">{id}</text>",
+            cx,
+            cy - S * 0.55
+        );
+        if let Some(o) = owner {
+            let paint = clan_paint(seen.clan(o));
             let _ = write!(
-                s,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">{id}</text>",
-                cx,
-                cy - S * 0.55
-            );
-            if let Some(o) = owner {
-                let paint = clan_paint(seen.clan(o));
-                let _ = write!(
                     s,
                     "<circle class=\"disks\" cx=\"{cx:.1}\" cy=\"{:.1}\" r=\"6.5\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"1\"/>\
 <text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\" fill=\"#fff\" font-weight=\"bold\">{}</text>",
@@ -332,9 +329,9 @@ impl BoardRenderer for Bardagi {
                     cy + 4.8,
                     st["disks"]
                 );
-            }
-            if axes > 0 {
-                let _ = write!(
+        }
+        if axes > 0 {
+            let _ = write!(
                     s,
                     "<g class=\"axes\"><rect x=\"{:.1}\" y=\"{:.1}\" width=\"11\" height=\"9\" rx=\"1.5\" fill=\"#4a2c2a\"/>\
 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"7\" text-anchor=\"middle\" fill=\"#fff\">⚒{axes}</text></g>",
@@ -343,85 +340,85 @@ impl BoardRenderer for Bardagi {
                     cx + 11.5,
                     cy + 3.0
                 );
-            }
-            for (i, rune) in st["runes"].as_array().into_iter().flatten().filter_map(Value::as_str).enumerate() {
-                let (mark, name) = rune_mark(rune);
-                let (rx, ry) = (cx - 10.0 - 8.0 * i as f64, cy - 2.0);
-                let _ = write!(
+        }
+        for (i, rune) in st["runes"].as_array().into_iter().flatten().filter_map(Value::as_str).enumerate() {
+            let (mark, name) = rune_mark(rune);
+            let (rx, ry) = (cx - 10.0 - 8.0 * i as f64, cy - 2.0);
+            let _ = write!(
                     s,
                     "<g class=\"rune\"><title>{name} rune</title><circle cx=\"{rx:.1}\" cy=\"{ry:.1}\" r=\"3.8\" fill=\"#fdfaf0\" stroke=\"#6c3483\" stroke-width=\"0.8\"/>\
 <text x=\"{rx:.1}\" y=\"{:.1}\" font-size=\"5.5\" text-anchor=\"middle\" fill=\"#6c3483\">{mark}</text></g>",
                     ry + 2.0
                 );
-            }
-            if a["harbour"] == true {
-                let (hx, hy) = (cx, cy + S * 0.75);
-                let _ = write!(
+        }
+        if a["harbour"] == true {
+            let (hx, hy) = (cx, cy + S * 0.75);
+            let _ = write!(
                     s,
                     "<g class=\"harbour\"><title>Harbour</title><circle cx=\"{hx:.1}\" cy=\"{hy:.1}\" r=\"3.5\" fill=\"#1b4f72\"/>\
 <text x=\"{hx:.1}\" y=\"{:.1}\" font-size=\"5\" text-anchor=\"middle\" fill=\"#fff\">H</text></g>",
                     hy + 1.8
                 );
-            }
-            s.push_str("</g>");
         }
+        s.push_str("</g>");
+    }
 
-        // Rivers and bridges on the shared edges.
-        let bridges = pairs(&seen.board()["bridges"]);
-        for (a, b) in pairs(&seen.board()["rivers"]) {
-            let bridged = bridges.iter().any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b));
+    // Rivers and bridges on the shared edges.
+    let bridges = pairs(&seen.board()["bridges"]);
+    for (a, b) in pairs(&seen.board()["rivers"]) {
+        let bridged = bridges.iter().any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b));
+        let _ = write!(
+            s,
+            "<g class=\"river\"><title>River between {a} and {b}{}</title>",
+            if bridged { ", with a bridge" } else { "" }
+        );
+        let edges = shared_edges(a, b, &owner_of);
+        for (p, q) in &edges {
             let _ = write!(
-                s,
-                "<g class=\"river\"><title>River between {a} and {b}{}</title>",
-                if bridged { ", with a bridge" } else { "" }
-            );
-            let edges = shared_edges(a, b, &owner_of);
-            for (p, q) in &edges {
-                let _ = write!(
                     s,
                     "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#2e86c1\" stroke-width=\"3\" stroke-linecap=\"round\"/>",
                     p.0, p.1, q.0, q.1
                 );
-            }
-            if let (true, Some((p, q))) = (bridged, edges.get(edges.len() / 2)) {
-                let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
-                let _ = write!(
+        }
+        if let (true, Some((p, q))) = (bridged, edges.get(edges.len() / 2)) {
+            let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
+            let _ = write!(
                     s,
                     "<rect class=\"bridge\" x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"#8e5b2e\" stroke=\"#fff\" stroke-width=\"0.6\"/>",
                     mx - 4.0,
                     my - 4.0
                 );
-            }
-            s.push_str("</g>");
         }
+        s.push_str("</g>");
+    }
 
-        // Ocean squares.
-        for (id, (x, y)) in &oceans {
-            let _ = write!(
-                s,
-                "<g class=\"ocean\" data-ocean=\"{id}\"><title>Ocean square {id}</title>\
+    // Ocean squares.
+    for (id, (x, y)) in &oceans {
+        let _ = write!(
+            s,
+            "<g class=\"ocean\" data-ocean=\"{id}\"><title>Ocean square {id}</title>\
 <rect x=\"{:.1}\" y=\"{:.1}\" width=\"14\" height=\"14\" fill=\"#aed6f1\" stroke=\"#1b4f72\" stroke-width=\"0.8\"/>\
 <text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"6\" text-anchor=\"middle\" fill=\"#1b4f72\">{id}</text></g>",
-                x - 7.0,
-                y - 7.0,
-                y + 2.0
-            );
-        }
+            x - 7.0,
+            y - 7.0,
+            y + 2.0
+        );
+    }
 
-        // Units and Knerrir of each clan.
-        let players = view["players"].as_array().cloned().unwrap_or_default();
-        for (seat, p) in players.iter().enumerate() {
-            let seat = seat as u8;
-            let paint = clan_paint(seen.clan(seat));
-            let who = seen.who(seat);
-            if let Some(units) = p["units"].as_object() {
-                for (i, (unit, at)) in units.iter().enumerate() {
-                    let (mark, name) = unit_mark(unit);
-                    let Some(area) = at.get("area").and_then(Value::as_u64) else { continue };
-                    let Some(cells) = centres.get(&area) else { continue };
-                    let (cx, cy) = anchor(cells);
-                    let (ux, uy) = (cx - 9.0 + 7.0 * i as f64 + (seat as f64) * 1.5, cy + S * 0.55 + seat as f64 * 1.5);
-                    let _ = write!(
+    // Units and Knerrir of each clan.
+    let players = view["players"].as_array().cloned().unwrap_or_default();
+    for (seat, p) in players.iter().enumerate() {
+        let seat = seat as u8;
+        let paint = clan_paint(seen.clan(seat));
+        let who = seen.who(seat);
+        if let Some(units) = p["units"].as_object() {
+            for (i, (unit, at)) in units.iter().enumerate() {
+                let (mark, name) = unit_mark(unit);
+                let Some(area) = at.get("area").and_then(Value::as_u64) else { continue };
+                let Some(cells) = centres.get(&area) else { continue };
+                let (cx, cy) = anchor(cells);
+                let (ux, uy) = (cx - 9.0 + 7.0 * i as f64 + (seat as f64) * 1.5, cy + S * 0.55 + seat as f64 * 1.5);
+                let _ = write!(
                         s,
                         "<g class=\"unit\" data-unit=\"{unit}\" data-seat=\"{seat}\"><title>{} of {}, on area {area}</title>\
 <rect x=\"{:.1}\" y=\"{:.1}\" width=\"7\" height=\"7\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"0.6\"/>\
@@ -432,32 +429,32 @@ impl BoardRenderer for Bardagi {
                         uy - 3.5,
                         uy + 2.0
                     );
-                }
-            }
-            let ship = &p["knerrir"];
-            let spot = match (ship.get("ocean").and_then(Value::as_u64), ship.get("harbour").and_then(Value::as_u64)) {
-                (Some(o), _) => ocean_at.get(&o).copied().map(|c| (c, format!("ocean square {o}"))),
-                (_, Some(h)) => harbour_spot(h).map(|(x, y)| ((x, y + S * 0.75), format!("the harbour of area {h}"))),
-                _ => None,
-            };
-            if let Some(((x, y), place)) = spot {
-                let (x, y) = (x + seat as f64 * 2.0, y - 3.0);
-                let _ = write!(
-                    s,
-                    "<g class=\"knerrir\" data-seat=\"{seat}\"><title>Knerrir of {} at {place}</title>\
-<path d=\"M{:.1},{:.1} h14 l-3,5 h-8 z\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"0.6\"/>\
-<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{paint}\" stroke-width=\"1\"/></g>",
-                    esc(&who),
-                    x - 7.0,
-                    y,
-                    y,
-                    y - 7.0
-                );
             }
         }
+        let ship = &p["knerrir"];
+        let spot = match (ship.get("ocean").and_then(Value::as_u64), ship.get("harbour").and_then(Value::as_u64)) {
+            (Some(o), _) => ocean_at.get(&o).copied().map(|c| (c, format!("ocean square {o}"))),
+            (_, Some(h)) => harbour_spot(h).map(|(x, y)| ((x, y + S * 0.75), format!("the harbour of area {h}"))),
+            _ => None,
+        };
+        if let Some(((x, y), place)) = spot {
+            let (x, y) = (x + seat as f64 * 2.0, y - 3.0);
+            let _ = write!(
+                s,
+                "<g class=\"knerrir\" data-seat=\"{seat}\"><title>Knerrir of {} at {place}</title>\
+<path d=\"M{:.1},{:.1} h14 l-3,5 h-8 z\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"0.6\"/>\
+<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{paint}\" stroke-width=\"1\"/></g>",
+                esc(&who),
+                x - 7.0,
+                y,
+                y,
+                y - 7.0
+            );
+        }
+    }
 
-        let name = seen.board()["name"].as_str().unwrap_or("Bardagi");
-        let desc = format!(
+    let name = seen.board()["name"].as_str().unwrap_or("Bardagi");
+    let desc = format!(
             "The {name} board: {} areas, {} ocean squares. Round {} of {}, phase {}. The tables below tell the same in words.",
             seen.map_areas().len(),
             oceans.len(),
@@ -465,56 +462,51 @@ impl BoardRenderer for Bardagi {
             view["rounds"],
             view["phase"].as_str().unwrap_or("?")
         );
-        Some(format!(
+    Some(format!(
             "<svg class=\"board\" viewBox=\"{vx:.1} {vy:.1} {vw:.1} {vh:.1}\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
 xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
 <title id=\"board-title\">Bardagi, the {} board</title><desc id=\"board-desc\">{}</desc>{s}</svg>",
             esc(name),
             esc(&desc)
         ))
-    }
+}
 
-    fn seat_class(&self, view: &Value, seat: u8) -> Option<String> {
-        let c = view["players"][seat as usize]["colour"].as_str()?;
-        matches!(c, "red" | "yellow" | "blue" | "green" | "black").then(|| format!("clan-{c}"))
-    }
+pub fn seat_class(view: &Value, seat: u8) -> Option<String> {
+    let c = view["players"][seat as usize]["colour"].as_str()?;
+    matches!(c, "red" | "yellow" | "blue" | "green" | "black").then(|| format!("clan-{c}"))
+}
 
-    fn text(&self, view: &Value, seats: &[String]) -> Option<String> {
-        let seen = Seen { view, seats };
-        if seen.map_areas().is_empty() {
-            return None;
-        }
-        let mut units_on: HashMap<u64, Vec<String>> = HashMap::new();
-        for (seat, p) in view["players"].as_array().into_iter().flatten().enumerate() {
-            for (unit, at) in p["units"].as_object().into_iter().flatten() {
-                if let Some(a) = at.get("area").and_then(Value::as_u64) {
-                    units_on.entry(a).or_default().push(format!("{} of {}", unit_mark(unit).1, seen.who(seat as u8)));
-                }
+pub fn text(view: &Value, seats: &[String]) -> Option<String> {
+    let seen = Seen { view, seats };
+    if seen.map_areas().is_empty() {
+        return None;
+    }
+    let mut units_on: HashMap<u64, Vec<String>> = HashMap::new();
+    for (seat, p) in view["players"].as_array().into_iter().flatten().enumerate() {
+        for (unit, at) in p["units"].as_object().into_iter().flatten() {
+            if let Some(a) = at.get("area").and_then(Value::as_u64) {
+                units_on.entry(a).or_default().push(format!("{} of {}", unit_mark(unit).1, seen.who(seat as u8)));
             }
         }
-        let mut h = String::from(
-            "<div class=\"view-text\"><table class=\"view-areas\"><caption>Areas</caption><thead><tr>\
+    }
+    let mut h = String::from(
+        "<div class=\"view-text\"><table class=\"view-areas\"><caption>Areas</caption><thead><tr>\
 <th scope=\"col\">Area</th><th scope=\"col\">Kind</th><th scope=\"col\">Held by</th><th scope=\"col\">Disks</th>\
 <th scope=\"col\">Axes</th><th scope=\"col\">Runes</th><th scope=\"col\">Units</th></tr></thead><tbody>",
-        );
-        for a in seen.map_areas() {
-            let Some(id) = a["id"].as_u64() else { continue };
-            let st = seen.state_of(id);
-            let mut kind = kind_words(a["kind"].as_str().unwrap_or(""));
-            if let Some(c) = a["colour"].as_str() {
-                let _ = write!(kind, " ({c})");
-            }
-            if a["harbour"] == true {
-                kind.push_str(", harbour");
-            }
-            let runes: Vec<&str> = st["runes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(|r| rune_mark(r).1)
-                .collect();
-            let _ = write!(
+    );
+    for a in seen.map_areas() {
+        let Some(id) = a["id"].as_u64() else { continue };
+        let st = seen.state_of(id);
+        let mut kind = kind_words(a["kind"].as_str().unwrap_or(""));
+        if let Some(c) = a["colour"].as_str() {
+            let _ = write!(kind, " ({c})");
+        }
+        if a["harbour"] == true {
+            kind.push_str(", harbour");
+        }
+        let runes: Vec<&str> =
+            st["runes"].as_array().into_iter().flatten().filter_map(Value::as_str).map(|r| rune_mark(r).1).collect();
+        let _ = write!(
                 h,
                 "<tr data-area-row=\"{id}\"><th scope=\"row\">{id} {}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(a["name"].as_str().unwrap_or("")),
@@ -525,21 +517,20 @@ xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
                 esc(&if runes.is_empty() { "—".to_owned() } else { runes.join(", ") }),
                 esc(&units_on.get(&id).map_or("—".to_owned(), |u| u.join(", "))),
             );
-        }
-        h.push_str("</tbody></table>");
-        // Everything else of the view but the map's raw cells and the areas.
-        let mut rest = Map::new();
-        if let Some(o) = view.as_object() {
-            for (k, v) in o {
-                if k != "board" && k != "areas" {
-                    rest.insert(k.clone(), v.clone());
-                }
+    }
+    h.push_str("</tbody></table>");
+    // Everything else of the view but the map's raw cells and the areas.
+    let mut rest = Map::new();
+    if let Some(o) = view.as_object() {
+        for (k, v) in o {
+            if k != "board" && k != "areas" {
+                rest.insert(k.clone(), v.clone());
             }
         }
-        h.push_str(&generic::html(&Value::Object(rest), seats));
-        h.push_str("</div>");
-        Some(h)
     }
+    h.push_str(&generic_html(&Value::Object(rest), seats));
+    h.push_str("</div>");
+    Some(h)
 }
 
 #[cfg(test)]
@@ -578,7 +569,7 @@ mod tests {
     fn every_piece_of_a_small_board_is_drawn_and_told() {
         let names = vec!["Ása".to_owned(), "<Bo>".to_owned()];
         let v = view();
-        let svg = Bardagi.svg(&v, &names).unwrap();
+        let svg = svg(&v, &names).unwrap();
         assert_eq!(svg.matches("data-area=\"area-0\"").count(), 1);
         assert!(svg.contains("data-area=\"area-1\" data-owner=\"1\""));
         assert!(!svg.contains("data-area=\"area-0\" data-owner"));
@@ -593,9 +584,9 @@ mod tests {
         assert_eq!(svg.matches("stroke=\"#2e86c1\"").count(), 3, "the river on each of the three shared edges");
         assert_eq!(svg.matches("data-ocean=").count(), 1);
         assert!(!svg.contains("<Bo>"), "names are escaped");
-        let text = Bardagi.text(&v, &names).unwrap();
+        let text = text(&v, &names).unwrap();
         assert!(text.contains("<th scope=\"row\">1 Forest 1</th><td>forest</td><td>&lt;Bo&gt; (yellow)</td><td>2</td><td>1</td><td>Divine, Defence</td>"));
         assert!(!text.contains("cells"));
-        assert_eq!(Bardagi.seat_class(&v, 1).as_deref(), Some("clan-yellow"));
+        assert_eq!(seat_class(&v, 1).as_deref(), Some("clan-yellow"));
     }
 }

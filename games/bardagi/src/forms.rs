@@ -8,7 +8,14 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::forms::Form;
+use runestone_engine::present::{Forms, FormsInput, Posted};
+
+/// The `build` names of the plan picker and the standing orders forms.
+pub const PLAN: &str = "bardagi-plan";
+pub const ORDERS: &str = "bardagi-orders";
+
+/// The page template of the forms (minijinja markup).
+const TEMPLATE: &str = include_str!("forms.html");
 
 /// The card types, as the `Hand` JSON names them, and in words.
 const CARDS: [(&str, &str); 4] =
@@ -220,7 +227,12 @@ fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
 
 /// The forms of `me` for this position: `plan` (or null), `turn` (or
 /// null) and `orders`, with what a failed form posted (`entered`) kept.
-pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: &BTreeMap<String, String>) -> Value {
+pub fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+    let data = forms_data(input.legal, input.labels, input.view, input.seat, input.entered);
+    Some(Forms { template: TEMPLATE, data })
+}
+
+fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: &BTreeMap<String, String>) -> Value {
     let mine = &view["players"][me as usize];
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
@@ -242,7 +254,7 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
             .iter()
             .map(|(k, name)| {
                 let bot = suggested["hand"][*k].as_u64().unwrap_or(0).to_string();
-                let value = if again("bardagi-plan") {
+                let value = if again(PLAN) {
                     entered.get(&format!("hand.{k}")).cloned().unwrap_or_default()
                 } else if let Some(h) = chosen {
                     h[*k].as_u64().unwrap_or(0).to_string()
@@ -279,7 +291,7 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
     let mut end_turn = Value::Null;
     let mut any_step = false;
     for (i, c) in legal.iter().enumerate() {
-        let label = labels.get(i).cloned().unwrap_or_else(|| super::forms::label(c));
+        let label = labels.get(i).cloned().unwrap_or_else(|| c["type"].as_str().unwrap_or("command").to_owned());
         match c["type"].as_str().unwrap_or_default() {
             "Plan" | "SetOrders" => {}
             "PlayTurn" => {
@@ -342,7 +354,7 @@ pub fn forms(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: 
     json!({
         "plan": plan,
         "turn": turn,
-        "orders": orders_form(view, mine, if again("bardagi-orders") { Some(entered) } else { None }),
+        "orders": orders_form(view, mine, if again(ORDERS) { Some(entered) } else { None }),
     })
 }
 
@@ -433,7 +445,7 @@ fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, Str
 }
 
 /// The `Plan` command of the plan picker. The total is the rules' to judge.
-pub fn plan_command(form: &Form) -> Result<Value, String> {
+pub fn plan_command(form: &Posted) -> Result<Value, String> {
     let mut hand = Map::new();
     for (k, name) in CARDS {
         let raw = form.get(&format!("hand.{k}")).unwrap_or_default().trim();
@@ -449,7 +461,7 @@ pub fn plan_command(form: &Form) -> Result<Value, String> {
 
 /// The `SetOrders` command of the standing orders form; area names are
 /// read against the view's board.
-pub fn orders_command(form: &Form, view: &Value) -> Result<Value, String> {
+pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
     let choice = |k: &str, other: &str| -> Result<Value, String> {
         match form.get(&format!("orders.{k}")).unwrap_or("auto") {
             v @ ("auto" | "other" | "meat") => Ok(json!(v)),
@@ -531,8 +543,8 @@ pub fn orders_command(form: &Form, view: &Value) -> Result<Value, String> {
 mod tests {
     use super::*;
 
-    fn form(pairs: &[(&str, &str)]) -> Form {
-        Form::from(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>())
+    fn form(pairs: &[(&str, &str)]) -> Posted {
+        Posted::from(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>())
     }
 
     #[test]
@@ -550,7 +562,7 @@ mod tests {
     fn the_picker_takes_the_sizes_from_the_legal_plans_and_starts_from_the_bots() {
         let view = json!({"players": [{"orders": {}}]});
         let legal = [hand(1, 1, 2, 2), hand(6, 0, 0, 0), hand(4, 4, 0, 0)];
-        let f = forms(&legal, &[], &view, 0, &BTreeMap::new());
+        let f = forms_data(&legal, &[], &view, 0, &BTreeMap::new());
         assert_eq!(f["plan"]["size"], "6 to 8");
         assert_eq!(f["plan"]["cards"][3]["value"], "2", "the bot's plan");
         assert!(f["turn"].is_null());
@@ -558,7 +570,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let f = forms(&legal, &[], &view, 0, &typed);
+        let f = forms_data(&legal, &[], &view, 0, &typed);
         assert_eq!(f["plan"]["cards"][0]["value"], "5", "what was typed");
         assert_eq!(f["plan"]["cards"][1]["value"], "");
     }
@@ -584,7 +596,7 @@ mod tests {
             ["a whole turn", "set standing orders", "Berserkur moves to Forest 7", "Godi converts Home", "exchange"]
                 .map(String::from)
                 .to_vec();
-        let f = forms(&legal, &labels, &view, 0, &BTreeMap::new());
+        let f = forms_data(&legal, &labels, &view, 0, &BTreeMap::new());
         let t = &f["turn"];
         assert_eq!(t["suggestion"]["words"], "Berserkur to Forest 7, Berserkur attacks Forest 7");
         assert!(!t["suggestion"]["json"].as_str().unwrap().contains("SetOrders"));

@@ -19,19 +19,23 @@ pub mod board;
 pub mod bot;
 pub mod build;
 pub mod claim;
+mod drawing;
+mod forms;
 pub mod planning;
 pub mod scoring;
 pub mod setup;
 pub mod state;
-mod view;
+pub mod view;
 
 #[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use crate::rng::GameRng;
+use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::rng::GameRng;
+use serde_json::Value;
 
 use state::{apply, Good, Orders, Phase, RuneKind};
 pub use state::{Command, Event, State};
@@ -40,13 +44,13 @@ pub use state::{Command, Event, State};
 pub struct Bardagi;
 
 /// Game options.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The built-in board: "summer" (2-5 players) or "winter" (2-3 players).
     #[serde(default = "summer")]
     pub board: String,
-    /// A whole board as TOML text (see `maps/summer.toml`); replaces `board`.
+    /// A whole board as TOML text (see `data/maps/summer.toml`); replaces `board`.
     #[serde(default)]
     pub custom_board: Option<String>,
     /// The easier variant: each clan chooses its cards at the start of its own turn.
@@ -218,15 +222,15 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
         Command::SetOrders { orders } => planning::set_orders(cx, seat, orders),
         Command::PlayTurn { steps } => {
             if cx.s.phase != Phase::Action || cx.s.current != seat {
-                crate::reject!("it is not your turn");
+                runestone_engine::reject!("it is not your turn");
             }
             let mut ended = false;
             for (i, st) in steps.iter().enumerate() {
                 if ended {
-                    crate::reject!("step {}: the turn already ended at step {i}", i + 1);
+                    runestone_engine::reject!("step {}: the turn already ended at step {i}", i + 1);
                 }
                 if matches!(st, Command::PlayTurn { .. }) {
-                    crate::reject!("step {}: a turn cannot contain another turn", i + 1);
+                    runestone_engine::reject!("step {}: a turn cannot contain another turn", i + 1);
                 }
                 let what = describe_command(&cx.s, seat, st);
                 run(cx, seat, st).map_err(|e| RuleError::new(format!("step {} ({what}): {}", i + 1, e.message)))?;
@@ -290,7 +294,7 @@ impl Game for Bardagi {
 
     fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
         if s.phase == Phase::Over || s.phase == Phase::Setup {
-            crate::reject!("the game is not running");
+            runestone_engine::reject!("the game is not running");
         }
         let mut cx = Ctx::new(s.clone(), rng);
         run(&mut cx, seat, c)?;
@@ -302,7 +306,7 @@ impl Game for Bardagi {
     }
 
     fn view(s: &State, viewer: Viewer) -> serde_json::Value {
-        view::view(s, viewer)
+        serde_json::to_value(view::view(s, viewer)).expect("a view is JSON")
     }
 
     fn pending(s: &State) -> Vec<Pending> {
@@ -359,6 +363,40 @@ impl Game for Bardagi {
 
     fn describe(s: &State, e: &Event, names: &[String]) -> String {
         view::describe(s, e, names)
+    }
+}
+
+impl Present for Bardagi {
+    fn schemas() -> Schemas {
+        schemas_of::<Bardagi, view::View>()
+    }
+
+    fn svg(view: &Value, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn text(view: &Value, seats: &[String]) -> Option<String> {
+        drawing::text(view, seats)
+    }
+
+    fn seat_class(view: &Value, seat: Seat) -> Option<String> {
+        drawing::seat_class(view, seat)
+    }
+
+    fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+        forms::forms(input)
+    }
+
+    fn command_of_form(build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+        match build {
+            forms::PLAN => Some(forms::plan_command(posted)),
+            forms::ORDERS => Some(forms::orders_command(posted, view)),
+            _ => None,
+        }
     }
 }
 

@@ -9,8 +9,8 @@
 use super::build::Effect;
 use super::state::{Card, Command, Event, Hand, Orders, Phase};
 use super::{build, claim, scoring, Ctx, State};
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// Cards in a round's hand: 6, or 8 from round 5 with the advanced option.
 pub fn hand_size(s: &State, round: u8) -> u8 {

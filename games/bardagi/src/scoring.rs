@@ -9,7 +9,7 @@
 use super::board::AreaKind;
 use super::state::{Event, Phase, State};
 use super::Ctx;
-use crate::game::{Outcome, Seat};
+use runestone_engine::game::{Outcome, Seat};
 
 /// Gold from `b` basic and `m` mine goods: 8 basic give 3, 4 give 1; 4 mine
 /// give 3, 2 give 1; basic may first become mine goods (2 for 1) and mine

@@ -9,9 +9,9 @@ use super::board::{BoardRef, Colour};
 use super::build::{display, TILES};
 use super::state::{Building, Event};
 use super::{planning, Ctx, Options, State};
-use crate::game::{Emit, RuleError};
-use crate::reject;
-use crate::rng::GameRng;
+use runestone_engine::game::{Emit, RuleError};
+use runestone_engine::reject;
+use runestone_engine::rng::GameRng;
 
 /// Rounds by player count. The rulebook gives "7 to 10 rounds depending on
 /// the number of players" on a spiral track it does not spell out; fewer

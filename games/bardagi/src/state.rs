@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{AreaId, BoardRef, Colour, SeaNode};
 use super::build::{tile, Effect, TILES};
-use crate::game::Seat;
+use runestone_engine::game::Seat;
 
 /// A card type; each clan has six of each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Card {
     /// The warrior.
@@ -37,7 +37,7 @@ impl Card {
 }
 
 /// A land unit (figure) of a clan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// The warrior.
@@ -73,7 +73,7 @@ impl Unit {
 }
 
 /// A unit building on the player board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Building {
     /// The Berserkur building.
@@ -102,7 +102,7 @@ impl Building {
 }
 
 /// A wooden good. The first four are basic goods, stone and iron mine goods.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Good {
     /// From forests.
@@ -137,7 +137,7 @@ impl Good {
 }
 
 /// A rune type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RuneKind {
     /// On own area: +1 resource.
@@ -183,7 +183,7 @@ impl RuneKind {
 }
 
 /// Cards by type: a hand, or cards played.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hand {
     #[serde(default)]
     pub berserkur: u8,
@@ -231,7 +231,7 @@ impl Hand {
 }
 
 /// Where a land unit is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Loc {
     /// On an area.
@@ -249,7 +249,7 @@ impl Default for Loc {
 }
 
 /// Where the Knerrir is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ShipLoc {
     /// On the player board's harbour: free to be activated at any harbour.
@@ -260,7 +260,7 @@ pub enum ShipLoc {
 }
 
 /// Which of the meat-or-other goods to take from sheep or cattle areas.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GoodChoice {
     /// Whichever of the two the storage holds fewer of.
@@ -274,7 +274,7 @@ pub enum GoodChoice {
 
 /// One wish of a conditional build order: an upgrade effect on a building,
 /// optionally replacing an owned tile (discard and replace, no glory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BuildWish {
     pub building: Building,
     pub effect: Effect,
@@ -283,7 +283,7 @@ pub struct BuildWish {
 }
 
 /// Where axes are placed during the Claim phase.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "mode", content = "areas")]
 pub enum AxeOrder {
     /// On own villages, gold mines and areas next to other clans, one each.
@@ -297,7 +297,7 @@ pub enum AxeOrder {
 
 /// Standing orders: the Claim phase and Build phase resolve from these
 /// without asking, so a round needs only a plan and a turn from each seat.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Orders {
     #[serde(default)]
     pub sheep: GoodChoice,
@@ -317,7 +317,7 @@ pub struct Orders {
 }
 
 /// A disk transfer of the Berserkur rearrange action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DiskSpot {
     /// On an area.
@@ -329,7 +329,7 @@ pub enum DiskSpot {
 }
 
 /// Move `count` disks from `from` to `to`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiskMove {
     pub from: DiskSpot,
     pub to: DiskSpot,
@@ -337,14 +337,14 @@ pub struct DiskMove {
 }
 
 /// A rune cast on an area.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RuneCast {
     pub rune: RuneKind,
     pub area: AreaId,
 }
 
 /// One exchange by the trade table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "deal", rename_all = "snake_case")]
 pub enum Deal {
     /// 1 for 1 within the basic goods or within the mine goods.
@@ -362,7 +362,7 @@ pub enum Deal {
 }
 
 /// A command. Steps of a turn may be sent one by one or as one `Turn`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum Command {
     /// Choose the round's cards secretly (replaces an earlier plan until all are in).
@@ -430,7 +430,7 @@ fn yes() -> bool {
 }
 
 /// An event: a fact of the game.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type")]
 pub enum Event {
     /// The game was set up: board, colours by seat, rounds, starting player, options, face-up tiles.
@@ -526,7 +526,7 @@ pub enum Event {
 }
 
 /// A clan's position.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Player {
     pub colour: Option<Colour>,
     pub home: AreaId,
@@ -614,7 +614,7 @@ impl Player {
 }
 
 /// An area's position.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AreaState {
     pub owner: Option<Seat>,
     pub disks: u8,
@@ -633,7 +633,7 @@ impl AreaState {
 }
 
 /// The phase of the round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     #[default]
@@ -648,7 +648,7 @@ pub enum Phase {
 }
 
 /// The whole position.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
     pub board: BoardRef,
     pub phase: Phase,

@@ -2,94 +2,225 @@
 //! its runes in hand, its chosen cards until laid down at its turn, and its
 //! standing orders. Public: everything on the board and the player boards.
 
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::board::{AreaId, AreaKind, SeaNode};
-use super::build::tile;
+use super::board::{AreaId, AreaKind, BoardData, Colour, SeaNode};
+use super::build::{tile, Effect};
 use super::goods_words;
-use super::state::{DiskSpot, Event, Loc, Phase, RuneKind, ShipLoc, State, Unit};
-use crate::game::{Seat, Viewer};
+use super::state::{Building, DiskSpot, Event, Hand, Loc, Orders, Phase, RuneKind, ShipLoc, State, Unit};
+use runestone_engine::game::{Seat, Viewer};
 
-fn loc(l: Loc) -> Value {
-    serde_json::to_value(l).unwrap_or(Value::Null)
+/// What one viewer sees of a game of Bardagi (its `view`, as JSON).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct View {
+    /// The board's data: its areas, cells, sea and routes.
+    pub board: BoardData,
+    pub phase: Phase,
+    pub round: u8,
+    pub rounds: u8,
+    /// How many cards each clan chooses this round.
+    pub hand_size: u8,
+    pub starting: Seat,
+    /// The seat whose turn it is, in the action phase.
+    pub current: Option<Seat>,
+    pub options: OptionsView,
+    pub players: Vec<PlayerView>,
+    pub areas: Vec<AreaView>,
+    /// The upgrade tiles face up.
+    pub market: Vec<TileView>,
+    pub pile_tiles: u32,
+    pub rune_pile: u32,
+    pub axe_supply: u8,
+    pub final_glory: Vec<i32>,
+    pub awards: Vec<String>,
+}
+
+/// The options that change how a game plays.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OptionsView {
+    pub easy_cards: bool,
+    pub eight_cards: bool,
+    pub forced_trade: bool,
+}
+
+/// One clan as the viewer may see it (`null` where it is secret).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct PlayerView {
+    pub seat: usize,
+    pub colour: Option<Colour>,
+    pub home: AreaId,
+    pub glory: i32,
+    /// Secret to the clan.
+    pub gold: Option<i32>,
+    pub goods: [u8; 6],
+    pub disks: Buildings,
+    pub capacity: Buildings,
+    pub town: u8,
+    pub supply: u8,
+    pub units: Units,
+    pub knerrir: KnerrirView,
+    pub planned: bool,
+    /// Secret to the clan until its turn lays the cards down.
+    pub hand: Option<Hand>,
+    pub hand_size: u8,
+    pub played: Hand,
+    /// Secret to the clan.
+    pub runes: Option<Vec<RuneCount>>,
+    pub rune_count: u32,
+    pub axes: u8,
+    pub upgrades: Vec<TileView>,
+    /// Secret to the clan.
+    pub orders: Option<Orders>,
+}
+
+/// A number per unit building.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Buildings {
+    pub virki: u8,
+    pub hof: u8,
+    pub verslun: u8,
+}
+
+/// Where each unit stands.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Units {
+    pub berserkur: Loc,
+    pub godi: Loc,
+    pub kaupmadur: Loc,
+}
+
+/// Where the Knerrir is: on the player board, or on the game board.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum KnerrirView {
+    PlayerBoard(OnPlayerBoard),
+    At(SeaNode),
+}
+
+/// The Knerrir waits on the player board.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub enum OnPlayerBoard {
+    #[serde(rename = "player_board")]
+    PlayerBoard,
+}
+
+/// How many runes of a kind a clan holds.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct RuneCount {
+    pub rune: RuneKind,
+    pub count: u8,
+}
+
+/// An upgrade tile.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct TileView {
+    pub tile: u8,
+    pub name: String,
+    pub building: Building,
+    pub level: u8,
+    pub effect: Effect,
+}
+
+/// One area of the board in play.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct AreaView {
+    pub id: usize,
+    pub owner: Option<Seat>,
+    pub disks: u8,
+    pub axes: u8,
+    pub runes: Vec<RuneKind>,
+    pub caster: Option<Seat>,
+}
+
+fn tiles(set: u64) -> Vec<TileView> {
+    (0..64u8)
+        .filter(|t| set & (1u64 << t) != 0)
+        .map(|t| {
+            let x = tile(t);
+            TileView { tile: t, name: x.name.clone(), building: x.building, level: x.level, effect: x.effect }
+        })
+        .collect()
 }
 
 /// The view of `viewer`.
-pub fn view(s: &State, viewer: Viewer) -> Value {
+pub fn view(s: &State, viewer: Viewer) -> View {
     let sees = |seat: usize| match viewer {
         Viewer::Referee => true,
         Viewer::Seat(me) => me as usize == seat,
         Viewer::Public => false,
     } || s.phase == Phase::Over;
-    let players: Vec<Value> = s
+    let players = s
         .players
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let own = sees(i);
             let hand_open = own || (s.phase == Phase::Action && s.current as usize == i && p.planned);
-            json!({
-                "seat": i,
-                "colour": p.colour,
-                "home": p.home,
-                "glory": p.glory,
-                "gold": if own { json!(p.gold) } else { Value::Null },
-                "goods": p.goods,
-                "disks": { "virki": p.disks[0], "hof": p.disks[1], "verslun": p.disks[2] },
-                "capacity": { "virki": p.capacity(super::state::Building::Virki), "hof": p.capacity(super::state::Building::Hof), "verslun": p.capacity(super::state::Building::Verslun) },
-                "town": p.town,
-                "supply": p.supply,
-                "units": { "berserkur": loc(p.units[0]), "godi": loc(p.units[1]), "kaupmadur": loc(p.units[2]) },
-                "knerrir": match p.ship { ShipLoc::Home => json!("player_board"), ShipLoc::At(n) => json!(n) },
-                "planned": p.planned,
-                "hand": if hand_open { json!(p.hand) } else { Value::Null },
-                "hand_size": p.hand.total(),
-                "played": p.played,
-                "runes": if own { json!(RuneKind::ALL.iter().map(|k| json!({"rune": k, "count": p.runes[k.idx()]})).collect::<Vec<_>>()) } else { Value::Null },
-                "rune_count": p.runes.iter().map(|x| *x as u32).sum::<u32>(),
-                "axes": p.axes,
-                "upgrades": (0..64u8).filter(|t| p.upgrades & (1u64 << t) != 0).map(|t| json!({"tile": t, "name": tile(t).name, "building": tile(t).building, "level": tile(t).level, "effect": tile(t).effect})).collect::<Vec<_>>(),
-                "orders": if own { json!(p.orders) } else { Value::Null },
-            })
+            PlayerView {
+                seat: i,
+                colour: p.colour,
+                home: p.home,
+                glory: p.glory,
+                gold: own.then_some(p.gold),
+                goods: p.goods,
+                disks: Buildings { virki: p.disks[0], hof: p.disks[1], verslun: p.disks[2] },
+                capacity: Buildings {
+                    virki: p.capacity(Building::Virki),
+                    hof: p.capacity(Building::Hof),
+                    verslun: p.capacity(Building::Verslun),
+                },
+                town: p.town,
+                supply: p.supply,
+                units: Units { berserkur: p.units[0], godi: p.units[1], kaupmadur: p.units[2] },
+                knerrir: match p.ship {
+                    ShipLoc::Home => KnerrirView::PlayerBoard(OnPlayerBoard::PlayerBoard),
+                    ShipLoc::At(n) => KnerrirView::At(n),
+                },
+                planned: p.planned,
+                hand: hand_open.then_some(p.hand),
+                hand_size: p.hand.total(),
+                played: p.played,
+                runes: own
+                    .then(|| RuneKind::ALL.iter().map(|k| RuneCount { rune: *k, count: p.runes[k.idx()] }).collect()),
+                rune_count: p.runes.iter().map(|x| *x as u32).sum::<u32>(),
+                axes: p.axes,
+                upgrades: tiles(p.upgrades),
+                orders: own.then(|| p.orders.clone()),
+            }
         })
         .collect();
-    let areas: Vec<Value> = s
+    let areas = s
         .areas
         .iter()
         .enumerate()
-        .map(|(i, a)| {
-            json!({
-                "id": i,
-                "owner": a.owner,
-                "disks": a.disks,
-                "axes": a.axes,
-                "runes": RuneKind::ALL.iter().filter(|k| a.has_rune(**k)).collect::<Vec<_>>(),
-                "caster": a.caster,
-            })
+        .map(|(i, a)| AreaView {
+            id: i,
+            owner: a.owner,
+            disks: a.disks,
+            axes: a.axes,
+            runes: RuneKind::ALL.iter().filter(|k| a.has_rune(**k)).copied().collect(),
+            caster: a.caster,
         })
         .collect();
-    let market: Vec<Value> = (0..64u8)
-        .filter(|t| s.market & (1u64 << t) != 0)
-        .map(|t| json!({"tile": t, "name": tile(t).name, "building": tile(t).building, "level": tile(t).level, "effect": tile(t).effect}))
-        .collect();
-    json!({
-        "board": s.board.data,
-        "phase": s.phase,
-        "round": s.round,
-        "rounds": s.rounds,
-        "hand_size": s.hand_size,
-        "starting": s.starting,
-        "current": if s.phase == Phase::Action { json!(s.current) } else { Value::Null },
-        "options": { "easy_cards": s.easy_cards, "eight_cards": s.eight_cards, "forced_trade": s.forced_trade },
-        "players": players,
-        "areas": areas,
-        "market": market,
-        "pile_tiles": s.piles.count_ones(),
-        "rune_pile": s.rune_pile.iter().map(|x| *x as u32).sum::<u32>(),
-        "axe_supply": s.axe_supply,
-        "final_glory": s.final_glory,
-        "awards": s.awards,
-    })
+    View {
+        board: s.board.data.clone(),
+        phase: s.phase,
+        round: s.round,
+        rounds: s.rounds,
+        hand_size: s.hand_size,
+        starting: s.starting,
+        current: (s.phase == Phase::Action).then_some(s.current),
+        options: OptionsView { easy_cards: s.easy_cards, eight_cards: s.eight_cards, forced_trade: s.forced_trade },
+        players,
+        areas,
+        market: tiles(s.market),
+        pile_tiles: s.piles.count_ones(),
+        rune_pile: s.rune_pile.iter().map(|x| *x as u32).sum::<u32>(),
+        axe_supply: s.axe_supply,
+        final_glory: s.final_glory.clone(),
+        awards: s.awards.clone(),
+    }
 }
 
 /// One event in words.

@@ -3,9 +3,7 @@
 
 use serde_json::Value;
 
-use super::{esc, seat_colour, seat_name, Area, BoardRenderer};
-
-pub struct Duel;
+use runestone_engine::present::{esc, seat_colour, seat_name, Area};
 
 fn seats_in(view: &Value) -> usize {
     view["scores"].as_array().map_or(0, Vec::len)
@@ -20,39 +18,38 @@ fn bid_text(b: &Value) -> String {
     }
 }
 
-impl BoardRenderer for Duel {
-    fn areas(&self, view: &Value, _seats: &[String]) -> Vec<Area> {
-        (0..seats_in(view) as u8).map(|s| Area { id: format!("seat-{s}"), owner: Some(s) }).collect()
-    }
+pub fn areas(view: &Value, _seats: &[String]) -> Vec<Area> {
+    (0..seats_in(view) as u8).map(|s| Area { id: format!("seat-{s}"), owner: Some(s) }).collect()
+}
 
-    fn svg(&self, view: &Value, seats: &[String]) -> Option<String> {
-        let n = seats_in(view);
-        if n == 0 {
-            return None;
+pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
+    let n = seats_in(view);
+    if n == 0 {
+        return None;
+    }
+    let (w, pw, gap) = (640.0_f64, 140.0_f64, 16.0_f64);
+    let total = n as f64 * pw + (n as f64 - 1.0) * gap;
+    let x0 = (w - total) / 2.0;
+    let round = view["round"].as_u64().unwrap_or(0) + 1;
+    let rounds = view["rounds"].as_u64().unwrap_or(0);
+    let claimer = view["claimer"].as_u64();
+    let die = view["die"].as_u64();
+    let mut desc = format!("Round {round} of {rounds}. ");
+    let mut s = String::new();
+    for i in 0..n {
+        let seat = i as u8;
+        let name = seat_name(seats, seat);
+        let x = x0 + i as f64 * (pw + gap);
+        let score = &view["scores"][i];
+        let budget = &view["budgets"][i];
+        let bid = bid_text(&view["bids"][i]);
+        let claiming = claimer == Some(i as u64);
+        desc.push_str(&format!("{name}: score {score}, budget {budget}, {bid}"));
+        if claiming {
+            desc.push_str(", won the round and is claiming");
         }
-        let (w, pw, gap) = (640.0_f64, 140.0_f64, 16.0_f64);
-        let total = n as f64 * pw + (n as f64 - 1.0) * gap;
-        let x0 = (w - total) / 2.0;
-        let round = view["round"].as_u64().unwrap_or(0) + 1;
-        let rounds = view["rounds"].as_u64().unwrap_or(0);
-        let claimer = view["claimer"].as_u64();
-        let die = view["die"].as_u64();
-        let mut desc = format!("Round {round} of {rounds}. ");
-        let mut s = String::new();
-        for i in 0..n {
-            let seat = i as u8;
-            let name = seat_name(seats, seat);
-            let x = x0 + i as f64 * (pw + gap);
-            let score = &view["scores"][i];
-            let budget = &view["budgets"][i];
-            let bid = bid_text(&view["bids"][i]);
-            let claiming = claimer == Some(i as u64);
-            desc.push_str(&format!("{name}: score {score}, budget {budget}, {bid}"));
-            if claiming {
-                desc.push_str(", won the round and is claiming");
-            }
-            desc.push_str(". ");
-            s.push_str(&format!(
+        desc.push_str(". ");
+        s.push_str(&format!(
                 "<g class=\"area seat\" data-area=\"seat-{i}\" data-owner=\"{i}\">\
 <rect x=\"{x}\" y=\"20\" width=\"{pw}\" height=\"130\" rx=\"10\" fill=\"{c}\" fill-opacity=\"0.12\" stroke=\"{c}\" stroke-width=\"{sw}\"/>\
 <text x=\"{tx}\" y=\"46\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"{c}\">{name}</text>\
@@ -70,20 +67,19 @@ impl BoardRenderer for Duel {
                     String::new()
                 },
             ));
-        }
-        let die_text = die.map_or("die not rolled".to_owned(), |d| format!("die shows {d}"));
-        desc.push_str(&format!("The {die_text}."));
-        s.push_str(&format!(
+    }
+    let die_text = die.map_or("die not rolled".to_owned(), |d| format!("die shows {d}"));
+    desc.push_str(&format!("The {die_text}."));
+    s.push_str(&format!(
             "<g class=\"die\"><rect x=\"296\" y=\"162\" width=\"48\" height=\"48\" rx=\"8\" fill=\"#fff\" stroke=\"#333\"/>\
 <text x=\"320\" y=\"194\" text-anchor=\"middle\" font-size=\"24\">{}</text></g>\
 <text x=\"20\" y=\"192\">Round {round} of {rounds}</text>",
             die.map_or("–".to_owned(), |d| d.to_string())
         ));
-        Some(format!(
-            "<svg class=\"board\" viewBox=\"0 0 {w} 220\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
+    Some(format!(
+        "<svg class=\"board\" viewBox=\"0 0 {w} 220\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
 xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"15\">\
 <title id=\"board-title\">Duel board</title><desc id=\"board-desc\">{}</desc>{s}</svg>",
-            esc(&desc)
-        ))
-    }
+        esc(&desc)
+    ))
 }

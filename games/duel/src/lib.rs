@@ -3,19 +3,28 @@
 //! (each seat bids from a budget, may change its bid until all have bid), a
 //! random draw (a die decides what the round is worth), a single seat's turn
 //! (the round's winner claims or passes) and an end (after `rounds` rounds).
-//! It is compiled only with the engine's `test-fixture` feature, which the
-//! server enables for its own tests alone.
+//! Its [`Present`] marks it as a fixture, and the server registers it only
+//! when [`HOSTED`] (the `test-fixture` feature, which only the server's
+//! tests enable), so hosts are never offered it.
 
+mod drawing;
+
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use crate::reject;
-use crate::rng::GameRng;
+use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
+use runestone_engine::present::{schemas_of, Area, CommandTemplate, FieldKind, Present, Schemas, TemplateField};
+use runestone_engine::reject;
+use runestone_engine::rng::GameRng;
 
 pub struct Duel;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Whether a server should host Duel: true only in builds with the
+/// `test-fixture` feature (the server's own tests).
+pub const HOSTED: bool = cfg!(feature = "test-fixture");
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DuelOptions {
     #[serde(default = "three")]
@@ -46,7 +55,7 @@ pub struct DuelState {
     pub over: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum DuelCommand {
     /// Bid secretly; replaces an earlier bid of this round.
@@ -60,7 +69,7 @@ pub enum DuelCommand {
     Taunt { text: String },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type")]
 pub enum DuelEvent {
     Started {
@@ -96,6 +105,67 @@ pub enum DuelEvent {
         round: u8,
     },
     Ended,
+}
+
+/// What one viewer sees of a game of Duel.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DuelView {
+    pub round: u8,
+    pub rounds: u8,
+    pub budgets: Vec<u8>,
+    pub scores: Vec<i64>,
+    /// Each seat's bid this round: none yet, its amount (to its own seat,
+    /// or to all once every seat has bid) or "hidden".
+    pub bids: Vec<Option<BidView>>,
+    pub die: Option<u8>,
+    pub claimer: Option<Seat>,
+    pub over: bool,
+}
+
+/// A bid as one viewer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum BidView {
+    Amount(u8),
+    Hidden(Hidden),
+}
+
+/// The mark of a bid the viewer may not see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Hidden {
+    #[serde(rename = "hidden")]
+    Hidden,
+}
+
+impl Present for Duel {
+    fn schemas() -> Schemas {
+        schemas_of::<Duel, DuelView>()
+    }
+
+    fn fixture() -> bool {
+        true
+    }
+
+    fn svg(view: &serde_json::Value, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &serde_json::Value, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn templates(view: &serde_json::Value, seat: Seat) -> Vec<CommandTemplate> {
+        if view["claimer"].as_u64() != Some(seat as u64) || view["over"] == json!(true) {
+            return Vec::new();
+        }
+        vec![CommandTemplate {
+            id: "taunt".into(),
+            label: "Taunt".into(),
+            help: Some("Say something before you claim or pass (it changes nothing, and you may undo it).".into()),
+            base: json!({"type": "Taunt"}),
+            fields: vec![TemplateField { name: "text".into(), label: "What you say".into(), kind: FieldKind::Text }],
+        }]
+    }
 }
 
 impl Game for Duel {
@@ -214,23 +284,30 @@ impl Game for Duel {
     }
 
     fn view(s: &DuelState, viewer: Viewer) -> serde_json::Value {
-        let bids: Vec<serde_json::Value> = s
+        let bids = s
             .bids
             .iter()
             .enumerate()
             .map(|(i, b)| match (b, viewer) {
-                (None, _) => json!(null),
+                (None, _) => None,
                 // Revealed once all have bid.
-                (Some(v), _) if s.claimer.is_some() => json!(v),
-                (Some(v), Viewer::Referee) => json!(v),
-                (Some(v), Viewer::Seat(me)) if me as usize == i => json!(v),
-                (Some(_), _) => json!("hidden"),
+                (Some(v), _) if s.claimer.is_some() => Some(BidView::Amount(*v)),
+                (Some(v), Viewer::Referee) => Some(BidView::Amount(*v)),
+                (Some(v), Viewer::Seat(me)) if me as usize == i => Some(BidView::Amount(*v)),
+                (Some(_), _) => Some(BidView::Hidden(Hidden::Hidden)),
             })
             .collect();
-        json!({
-            "round": s.round, "rounds": s.rounds, "budgets": s.budgets, "scores": s.scores,
-            "bids": bids, "die": s.die, "claimer": s.claimer, "over": s.over,
-        })
+        let view = DuelView {
+            round: s.round,
+            rounds: s.rounds,
+            budgets: s.budgets.clone(),
+            scores: s.scores.clone(),
+            bids,
+            die: s.die,
+            claimer: s.claimer,
+            over: s.over,
+        };
+        serde_json::to_value(view).expect("a view is JSON")
     }
 
     fn pending(s: &DuelState) -> Vec<Pending> {

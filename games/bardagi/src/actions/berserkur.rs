@@ -14,8 +14,8 @@ use super::super::planning::{require_turn, use_card};
 use super::super::state::{DiskMove, DiskSpot, Event, Loc, RuneKind, State, Unit};
 use super::super::Ctx;
 use super::entry_error;
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// Defence of a clan's Berserkur: 4, or 6 with the Champion.
 pub fn berserkur_defence(s: &State, seat: Seat) -> u8 {

@@ -19,8 +19,8 @@ use super::super::planning::{require_turn, use_card};
 use super::super::state::{Event, RuneCast, RuneKind, Unit};
 use super::super::Ctx;
 use super::berserkur::after_takeover;
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// A rune type and how many tokens of it are in the box.
 #[derive(Clone, Debug, Deserialize)]
@@ -49,7 +49,7 @@ pub fn parse_runes(text: &str) -> Result<Vec<RuneSpec>, String> {
 
 /// The rune mix of `runes.toml` (48 tokens).
 pub static RUNES: LazyLock<Vec<RuneSpec>> =
-    LazyLock::new(|| parse_runes(include_str!("../runes.toml")).expect("runes.toml is valid"));
+    LazyLock::new(|| parse_runes(include_str!("../../data/runes.toml")).expect("runes.toml is valid"));
 
 /// Convert the Barbarian area the Godi stands on.
 pub fn convert(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {

@@ -20,8 +20,8 @@ use super::super::state::{Building, Deal, Event, Good, GoodChoice, Loc, Unit};
 use super::super::Ctx;
 use super::berserkur::after_takeover;
 use super::refill_building;
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// Gold the trade table pays for goods sold together (`None`: not a lot the
 /// table buys).

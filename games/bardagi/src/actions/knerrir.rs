@@ -14,8 +14,8 @@ use super::super::planning::{require_turn, use_card};
 use super::super::state::{Card, Event, Loc, RuneKind, ShipLoc, Unit};
 use super::super::Ctx;
 use super::{entry_error, pay_movement};
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// Squares one Knerrir card sails.
 pub fn allowance(cx: &Ctx, seat: Seat) -> u8 {

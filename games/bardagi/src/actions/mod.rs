@@ -21,8 +21,8 @@ use super::build::Effect;
 use super::planning::{require_turn, use_card};
 use super::state::{Building, Event, Loc, State, Unit};
 use super::Ctx;
-use crate::game::{RuleError, Seat};
-use crate::reject;
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::reject;
 
 /// Why an area is closed to a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,12 +1,10 @@
 //! The action phase: moving on land, and each unit's actions ("The game
 //! board", "Berserkur", "Godi", "Kaupmadur", "Knerrir", "Barbarian camp").
 
-use crate::game::{Game, Viewer, Visibility};
-use crate::games::bardagi::board::{Colour, SeaNode};
-use crate::games::bardagi::state::{
-    Building, Command, Deal, DiskMove, DiskSpot, Event, Good, Loc, RuneCast, RuneKind, ShipLoc, Unit,
-};
-use crate::games::bardagi::Bardagi;
+use crate::board::{Colour, SeaNode};
+use crate::state::{Building, Command, Deal, DiskMove, DiskSpot, Event, Good, Loc, RuneCast, RuneKind, ShipLoc, Unit};
+use crate::Bardagi;
+use runestone_engine::game::{Game, Viewer, Visibility};
 
 use super::{mini, Driver};
 
@@ -341,9 +339,9 @@ fn kaupmadur_trades_by_the_table_in_a_village() {
     d.act(blue, &Command::Trade { deals, refill: vec![] }).unwrap();
     assert_eq!(d.state.players[blue as usize].goods, [1, 1, 1, 0, 0, 1]);
     assert_eq!(d.state.players[blue as usize].gold, 1);
-    assert!(crate::games::bardagi::actions::kaupmadur::sell_value(&[Good::Meat; 8]) == Some(3));
-    assert!(crate::games::bardagi::actions::kaupmadur::sell_value(&[Good::Iron, Good::Stone]) == Some(1));
-    assert!(crate::games::bardagi::actions::kaupmadur::sell_value(&[Good::Iron; 4]) == Some(3));
+    assert!(crate::actions::kaupmadur::sell_value(&[Good::Meat; 8]) == Some(3));
+    assert!(crate::actions::kaupmadur::sell_value(&[Good::Iron, Good::Stone]) == Some(1));
+    assert!(crate::actions::kaupmadur::sell_value(&[Good::Iron; 4]) == Some(3));
 }
 
 #[test]
@@ -393,7 +391,7 @@ fn gold_buys_one_mine_good_or_two_basic_goods_and_stays_secret() {
     let e = d.refused(blue, &Command::Trade { deals: bad, refill: vec![] });
     assert!(e.contains("1 gold buys 2 basic goods or 1 mine good"), "{e}");
     let deals = vec![Deal::Buy { get: vec![Good::Iron] }, Deal::Buy { get: vec![Good::Meat, Good::Hide] }];
-    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), 99);
     let cmd = Command::Trade { deals, refill: vec![] };
     let emits = Bardagi::decide(&d.state, blue, &cmd, &mut rng).unwrap();
     d.act(blue, &cmd).unwrap();

@@ -6,8 +6,8 @@
 //! gives 7 glory, 2 timber, 1 stone, 1 iron, meat from cattle, wool from the
 //! new sheep area and 2 gold from the gold mine with the Godi on it.
 
-use crate::games::bardagi::board::{Colour, SeaNode};
-use crate::games::bardagi::state::{Command, Event, Good, GoodChoice, Loc, Orders, ShipLoc, Unit};
+use crate::board::{Colour, SeaNode};
+use crate::state::{Command, Event, Good, GoodChoice, Loc, Orders, ShipLoc, Unit};
 
 use super::mini;
 
@@ -43,8 +43,7 @@ fn the_worked_example_round() {
     assert_eq!(d.state.players[blue as usize].ship, ShipLoc::At(SeaNode::Harbour(3)));
     // Cards 3 and 4: the Kaupmadur goes home and refills Virki for 4 meat.
     d.act(blue, &Command::Move { unit: Unit::Kaupmadur, to: 0 }).unwrap();
-    d.act(blue, &Command::Trade { deals: vec![], refill: vec![crate::games::bardagi::state::Building::Virki] })
-        .unwrap();
+    d.act(blue, &Command::Trade { deals: vec![], refill: vec![crate::state::Building::Virki] }).unwrap();
     assert_eq!(d.state.players[blue as usize].disks[0], 6, "6 new disks on Virki");
     assert_eq!(d.state.players[blue as usize].goods[Good::Meat.idx()], 0);
     // Card 5: the Godi goes to the gold mine through blue's own areas.

@@ -1,10 +1,14 @@
 //! Bardagi hosted by the kernel as the server hosts it: by ruleset id, with
 //! options, commands and events as JSON, folded from a sealed log.
 
-use crate::log::{seal, Actor, Envelope};
-use crate::rng::Seed;
-use crate::table::Table;
-use crate::{registry, Viewer};
+use runestone_engine::log::{seal, Actor, Envelope};
+use runestone_engine::rng::Seed;
+use runestone_engine::table::Table;
+use runestone_engine::{Registry, Viewer};
+
+fn registry() -> Registry {
+    Registry::empty().with::<crate::Bardagi>()
+}
 
 #[test]
 fn a_whole_game_runs_through_the_kernel_by_fallbacks_and_refolds_equal() {

@@ -3,8 +3,8 @@
 
 mod playout;
 
-use crate::game::{Emit, Game, RuleError, Seat};
-use crate::rng::{GameRng, Seed};
+use runestone_engine::game::{Emit, Game, RuleError, Seat};
+use runestone_engine::rng::{GameRng, Seed};
 
 use super::state::{Command, Event, State};
 use super::{Bardagi, Options};

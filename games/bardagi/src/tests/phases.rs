@@ -1,15 +1,15 @@
 //! Planning, the whole-turn command, the Build phase, the Claim phase and
 //! the end of the game.
 
-use crate::game::{Game, Viewer, Visibility};
-use crate::games::bardagi::board::{Colour, SeaNode};
-use crate::games::bardagi::build::{Effect, TILES};
-use crate::games::bardagi::scoring::goods_to_gold;
-use crate::games::bardagi::state::{
+use crate::board::{Colour, SeaNode};
+use crate::build::{Effect, TILES};
+use crate::scoring::goods_to_gold;
+use crate::state::{
     AxeOrder, BuildWish, Building, Card, Command, DiskMove, DiskSpot, Event, Good, GoodChoice, Hand, Loc, Orders,
     Phase, RuneKind, Unit,
 };
-use crate::games::bardagi::{Bardagi, Options};
+use crate::{Bardagi, Options};
+use runestone_engine::game::{Game, Viewer, Visibility};
 
 use super::{mini, Driver};
 
@@ -23,7 +23,7 @@ fn each_clan_secretly_chooses_six_of_its_cards() {
     assert!(e.contains("exactly 6"), "{e}");
     let e = d.refused(0, &Command::Plan { hand: Hand::new([7, 0, 0, 0]) });
     assert!(e.contains("only 6 cards of each type"), "{e}");
-    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), 99);
     let emits = Bardagi::decide(&d.state, 0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }, &mut rng).unwrap();
     assert_eq!(emits[0].visibility, Visibility::Seats(vec![0]));
     assert!(matches!(emits[0].redacted, Some(Event::PlanChosen { hand: None, .. })));
@@ -64,7 +64,7 @@ fn a_replaced_plan_stays_hidden_from_other_clans() {
     let mut d = Driver::new(&Options::default(), 2, 5).unwrap();
     d.act(0, &Command::Plan { hand: Hand::new([2, 2, 2, 0]) }).unwrap();
     // When it replaces its plan
-    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 99);
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), 99);
     let later = Command::Plan { hand: Hand::new([0, 0, 3, 3]) };
     let emits = Bardagi::decide(&d.state, 0, &later, &mut rng).unwrap();
     d.act(0, &later).unwrap();
@@ -76,8 +76,8 @@ fn a_replaced_plan_stays_hidden_from_other_clans() {
     assert!(Bardagi::view(&d.state, Viewer::Public)["players"][0]["hand"].is_null());
     assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
     // And folding what clan 1 was shown leaves clan 0's hand unknown until its turn lays it down
-    let mut seen = crate::games::bardagi::State::default();
-    let shown = |e: &crate::game::Emit<Event>| match &e.visibility {
+    let mut seen = crate::State::default();
+    let shown = |e: &runestone_engine::game::Emit<Event>| match &e.visibility {
         Visibility::Seats(s) if !s.contains(&1) => e.redacted.clone().unwrap(),
         _ => e.event.clone(),
     };
@@ -86,7 +86,7 @@ fn a_replaced_plan_stays_hidden_from_other_clans() {
     }
     assert_eq!(seen.players[0].hand, Hand::default());
     d.act(1, &Command::Plan { hand: Hand::new([1, 1, 1, 3]) }).unwrap();
-    let mut seen = crate::games::bardagi::State::default();
+    let mut seen = crate::State::default();
     for e in &d.log {
         Bardagi::apply(&mut seen, &shown(e));
     }
@@ -489,14 +489,14 @@ fn standing_orders_name_only_upgrades_that_exist() {
     };
     let e = d.refused(s, &Command::SetOrders { orders });
     assert!(e.contains("no Virki tile has the effect HideForGold"), "{e}");
-    let mut rng = crate::rng::GameRng::new(d.seed.clone(), 5);
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), 5);
     let emits = Bardagi::decide(&d.state, s, &Command::SetOrders { orders: Orders::default() }, &mut rng).unwrap();
     assert_eq!(emits[0].visibility, Visibility::Seats(vec![s]), "orders are secret");
 }
 
 #[test]
 fn a_clans_own_standing_orders_are_kept_when_the_bot_plays_its_turn() {
-    use crate::games::bardagi::state::{GoodChoice, Orders};
+    use crate::state::{GoodChoice, Orders};
     // Given a clan that wrote its own standing orders,
     let mut d = Driver::new(&Options::default(), 2, 11).unwrap();
     let mine = Orders { sheep: GoodChoice::Meat, cattle: GoodChoice::Meat, buy_axes: false, ..Orders::default() };

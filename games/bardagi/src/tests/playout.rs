@@ -4,11 +4,11 @@
 //! equality and hidden-information leaks.
 
 use super::Driver;
-use crate::game::{Game, Seat, Viewer, Visibility};
-use crate::games::bardagi::bot::candidates;
-use crate::games::bardagi::planning::all_hands;
-use crate::games::bardagi::state::{Command, Event, Phase, State};
-use crate::games::bardagi::{Bardagi, Options};
+use crate::bot::candidates;
+use crate::planning::all_hands;
+use crate::state::{Command, Event, Phase, State};
+use crate::{Bardagi, Options};
+use runestone_engine::game::{Game, Seat, Viewer, Visibility};
 
 /// A tiny deterministic generator for the random players' choices.
 struct Pick(u64);
@@ -50,8 +50,8 @@ fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec
 }
 
 /// Whether `decide` accepts `c` from `seat` (the position is not changed).
-fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), crate::game::RuleError> {
-    let mut rng = crate::rng::GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
+fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), runestone_engine::game::RuleError> {
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
     Bardagi::decide(&d.state, seat, c, &mut rng).map(|_| ())
 }
 
@@ -204,10 +204,8 @@ fn bot_games_need_two_inputs_per_clan_and_round() {
 
 /// Commands with arbitrary fields, most of them nonsense.
 fn garbage(pick: &mut Pick) -> Command {
-    use crate::games::bardagi::board::SeaNode;
-    use crate::games::bardagi::state::{
-        Building, Card, Deal, DiskMove, DiskSpot, Good, Hand, RuneCast, RuneKind, Unit,
-    };
+    use crate::board::SeaNode;
+    use crate::state::{Building, Card, Deal, DiskMove, DiskSpot, Good, Hand, RuneCast, RuneKind, Unit};
     let byte = |p: &mut Pick| if p.next(4) == 0 { 255 } else { p.next(70) as u8 };
     let unit = |p: &mut Pick| Unit::ALL[p.next(3)];
     let good = |p: &mut Pick| Good::ALL[p.next(6)];

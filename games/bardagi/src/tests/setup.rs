@@ -1,11 +1,11 @@
 //! "Game setup", "Playing time" and the board data.
 
-use crate::game::Game;
-use crate::games::bardagi::board::{Board, Colour};
-use crate::games::bardagi::build::{display, TILES};
-use crate::games::bardagi::setup::rounds_for;
-use crate::games::bardagi::state::{Building, Event, Loc, Phase, ShipLoc};
-use crate::games::bardagi::{Bardagi, Options};
+use crate::board::{Board, Colour};
+use crate::build::{display, TILES};
+use crate::setup::rounds_for;
+use crate::state::{Building, Event, Loc, Phase, ShipLoc};
+use crate::{Bardagi, Options};
+use runestone_engine::game::Game;
 
 use super::{Driver, MINI};
 
@@ -78,7 +78,7 @@ fn the_winter_island_board_is_for_two_or_three_players() {
 
 #[test]
 fn a_drawn_rune_is_seen_only_by_its_clan() {
-    let mut rng = crate::rng::GameRng::new(crate::rng::Seed([4; 32]), 1);
+    let mut rng = runestone_engine::rng::GameRng::new(runestone_engine::rng::Seed([4; 32]), 1);
     let emits = Bardagi::setup(&Options::default(), 2, &mut rng).unwrap();
     let drawn: Vec<_> = emits.iter().filter(|e| matches!(e.event, Event::RunesDrawn { .. })).collect();
     assert_eq!(drawn.len(), 2);
@@ -116,7 +116,7 @@ fn a_bad_board_is_rejected_at_setup_naming_what_is_wrong() {
 #[test]
 fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
     for b in [Board::summer(), Board::winter()] {
-        use crate::games::bardagi::board::AreaKind::*;
+        use crate::board::AreaKind::*;
         for k in [Home, Forest, Sheep, Cattle, Quarry, GoldMine, IronMine, Village, Sacred, Camp] {
             assert!(b.data.areas.iter().any(|a| a.kind == k), "{} lacks {k:?}", b.data.name);
         }
@@ -128,7 +128,7 @@ fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
 
 #[test]
 fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
-    use crate::games::bardagi::board::{AreaKind, SeaNode};
+    use crate::board::{AreaKind, SeaNode};
     for (b, counts) in [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::winter(), vec![2, 3])] {
         // The sea routes form one network.
         let mut sea_seen = vec![SeaNode::Ocean(0)];

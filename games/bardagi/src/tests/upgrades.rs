@@ -1,8 +1,8 @@
 //! The upgrade effects ("Building upgrades", the two lists of effects).
 
-use crate::games::bardagi::board::Colour;
-use crate::games::bardagi::build::{Effect, TILES};
-use crate::games::bardagi::state::{Building, Card, Command, Deal, Event, Good, Loc, Unit};
+use crate::board::Colour;
+use crate::build::{Effect, TILES};
+use crate::state::{Building, Card, Command, Deal, Event, Good, Loc, Unit};
 
 use super::{mini, Driver};
 
@@ -117,6 +117,6 @@ fn oarsmen_type_upgrades_add_two_ocean_squares_each() {
     let (mut d, b, _) = blue([0, 1, 0, 1]);
     with(&mut d, b, Building::Virki, Effect::KnerrirPlusTwo);
     d.act(b, &Command::Board { unit: Unit::Godi }).unwrap();
-    let route = (0..5).map(crate::games::bardagi::board::SeaNode::Ocean).collect();
+    let route = (0..5).map(crate::board::SeaNode::Ocean).collect();
     d.act(b, &Command::Sail { route, sea_rune: false }).unwrap();
 }

@@ -121,6 +121,7 @@ pub trait DynGame: Send + Sync {
     fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area>;
     fn text(&self, view: &Value, seats: &[String]) -> Option<String>;
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
+    fn stylesheet(&self) -> &'static str;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
     fn forms(&self, input: &FormsInput<'_>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
@@ -243,6 +244,9 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String> {
         G::seat_class(view, seat)
+    }
+    fn stylesheet(&self) -> &'static str {
+        G::stylesheet()
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         G::templates(view, seat)

@@ -180,11 +180,16 @@ fn see_other(location: &str) -> HttpResponse {
     res
 }
 
-async fn css() -> HttpResponse {
+/// The pages' stylesheet, then each hosted game's own.
+async fn css(svc: Svc) -> HttpResponse {
+    let mut body = String::from(CSS);
+    for g in svc.registry().all() {
+        body.push_str(g.stylesheet());
+    }
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
-        .body(CSS)
+        .body(body)
 }
 
 async fn js() -> HttpResponse {

@@ -194,6 +194,12 @@ pub trait Present: Game {
         None
     }
 
+    /// CSS for the game's drawing and forms (for example its seats'
+    /// colour classes), appended to the pages' stylesheet.
+    fn stylesheet() -> &'static str {
+        ""
+    }
+
     /// Commands with free fields `seat` may send now.
     fn templates(view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         let _ = (view, seat);

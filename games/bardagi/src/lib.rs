@@ -387,6 +387,10 @@ impl Present for Bardagi {
         drawing::seat_class(view, seat)
     }
 
+    fn stylesheet() -> &'static str {
+        include_str!("forms.css")
+    }
+
     fn forms(input: &FormsInput<'_>) -> Option<Forms> {
         forms::forms(input)
     }

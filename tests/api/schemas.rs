@@ -95,6 +95,27 @@ fn golden_logs(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+fn the_schemas_refuse_what_the_types_would_not_write() {
+    let reg = registry();
+    let c = Contracts::of(&reg, "bardagi");
+    let game = reg.get("bardagi").unwrap().clone();
+    let seed = Seed([7; 32]);
+    let names: Vec<String> = vec!["Ann".into(), "Bo".into()];
+    let drafts = Table::create(game.as_ref(), &json!({}), names, &seed, None).expect("created");
+    let table = Table::fold(&reg, &seal("schemas", None, drafts, "2026-01-01T00:00:00Z", &seed)).expect("folds");
+    let mut view = table.view(Viewer::Public);
+    assert!(c.view.is_valid(&view));
+    view["players"][0]["glory"] = json!("lots");
+    assert!(!c.view.is_valid(&view), "a view with words for glory is refused");
+    let plan = table.legal(0).into_iter().next().expect("a legal plan");
+    assert!(c.command.is_valid(&plan));
+    let mut bad = plan.clone();
+    bad["type"] = json!("Teleport");
+    assert!(!c.command.is_valid(&bad), "a command the game does not have is refused");
+    assert!(!c.event.is_valid(&json!({"type": "GloryChanged", "seat": 0})), "an event missing its fields is refused");
+}
+
+#[test]
 fn every_event_of_every_golden_log_fits_its_schema() {
     let reg = registry();
     let mut files = Vec::new();

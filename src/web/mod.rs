@@ -570,7 +570,7 @@ async fn render_game(
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
-    let ctx = json!({
+    let mut ctx = json!({
         "game": game,
         "summary": summary,
         "names": names,
@@ -596,7 +596,6 @@ async fn render_game(
         "error": error,
         "entered": entered.values,
     });
-    let mut ctx = ctx;
     if let Some(f) = own_forms {
         let mut inner = ctx.clone();
         inner["forms"] = f.data;

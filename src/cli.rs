@@ -41,7 +41,7 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
         "serve" => serve(flags(&rest, &["--config"])?),
         "replay" => {
             let [file] = rest.as_slice() else { bail!("usage: runestone replay FILE") };
-            let report = replay(&runestone_engine::registry(), Path::new(file))?;
+            let report = replay(&crate::games::registry(), Path::new(file))?;
             println!("{report}");
             Ok(())
         }
@@ -61,7 +61,7 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
                 Some(o) => serde_json::from_str(o).context("--options is not JSON")?,
                 None => serde_json::Value::Null,
             };
-            let log = simulate(&runestone_engine::registry(), ruleset, players, seed, &options)?;
+            let log = simulate(&crate::games::registry(), ruleset, players, seed, &options)?;
             write_lines(&log, f.get("--out").map(PathBuf::from))
         }
         "help" | "--help" | "-h" => {
@@ -93,7 +93,7 @@ fn serve(f: std::collections::BTreeMap<String, String>) -> anyhow::Result<()> {
         rt.worker_threads(workers);
     }
     rt.enable_all().build()?.block_on(async move {
-        let app = crate::app::Application::build(&settings, Arc::new(SystemClock), runestone_engine::registry())?;
+        let app = crate::app::Application::build(&settings, Arc::new(SystemClock), crate::games::registry())?;
         tracing::info!(port = app.port(), data = %settings.storage.path.display(), "runestone is serving");
         println!("runestone is serving on http://{}:{}", settings.server.host, app.port());
         app.run_until_stopped().await

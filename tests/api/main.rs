@@ -11,5 +11,6 @@ mod helpers;
 mod hidden;
 mod mail;
 mod openapi;
+mod schemas;
 mod smtp;
 mod web;

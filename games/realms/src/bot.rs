@@ -1,0 +1,203 @@
+//! A sensible realm, also the fallback for a realm that misses its
+//! deadline: it keeps its people fed, sows, recruits, builds, expands its
+//! control, attacks weak neighbours and loots where it gains prestige.
+
+use runestone_engine::Seat;
+
+use crate::control::{
+    connected, controls, fed_herd_cap, foreign, grain_stock, kind_of, settlements, unit_cap, units_of,
+};
+use crate::data::{tables, Colour};
+use crate::moves;
+use crate::state::{Build, Building, Faction, Move, Orders, Purchase, Season, Standing, State, Step, UnitKind};
+
+/// Food the realm needs at the next feeding (units, extra grain, settlements).
+fn food_need(s: &State, seat: Seat) -> u32 {
+    let t = tables();
+    let units: u32 = s
+        .fields
+        .iter()
+        .flat_map(|f| f.units.iter())
+        .filter(|u| u.owner == seat)
+        .map(|u| t.unit(u.kind).food as u32 + t.unit(u.kind).extra_grain as u32)
+        .sum();
+    let towns: u32 = settlements(s, seat)
+        .iter()
+        .map(|&f| if s.fields[f as usize].settlement.is_some_and(|x| x.city) { 2 } else { 1 })
+        .sum();
+    units + towns
+}
+
+pub fn orders(s: &State, seat: Seat) -> Orders {
+    let t = tables();
+    let map = s.map();
+    let r = &s.realms[seat as usize];
+    let conn = connected(s, seat);
+    let mut o = Orders {
+        battle: Standing {
+            escape_below: 34,
+            reroll_pp: if r.pp >= 24 { 8 } else { 0 },
+            target_back: false,
+            raze: true,
+        },
+        festival: 1,
+        ..Orders::default()
+    };
+    let stock = grain_stock(s, seat, &conn);
+    let need = food_need(s, seat);
+    // Moves: attack a weak neighbouring settlement, else spread out.
+    let mut used: Vec<(u16, UnitKind, u8)> = Vec::new();
+    for f in 0..s.fields.len() as u16 {
+        let li = kind_of(s, f, seat, UnitKind::LightInfantry) as u8;
+        if li < 2 || foreign(s, f, seat) || map.fields[f as usize].is_sea() {
+            continue;
+        }
+        let building = s.fields[f as usize].construction.is_some_and(|c| c.owner == seat);
+        if building {
+            continue;
+        }
+        let home = s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat);
+        let spare = if home { li - 1 } else { li - 1 };
+        if spare == 0 {
+            continue;
+        }
+        let nb = &map.fields[f as usize].neighbours;
+        let target = nb.iter().copied().find(|&n| {
+            let fi = &s.fields[n as usize];
+            fi.settlement.is_some_and(|x| x.owner != seat)
+                && s.fields[n as usize].units.iter().filter(|u| u.owner != seat).count() + 1 < spare as usize
+        });
+        let spread = nb.iter().copied().find(|&n| {
+            !map.fields[n as usize].is_sea()
+                && !controls(s, seat, n)
+                && !foreign(s, n, seat)
+                && s.fields[n as usize].settlement.is_none()
+                && map.in_play(n, s.players)
+        });
+        let (to, count) = match (target, spread) {
+            (Some(n), _) => (n, spare),
+            (None, Some(n)) if (f as usize + s.year as usize + s.season as usize) % 2 == 0 => (n, 1),
+            _ => continue,
+        };
+        let m = Move { from: f, to, unit: UnitKind::LightInfantry, count };
+        if moves::check(s, seat, &m, Step::Units, false).is_ok() {
+            o.moves.push(m);
+            used.push((f, UnitKind::LightInfantry, count));
+        }
+    }
+    // Ships go out to the sea next to their shipyard (fishing control).
+    let _ = used;
+    // Looting where it brings prestige.
+    for f in 0..s.fields.len() as u16 {
+        let fi = &s.fields[f as usize];
+        if map.fields[f as usize].is_sea() || fi.looted || units_of(s, f, seat) == 0 || foreign(s, f, seat) {
+            continue;
+        }
+        let rival = fi.settlement.is_some_and(|x| x.owner != seat);
+        let raid = r.faction == Faction::Vikings
+            && !map.in_homeland(f, Faction::Vikings)
+            && !fi.settlement.is_some_and(|x| x.owner == seat);
+        if rival || raid {
+            o.loot.push(f);
+        }
+    }
+    // Sowing in spring: free controlled connected fields, keeping food.
+    if s.season == Season::Spring {
+        let mut spare = stock.saturating_sub(need.min(stock) / 2);
+        for f in 0..s.fields.len() as u16 {
+            if spare == 0 || o.sow.len() >= 4 {
+                break;
+            }
+            let info = &map.fields[f as usize];
+            let fi = &s.fields[f as usize];
+            if info.is_sea() || info.colour == Some(Colour::Grey) || !fi.herds.is_empty() || fi.looted {
+                continue;
+            }
+            if conn[f as usize] && controls(s, seat, f) && fi.sown.is_none() {
+                o.sow.push(f);
+                spare -= 1;
+            }
+        }
+    }
+    // Recruitment in autumn.
+    let mut gold = r.gold as i32;
+    if s.season == Season::Autumn {
+        for f in 0..s.fields.len() as u16 {
+            if gold < 5 || o.recruit.len() >= 2 {
+                break;
+            }
+            let fi = &s.fields[f as usize];
+            if map.fields[f as usize].is_sea() || fi.looted || !conn[f as usize] || !controls(s, seat, f) {
+                continue;
+            }
+            if fi.settlement.is_some_and(|x| x.owner == seat) && units_of(s, f, seat) >= unit_cap(s, f) as usize {
+                continue;
+            }
+            o.recruit.push(f);
+            gold -= 1;
+        }
+    }
+    // Construction: a village where two Light Infantry stand outside, or a fortification.
+    for f in 0..s.fields.len() as u16 {
+        let info = &map.fields[f as usize];
+        if info.is_sea() || info.colour == Some(Colour::Grey) {
+            continue;
+        }
+        let want = if s.fields[f as usize].settlement.is_none() {
+            Building::Village
+        } else if s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat && !x.fort) {
+            Building::Fortification
+        } else {
+            continue;
+        };
+        let price = crate::construction::price(s, seat, want) as i32;
+        if gold < price + 4 {
+            continue;
+        }
+        if crate::construction::can_start(s, seat, f, want).is_ok() {
+            o.build.push(Build { field: f, building: want });
+            gold -= price;
+            break;
+        }
+    }
+    // Buy a Light Infantry where there is room.
+    if gold >= 7 {
+        if let Some(f) = settlements(s, seat)
+            .into_iter()
+            .find(|&f| !foreign(s, f, seat) && units_of(s, f, seat) < unit_cap(s, f) as usize)
+        {
+            o.buy.push(Purchase { field: f, unit: UnitKind::LightInfantry, count: 1 });
+            gold -= 2;
+        }
+    }
+    if s.mode == crate::state::Mode::Basic && r.command == 0 && gold >= 9 {
+        o.commanders = 1;
+    }
+    // Feeding: slaughter herds the grain cannot carry through winter.
+    if s.season == Season::Winter {
+        let mut herds: Vec<(u16, crate::state::Herd)> = Vec::new();
+        for f in 0..s.fields.len() as u16 {
+            for &(owner, h) in &s.fields[f as usize].herds {
+                if owner == seat {
+                    herds.push((f, h));
+                }
+            }
+        }
+        let fish: u32 = (0..s.fields.len())
+            .filter(|&f| s.fields[f].shipyard.is_some_and(|y| y.owner == seat))
+            .map(|f| s.fields[f].fish as u32)
+            .sum();
+        let mut supply = stock + fish / 2 + r.meat as u32;
+        let cap = fed_herd_cap(s, seat) as usize;
+        herds.sort_by_key(|h| std::cmp::Reverse(t.commodities[h.1.idx()].meat[0]));
+        let mut keep = herds.len();
+        let mut i = 0;
+        while i < herds.len() && (keep > cap || supply < need + keep as u32) {
+            o.slaughter.push(herds[i]);
+            supply += t.commodities[herds[i].1.idx()].meat[0] as u32;
+            keep -= 1;
+            i += 1;
+        }
+    }
+    o
+}

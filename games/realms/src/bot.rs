@@ -29,6 +29,34 @@ fn food_need(s: &State, seat: Seat) -> u32 {
 }
 
 pub fn orders(s: &State, seat: Seat) -> Orders {
+    plan(s, seat, false)
+}
+
+/// Fields' distance (in land steps) to the nearest foreign settlement.
+fn distance_to_enemy(s: &State, seat: Seat) -> Vec<u32> {
+    let map = s.map();
+    let mut dist = vec![u32::MAX; s.fields.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for f in 0..s.fields.len() {
+        if s.fields[f].settlement.is_some_and(|x| x.owner != seat) {
+            dist[f] = 0;
+            queue.push_back(f as u16);
+        }
+    }
+    while let Some(f) = queue.pop_front() {
+        for &n in &map.fields[f as usize].neighbours {
+            if dist[n as usize] == u32::MAX && !map.fields[n as usize].is_sea() && !map.blocked(f, n) {
+                dist[n as usize] = dist[f as usize] + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
+/// The bot's orders; `march` sends every army of three or more towards the
+/// nearest foreign settlement.
+pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
     let t = tables();
     let map = s.map();
     let r = &s.realms[seat as usize];
@@ -47,6 +75,7 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
     let need = food_need(s, seat);
     // Moves: attack a weak neighbouring settlement, else spread out.
     let mut used: Vec<(u16, UnitKind, u8)> = Vec::new();
+    let dist = if march { distance_to_enemy(s, seat) } else { Vec::new() };
     for f in 0..s.fields.len() as u16 {
         let li = kind_of(s, f, seat, UnitKind::LightInfantry) as u8;
         if li < 2 || foreign(s, f, seat) || map.fields[f as usize].is_sea() {
@@ -74,10 +103,18 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
                 && s.fields[n as usize].settlement.is_none()
                 && map.in_play(n, s.players)
         });
-        let (to, count) = match (target, spread) {
-            (Some(n), _) => (n, spare),
-            (None, Some(n)) if (f as usize + s.year as usize + s.season as usize) % 2 == 0 => (n, 1),
-            _ => continue,
+        let toward = if march {
+            nb.iter().copied().filter(|&n| dist[n as usize] < dist[f as usize]).min_by_key(|&n| dist[n as usize])
+        } else {
+            None
+        };
+        let even = (f as usize + s.year as usize + s.season as usize) % 2 == 0;
+        let (to, count) = if let Some(n) = target.or(toward) {
+            (n, spare)
+        } else if let Some(n) = spread.filter(|_| even) {
+            (n, 1)
+        } else {
+            continue;
         };
         let m = Move { from: f, to, unit: UnitKind::LightInfantry, count };
         if moves::check(s, seat, &m, Step::Units, false).is_ok() {
@@ -119,11 +156,20 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
             }
         }
     }
+    // Keep the gold for the winter's salaries.
+    let upkeep: i32 = s
+        .fields
+        .iter()
+        .flat_map(|f| f.units.iter())
+        .filter(|u| u.owner == seat)
+        .map(|u| t.unit(u.kind).salary as i32)
+        .sum::<i32>()
+        + settlements(s, seat).len() as i32;
+    let mut gold = r.gold as i32 - upkeep;
     // Recruitment in autumn.
-    let mut gold = r.gold as i32;
     if s.season == Season::Autumn {
         for f in 0..s.fields.len() as u16 {
-            if gold < 5 || o.recruit.len() >= 2 {
+            if gold < 2 || o.recruit.len() >= 2 {
                 break;
             }
             let fi = &s.fields[f as usize];
@@ -151,7 +197,7 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
             continue;
         };
         let price = crate::construction::price(s, seat, want) as i32;
-        if gold < price + 4 {
+        if gold < price {
             continue;
         }
         if crate::construction::can_start(s, seat, f, want).is_ok() {
@@ -161,7 +207,7 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
         }
     }
     // Buy a Light Infantry where there is room.
-    if gold >= 7 {
+    if gold >= 3 {
         if let Some(f) = settlements(s, seat)
             .into_iter()
             .find(|&f| !foreign(s, f, seat) && units_of(s, f, seat) < unit_cap(s, f) as usize)
@@ -170,7 +216,7 @@ pub fn orders(s: &State, seat: Seat) -> Orders {
             gold -= 2;
         }
     }
-    if s.mode == crate::state::Mode::Basic && r.command == 0 && gold >= 9 {
+    if s.mode == crate::state::Mode::Basic && r.command == 0 && gold >= 4 {
         o.commanders = 1;
     }
     // Feeding: slaughter herds the grain cannot carry through winter.

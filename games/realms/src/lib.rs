@@ -263,6 +263,10 @@ impl Game for Realms {
             return Vec::new();
         }
         let mut v = vec![Command::Orders { orders: bot::orders(s, seat) }];
+        let march = Command::Orders { orders: bot::plan(s, seat, true) };
+        if march != v[0] {
+            v.push(march);
+        }
         let pass = Command::Orders { orders: Orders::default() };
         if v[0] != pass {
             v.push(pass);

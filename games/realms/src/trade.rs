@@ -56,8 +56,7 @@ pub fn rear_trade(s: &mut State, rep: &mut Vec<String>) {
         }
         units(s, seat, &o, rep);
     }
-    let twice = basic(s) && s.season == Season::Summer;
-    if s.season == Season::Winter || twice {
+    if s.season == Season::Winter {
         for seat in 0..s.realms.len() as Seat {
             if !s.realms[seat as usize].out {
                 salaries(s, seat, rep);

@@ -64,7 +64,7 @@ fn play(i: u64, check_views: bool) -> (u8, u32) {
                     .unwrap_or_else(|e| panic!("game {i}: a legal command is refused: {e}"));
             }
         }
-        let c = legal[if pick.next(4) == 0 { legal.len() - 1 } else { 0 }].clone();
+        let c = legal[pick.next(legal.len())].clone();
         let Command::Orders { orders } = c;
         let before = d.state.season;
         d.act(seat, orders).unwrap_or_else(|e| panic!("game {i}: orders of seat {seat} refused: {e}"));
@@ -77,10 +77,8 @@ fn play(i: u64, check_views: bool) -> (u8, u32) {
                 if r.orders.is_none() {
                     continue;
                 }
-                for other in 0..d.state.realms.len() {
-                    if other == seat {
-                        continue;
-                    }
+                let other = (seat + 1 + pick.next(d.state.realms.len() - 1)) % d.state.realms.len();
+                {
                     let v = Realms::view(&d.state, Viewer::Seat(other as u8));
                     assert!(v["realms"][seat]["orders"].is_null(), "game {i}: seat {other} sees the orders of {seat}");
                 }

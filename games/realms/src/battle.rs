@@ -21,6 +21,9 @@ enum Face {
     Empty,
 }
 
+/// A die to roll: colour, inverted (sword and empty swapped), free re-rolls, may pay re-rolls.
+type Die = (u8, bool, u8, bool);
+
 #[derive(Clone, Copy, Debug)]
 struct Fighter {
     u: Unit,
@@ -111,8 +114,8 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
     let b = basic(s);
     let command = s.realms[side.seat as usize].command;
     // (colour, inverted, free re-rolls, may pay re-rolls)
-    let mut dice: Vec<(u8, bool, u8, bool)> = Vec::new();
-    let mut builder_dice: Vec<(u8, bool, u8, bool)> = Vec::new();
+    let mut dice: Vec<Die> = Vec::new();
+    let mut builder_dice: Vec<Die> = Vec::new();
     let mut per_kind = [0u32; 9];
     for &i in who {
         let f = side.fighters[i];
@@ -161,7 +164,7 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
     for _ in 0..side.lf {
         dice.push((1, false, 0, false));
     }
-    let mut faces: Vec<(Face, (u8, bool, u8, bool), u8)> = Vec::new();
+    let mut faces: Vec<(Face, Die, u8)> = Vec::new();
     for die in dice {
         let f = face(t, die.0, d.d6(), die.1);
         faces.push((f, die, 0));
@@ -267,8 +270,7 @@ fn exchange(
     s: &mut State,
     a: &mut Side,
     b: &mut Side,
-    wa: &[usize],
-    wb: &[usize],
+    (wa, wb): (&[usize], &[usize]),
     g: Ground,
     d: &mut Dice,
     rep: &mut Vec<String>,
@@ -355,13 +357,13 @@ pub fn fight(
             let ca: Vec<usize> = all_a.iter().copied().filter(|&i| charger(&a.fighters[i])).collect();
             let cb: Vec<usize> = all_b.iter().copied().filter(|&i| charger(&b.fighters[i])).collect();
             if !ca.is_empty() || !cb.is_empty() {
-                exchange(s, &mut a, &mut b, &ca, &cb, g, d, rep);
+                exchange(s, &mut a, &mut b, (&ca, &cb), g, d, rep);
             }
             let ra: Vec<usize> = all_a.iter().copied().filter(|&i| !charger(&a.fighters[i])).collect();
             let rb: Vec<usize> = all_b.iter().copied().filter(|&i| !charger(&b.fighters[i])).collect();
-            exchange(s, &mut a, &mut b, &ra, &rb, g, d, rep);
+            exchange(s, &mut a, &mut b, (&ra, &rb), g, d, rep);
         } else {
-            exchange(s, &mut a, &mut b, &all_a, &all_b, g, d, rep);
+            exchange(s, &mut a, &mut b, (&all_a, &all_b), g, d, rep);
         }
         let (la, lb) = (a.alive(), b.alive());
         if la == 0 || lb == 0 {
@@ -604,7 +606,7 @@ pub fn looting(s: &mut State, rep: &mut Vec<String>) {
                 && units_of(s, f, seat) > 0
                 && !foreign(s, f, seat)
                 && !fi.looted
-                && !fi.settlement.is_some_and(|x| x.owner == seat);
+                && fi.settlement.is_none_or(|x| x.owner != seat);
             if !ok {
                 rep.push(format!(
                     "{}: {} not looted: it must be a controlled LGF without a red token and without your settlement",

@@ -86,7 +86,8 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
             continue;
         }
         let home = s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat);
-        let spare = if home { li - 1 } else { li - 1 };
+        let _ = home;
+        let spare = li - 1;
         if spare == 0 {
             continue;
         }
@@ -108,7 +109,7 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
         } else {
             None
         };
-        let even = (f as usize + s.year as usize + s.season as usize) % 2 == 0;
+        let even = (f as usize + s.year as usize + s.season as usize).is_multiple_of(2);
         let (to, count) = if let Some(n) = target.or(toward) {
             (n, spare)
         } else if let Some(n) = spread.filter(|_| even) {
@@ -133,7 +134,7 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
         let rival = fi.settlement.is_some_and(|x| x.owner != seat);
         let raid = r.faction == Faction::Vikings
             && !map.in_homeland(f, Faction::Vikings)
-            && !fi.settlement.is_some_and(|x| x.owner == seat);
+            && fi.settlement.is_none_or(|x| x.owner != seat);
         if rival || raid {
             o.loot.push(f);
         }

@@ -37,7 +37,7 @@ pub fn fishing(s: &mut State, _d: &mut Dice, rep: &mut Vec<String>) {
                 if fish == 0 {
                     break;
                 }
-                if !s.fields[n as usize].shipyard.is_some_and(|y| y.owner == seat) || foreign(s, n, seat) {
+                if s.fields[n as usize].shipyard.is_none_or(|y| y.owner != seat) || foreign(s, n, seat) {
                     continue;
                 }
                 let cap = fish_cap(s, n);

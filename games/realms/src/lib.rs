@@ -16,6 +16,10 @@
 //! (REAR - FISHING), [`year`] (NEW YEAR to FEEDING), [`control`] (control,
 //! FC, encirclement, storage), [`scoring`] (VICTORY), [`view`], [`bot`].
 
+// Fields are numbered by id and several vectors (the map, the position,
+// connection sets) are indexed by it together.
+#![allow(clippy::needless_range_loop)]
+
 pub mod battle;
 pub mod bot;
 pub mod construction;

@@ -72,8 +72,10 @@ pub fn opening(scenario: &str, mode: Mode, years: u8, players: u8) -> State {
         let herds: Vec<Herd> = std::iter::repeat_n(Herd::Sheep, t.setup.sheep as usize)
             .chain(std::iter::repeat_n(Herd::Pigs, t.setup.pigs as usize))
             .collect();
-        for (i, h) in herds.into_iter().enumerate() {
-            s.fields[home.villages[i % n] as usize].herds.push((seat, h));
+        // Designed: the herds start together at the first village, so the
+        // other village fields are free to sow in the first spring.
+        for h in herds {
+            s.fields[home.villages[0] as usize].herds.push((seat, h));
         }
     }
     s

@@ -105,7 +105,7 @@ pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
             Good::Grain if fi.grain as u32 + count as u32 > grain_cap(s, field) as u32 => {
                 return Err("the settlement has no room for that much grain".into())
             }
-            Good::Fishes if !fi.shipyard.is_some_and(|y| y.owner == seat) => {
+            Good::Fishes if fi.shipyard.is_none_or(|y| y.owner != seat) => {
                 return Err("fishes are stored at your shipyard".into())
             }
             Good::Fishes if fi.fish as u32 + count as u32 > fish_cap(s, field) as u32 => {
@@ -129,7 +129,7 @@ pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
     let halves = if port { d.port_sale_halves } else { d.sale_halves };
     match good {
         Good::Grain if !own_settlement || fi.grain < count => return Err("not that much grain is stored there".into()),
-        Good::Fishes if !fi.shipyard.is_some_and(|y| y.owner == seat) || fi.fish < count => {
+        Good::Fishes if fi.shipyard.is_none_or(|y| y.owner != seat) || fi.fish < count => {
             return Err("not that many fishes are stored there".into())
         }
         Good::Herd(h) if fi.herds.iter().filter(|x| **x == (seat, h)).count() < count as usize => {
@@ -438,7 +438,13 @@ pub fn salaries(s: &mut State, seat: Seat, rep: &mut Vec<String>) {
         rep.push(format!("{} cannot pay its commanders: again without commanders", home(s, seat)));
     }
     let _ = command_pay;
-    unit_pay.sort_by_key(|x| std::cmp::Reverse(x.1));
+    // Dismissed first: the dearest, then those at home in a settlement; builders last.
+    unit_pay.sort_by_key(|&(f, pay)| {
+        let fi = &s.fields[f as usize];
+        let building = fi.construction.is_some_and(|c| c.owner == seat);
+        let home = fi.settlement.is_some_and(|x| x.owner == seat);
+        (std::cmp::Reverse(pay), building, !home, std::cmp::Reverse(f))
+    });
     let mut k = 0;
     while total > gold && k < unit_pay.len() {
         let (f, pay) = unit_pay[k];

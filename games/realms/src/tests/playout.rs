@@ -35,7 +35,7 @@ fn invariants(s: &State, game: u64) {
 
 fn play(i: u64, check_views: bool) -> (u8, u32) {
     let seats = 2 + (i % 11) as u8;
-    let mode = if i % 2 == 0 { Mode::Fast } else { Mode::Basic };
+    let mode = if i.is_multiple_of(2) { Mode::Fast } else { Mode::Basic };
     let years = 1 + (i % 3) as u8;
     let opts = Options { scenario: "vikings".into(), mode, years };
     let mut d = Driver::new(&opts, seats, i).expect("setup");

@@ -534,6 +534,8 @@ pub fn apply(s: &mut State, e: &Event) {
                 }
             }
             s.defended.clear();
+            // The winter weather is rolled at the start of the winter round.
+            s.winter = [Weather::Normal; 3];
             s.year = *year;
             s.season = *season;
         }

@@ -248,3 +248,87 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
     }
     o
 }
+
+/// A bolder variant of the bot's orders, offered among the legal commands:
+/// it also trades, upgrades, sells, hires commanders, holds a double
+/// festival, loots everything it holds, moves herds and ships, retreats
+/// weak garrisons and speeds up its constructions.
+pub fn bold(s: &State, seat: Seat) -> Orders {
+    use crate::state::{Good, HerdMove, Trade};
+    let map = s.map();
+    let mut o = plan(s, seat, true);
+    o.festival = 2;
+    o.commanders = if s.mode == crate::state::Mode::Basic { 2 } else { 0 };
+    o.battle = Standing { escape_below: 0, reroll_pp: 12, target_back: true, raze: false };
+    o.pay_special = s.realms[seat as usize].pp >= 40;
+    for f in 0..s.fields.len() as u16 {
+        let fi = &s.fields[f as usize];
+        let info = &map.fields[f as usize];
+        if fi.construction.is_some_and(|c| c.owner == seat) {
+            o.accelerate.push(f);
+            o.build_twice.push(f);
+        }
+        if fi.settlement.is_some_and(|x| x.owner == seat) {
+            o.trade.push(Trade::Buy { field: f, good: Good::Grain, count: 1 });
+            o.upgrade.push(Purchase { field: f, unit: UnitKind::Cavalry, count: 1 });
+            o.upgrade.push(Purchase { field: f, unit: UnitKind::HeavyInfantry, count: 1 });
+            o.buy.push(Purchase { field: f, unit: UnitKind::Mercenary, count: 1 });
+            o.build.push(Build { field: f, building: Building::City });
+            o.build.push(Build { field: f, building: Building::Dock });
+        }
+        if fi.shipyard.is_some_and(|y| y.owner == seat) {
+            o.trade.push(Trade::Sell { field: f, good: Good::Fishes, count: 1 });
+            o.upgrade.push(Purchase { field: f, unit: UnitKind::TransportShip, count: 1 });
+            o.upgrade.push(Purchase { field: f, unit: UnitKind::WarShip, count: 1 });
+            o.build.push(Build { field: f, building: Building::Port });
+            for &n in &info.neighbours {
+                if map.fields[n as usize].is_sea() && kind_of(s, f, seat, UnitKind::TransportShip) > 0 {
+                    o.special.push(Move { from: f, to: n, unit: UnitKind::TransportShip, count: 1 });
+                    break;
+                }
+            }
+        }
+        if fi.settlement.is_some_and(|x| x.owner != seat) && units_of(s, f, seat) > 0 {
+            o.upgrade.push(Purchase { field: f, unit: UnitKind::SiegeMachine, count: 1 });
+        }
+        if !info.is_sea() && units_of(s, f, seat) > 0 && !fi.looted && !o.loot.contains(&f) {
+            o.loot.push(f);
+        }
+        for &(owner, h) in &fi.herds {
+            if owner != seat {
+                continue;
+            }
+            if let Some(&n) =
+                info.neighbours.iter().find(|&&n| controls(s, seat, n) && !map.fields[n as usize].is_sea())
+            {
+                o.herds.push(HerdMove { from: f, to: n, herd: h });
+            }
+            if s.season == Season::Autumn {
+                o.trade.push(Trade::Sell { field: f, good: Good::Herd(h), count: 1 });
+            }
+            break;
+        }
+        for &k in &[UnitKind::LightInfantry, UnitKind::Cavalry, UnitKind::WarShip] {
+            let n = kind_of(s, f, seat, k);
+            if n == 0 {
+                continue;
+            }
+            if let Some(&to) =
+                info.neighbours.iter().find(|&&n| s.fields[n as usize].settlement.is_some_and(|x| x.owner == seat))
+            {
+                if foreign(s, f, seat) || k != UnitKind::LightInfantry {
+                    o.retreats.push(Move { from: f, to, unit: k, count: n as u8 });
+                }
+            }
+            if k == UnitKind::Cavalry {
+                if let Some(&to) = info.neighbours.iter().find(|&&n| !map.fields[n as usize].is_sea()) {
+                    o.special.push(Move { from: f, to, unit: k, count: n as u8 });
+                }
+            }
+        }
+        if s.season == Season::Winter && fi.units.iter().any(|u| u.owner == seat && u.kind == UnitKind::Cavalry) {
+            o.sell.push(Purchase { field: f, unit: UnitKind::Cavalry, count: 1 });
+        }
+    }
+    o
+}

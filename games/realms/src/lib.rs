@@ -271,6 +271,10 @@ impl Game for Realms {
         if march != v[0] {
             v.push(march);
         }
+        let bold = Command::Orders { orders: bot::bold(s, seat) };
+        if !v.contains(&bold) {
+            v.push(bold);
+        }
         let pass = Command::Orders { orders: Orders::default() };
         if v[0] != pass {
             v.push(pass);

@@ -33,7 +33,21 @@ fn invariants(s: &State, game: u64) {
     }
 }
 
-fn play(i: u64, check_views: bool) -> (u8, u32) {
+/// What happened in the games: battles, settlements taken, fields looted,
+/// constructions completed, rounds.
+#[derive(Default, Debug)]
+struct Tally {
+    games: u32,
+    rounds: u32,
+    battles: u32,
+    taken: u32,
+    looted: u32,
+    built: u32,
+    by_seats: [u32; 13],
+    fast: u32,
+}
+
+fn play(i: u64, check_views: bool, tally: &mut Tally) -> (u8, u32) {
     let seats = 2 + (i % 11) as u8;
     let mode = if i.is_multiple_of(2) { Mode::Fast } else { Mode::Basic };
     let years = 1 + (i % 3) as u8;
@@ -93,6 +107,22 @@ fn play(i: u64, check_views: bool) -> (u8, u32) {
         Realms::apply(&mut replay, &e.event);
     }
     assert_eq!(replay, d.state, "game {i}: replay differs from the live state");
+    for e in &d.log {
+        if let crate::state::Event::Resolved { report, .. } = &e.event {
+            for line in report {
+                tally.battles += u32::from(line.starts_with("battle on"));
+                tally.taken += u32::from(
+                    line.contains(" seizes ") || line.contains(" destroys and loots ") || line.contains(" degrades "),
+                );
+                tally.looted += u32::from(line.contains(" loots "));
+                tally.built += u32::from(line.contains(" completes a "));
+            }
+        }
+    }
+    tally.games += 1;
+    tally.rounds += rounds;
+    tally.by_seats[seats as usize] += 1;
+    tally.fast += u32::from(mode == Mode::Fast);
     assert!(rounds as u8 <= 4 * years, "game {i}: more rounds than the years allow");
     (seats, rounds)
 }
@@ -100,12 +130,16 @@ fn play(i: u64, check_views: bool) -> (u8, u32) {
 #[test]
 fn seeded_games_across_two_to_twelve_players_and_both_modes_end_cleanly() {
     let n: u64 = std::env::var("REALMS_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(44);
-    let mut by_seats = [0u32; 13];
+    let mut tally = Tally::default();
     for i in 0..n {
-        let (seats, _) = play(i, i < 22);
-        by_seats[seats as usize] += 1;
+        play(i, i < 22, &mut tally);
     }
-    for (seats, &count) in by_seats.iter().enumerate().skip(2) {
+    for (seats, &count) in tally.by_seats.iter().enumerate().skip(2) {
         assert!(count > 0 || n < 11, "no game with {seats} players was played");
     }
+    println!("{tally:?}");
+    assert!(
+        tally.battles > 0 && tally.looted > 0 && tally.built > 0,
+        "the games saw no fighting or building: {tally:?}"
+    );
 }

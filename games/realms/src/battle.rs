@@ -14,8 +14,9 @@ use crate::state::{Faction, Standing, State, Unit, UnitKind};
 /// a draw and both armies stay (designed).
 pub const MAX_ROUNDS: u32 = 8;
 
+/// What a die shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Face {
+pub enum Face {
     Sword,
     Shield,
     Empty,
@@ -43,7 +44,7 @@ pub struct Ground {
 }
 
 /// Dice colour (0 white, 1 blue, 2 red, none) and lives of a unit on this ground.
-fn profile(k: UnitKind, g: Ground) -> (Option<u8>, u8) {
+pub fn profile(k: UnitKind, g: Ground) -> (Option<u8>, u8) {
     let t = tables();
     let d = t.unit(k);
     let colour = match d.dice.as_str() {
@@ -61,7 +62,10 @@ fn profile(k: UnitKind, g: Ground) -> (Option<u8>, u8) {
     }
 }
 
-fn face(t: &Tables, colour: u8, roll: u8, inverted: bool) -> Face {
+/// The face a roll shows on a die of `colour`; `inverted`: "A sword on a
+/// white dice means empty and vice versa" (Light Infantry in mountains,
+/// wetlands and on ships).
+pub fn face(t: &Tables, colour: u8, roll: u8, inverted: bool) -> Face {
     let faces = match colour {
         0 => &t.dice.white,
         1 => &t.dice.blue,
@@ -503,7 +507,7 @@ pub fn sieges(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
             for x in &side.fighters {
                 s.fields[f as usize].units.push(x.u);
             }
-            let need = (5 * level).saturating_sub(4 * machines);
+            let need = siege_need(level, machines);
             if swords < need {
                 rep.push(format!(
                     "siege of {}: {} breaks {swords} of the {need} shields and fails",
@@ -515,6 +519,12 @@ pub fn sieges(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
         }
         take_settlement(s, f, att, rep);
     }
+}
+
+/// Swords needed to break into a settlement in one round: 5 shields per LF,
+/// 4 fewer for each Siege Machine ("-4 shields from LF").
+pub fn siege_need(level: u32, machines: u32) -> u32 {
+    (5 * level).saturating_sub(4 * machines)
 }
 
 /// A settlement falls to `att`: undefended it is seized; defended it is

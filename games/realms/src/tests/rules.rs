@@ -479,3 +479,76 @@ fn options_outside_the_game_are_refused_in_its_own_words() {
     assert!(Driver::new(&o, 2, 1).err().unwrap().message.contains("1 to 10 years"));
     assert_eq!(Season::default(), Season::Spring);
 }
+
+#[test]
+fn defeated_undefended_settlement_is_seized_eight_pp_four_vp_and_its_grain_is_stolen() {
+    // Obodrites (seat 3) march on the Sorbs' village 10-16 (seat 11 of 12), which its garrison leaves.
+    let mut d = game(12, Mode::Fast, 1);
+    let sorbs = kind_of(&d.state, at(10, 16), 11, UnitKind::LightInfantry) as u8;
+    let grain = d.state.fields[at(10, 16) as usize].grain;
+    assert!(grain > 0);
+    let go = |from, to, n| Orders { moves: vec![li(from, to, n)], ..Orders::default() };
+    both(&mut d, 3, go(at(8, 17), at(8, 16), 2), 11, go(at(10, 16), at(10, 17), sorbs));
+    d.round(3, go(at(8, 16), at(9, 16), 2));
+    let ev = d.round(3, go(at(9, 16), at(10, 16), 2));
+    let siege = reports(&ev, Step::CombatSiege);
+    assert!(siege.contains("Obodrites seizes the undefended village on yellow 10-16"), "{siege}");
+    let st = d.state.fields[at(10, 16) as usize].settlement.unwrap();
+    assert_eq!(st.owner, 3);
+    assert_eq!(d.state.fields[at(10, 16) as usize].grain, grain, "the store changes hands");
+    assert_eq!(d.state.realms[3].vp, 4 + 1, "+4 for the village, +1 for stolen grain");
+    assert_eq!(d.state.realms[11].vp, -2 - 1);
+    assert_eq!(d.state.realms[3].pp, 7 + 8);
+    assert_eq!(d.state.realms[11].pp, 0, "-4 PP for each VP lost this round");
+}
+
+#[test]
+fn the_attacker_must_break_all_the_lfs_shields_in_one_round_siege_machines_minus_four() {
+    use crate::battle::siege_need;
+    assert_eq!(siege_need(1, 0), 5, "1 level of fortification = 5 shields");
+    assert_eq!(siege_need(2, 0), 10);
+    assert_eq!(siege_need(2, 1), 6);
+    assert_eq!(siege_need(1, 2), 0);
+    // Franks' fortified village on yellow: LF 1; a village in the mountains gains +1.
+    let d = game(2, Mode::Fast, 1);
+    let fort =
+        (0..d.state.fields.len() as u16).find(|&f| d.state.fields[f as usize].settlement.is_some_and(|x| x.fort));
+    assert_eq!(crate::control::lf(&d.state, fort.unwrap()), 1);
+    assert_eq!(crate::control::lf(&d.state, at(4, 11)), 0);
+}
+
+#[test]
+fn terrain_light_infantry_swap_swords_heavy_infantry_one_life_cavalry_blue_dice_two_lives_elephants_no_attack() {
+    use crate::battle::{face, profile, Face, Ground};
+    let t = tables();
+    let open = Ground { rough: false, sea: false, siege: false };
+    let mountains = Ground { rough: true, sea: false, siege: false };
+    let siege = Ground { rough: false, sea: false, siege: true };
+    assert_eq!(face(t, 0, 1, false), Face::Sword);
+    assert_eq!(face(t, 0, 1, true), Face::Empty, "a sword on a white dice means empty");
+    assert_eq!(face(t, 0, 6, true), Face::Sword, "and vice versa");
+    assert_eq!(face(t, 0, 3, true), Face::Shield);
+    assert_eq!(profile(UnitKind::HeavyInfantry, open), (Some(1), 2));
+    assert_eq!(profile(UnitKind::HeavyInfantry, mountains), (Some(1), 1));
+    assert_eq!(profile(UnitKind::Cavalry, open), (Some(2), 3));
+    assert_eq!(profile(UnitKind::Cavalry, siege), (Some(1), 2));
+    assert_eq!(profile(UnitKind::WarElephant, mountains), (None, 2));
+    assert_eq!(profile(UnitKind::SiegeMachine, open).0, None);
+}
+
+#[test]
+fn unit_with_no_connection_to_a_completed_settlement_rolls_a_d6_six_destroys_it() {
+    let mut d = game(2, Mode::Basic, 1);
+    let go = |from, to| Orders { moves: vec![li(from, to, 1)], ..Orders::default() };
+    d.round(0, go(at(5, 10), at(6, 10)));
+    d.round(0, go(at(6, 10), at(7, 10)));
+    let conn = crate::control::connected(&d.state, 0);
+    assert!(!conn[at(7, 10) as usize], "the chain of controlled fields is broken");
+    assert!(conn[at(5, 10) as usize]);
+    for (roll, left) in [(5u8, 1usize), (6, 0)] {
+        let mut s = d.state.clone();
+        let mut rep = Vec::new();
+        crate::moves::retreat_attrition(&mut s, &mut crate::season::Dice::replay(&[roll]), &mut rep);
+        assert_eq!(kind_of(&s, at(7, 10), 0, UnitKind::LightInfantry), left, "roll {roll}: {rep:?}");
+    }
+}

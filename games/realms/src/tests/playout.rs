@@ -71,7 +71,7 @@ fn play(i: u64, check_views: bool, tally: &mut Tally) -> (u8, u32) {
         };
         let legal = Realms::legal(&d.state, seat);
         assert!(!legal.is_empty(), "game {i}: seat {seat} is pending without a legal command");
-        if check_views || i % 5 == 0 {
+        if check_views || i.is_multiple_of(5) {
             for c in &legal {
                 let mut rng = runestone_engine::GameRng::new(d.seed.clone(), 1);
                 Realms::decide(&d.state, seat, c, &mut rng)
@@ -132,7 +132,7 @@ fn seeded_games_across_two_to_twelve_players_and_both_modes_end_cleanly() {
     let n: u64 = std::env::var("REALMS_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(44);
     let mut tally = Tally::default();
     for i in 0..n {
-        play(i, i < 22 || i % 25 == 0, &mut tally);
+        play(i, i < 22 || i.is_multiple_of(25), &mut tally);
     }
     for (seats, &count) in tally.by_seats.iter().enumerate().skip(2) {
         assert!(count > 0 || n < 11, "no game with {seats} players was played");

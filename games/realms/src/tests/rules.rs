@@ -154,8 +154,6 @@ fn orders_are_secret_and_replaceable_until_the_last_arrives_then_the_phase_resol
     let mine = Realms::view(&d.state, Viewer::Seat(0));
     assert!(!mine["realms"][0]["orders"].is_null());
     // Replaced: only the new orders count.
-    let second = Orders { moves: vec![li(at(4, 11), at(3, 11).saturating_sub(20) + 20 + 1, 1)], ..Orders::default() };
-    let _ = second;
     d.act(0, Orders::default()).unwrap();
     let ev = d.act(1, Orders::default()).unwrap();
     assert!(ev.iter().any(|e| matches!(e, Event::OrdersRevealed { seat: 0, .. })));

@@ -550,3 +550,36 @@ fn unit_with_no_connection_to_a_completed_settlement_rolls_a_d6_six_destroys_it(
         assert_eq!(kind_of(&s, at(7, 10), 0, UnitKind::LightInfantry), left, "roll {roll}: {rep:?}");
     }
 }
+
+#[test]
+fn transport_ships_carry_up_to_three_units_two_spaces_across_one_sgf() {
+    let mut d = game(2, Mode::Fast, 1);
+    // 4-11 and 5-10 touch the same sea field 4-10 but not each other.
+    let hop = Orders { moves: vec![li(at(4, 11), at(5, 10), 2)], ..Orders::default() };
+    let err = d.act(0, hop.clone()).unwrap_err();
+    assert!(err.message.contains("out of reach"), "{}", err.message);
+    let sail = Move { from: at(4, 11), to: at(4, 10), unit: UnitKind::TransportShip, count: 1 };
+    d.round(0, Orders { moves: vec![sail], ..Orders::default() });
+    assert_eq!(kind_of(&d.state, at(4, 10), 0, UnitKind::TransportShip), 1);
+    let before = kind_of(&d.state, at(5, 10), 0, UnitKind::LightInfantry);
+    d.round(0, hop);
+    assert_eq!(kind_of(&d.state, at(5, 10), 0, UnitKind::LightInfantry), before + 2);
+    assert_eq!(kind_of(&d.state, at(4, 11), 0, UnitKind::LightInfantry), 0);
+}
+
+#[test]
+fn recruit_one_unit_of_light_infantry_on_each_controlled_lgf_for_one_gold() {
+    let mut d = game(2, Mode::Fast, 1);
+    d.pass();
+    d.pass();
+    let gold = d.state.realms[0].gold;
+    let li_count = |d: &Driver| d.state.fields.iter().flat_map(|f| &f.units).filter(|u| u.owner == 0).count();
+    let before = li_count(&d);
+    let ev = d.round(0, Orders { recruit: vec![at(5, 10), at(5, 12), at(4, 12)], ..Orders::default() });
+    let step = reports(&ev, Step::HarvestRecruitment);
+    assert!(step.contains("Danes recruits 2 Light Infantry"), "{step}");
+    assert!(step.contains("no recruit on green 4-12"), "an LGF nobody controls: {step}");
+    assert_eq!(li_count(&d), before + 2);
+    assert_eq!(d.state.realms[0].gold, gold - 2);
+    assert!(d.state.fields.iter().flat_map(|f| &f.units).all(|u| !u.recruit), "recruits are standard after REAR-Trade");
+}

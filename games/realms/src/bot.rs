@@ -74,7 +74,6 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
     let stock = grain_stock(s, seat, &conn);
     let need = food_need(s, seat);
     // Moves: attack a weak neighbouring settlement, else spread out.
-    let mut used: Vec<(u16, UnitKind, u8)> = Vec::new();
     let dist = if march { distance_to_enemy(s, seat) } else { Vec::new() };
     for f in 0..s.fields.len() as u16 {
         let li = kind_of(s, f, seat, UnitKind::LightInfantry) as u8;
@@ -85,8 +84,7 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
         if building {
             continue;
         }
-        let home = s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat);
-        let _ = home;
+        // One unit stays behind; the others may go.
         let spare = li - 1;
         if spare == 0 {
             continue;
@@ -120,11 +118,8 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
         let m = Move { from: f, to, unit: UnitKind::LightInfantry, count };
         if moves::check(s, seat, &m, Step::Units, false).is_ok() {
             o.moves.push(m);
-            used.push((f, UnitKind::LightInfantry, count));
         }
     }
-    // Ships go out to the sea next to their shipyard (fishing control).
-    let _ = used;
     // Looting where it brings prestige.
     for f in 0..s.fields.len() as u16 {
         let fi = &s.fields[f as usize];

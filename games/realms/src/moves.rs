@@ -5,7 +5,7 @@
 
 use runestone_engine::Seat;
 
-use crate::control::{connected, controls, foreign, kind_of, units_of};
+use crate::control::{connected, controls, foreign, kind_of};
 use crate::data::{Colour, Map};
 use crate::season::{basic, Dice};
 use crate::state::{Faction, Move, Season, State, Step, Unit, UnitKind, Weather};
@@ -52,6 +52,21 @@ fn transport_sea(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
         m.fields[sea as usize].is_sea()
             && m.fields[sea as usize].neighbours.contains(&to)
             && kind_of(s, sea, seat, UnitKind::TransportShip) > 0
+    })
+}
+
+/// Ride: the field a Cavalry passes through to reach `to` two fields away,
+/// one that is not mountains or wetlands and holds no foreign units.
+fn ride_via(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
+    let map = s.map();
+    map.fields[from as usize].neighbours.iter().copied().find(|&mid| {
+        let mi = &map.fields[mid as usize];
+        !mi.is_sea()
+            && !mi.rough()
+            && mi.neighbours.contains(&to)
+            && !foreign(s, mid, seat)
+            && !map.blocked(from, mid)
+            && !map.blocked(mid, to)
     })
 }
 
@@ -103,8 +118,6 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
     if step == Step::MoveSpecialHerds {
         let r = &s.realms[seat as usize];
         let brilliant = basic(s) && r.command >= 4;
-        let ships = (0..n).len(); // placeholder removed below
-        let _ = ships;
         let fleet_size = if r.faction == Faction::Vikings { 1 } else { 4 };
         let fleet = m.unit.is_ship() && m.count as usize >= fleet_size;
         let army = m.count >= 10;
@@ -145,20 +158,8 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
         }
         return Ok(());
     }
-    if step == Step::Units && m.unit == UnitKind::Cavalry {
-        // Ride: 1 free movement capacity, through a field that is not rough.
-        let via = fi.neighbours.iter().copied().find(|&mid| {
-            let mi = &map.fields[mid as usize];
-            !mi.is_sea()
-                && !mi.rough()
-                && mi.neighbours.contains(&m.to)
-                && !foreign(s, mid, seat)
-                && !map.blocked(m.from, mid)
-                && !map.blocked(mid, m.to)
-        });
-        if via.is_some() {
-            return Ok(());
-        }
+    if step == Step::Units && m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some() {
+        return Ok(());
     }
     if step == Step::Units && transport_sea(s, seat, m.from, m.to).is_some() {
         return Ok(());
@@ -200,7 +201,8 @@ fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
                 continue;
             }
             let fi = &map.fields[m.from as usize];
-            let is_transport = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && m.unit != UnitKind::Cavalry;
+            let ride = m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some();
+            let is_transport = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && !ride;
             if is_transport {
                 let sea = transport_sea(s, seat, m.from, m.to).unwrap_or(m.to);
                 let cap = kind_of(s, sea, seat, UnitKind::TransportShip) * 3;
@@ -359,5 +361,4 @@ pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
             }
         }
     }
-    let _ = units_of;
 }

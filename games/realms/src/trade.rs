@@ -231,7 +231,6 @@ fn units(s: &mut State, seat: Seat, o: &Orders, rep: &mut Vec<String>) {
             }
         }
     }
-    let _ = t;
 }
 
 /// Whether a unit of `kind` is "in location" at `f`.
@@ -428,16 +427,14 @@ pub fn salaries(s: &mut State, seat: Seat, rep: &mut Vec<String>) {
             settle_pay += if enc { base * 2 } else { base };
         }
     }
-    let mut command_pay = if basic(s) { t.command[s.realms[seat as usize].command as usize].salary as u32 } else { 0 };
+    let command_pay = if basic(s) { t.command[s.realms[seat as usize].command as usize].salary as u32 } else { 0 };
     let gold = s.realms[seat as usize].gold as u32;
     let mut total = unit_pay.iter().map(|x| x.1).sum::<u32>() + settle_pay + command_pay;
     if total > gold && command_pay > 0 {
         s.realms[seat as usize].command = 0;
         total -= command_pay;
-        command_pay = 0;
         rep.push(format!("{} cannot pay its commanders: again without commanders", home(s, seat)));
     }
-    let _ = command_pay;
     // Dismissed first: the dearest, then those at home in a settlement; builders last.
     unit_pay.sort_by_key(|&(f, pay)| {
         let fi = &s.fields[f as usize];

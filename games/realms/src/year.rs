@@ -6,13 +6,12 @@
 use runestone_engine::Seat;
 
 use crate::control::{
-    connected, controls, encircled, fed_herd_cap, foreign, grain_stock, settlements, store_grain, take_grain, unit_cap,
-    units_of,
+    connected, controls, encircled, fed_herd_cap, grain_stock, settlements, store_grain, take_grain, unit_cap, units_of,
 };
 use crate::data::{tables, Colour, Tables};
 use crate::season::{basic, Dice};
 use crate::setup::unit;
-use crate::state::{Herd, Season, State, UnitKind, Weather};
+use crate::state::{Herd, State, UnitKind, Weather};
 
 fn home(s: &State, seat: Seat) -> String {
     s.realms[seat as usize].home.clone()
@@ -374,7 +373,5 @@ pub fn feeding(s: &mut State, rep: &mut Vec<String>) {
             rep.push(format!("{} sells {meat} meat", home(s, seat)));
         }
         s.realms[seat as usize].meat = 0;
-        let _ = foreign;
     }
-    let _ = Season::Winter;
 }

@@ -583,3 +583,19 @@ fn recruit_one_unit_of_light_infantry_on_each_controlled_lgf_for_one_gold() {
     assert_eq!(d.state.realms[0].gold, gold - 2);
     assert!(d.state.fields.iter().flat_map(|f| &f.units).all(|u| !u.recruit), "recruits are standard after REAR-Trade");
 }
+
+#[test]
+fn if_you_have_less_top_up_your_prestige_to_seven_pp_at_new_year() {
+    let mut d = game(2, Mode::Fast, 2);
+    let go = |from, to| Orders { moves: vec![li(from, to, 1)], loot: vec![to], ..Orders::default() };
+    // Neustria loots its own lands twice: -4 PP each.
+    d.round(1, go(at(10, 6), at(10, 7)));
+    d.round(1, go(at(10, 7), at(10, 8)));
+    d.pass();
+    d.pass();
+    let low = d.state.realms[1].pp;
+    assert!(low < 7, "prestige fell to {low}");
+    let ev = d.pass();
+    assert_eq!(ev.iter().filter(|e| matches!(e, Event::Resolved { step: Step::NewYear, .. })).count(), 1);
+    assert_eq!(d.state.realms[1].pp, 7);
+}

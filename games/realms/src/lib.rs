@@ -44,6 +44,7 @@ use runestone_engine::{
     reject, DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer,
 };
 
+use runestone_engine::present::{schemas_of, Present, Schemas};
 use state::{apply, Step};
 pub use state::{Command, Event, Mode, Orders, State};
 
@@ -51,7 +52,7 @@ pub use state::{Command, Event, Mode, Orders, State};
 pub struct Realms;
 
 /// Game options.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The scenario: "vikings" (Vikings 800 AD).
@@ -163,6 +164,15 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
         }
     }
     Ok(())
+}
+
+/// Only the published schemas for now: the map and the order forms come
+/// when Realms is hosted (its board and pages are not written yet), so the
+/// kernel's generic rendering is what a viewer would get.
+impl Present for Realms {
+    fn schemas() -> Schemas {
+        schemas_of::<Realms, view::View>()
+    }
 }
 
 impl Game for Realms {

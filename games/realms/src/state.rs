@@ -10,7 +10,9 @@ use runestone_engine::Seat;
 use crate::data::{map, Map};
 
 /// The nine unit types of "REAR TRADE UNITS", in the data file's order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum UnitKind {
     #[default]
@@ -59,7 +61,7 @@ impl UnitKind {
 }
 
 /// Herds of the COMMODITIES tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Herd {
     Sheep,
@@ -79,7 +81,7 @@ impl Herd {
 }
 
 /// Everything that can be bought or sold in REAR-Trade.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Good {
     Herd(Herd),
@@ -99,7 +101,7 @@ impl Good {
 }
 
 /// The BUILDINGS tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Building {
     Village,
@@ -120,7 +122,7 @@ impl Building {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Season {
     #[default]
@@ -137,7 +139,7 @@ impl Season {
 }
 
 /// The sheet's "valid from" modes this crate plays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     #[default]
@@ -145,7 +147,7 @@ pub enum Mode {
     Basic,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Weather {
     Good,
@@ -155,7 +157,7 @@ pub enum Weather {
 }
 
 /// The factions of VIKINGS 800 AD.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Faction {
     #[default]
@@ -173,7 +175,7 @@ impl Faction {
 
 /// One unit on the map. Lives are whole again after every battle ("life
 /// recovery"), so only experience is kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unit {
     pub owner: Seat,
     pub kind: UnitKind,
@@ -189,7 +191,7 @@ pub struct Unit {
 }
 
 /// A village or city token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settlement {
     pub owner: Seat,
     pub city: bool,
@@ -197,14 +199,14 @@ pub struct Settlement {
 }
 
 /// A dock or port token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shipyard {
     pub owner: Seat,
     pub port: bool,
 }
 
 /// A building under construction: progress in twelfths (25% = 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Construction {
     pub owner: Seat,
     pub building: Building,
@@ -212,7 +214,7 @@ pub struct Construction {
 }
 
 /// What lies on one game field.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Field {
     #[serde(default)]
     pub settlement: Option<Settlement>,
@@ -242,7 +244,7 @@ pub struct Field {
 }
 
 /// One realm (player).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Realm {
     pub home: String,
     pub faction: Faction,
@@ -269,7 +271,7 @@ pub struct Realm {
 }
 
 /// One unit movement order: `count` units of `unit` from one field to another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Move {
     pub from: u16,
     pub to: u16,
@@ -277,7 +279,7 @@ pub struct Move {
     pub count: u8,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HerdMove {
     pub from: u16,
     pub to: u16,
@@ -285,7 +287,7 @@ pub struct HerdMove {
 }
 
 /// Standing battle orders: a battle never waits for a reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Standing {
     /// Escape when fewer than this percentage of the units that began the
     /// battle remain (0: fight to the end).
@@ -306,13 +308,13 @@ impl Default for Standing {
 }
 
 /// Starting a construction in REAR-Trade.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Build {
     pub field: u16,
     pub building: Building,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Trade {
     Buy { field: u16, good: Good, count: u8 },
@@ -320,7 +322,7 @@ pub enum Trade {
 }
 
 /// Buying, upgrading (from Light Infantry) or selling units at a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Purchase {
     pub field: u16,
     pub unit: UnitKind,
@@ -328,7 +330,7 @@ pub struct Purchase {
 }
 
 /// A realm's orders for one round and the year's step before it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Orders {
     /// ② UNITS.
@@ -368,7 +370,7 @@ pub struct Orders {
 
 /// The steps of a round: the year's step of the season, then ① to ⑪, and
 /// after the winter round the feeding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     NewYear,
@@ -413,13 +415,13 @@ impl Step {
 }
 
 /// The one command: a round's orders, replaceable until the last realm's arrive.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
     Orders { orders: Orders },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The opening position is built from the scenario's data.
@@ -456,7 +458,7 @@ pub enum Event {
 }
 
 /// The whole position.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
     pub scenario: String,
     pub mode: Mode,

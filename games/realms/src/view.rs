@@ -8,7 +8,7 @@ use runestone_engine::{Seat, Viewer};
 
 use crate::state::{Construction, Event, Herd, Mode, Orders, Season, Settlement, Shipyard, State, UnitKind, Weather};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct UnitView {
     pub owner: Seat,
     pub kind: UnitKind,
@@ -16,7 +16,7 @@ pub struct UnitView {
     pub recruit: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FieldView {
     pub id: u16,
     pub name: String,
@@ -40,7 +40,7 @@ pub struct FieldView {
     pub units: Vec<UnitView>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct RealmView {
     pub seat: Seat,
     pub home: String,
@@ -56,7 +56,7 @@ pub struct RealmView {
     pub orders: Option<Orders>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct View {
     pub scenario: String,
     pub map: String,

@@ -229,6 +229,21 @@ fn check(d: &Data) -> Result<(), String> {
                 return Err(format!("{at}: road {r:?} names a city that is not on the side"));
             }
         }
+        let mut reached = vec![0usize];
+        let mut i = 0;
+        while i < reached.len() {
+            for r in &t.roads {
+                for (a, b) in [(r[0], r[1]), (r[1], r[0])] {
+                    if a == reached[i] && !reached.contains(&b) {
+                        reached.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        if reached.len() != n {
+            return Err(format!("{at}: its roads leave some cities cut off from the others"));
+        }
         for r in &t.routes {
             if r[0] >= n || r[1] >= n || !t.city[r[0]].port || !t.city[r[1]].port {
                 return Err(format!("{at}: navigation route {r:?} must join two port cities"));

@@ -87,7 +87,7 @@ pub fn adjustment(counts: &[usize]) -> Vec<(Seat, Option<Seat>, usize)> {
     out
 }
 
-fn adjust_rumors(cx: &mut Ctx) {
+pub fn adjust_rumors(cx: &mut Ctx) {
     let counts: Vec<usize> = cx.s.players.iter().map(|p| p.rumors.len()).collect();
     for (from, to, k) in adjustment(&counts) {
         let cards: Vec<u8> = cx.s.players[from as usize].rumors.iter().take(k).copied().collect();

@@ -1,4 +1,4 @@
-//! 5. Movements and combat: planned movement (5.1), battle resolution (5.2)
+//! Section 5, Movements and combat: planned movement (5.1), battle resolution (5.2)
 //! with the rulebook's battle example, capturing temples (5.3) and falling
 //! kingdoms (5.4).
 

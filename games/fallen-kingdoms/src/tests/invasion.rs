@@ -1,4 +1,4 @@
-//! 7. Invasions: the priority (7.1) with its example, selecting invaders
+//! Section 7, Invasions: the priority (7.1) with its example, selecting invaders
 //! (7.2.1), surrendering (7.2.2), paths and blockers (7.2.3), invasion
 //! battles (7.2.4), continuing (7.2.5), the end (7.2.6) and the first player card (7.3).
 

@@ -45,7 +45,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32) {
         let seat = waiting[pick.next(waiting.len())];
         let legal = FallenKingdoms::legal(&d.state, seat);
         assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command in {:?}", d.state.phase);
-        if check_all || commands % 13 == 0 {
+        if check_all || commands.is_multiple_of(13) {
             check_secrets(&d.state, i);
         }
         // Mostly the bot; now and then a random legal command.

@@ -1,4 +1,4 @@
-//! 4. Gods power and production: the god's ability (4.1), the tracks (4.2),
+//! Section 4, Gods power and production: the god's ability (4.1), the tracks (4.2),
 //! compensation (4.3), the production example (4.4) and placement (4.5).
 
 use super::{board, table, Driver, BRAGI, ODIN, THOR, TYR};

@@ -1,4 +1,4 @@
-//! 6. Scoring: every turn's scoring (6.1) with the scoring example, the
+//! Section 6, Scoring: every turn's scoring (6.1) with the scoring example, the
 //! rumor adjustment (6.2) with its example (5-2-2-4-2-3) and its tie rules.
 
 use super::{board, table, BRAGI, ODIN, TYR};

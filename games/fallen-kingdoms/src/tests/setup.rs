@@ -1,4 +1,4 @@
-//! 3. Game setup: the map (3.1), the gods (3.2), the first player (3.3), the
+//! Section 3, Game setup: the map (3.1), the gods (3.2), the first player (3.3), the
 //! stacks (3.5-3.7) and the starting positions (3.8).
 
 use runestone_engine::{Game, Viewer};

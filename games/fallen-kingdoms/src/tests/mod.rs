@@ -3,6 +3,7 @@
 
 mod battle;
 mod invasion;
+mod kernel;
 mod playout;
 mod production;
 mod scoring;

@@ -31,8 +31,9 @@ fn options_for(i: u64) -> Options {
     }
 }
 
-/// Play one game; answer (seats, turns).
-pub fn play(i: u64, check_all: bool) -> (u8, u32) {
+/// Play one game; answer (seats, turns, counts of battles, intimidations,
+/// exhaustions, rampages, invasions, fallen kingdoms).
+pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
     let seats = 3 + (i % 4) as u8;
     let mut d = Driver::new(&options_for(i), seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -82,7 +83,20 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32) {
     }
     let o = FallenKingdoms::outcome(&d.state).expect("over");
     assert_eq!(o.scores.len(), seats as usize);
-    (seats, d.state.turn)
+    let mut counts = [0u32; 6];
+    for e in &d.log {
+        let k = match e.event {
+            Event::BattleBegan { .. } => 0,
+            Event::Intimidated { .. } => 1,
+            Event::Exhausted { .. } => 2,
+            Event::Rampaged { .. } => 3,
+            Event::InvaderCardTaken { .. } => 4,
+            Event::KingdomFell { .. } => 5,
+            _ => continue,
+        };
+        counts[k] += 1;
+    }
+    (seats, d.state.turn, counts)
 }
 
 fn check_secrets(s: &State, i: u64) {
@@ -115,9 +129,27 @@ fn games() -> u64 {
 fn random_playouts_end_by_the_trophy_condition() {
     let n = games();
     let mut turns = 0u64;
+    let mut all = [0u32; 6];
     for i in 0..n {
-        let (_, t) = play(i, i % 20 == 0);
+        let (_, t, counts) = play(i, i % 20 == 0);
         turns += t as u64;
+        for k in 0..6 {
+            all[k] += counts[k];
+        }
     }
-    eprintln!("{n} games, {:.1} turns on average", turns as f64 / n as f64);
+    eprintln!(
+        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}",
+        turns as f64 / n as f64,
+        all[0],
+        all[1],
+        all[2],
+        all[3],
+        all[4],
+        all[5]
+    );
+    for (k, what) in
+        ["battles", "intimidations", "exhaustions", "rampages", "invasions", "fallen kingdoms"].iter().enumerate()
+    {
+        assert!(all[k] > 0, "no {what} in {n} games: the playout does not reach that rule");
+    }
 }

@@ -160,3 +160,17 @@ fn an_empty_city_is_taken_without_a_roll() {
     assert_eq!(d.state.on_board(0), 30);
     assert_eq!(d.state.temple_of(0), Some(1));
 }
+
+#[test]
+fn with_the_reversed_first_player_movement_the_card_moves_counter_clockwise() {
+    let b = board(3, &[], &[], &[(0, false)]);
+    let mut d = table(b, &[ODIN, TYR, BRAGI], &Options { reverse_first_player: true, ..Options::default() });
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 3, true);
+    d.put(2, 2, 3, true);
+    d.ev(Event::InvasionBegan { order: vec![0, 1, 2] });
+    d.act(0, &Command::PassInvasion).unwrap();
+    d.act(1, &Command::PassInvasion).unwrap();
+    let ev = d.act(2, &Command::PassInvasion).unwrap();
+    assert!(ev.contains(&Event::FirstPlayer { seat: 2 }), "{ev:?}");
+}

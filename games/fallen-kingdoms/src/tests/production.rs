@@ -139,3 +139,32 @@ fn without_a_temple_in_play_the_god_step_is_passed() {
     let p = crate::pending(&d.state);
     assert_eq!((p[0].seat, p[0].kind.as_str()), (1, "produce"), "{p:?}");
 }
+
+#[test]
+fn a_copying_god_uses_the_ability_of_another_god_in_play() {
+    // Heimdall (index 8) copies Thor's strike.
+    let mut d = table(board(4, &[(0, 1)], &[], &[]), &[8, THOR, BRAGI], &Options::default());
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 3, false);
+    d.put(1, 2, 3, true);
+    d.put(2, 3, 3, true);
+    d.turn(0, Step::God);
+    assert!(d.refused(0, &Command::UseGod { target: Some(1), copy: None }).contains("name the god"));
+    assert!(d.refused(0, &Command::UseGod { target: Some(1), copy: Some(ODIN) }).contains("another god in play"));
+    d.act(0, &Command::UseGod { target: Some(1), copy: Some(THOR) }).unwrap();
+    assert_eq!(d.state.cities[1].units, 2);
+}
+
+#[test]
+fn with_powered_down_temples_loki_captures_a_temple_and_draws_a_rumor() {
+    let opts = Options { powered_down_temples: true, ..Options::default() };
+    let mut d = table(board(4, &[(0, 1)], &[], &[]), &[super::LOKI, TYR, BRAGI], &opts);
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 3, true);
+    d.put(2, 3, 3, true);
+    d.turn(0, Step::God);
+    let ev = d.act(0, &Command::UseGod { target: Some(1), copy: None }).unwrap();
+    assert!(ev.contains(&Event::TempleDestroyed { city: 1 }));
+    assert!(ev.iter().any(|e| matches!(e, Event::RumorDrawn { seat: 0, .. })));
+    assert_eq!(d.state.temple_of(1), None, "the temple goes back to its owner");
+}

@@ -164,10 +164,16 @@ pub fn fight(cx: &mut Ctx, seat: Seat, origins: &[(u8, u8)], order: &AttackOrder
     cx.emit(Event::BattleEnded { city, won });
     if won {
         captured(cx, seat, city);
+        if !order.occupy {
+            // 5.2.2: all of them go back, never a portion.
+            for (to, units) in back_home(origins, cx.s.cities[city as usize].units) {
+                cx.emit(Event::Moved { seat, from: city, to, units });
+            }
+        }
     }
     check_fall(cx, defender, Some(seat));
     check_fall(cx, seat, Some(defender));
-    if won && first {
+    if won && first && order.occupy {
         if let Some(r) = order.rampage {
             rampage(cx, seat, city, r, attacked);
         }

@@ -267,7 +267,7 @@ pub fn movement(s: &State, seat: Seat) -> Command {
                 .into_iter()
                 .filter(|&r| s.cities[r as usize].owner.is_some_and(|o| o != seat) && !near.contains(&r))
                 .min_by_key(|&r| s.cities[r as usize].units);
-            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage });
+            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true });
             continue;
         }
         if let Some(e) = near.iter().copied().find(|&a| s.cities[a as usize].owner.is_none() && !targeted.contains(&a))

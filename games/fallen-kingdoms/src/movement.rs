@@ -105,6 +105,7 @@ pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -
             city,
             retreat_at: 0,
             rampage: None,
+            occupy: true,
         });
         attacked.push(city);
         crate::battle::fight(cx, seat, &origins, &o, &mut attacked);

@@ -244,6 +244,14 @@ pub struct AttackOrder {
     /// Rampage into this road-adjacent city if the battle allows it (5.2.6).
     #[serde(default)]
     pub rampage: Option<u8>,
+    /// After a win, move the troops into the city (true) or all back to where
+    /// they came from (5.2.2).
+    #[serde(default = "yes")]
+    pub occupy: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One invasion path (7.2.3-7.2.5).

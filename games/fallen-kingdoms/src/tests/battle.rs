@@ -16,7 +16,7 @@ fn field(gods: &[u8]) -> Driver {
 fn attack(from: u8, to: u8, units: u8, retreat_at: u8, rampage: Option<u8>) -> Command {
     Command::Move {
         moves: vec![Move { from, to, units }],
-        attacks: vec![AttackOrder { city: to, retreat_at, rampage }],
+        attacks: vec![AttackOrder { city: to, retreat_at, rampage, occupy: true }],
     }
 }
 
@@ -166,7 +166,7 @@ fn the_same_city_cannot_be_attacked_twice_in_one_turn() {
     d.put(0, 0, 4, true);
     d.put(1, 1, 1, true);
     d.turn(0, Step::Move);
-    let o = AttackOrder { city: 1, retreat_at: 0, rampage: None };
+    let o = AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: true };
     let c = Command::Move { moves: vec![Move { from: 0, to: 1, units: 2 }], attacks: vec![o.clone(), o] };
     assert!(d.refused(0, &c).contains("cannot be attacked twice"));
 }
@@ -212,4 +212,23 @@ fn a_battle_between_absent_seats_resolves_from_standing_orders_and_is_told_round
     assert!(words.contains(&"Ada attacks C1 of Bo with 4 units against 3".to_string()), "{words:?}");
     assert!(words.contains(&"Ada rolls 5-5 (4+ hits): 2 hits".to_string()), "{words:?}");
     assert!(words.contains(&"Bo retreats to C2 (1)".to_string()), "{words:?}");
+}
+
+#[test]
+fn a_winning_attacker_may_move_all_the_troops_back_instead_of_moving_in() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, false);
+    d.put(1, 3, 3, true);
+    d.turn(0, Step::Move);
+    let c = Command::Move {
+        moves: vec![Move { from: 0, to: 1, units: 3 }],
+        attacks: vec![AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: false }],
+    };
+    let ev = d.scripted(0, &c, &[5, 1]).unwrap();
+    assert!(ev.contains(&Event::BattleEnded { city: 1, won: true }));
+    assert!(ev.contains(&Event::Moved { seat: 0, from: 1, to: 0, units: 3 }), "{ev:?}");
+    assert_eq!(d.state.cities[1].owner, None);
+    assert_eq!(d.state.cities[0].units, 4);
+    assert_eq!(d.state.players[0].victories, 1, "the city was captured all the same");
 }

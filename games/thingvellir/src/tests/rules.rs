@@ -1,0 +1,1 @@
+//! Given/when/then tests, one per rule sentence that matters.

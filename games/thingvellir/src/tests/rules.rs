@@ -474,3 +474,113 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
     .unwrap_err();
     assert!(err.contains("Atlantis"), "{err}");
 }
+
+/// Six gothar from Lawspeaker 0: seat 5 raids home laden (3 Goods), pledges a
+/// Bondi, seat 2 rides a Thingman onto Eyjafjordur–Thingeyjarthing (a District
+/// of seat 5), and then the Lawspeaker proposes Feast (Law of Blood, second
+/// statute), which everyone supports at strength 6.
+fn feast_round() -> Driver {
+    let mut d = game(6, 0, false);
+    d.act(0, &Command::Propose { law: SEA }).unwrap();
+    all_support(&mut d);
+    pass_until(&mut d, 5);
+    d.act(5, &Command::ReturnLaden).unwrap();
+    let hand = d.state.players[5].hand.clone();
+    d.act(5, &Command::Keep { cards: hand[..3].to_vec() }).unwrap();
+    to_next_council(&mut d);
+    d.act(1, &Command::Propose { law: LAND }).unwrap();
+    all_support(&mut d);
+    to_next_council(&mut d);
+    d.act(2, &Command::Propose { law: LAND }).unwrap();
+    all_support(&mut d);
+    pass_until(&mut d, 5);
+    assert_eq!(d.state.current.as_ref().unwrap().action, Action::Pledge);
+    d.act(5, &Command::DrawPledge).unwrap();
+    let h = d.state.players[5].hand.clone();
+    d.act(5, &Command::Swear { add: Some(h[0]), swaps: vec![] }).unwrap();
+    to_next_council(&mut d);
+    d.act(3, &Command::Propose { law: BLOOD }).unwrap();
+    all_support(&mut d);
+    pass_until(&mut d, 2);
+    let from = edge("Skagafjordur", "Eyjafjordur");
+    d.act(
+        2,
+        &Command::Ride {
+            set_forth: vec![from],
+            moves: vec![BandMove { from, count: 1, path: vec![edge("Eyjafjordur", "Thingeyjarthing")] }],
+        },
+    )
+    .unwrap();
+    to_next_council(&mut d);
+    d.act(4, &Command::Propose { law: BLOOD }).unwrap();
+    all_support(&mut d);
+    pass_until(&mut d, 5);
+    assert_eq!(d.state.current.as_ref().unwrap().action, Action::Feast);
+    d
+}
+
+#[test]
+fn you_may_give_goods_to_any_gothi_with_a_thingman_on_your_districts_and_gain_1_wordfame_each() {
+    let mut d = feast_round();
+    let far = Command::Give { gifts: vec![crate::state::Gift { to: 0, goods: vec![0] }] };
+    assert!(d.act(5, &far).unwrap_err().message.contains("neither your neighbour"));
+    let fame = d.state.players[5].wordfame;
+    let good = d.state.players[5].wealth[0];
+    d.act(5, &Command::Give { gifts: vec![crate::state::Gift { to: 2, goods: vec![0] }] }).unwrap();
+    assert_eq!(d.state.players[5].wordfame, fame + 1);
+    assert!(d.state.players[2].wealth.contains(&good), "they tuck it into their Wealth");
+}
+
+#[test]
+fn a_discarded_bondi_slays_thingmen_equal_to_its_worth_and_the_murderer_is_outlawed() {
+    let mut d = feast_round();
+    let bondi = d.state.players[5].oaths[0];
+    let on_edge = d.state.edges[edge("Eyjafjordur", "Thingeyjarthing")][2];
+    d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
+    let slain = (data().cards[bondi as usize].worth).min(on_edge);
+    assert_eq!(d.state.players[2].slain, slain, "slain Thingmen go back to the opposing gothi's mat");
+    assert!(d.state.players[5].outlawed);
+    assert!(d.state.doom.contains(&bondi), "discarded Bondi are sent to their Doom");
+}
+
+#[test]
+fn a_capture_needs_a_thingman_on_the_district() {
+    let mut d = feast_round();
+    let err = d
+        .act(5, &Command::Capture { bondi: 0, weapon: None, district: district("Borgarfjordur"), pay: true })
+        .unwrap_err();
+    assert!(err.message.contains("no Thingman on Borgarfjordur"), "{err}");
+}
+
+#[test]
+fn a_persona_requires_goods_of_matching_colour_equal_to_its_worth_counting_itself() {
+    let mut d = game(2, 0, false);
+    d.act(0, &Command::Propose { law: KIN }).unwrap();
+    all_support(&mut d);
+    let pool: Vec<u16> = d.state.pool.iter().flatten().copied().collect();
+    assert!(!pool.is_empty());
+    for &c in &pool {
+        let worth = data().cards[c as usize].worth;
+        let r = d.act(0, &Command::FosterPersona { persona: c });
+        if worth == 1 {
+            r.unwrap();
+            assert!(d.state.players[0].hird.contains(&c));
+            break;
+        } else {
+            assert!(r.unwrap_err().message.contains("needs"), "a Worth {worth} persona needs Goods");
+        }
+    }
+}
+
+#[test]
+fn once_everyone_has_fostered_the_initiator_draws_per_strength_and_fills_empty_spaces() {
+    let mut d = game(2, 0, false);
+    d.act(0, &Command::Propose { law: KIN }).unwrap();
+    all_support(&mut d);
+    let deck = d.state.deck.len();
+    d.act(0, &Command::Pass).unwrap();
+    assert_eq!(d.state.deck.len(), deck, "no draw before everyone has had a turn");
+    d.act(1, &Command::Pass).unwrap();
+    assert_eq!(d.state.deck.len(), deck - 2, "1 card per strength");
+    assert!(d.state.pool.iter().flatten().all(|c| data().cards[*c as usize].persona.is_some()));
+}

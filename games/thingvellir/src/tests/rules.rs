@@ -480,7 +480,11 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
 /// of seat 5), and then the Lawspeaker proposes Feast (Law of Blood, second
 /// statute), which everyone supports at strength 6.
 fn feast_round() -> Driver {
-    let mut d = game(6, 0, false);
+    feast_round_with(Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) })
+}
+
+fn feast_round_with(options: Options) -> Driver {
+    let mut d = Driver::new(&options, 6, 7).expect("setup");
     d.act(0, &Command::Propose { law: SEA }).unwrap();
     all_support(&mut d);
     pass_until(&mut d, 5);
@@ -583,4 +587,35 @@ fn once_everyone_has_fostered_the_initiator_draws_per_strength_and_fills_empty_s
     d.act(1, &Command::Pass).unwrap();
     assert_eq!(d.state.deck.len(), deck - 2, "1 card per strength");
     assert!(d.state.pool.iter().flatten().all(|c| data().cards[*c as usize].persona.is_some()));
+}
+
+#[test]
+fn under_advanced_outlawry_a_murderer_pays_the_life_ring_fee_to_the_one_murdered_from_in_winter() {
+    let mut d = feast_round_with(Options { sealed_feuds: false, advanced_outlawry: true, lawspeaker: Some(0) });
+    d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
+    let best =
+        d.state.players[5].wealth.iter().map(|c| data().cards[*c as usize].worth).max().expect("Goods from the raid");
+    let before = d.state.players[2].wealth.len();
+    to_next_council(&mut d);
+    assert!(!d.state.players[5].outlawed, "lesser outlawry is lifted by the fee");
+    assert_eq!(d.state.players[2].wealth.len(), before + 1);
+    assert_eq!(
+        data().cards[*d.state.players[2].wealth.last().unwrap() as usize].worth,
+        best,
+        "the Good of greatest Worth"
+    );
+}
+
+#[test]
+fn ties_are_broken_by_wordfame_then_farms_then_districts_then_nearest_clockwise_from_the_lawspeaker() {
+    let d = game(3, 1, false);
+    // At setup all have 0 Wordfame, two farms and one District.
+    assert_eq!(crate::seasons::ranking(&d.state), vec![1, 2, 0]);
+}
+
+#[test]
+fn the_game_is_not_over_while_two_gothar_hold_farms_and_none_has_22_wordfame() {
+    let d = game(2, 0, false);
+    assert!(Thingvellir::outcome(&d.state).is_none());
+    assert!(!crate::seasons::ended(&d.state));
 }

@@ -51,8 +51,27 @@ fn check_secrets(s: &State, viewer: Viewer, game: u64) {
     assert!(v.get("deck").is_none(), "game {game}: the orlog's order shows");
 }
 
-/// Play one game; answer (seats, inputs per seat, rounds, ended by elimination).
-fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool) {
+/// The kinds of decision counted in the input report.
+const KINDS: [&str; 7] = ["orders", "propose", "vote", "resolve", "choose", "feud", "challenge"];
+
+fn kind_of(s: &State, seat: Seat, c: &Command) -> usize {
+    use crate::rules::Ask;
+    if matches!(c, Command::Orders { .. }) {
+        return 0;
+    }
+    match crate::rules::ask_of(s, seat) {
+        Some(Ask::Propose) => 1,
+        Some(Ask::Vote) => 2,
+        Some(Ask::Resolve(_)) => 3,
+        Some(Ask::Choose(_)) => 4,
+        Some(Ask::Feud) => 5,
+        _ => 6,
+    }
+}
+
+/// Play one game; answer (seats, inputs per seat, rounds, ended by elimination, inputs by kind).
+fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
+    let mut kinds = [0u64; 7];
     let seats = 2 + (i % 5) as u8;
     let opts = options_for(i);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
@@ -102,6 +121,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool) {
         } else {
             options[pick.next(options.len())].clone()
         };
+        kinds[kind_of(&d.state, seat, &c)] += 1;
         d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: seat {seat}'s {c:?} refused: {e}"));
     }
     // Replay equals the live state.
@@ -118,7 +138,7 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool) {
     let by_fame = d.state.players.iter().any(|p| p.wordfame >= crate::seasons::FAME_TO_WIN);
     assert!(by_fame || alive <= 1, "game {i}: over without an end condition");
     let _ = data();
-    (seats, d.inputs.clone(), d.state.round, !by_fame)
+    (seats, d.inputs.clone(), d.state.round, !by_fame, kinds)
 }
 
 fn games() -> u64 {
@@ -127,9 +147,17 @@ fn games() -> u64 {
 
 #[test]
 fn random_playouts_end_without_dead_ends_and_replay_exactly() {
+    let (mut elim, mut rounds) = (0, 0u64);
     for i in 0..games() {
-        play(i, i % 2 == 0, true);
+        let r = play(i, i % 2 == 0, true);
+        elim += r.3 as u32;
+        rounds += r.2 as u64;
     }
+    println!(
+        "{} games: {elim} ended by elimination, the rest by 22 Wordfame; {:.1} rounds per game",
+        games(),
+        rounds as f64 / games() as f64
+    );
 }
 
 /// Inputs per player per round in bot games with standing voting orders and
@@ -138,9 +166,15 @@ fn random_playouts_end_without_dead_ends_and_replay_exactly() {
 fn bot_games_with_standing_orders_and_sealed_feuds_report_inputs() {
     let n = games().min(200);
     let mut per = vec![(0u64, 0u64, 0u64, 0u64); 7];
+    let mut kinds = [0u64; 7];
+    let mut seat_rounds = 0u64;
     for k in 0..n {
         let i = k * 2 + 1; // odd games have sealed feuds
-        let (seats, inputs, rounds, elim) = play(i, true, false);
+        let (seats, inputs, rounds, elim, k) = play(i, true, false);
+        for (a, b) in kinds.iter_mut().zip(k) {
+            *a += b;
+        }
+        seat_rounds += rounds as u64 * seats as u64;
         let e = &mut per[seats as usize];
         e.0 += 1;
         e.1 += inputs.iter().map(|x| *x as u64).sum::<u64>();
@@ -154,4 +188,7 @@ fn bot_games_with_standing_orders_and_sealed_feuds_report_inputs() {
             *inputs as f64 / *seat_rounds as f64
         );
     }
+    let by_kind: Vec<String> =
+        KINDS.iter().zip(kinds).map(|(k, n)| format!("{k} {:.2}", n as f64 / seat_rounds as f64)).collect();
+    println!("per player per round, by kind: {}", by_kind.join(", "));
 }

@@ -264,10 +264,21 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                     }
                     (!steps.is_empty()).then_some(Command::Expand { steps })
                 }),
-                Action::Ride => legal
-                    .iter()
-                    .rfind(|c| matches!(c, Command::Ride { set_forth, .. } if set_forth.len() == st as usize))
-                    .cloned(),
+                Action::Ride => {
+                    // Set forth onto an edge shared with an opponent's District, where
+                    // a later Feast may capture it; else anywhere.
+                    let border = |e: usize| {
+                        let (a, b) = d.edges[e];
+                        [a, b].iter().any(|x| s.owner(*x).is_some_and(|o| o != seat))
+                    };
+                    let full = |c: &&Command| matches!(c, Command::Ride { set_forth, moves } if set_forth.len() == st as usize && moves.is_empty());
+                    legal
+                        .iter()
+                        .filter(full)
+                        .find(|c| matches!(c, Command::Ride { set_forth, .. } if border(set_forth[0])))
+                        .or_else(|| legal.iter().rfind(full))
+                        .cloned()
+                }
                 Action::Raid => {
                     if p.at_sea > 0 || p.longhall <= 2 {
                         Some(Command::ReturnLaden)
@@ -278,6 +289,14 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                 Action::Pledge => Some(Command::DrawPledge),
                 Action::Foster => first(&|c| matches!(c, Command::FosterPersona { .. })),
                 Action::Feast => {
+                    // Capture a rival's last Districts when a Thingman stands there.
+                    let capture = legal.iter().find(|c| {
+                        matches!(c, Command::Capture { district, pay: true, .. }
+                            if s.owner(*district).is_some_and(|o| s.districts_of(o).len() <= 2) && p.wordfame >= 6)
+                    });
+                    if let Some(c) = capture {
+                        return Some(c.clone());
+                    }
                     let to = guests(s, seat).into_iter().next();
                     match to {
                         Some(to) if !p.wealth.is_empty() => {

@@ -475,8 +475,8 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
     assert!(err.contains("Atlantis"), "{err}");
 }
 
-/// Six gothar from Lawspeaker 0: seat 5 raids home laden (3 Goods), pledges a
-/// Bondi, seat 2 rides a Thingman onto Eyjafjordur–Thingeyjarthing (a District
+/// Six gothar from Lawspeaker 0: seat 5 raids home laden (3 Goods), seats 2
+/// and 5 pledge a Bondi each, seat 2 rides a Thingman onto Eyjafjordur–Thingeyjarthing (a District
 /// of seat 5), and then the Lawspeaker proposes Feast (Law of Blood, second
 /// statute), which everyone supports at strength 6.
 fn feast_round() -> Driver {
@@ -497,6 +497,9 @@ fn feast_round_with(options: Options) -> Driver {
     to_next_council(&mut d);
     d.act(2, &Command::Propose { law: LAND }).unwrap();
     all_support(&mut d);
+    d.act(2, &Command::DrawPledge).unwrap();
+    let h = d.state.players[2].hand.clone();
+    d.act(2, &Command::Swear { add: Some(h[0]), swaps: vec![] }).unwrap();
     pass_until(&mut d, 5);
     assert_eq!(d.state.current.as_ref().unwrap().action, Action::Pledge);
     d.act(5, &Command::DrawPledge).unwrap();
@@ -618,4 +621,20 @@ fn the_game_is_not_over_while_two_gothar_hold_farms_and_none_has_22_wordfame() {
     let d = game(2, 0, false);
     assert!(Thingvellir::outcome(&d.state).is_none());
     assert!(!crate::seasons::ended(&d.state));
+}
+
+#[test]
+fn if_the_total_is_less_than_the_thingmen_in_the_longhall_the_attempt_may_be_declared_a_failure() {
+    let mut d = feast_round();
+    d.act(5, &Command::Pass).unwrap();
+    pass_until(&mut d, 2);
+    let target = district("Thingeyjarthing");
+    let bondi = d.state.players[2].oaths[0];
+    assert!(d.state.players[5].longhall > 3, "more Thingmen at home than any Bondi's Worth");
+    d.act(2, &Command::Capture { bondi: 0, weapon: None, district: target, pay: false }).unwrap();
+    assert_eq!(d.state.owner(target), Some(5), "the District stays");
+    assert!(
+        d.state.players[2].oaths.is_empty() && d.state.doom.contains(&bondi),
+        "discarded cards are sent to their Doom"
+    );
 }

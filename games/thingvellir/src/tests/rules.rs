@@ -638,3 +638,28 @@ fn if_the_total_is_less_than_the_thingmen_in_the_longhall_the_attempt_may_be_dec
         "discarded cards are sent to their Doom"
     );
 }
+
+#[test]
+fn with_no_thingmen_left_to_slay_the_winner_razes_a_farm_and_a_gothi_without_districts_is_out() {
+    let mut d = ride_round(0);
+    pass_until(&mut d, 2);
+    d.act(2, &Command::Ride { set_forth: vec![edge("Skagafjordur", "Eyjafjordur")], moves: vec![] }).unwrap();
+    pass_until(&mut d, 5);
+    let from = edge("Eyjafjordur", "Thingeyjarthing");
+    let mv = BandMove { from, count: 5, path: vec![edge("Skagafjordur", "Eyjafjordur")] };
+    d.act(5, &Command::Ride { set_forth: vec![from; 5], moves: vec![mv] }).unwrap();
+    let f = d.state.feud.clone().expect("a feud");
+    let won = f.conflicts.iter().filter(|c| c.present && c.worth[0] > c.worth[1]).count();
+    assert!(won >= 2, "this seed gives the band of five at least two conflicts ({won})");
+    let farms: u8 = d.state.players[2].farms.iter().sum();
+    while d.state.feud.is_some() {
+        let s = first_waiting(&d);
+        let c = Thingvellir::fallback(&d.state, s).unwrap();
+        d.act(s, &c).unwrap();
+    }
+    assert_eq!(d.state.players[2].slain, 1, "the one Thingman is slain first");
+    assert_eq!(d.state.owner(district("Skagafjordur")), None, "then the farm of value 1 is razed");
+    assert!(d.state.players[2].farms.iter().sum::<u8>() < farms);
+    assert!(d.state.players[2].out, "the gothi has no District left");
+    assert!(d.state.edges.iter().all(|e| e[2] == 0), "their Thingmen leave the board");
+}

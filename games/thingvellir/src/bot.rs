@@ -152,7 +152,8 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
     candidates(s, seat).into_iter().filter(|c| accepted(s, seat, c)).collect()
 }
 
-/// On a timeout: support, pass, keep the first cards, accept, seal nothing,
+/// On a timeout: support, pass, keep the first cards, swear no Bondi, accept a
+/// conflict (committing nothing), seal nothing,
 /// let the band pass; the Lawspeaker proposes the first Law allowed.
 pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
     let ask = ask_of(s, seat)?;
@@ -161,7 +162,12 @@ pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
         Ask::Vote => Command::Vote { vote: Vote::Support },
         Ask::Resolve(_) => Command::Pass,
         Ask::Challenge => Command::Challenge { fight: false },
-        Ask::Choose(_) | Ask::Feud => return legal(s, seat).into_iter().next(),
+        Ask::Feud if s.sealed_feuds => Command::Seal { goods: vec![] },
+        Ask::Feud => {
+            let f = s.feud.as_ref()?;
+            Command::Accept { colour: f.conflicts.iter().position(|c| c.present && !c.settled)? }
+        }
+        Ask::Choose(_) => return legal(s, seat).into_iter().next(),
     })
 }
 

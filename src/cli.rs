@@ -17,10 +17,17 @@ pub const USAGE: &str = "\
 runestone — slow, asynchronous board games
 
 USAGE:
-  runestone serve [--config FILE]
+  runestone serve [--config FILE] [--new-signing-key]
       Serve the REST API. Defaults: sled under ./data, port 8080, mail
       written to files under ./data/mail. RUNESTONE__SECTION__KEY
-      environment variables override the configuration.
+      environment variables override the configuration. A data directory
+      with games but without its jwt.key is refused unless
+      --new-signing-key is given, which makes a new key and so revokes
+      every token and every link already sent.
+  runestone check [--data DIR | --config FILE]
+      Verify a stopped server's data directory offline: every game's log,
+      chain, head record, digests and record, and the manifest of games.
+      Names every damaged game; exits non-zero when damage is found.
   runestone replay FILE
       Fold an exported log (JSON, one event per line) again, check its hash
       chain, and report the first event that no longer applies. With the
@@ -38,7 +45,11 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
     let cmd = it.next().unwrap_or_else(|| "help".into());
     let rest: Vec<String> = it.collect();
     match cmd.as_str() {
-        "serve" => serve(flags(&rest, &["--config"])?),
+        "serve" => {
+            let new_key = rest.iter().any(|a| a == "--new-signing-key");
+            let rest: Vec<String> = rest.into_iter().filter(|a| a != "--new-signing-key").collect();
+            serve(flags(&rest, &["--config"])?, new_key)
+        }
         "replay" => {
             let [file] = rest.as_slice() else { bail!("usage: runestone replay FILE") };
             let report = replay(&runestone_engine::registry(), Path::new(file))?;
@@ -85,8 +96,9 @@ fn flags(args: &[String], known: &[&str]) -> anyhow::Result<std::collections::BT
     Ok(out)
 }
 
-fn serve(f: std::collections::BTreeMap<String, String>) -> anyhow::Result<()> {
-    let settings = Settings::load(f.get("--config").map(Path::new))?;
+fn serve(f: std::collections::BTreeMap<String, String>, new_signing_key: bool) -> anyhow::Result<()> {
+    let mut settings = Settings::load(f.get("--config").map(Path::new))?;
+    settings.auth.new_signing_key |= new_signing_key;
     let workers = settings.server.workers;
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if workers > 0 {

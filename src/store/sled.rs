@@ -1057,7 +1057,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_vanished_game_is_refused_at_start() {
-        let (dir, games) = damaged(|main, games| {
+        let (dir, _) = damaged(|main, games| {
             let k = game_key(&games[0]).unwrap();
             for seq in 0..4 {
                 main.remove(event_key(&k, seq)).expect("remove");

@@ -56,6 +56,19 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             println!("{report}");
             Ok(())
         }
+        "check" => {
+            let f = flags(&rest, &["--data", "--config"])?;
+            let data = match f.get("--data") {
+                Some(d) => PathBuf::from(d),
+                None => Settings::load(f.get("--config").map(Path::new))?.storage.path,
+            };
+            let report = check(&data)?;
+            print!("{}", report.text);
+            if report.damaged > 0 {
+                bail!("{} damage found under {}", report.damaged, data.display());
+            }
+            Ok(())
+        }
         "export" => {
             let game =
                 rest.first().filter(|g| !g.starts_with("--")).ok_or_else(|| anyhow!("usage: runestone export GAME"))?;
@@ -195,6 +208,87 @@ fn export(game: &str, config: Option<&Path>, out: Option<PathBuf>) -> anyhow::Re
         bail!("there is no game {game:?} under {}", settings.storage.path.display());
     }
     write_lines(&log, out)
+}
+
+/// What `runestone check` found.
+pub struct CheckReport {
+    /// One line per damaged game or store-wide problem, then a summary.
+    pub text: String,
+    /// How many problems were found (0: all intact).
+    pub damaged: usize,
+}
+
+/// Verify a stopped server's data directory: the store opens, the manifest
+/// matches the head records, and every game (found by its events, its head
+/// record or its private record) loads against its head record, has an
+/// intact chain, digests that match its seed, and its private record.
+pub fn check(data: &Path) -> anyhow::Result<CheckReport> {
+    use crate::store::{EventStore, Side};
+    let dir = data.join("events");
+    if !dir.join("db").exists() {
+        bail!("there is no event store under {} (no events/db file)", data.display());
+    }
+    let mut text = String::new();
+    let store = match crate::store::sled::SledStore::open_unchecked(&dir) {
+        Ok(s) => s,
+        Err(crate::store::StoreError::Io(e)) if e.contains("could not acquire lock") => {
+            bail!("the store under {} is in use: stop the server first", data.display())
+        }
+        Err(e) => {
+            text.push_str(&format!("DAMAGED store: {e}\n"));
+            return Ok(CheckReport { text, damaged: 1 });
+        }
+    };
+    let mut damaged = 0;
+    for p in store.manifest_problems(&dir) {
+        text.push_str(&format!("DAMAGED store: {p}\n"));
+        damaged += 1;
+    }
+    let mut games = std::collections::BTreeSet::new();
+    let mut listing = |what: &str, r: Result<Vec<String>, crate::store::StoreError>| match r {
+        Ok(ids) => games.extend(ids),
+        Err(e) => {
+            text.push_str(&format!("DAMAGED store: listing {what}: {e}\n"));
+            damaged += 1;
+        }
+    };
+    listing("logs", store.games(None, usize::MAX));
+    listing("head records", store.head_record_games());
+    listing(
+        "game records",
+        store
+            .scan(Side::Games, b"", usize::MAX)
+            .map(|v| v.into_iter().map(|(k, _)| String::from_utf8_lossy(&k).into_owned()).collect()),
+    );
+    for game in &games {
+        if let Err(problem) = check_game(&store, game) {
+            text.push_str(&format!("DAMAGED game {game}: {problem}\n"));
+            damaged += 1;
+        }
+    }
+    text.push_str(&format!("checked {} games under {}: {damaged} damage found\n", games.len(), data.display()));
+    Ok(CheckReport { text, damaged })
+}
+
+fn check_game(store: &crate::store::sled::SledStore, game: &str) -> Result<(), String> {
+    use crate::store::{EventStore, Side};
+    let log = store.load(game, 0, None).map_err(|e| e.to_string())?;
+    if log.is_empty() {
+        return Err("it has a private record but no log".into());
+    }
+    check_chain(&log).map_err(|e| format!("the chain breaks at seq {}: {}", e.seq, e.problem))?;
+    let record = store
+        .get(Side::Games, game.as_bytes())
+        .map_err(|e| e.to_string())?
+        .ok_or("its private record (seed, contacts) is missing")?;
+    let record: serde_json::Value =
+        serde_json::from_slice(&record).map_err(|_| "its private record is unreadable".to_string())?;
+    let seed = record
+        .get("seed")
+        .and_then(|s| s.as_str())
+        .and_then(Seed::from_hex)
+        .ok_or("its private record holds no readable seed")?;
+    runestone_engine::log::check_digests(&log, &seed).map_err(|e| format!("seq {}: {}", e.seq, e.problem))
 }
 
 /// A whole game played by the rules' own fallback (the bot) for every seat.

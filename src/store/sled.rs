@@ -75,6 +75,9 @@ pub struct SledStore {
     /// The committer's queue; `None` once closed.
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
+    /// Where a clean close writes its summary into the marker file (`None`
+    /// for a store opened unchecked, whose state must not become the reference).
+    summary_dir: Option<PathBuf>,
     /// Tests set this to make the committer's fdatasyncs fail.
     #[cfg(test)]
     fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -250,12 +253,31 @@ fn read_manifest(main: &Tree) -> StoreResult<Option<u64>> {
 
 /// Count the head records (one short key per game).
 fn count_head_records(main: &Tree) -> StoreResult<u64> {
-    let mut n = 0;
+    Ok(head_totals(main)?.0)
+}
+
+/// How many games have a head record, and how many events they name.
+fn head_totals(main: &Tree) -> StoreResult<(u64, u64)> {
+    let (mut games, mut events) = (0u64, 0u64);
     for item in main.scan_prefix([HEAD]) {
-        item.map_err(|e| read_err("counting head records", e))?;
-        n += 1;
+        let (_, v) = item.map_err(|e| read_err("counting head records", e))?;
+        games += 1;
+        if v.len() >= 8 {
+            events = events.saturating_add(seq_of(&v[..8]).saturating_add(1));
+        }
     }
-    Ok(n)
+    Ok((games, events))
+}
+
+/// The first line of the marker file.
+const MARKER_TEXT: &str = "runestone event store: sled's files beside this one hold it\n";
+
+/// The games and events the marker says the store held at its last clean
+/// close (`None` when it says nothing readable).
+fn read_summary(path: &Path) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(path.join(MARKER)).ok()?;
+    let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse::<u64>().ok()));
+    Some((field("games ")?, field("events ")?))
 }
 
 /// Check a write and serialize its events (done by the caller, so the
@@ -296,7 +318,9 @@ impl SledStore {
     pub fn open(path: &Path) -> StoreResult<SledStore> {
         let (db, main, snapshots) = open_caught(path)?;
         check_manifest(path, &db, &main)?;
-        Self::start(path, db, main, snapshots)
+        let mut store = Self::start(path, db, main, snapshots)?;
+        store.summary_dir = Some(path.to_owned());
+        Ok(store)
     }
 
     /// Open for `runestone check`: like [`open`](Self::open) but without the
@@ -324,6 +348,7 @@ impl SledStore {
             snapshots,
             queue: Mutex::new(Some(tx)),
             committer: Mutex::new(Some(committer)),
+            summary_dir: None,
             #[cfg(test)]
             fail_syncs,
         })
@@ -338,7 +363,8 @@ impl SledStore {
                 "{} says a store was created here, but sled's files hold no manifest of games: the `db` file was lost or damaged",
                 path.join(MARKER).display()
             )),
-            Ok(None) => out.push("the store has no manifest of games yet (it was last opened by an older server)".into()),
+            // An older server's store: nothing to check it against yet.
+            Ok(None) => {}
             Ok(Some(n)) => match count_head_records(&self.main) {
                 Err(e) => out.push(e.to_string()),
                 Ok(k) if k != n => out.push(format!(
@@ -347,6 +373,13 @@ impl SledStore {
                 )),
                 Ok(_) => {}
             },
+        }
+        if let (Some((games, events)), Ok((k, e))) = (read_summary(path), head_totals(&self.main)) {
+            if k < games || e < events {
+                out.push(format!(
+                    "at the last clean stop the store held {games} games and {events} events, now {k} games and {e} events: the latest writes were lost"
+                ));
+            }
         }
         out
     }
@@ -377,10 +410,37 @@ impl SledStore {
     /// Stop the committer after it has drained its queue, then flush.
     fn shutdown(&self) -> StoreResult<()> {
         drop(lock(&self.queue).take());
-        if let Some(handle) = lock(&self.committer).take() {
+        let handle = lock(&self.committer).take();
+        let first_close = handle.is_some();
+        if let Some(handle) = handle {
             handle.join().map_err(|_| StoreError::Io("the committer thread panicked".into()))?;
         }
-        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))
+        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))?;
+        if first_close {
+            self.write_summary();
+        }
+        Ok(())
+    }
+
+    /// After a clean close, record in the marker file how many games and
+    /// events the store holds, so a start that finds fewer (sled recovers a
+    /// damaged log file by dropping everything after the damage) refuses.
+    fn write_summary(&self) {
+        let Some(dir) = &self.summary_dir else { return };
+        let write = || -> StoreResult<()> {
+            let (games, events) = head_totals(&self.main)?;
+            let text = format!("{MARKER_TEXT}games {games}\nevents {events}\n");
+            let tmp = dir.join(format!("{MARKER}.tmp"));
+            let fail = |e: std::io::Error| io(&format!("writing {}", dir.join(MARKER).display()), e);
+            std::fs::write(&tmp, text).map_err(fail)?;
+            File::open(&tmp).and_then(|f| f.sync_all()).map_err(fail)?;
+            std::fs::rename(&tmp, dir.join(MARKER)).map_err(fail)?;
+            sync_dir(dir).map_err(fail)
+        };
+        if let Err(e) = write() {
+            // The previous summary stays: it is older, so still a lower bound.
+            tracing::warn!("recording the store's size at close: {e}");
+        }
     }
 
     fn parse_event(game: &str, key: &[u8], value: &[u8]) -> StoreResult<Envelope> {
@@ -466,7 +526,18 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
             db.flush().map_err(|e| io("writing the manifest", e))?;
         }
         Some(n) => {
-            let k = count_head_records(main)?;
+            let (k, events) = head_totals(main)?;
+            if let Some((was_games, was_events)) = read_summary(path) {
+                if k < was_games || events < was_events {
+                    return Err(StoreError::Corrupt(format!(
+                        "{} says the store held {was_games} games and {was_events} events when the server last \
+                         stopped cleanly, but sled's files under {} now hold {k} games and {events} events: \
+                         the latest writes were lost (the `db` file was damaged or replaced). {what_to_do}",
+                        marker.display(),
+                        path.display()
+                    )));
+                }
+            }
             if k != n {
                 return Err(StoreError::Corrupt(format!(
                     "the manifest under {} counts {n} games, but {k} have a head record: \
@@ -479,7 +550,7 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
     }
     if !marker.exists() {
         let write = || -> std::io::Result<()> {
-            std::fs::write(&marker, "runestone event store: sled's files beside this one hold it\n")?;
+            std::fs::write(&marker, MARKER_TEXT)?;
             File::open(&marker)?.sync_all()?;
             sync_dir(path)
         };

@@ -4,6 +4,7 @@ mod bad_input;
 mod bardagi;
 mod cli;
 mod crash;
+mod damage;
 mod deadlines;
 mod flows;
 mod golden;

@@ -28,10 +28,12 @@ USAGE:
       Verify a stopped server's data directory offline: every game's log,
       chain, head record, digests and record, and the manifest of games.
       Names every damaged game; exits non-zero when damage is found.
-  runestone replay FILE
-      Fold an exported log (JSON, one event per line) again, check its hash
-      chain, and report the first event that no longer applies. With the
-      seed revealed, re-derive every draw.
+  runestone replay FILE [--seed HEX]
+      Fold an exported log (JSON, one event per line, then an end line)
+      again, check its hash chain and that no line was cut off its end, and
+      report the first event that no longer applies. With the seed revealed
+      (or given with --seed), check every body and command against its
+      digest and re-derive every draw; otherwise say they were not checked.
   runestone export GAME [--config FILE] [--out FILE]
       Write a game's whole log as JSON lines (stop the server first: the
       embedded store allows one process at a time).
@@ -51,8 +53,15 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             serve(flags(&rest, &["--config"])?, new_key)
         }
         "replay" => {
-            let [file] = rest.as_slice() else { bail!("usage: runestone replay FILE") };
-            let report = replay(&runestone_engine::registry(), Path::new(file))?;
+            let Some((file, more)) = rest.split_first().filter(|(f, _)| !f.starts_with("--")) else {
+                bail!("usage: runestone replay FILE [--seed HEX]")
+            };
+            let f = flags(more, &["--seed"])?;
+            let seed = f
+                .get("--seed")
+                .map(|h| Seed::from_hex(h).ok_or_else(|| anyhow!("--seed must be the game's seed in hex")))
+                .transpose()?;
+            let report = replay_with(&runestone_engine::registry(), Path::new(file), seed.as_ref())?;
             println!("{report}");
             Ok(())
         }
@@ -125,19 +134,46 @@ fn serve(f: std::collections::BTreeMap<String, String>, new_signing_key: bool) -
     })
 }
 
-fn read_lines(file: &Path) -> anyhow::Result<Vec<Envelope>> {
+/// An export: its events, and its end line if it has one.
+struct Export {
+    log: Vec<Envelope>,
+    end: Option<End>,
+}
+
+/// The last line of every export: how many events it holds and the hash of
+/// the last, so a file with lines cut off its end is named as cut.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct End {
+    events: u64,
+    head_hash: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EndLine {
+    end: End,
+}
+
+fn read_lines(file: &Path) -> anyhow::Result<Export> {
     let f = std::fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     let mut log = Vec::new();
+    let mut end = None;
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
+            continue;
+        }
+        if end.is_some() {
+            bail!("{} line {}: more lines after the end line", file.display(), n + 1);
+        }
+        if let Ok(e) = serde_json::from_str::<EndLine>(&line) {
+            end = Some(e.end);
             continue;
         }
         log.push(
             serde_json::from_str(&line).with_context(|| format!("{} line {}: not an event", file.display(), n + 1))?,
         );
     }
-    Ok(log)
+    Ok(Export { log, end })
 }
 
 fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
@@ -146,6 +182,9 @@ fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
         text.push_str(&serde_json::to_string(e)?);
         text.push('\n');
     }
+    let end = End { events: log.len() as u64, head_hash: log.last().map(|e| e.hash.clone()).unwrap_or_default() };
+    text.push_str(&serde_json::to_string(&EndLine { end })?);
+    text.push('\n');
     match out {
         Some(p) => std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display())),
         None => Ok(std::io::stdout().write_all(text.as_bytes())?),
@@ -155,10 +194,36 @@ fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
 /// Fold `file` again: chain, then event by event, then (seed revealed)
 /// every draw. Returns a report in words; fails on the first problem.
 pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
-    let log = read_lines(file)?;
+    replay_with(registry, file, None)
+}
+
+/// [`replay`], with the game's secret seed (`--seed`) to check a running
+/// game's bodies and commands against their digests.
+pub fn replay_with(registry: &Registry, file: &Path, seed: Option<&Seed>) -> anyhow::Result<String> {
+    let Export { log, end } = read_lines(file)?;
     if log.is_empty() {
         bail!("{} holds no events", file.display());
     }
+    let finished =
+        matches!(log.last().and_then(|e| e.kernel()), Some(runestone_engine::KernelEvent::SeedRevealed { .. }));
+    let completeness = match &end {
+        Some(end) if end.events != log.len() as u64 || log.last().is_some_and(|e| e.hash != end.head_hash) => bail!(
+            "{} is cut or edited: its end line says {} events ending with hash {}, but it holds {} events",
+            file.display(),
+            end.events,
+            end.head_hash,
+            log.len()
+        ),
+        Some(_) => "complete (its end line matches)",
+        // A finished game's log ends with the seed: nothing can follow it.
+        None if finished => "no end line (an older export), complete up to its revealed seed",
+        None => bail!(
+            "{} ends without its end line after {} events: the file was cut (or written by an older \
+             runestone), so its last events may be missing",
+            file.display(),
+            log.len()
+        ),
+    };
     check_chain(&log).map_err(|e| anyhow!("the hash chain breaks at event {}: {}", e.seq, e.problem))?;
     // Event by event, so the first one that no longer applies is named.
     let mut table = Table::fold(registry, &log[..1]).map_err(|e| anyhow!("event 0: {e}"))?;
@@ -172,7 +237,7 @@ pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
         }
     }
     let mut report = format!(
-        "{}: {} events of {} (rules version {}), chain intact",
+        "{}: {} events of {} (rules version {}), {completeness}, chain intact",
         log[0].game,
         log.len(),
         table.created.ruleset,
@@ -189,7 +254,23 @@ pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
             }
             report.push_str(&format!("; seed checked, {} decisions re-derived", r.decisions_rederived));
         }
-        None => report.push_str("; seed not revealed yet, draws not re-derived"),
+        None => match seed {
+            Some(seed) => {
+                let r = verify::full(registry, &log, seed);
+                if let Some((seq, p)) = r.problem {
+                    bail!("event {seq}: {p}");
+                }
+                report.push_str(&format!(
+                    "; with the given seed: every body and command matches its digest, {} decisions re-derived",
+                    r.decisions_rederived
+                ));
+            }
+            None => report.push_str(
+                "; seed not revealed yet: event bodies and commands were NOT checked against their digests \
+                 and draws were not re-derived (only the chain of public parts and digests was checked; \
+                 give --seed HEX to check them)",
+            ),
+        },
     }
     Ok(report)
 }

@@ -270,3 +270,50 @@ fn damaged_files_are_named_never_served_silently() {
     );
     assert!(table.len() >= 30, "only {} cases", table.len());
 }
+
+#[test]
+fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let Started::Serving(child, base) = start(dir.path()) else { panic!("the server did not start") };
+    let a = agent();
+    let seats: Vec<Value> = (0..3).map(|i| json!({"name": format!("P{i}")})).collect();
+    let (_, created) =
+        call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})));
+    let game = str_of(&created, "game_id").to_owned();
+    let token = seat_tokens(&created)[0].clone();
+    let body = json!({"command": {"type": "Bid", "amount": 3}});
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    assert_eq!(s, 200);
+    let (_, log) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/events"), None, None);
+    let head = log["events"].as_array().unwrap().len() as u64 - 1;
+    stop(child, true);
+
+    // The last event disappears from sled's tree, as if the log were cut.
+    {
+        let db = sled::open(dir.path().join("events")).unwrap();
+        let mut key = vec![b'e'];
+        key.extend_from_slice(game.as_bytes());
+        key.extend_from_slice(&head.to_be_bytes());
+        db.open_tree("main").unwrap().remove(key).unwrap().expect("the last event was there");
+        db.flush().unwrap();
+    }
+    let Started::Serving(child, base) = start(dir.path()) else { panic!("the server did not start") };
+    for path in ["events", "verify"] {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/{path}"), None, None);
+        assert_eq!(s, 500, "{path}: {v}");
+        let detail = v["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("damaged") && detail.contains(&game) && detail.contains(&format!("seq {head}")),
+            "{detail}"
+        );
+        assert!(!detail.contains("try again"), "{detail}");
+    }
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    assert_eq!(s, 500, "no command is decided on a damaged log");
+    stop(child, false);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_runestone")).args(["check", "--data"]).arg(dir.path()).output().unwrap();
+    assert!(!out.status.success(), "check fails on damage");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains(&format!("DAMAGED game {game}")), "{report}");
+}

@@ -13,4 +13,5 @@ mod hidden;
 mod mail;
 mod openapi;
 mod smtp;
+mod times;
 mod web;

@@ -1136,6 +1136,16 @@ mod tests {
             main.remove(head_key(&k)).expect("remove");
         })
         .await;
+        // The size recorded at the last clean close names the loss...
+        match SledStore::open(dir.path()) {
+            Err(StoreError::Corrupt(msg)) => {
+                assert!(msg.contains("held 3 games and 12 events") && msg.contains("now hold 2 games"), "{msg}")
+            }
+            Err(e) => panic!("expected Corrupt, got {e:?}"),
+            Ok(_) => panic!("a store that lost a game opened"),
+        }
+        // ... and without it (a crash since) the manifest does.
+        std::fs::write(dir.path().join(MARKER), MARKER_TEXT).expect("marker");
         match SledStore::open(dir.path()) {
             Err(StoreError::Corrupt(msg)) => assert!(msg.contains("counts 3 games, but 2"), "{msg}"),
             Err(e) => panic!("expected Corrupt, got {e:?}"),

@@ -65,7 +65,7 @@ pub enum StoreError {
     Malformed(String),
     #[error("storage failure: {0}")]
     Io(String),
-    #[error("stored data is corrupt at {0}")]
+    #[error("stored data is damaged: {0}")]
     Corrupt(String),
     /// The store is shutting down; the write was not made.
     #[error("the store is closed")]

@@ -235,7 +235,7 @@ fn damaged_files_are_named_never_served_silently() {
                         failures.push(format!("{case}: refused without naming the damage: {stderr}"));
                         format!("refused, unnamed: {first}")
                     } else {
-                        format!("refused at start: {}", first.chars().take(110).collect::<String>())
+                        format!("refused at start: {}", first.chars().take(600).collect::<String>())
                     }
                 }
                 Started::Serving(child, base) => {

@@ -97,6 +97,17 @@ impl From<ServiceError> for ApiError {
             ServiceError::Store(StoreError::Conflict { .. }) => {
                 ApiError::new(S::CONFLICT, "Conflict", "another command was recorded first; reload and decide again")
             }
+            ServiceError::Store(StoreError::Corrupt(what)) => {
+                crate::store::report_damage(&what);
+                ApiError::new(
+                    S::INTERNAL_SERVER_ERROR,
+                    "Stored data damaged",
+                    format!(
+                        "the stored data is damaged ({what}); retrying will not help: \
+                         the operator must restore it from a backup (`runestone check` lists what is damaged)"
+                    ),
+                )
+            }
             ServiceError::Store(e) => {
                 tracing::error!(error = %e, "storage failure");
                 ApiError::new(

@@ -98,7 +98,7 @@ fn duel_log(registry: &Registry) -> Vec<Envelope> {
 }
 
 fn fold(c: &mut Criterion) {
-    let registry = runestone_engine::registry();
+    let registry = runestone::games::registry();
     let log = duel_log(&registry);
     let folded = Table::fold(&registry, &log).expect("fold");
     assert!(folded.is_over(), "the game was played to its end");

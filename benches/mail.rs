@@ -36,7 +36,7 @@ fn deliver(c: &mut Criterion) {
     let store = Arc::new(MemoryStore::default());
     let service = Arc::new(Service::new(
         store.clone(),
-        runestone_engine::registry(),
+        runestone::games::registry(),
         Keys::new(&[1; 32], 30),
         Arc::new(SystemClock),
         Options { public_url: "http://localhost".into(), snapshot_interval: 64, cache_games: 100 },

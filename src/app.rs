@@ -25,12 +25,25 @@ impl Application {
     pub fn build(settings: &Settings, clock: Arc<dyn Clock>, registry: Registry) -> anyhow::Result<Application> {
         let dir = &settings.storage.path;
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        // A brand-new data directory gets its signing key silently; an
+        // existing store whose key is gone needs the operator's word.
+        let fresh = !dir.join("events").exists();
         let store: Arc<dyn EventStore> = Arc::new(
             SledStore::open(&dir.join("events"))
                 .with_context(|| format!("cannot open the event store under {}", dir.display()))?,
         );
-        let keys = Keys::load_or_create(&settings.auth.jwt_secret, dir, settings.auth.token_days)
-            .context("cannot load or create the token signing key")?;
+        if settings.auth.new_signing_key && !fresh && !dir.join("jwt.key").exists() {
+            tracing::warn!(
+                "making a new token signing key as asked: every token and every link already sent is revoked"
+            );
+        }
+        let keys = Keys::load_or_create(
+            &settings.auth.jwt_secret,
+            dir,
+            settings.auth.token_days,
+            fresh || settings.auth.new_signing_key,
+        )
+        .context("cannot load or create the token signing key")?;
         let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port))
             .with_context(|| format!("cannot listen on {}:{}", settings.server.host, settings.server.port))?;
         let port = listener.local_addr()?.port();

@@ -89,8 +89,9 @@ impl Keys {
     }
 
     /// The key from configuration (hex), or the one stored under `dir`, or a
-    /// new one generated and stored there on first start.
-    pub fn load_or_create(configured_hex: &str, dir: &Path, days: i64) -> std::io::Result<Keys> {
+    /// new one generated and stored there when `may_create` (a new data
+    /// directory, or the operator asked for a new key).
+    pub fn load_or_create(configured_hex: &str, dir: &Path, days: i64, may_create: bool) -> std::io::Result<Keys> {
         if !configured_hex.is_empty() {
             let k = hex::decode(configured_hex)
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("auth.jwt_secret: {e}")))?;
@@ -104,6 +105,16 @@ impl Keys {
                 })?;
                 Ok(Keys::new(&k, days))
             }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !may_create => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "the token signing key {} is missing, but this data directory already holds games: every token \
+                     and every link mailed to players was signed with it. Restore jwt.key from a backup, or start \
+                     with `runestone serve --new-signing-key` (or RUNESTONE__AUTH__NEW_SIGNING_KEY=true) to make a \
+                     new key, which revokes every token and every link already sent: players and hosts will need new links",
+                    path.display()
+                ),
+            )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
                 let k = crate::random_bytes::<32>();

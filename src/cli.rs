@@ -17,14 +17,23 @@ pub const USAGE: &str = "\
 runestone — slow, asynchronous board games
 
 USAGE:
-  runestone serve [--config FILE]
+  runestone serve [--config FILE] [--new-signing-key]
       Serve the REST API. Defaults: sled under ./data, port 8080, mail
       written to files under ./data/mail. RUNESTONE__SECTION__KEY
-      environment variables override the configuration.
-  runestone replay FILE
-      Fold an exported log (JSON, one event per line) again, check its hash
-      chain, and report the first event that no longer applies. With the
-      seed revealed, re-derive every draw.
+      environment variables override the configuration. A data directory
+      with games but without its jwt.key is refused unless
+      --new-signing-key is given, which makes a new key and so revokes
+      every token and every link already sent.
+  runestone check [--data DIR | --config FILE]
+      Verify a stopped server's data directory offline: every game's log,
+      chain, head record, digests and record, and the manifest of games.
+      Names every damaged game; exits non-zero when damage is found.
+  runestone replay FILE [--seed HEX]
+      Fold an exported log (JSON, one event per line, then an end line)
+      again, check its hash chain and that no line was cut off its end, and
+      report the first event that no longer applies. With the seed revealed
+      (or given with --seed), check every body and command against its
+      digest and re-derive every draw; otherwise say they were not checked.
   runestone export GAME [--config FILE] [--out FILE]
       Write a game's whole log as JSON lines (stop the server first: the
       embedded store allows one process at a time).
@@ -38,11 +47,35 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
     let cmd = it.next().unwrap_or_else(|| "help".into());
     let rest: Vec<String> = it.collect();
     match cmd.as_str() {
-        "serve" => serve(flags(&rest, &["--config"])?),
+        "serve" => {
+            let new_key = rest.iter().any(|a| a == "--new-signing-key");
+            let rest: Vec<String> = rest.into_iter().filter(|a| a != "--new-signing-key").collect();
+            serve(flags(&rest, &["--config"])?, new_key)
+        }
         "replay" => {
-            let [file] = rest.as_slice() else { bail!("usage: runestone replay FILE") };
-            let report = replay(&runestone_engine::registry(), Path::new(file))?;
+            let Some((file, more)) = rest.split_first().filter(|(f, _)| !f.starts_with("--")) else {
+                bail!("usage: runestone replay FILE [--seed HEX]")
+            };
+            let f = flags(more, &["--seed"])?;
+            let seed = f
+                .get("--seed")
+                .map(|h| Seed::from_hex(h).ok_or_else(|| anyhow!("--seed must be the game's seed in hex")))
+                .transpose()?;
+            let report = replay_with(&crate::games::registry(), Path::new(file), seed.as_ref())?;
             println!("{report}");
+            Ok(())
+        }
+        "check" => {
+            let f = flags(&rest, &["--data", "--config"])?;
+            let data = match f.get("--data") {
+                Some(d) => PathBuf::from(d),
+                None => Settings::load(f.get("--config").map(Path::new))?.storage.path,
+            };
+            let report = check(&data)?;
+            print!("{}", report.text);
+            if report.damaged > 0 {
+                bail!("{} damage found under {}", report.damaged, data.display());
+            }
             Ok(())
         }
         "export" => {
@@ -61,7 +94,7 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
                 Some(o) => serde_json::from_str(o).context("--options is not JSON")?,
                 None => serde_json::Value::Null,
             };
-            let log = simulate(&runestone_engine::registry(), ruleset, players, seed, &options)?;
+            let log = simulate(&crate::games::registry(), ruleset, players, seed, &options)?;
             write_lines(&log, f.get("--out").map(PathBuf::from))
         }
         "help" | "--help" | "-h" => {
@@ -85,34 +118,62 @@ fn flags(args: &[String], known: &[&str]) -> anyhow::Result<std::collections::BT
     Ok(out)
 }
 
-fn serve(f: std::collections::BTreeMap<String, String>) -> anyhow::Result<()> {
-    let settings = Settings::load(f.get("--config").map(Path::new))?;
+fn serve(f: std::collections::BTreeMap<String, String>, new_signing_key: bool) -> anyhow::Result<()> {
+    let mut settings = Settings::load(f.get("--config").map(Path::new))?;
+    settings.auth.new_signing_key |= new_signing_key;
     let workers = settings.server.workers;
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if workers > 0 {
         rt.worker_threads(workers);
     }
     rt.enable_all().build()?.block_on(async move {
-        let app = crate::app::Application::build(&settings, Arc::new(SystemClock), runestone_engine::registry())?;
+        let app = crate::app::Application::build(&settings, Arc::new(SystemClock), crate::games::registry())?;
         tracing::info!(port = app.port(), data = %settings.storage.path.display(), "runestone is serving");
         println!("runestone is serving on http://{}:{}", settings.server.host, app.port());
         app.run_until_stopped().await
     })
 }
 
-fn read_lines(file: &Path) -> anyhow::Result<Vec<Envelope>> {
+/// An export: its events, and its end line if it has one.
+struct Export {
+    log: Vec<Envelope>,
+    end: Option<End>,
+}
+
+/// The last line of every export: how many events it holds and the hash of
+/// the last, so a file with lines cut off its end is named as cut.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct End {
+    events: u64,
+    head_hash: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EndLine {
+    end: End,
+}
+
+fn read_lines(file: &Path) -> anyhow::Result<Export> {
     let f = std::fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     let mut log = Vec::new();
+    let mut end = None;
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
+            continue;
+        }
+        if end.is_some() {
+            bail!("{} line {}: more lines after the end line", file.display(), n + 1);
+        }
+        if let Ok(e) = serde_json::from_str::<EndLine>(&line) {
+            end = Some(e.end);
             continue;
         }
         log.push(
             serde_json::from_str(&line).with_context(|| format!("{} line {}: not an event", file.display(), n + 1))?,
         );
     }
-    Ok(log)
+    Ok(Export { log, end })
 }
 
 fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
@@ -121,6 +182,9 @@ fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
         text.push_str(&serde_json::to_string(e)?);
         text.push('\n');
     }
+    let end = End { events: log.len() as u64, head_hash: log.last().map(|e| e.hash.clone()).unwrap_or_default() };
+    text.push_str(&serde_json::to_string(&EndLine { end })?);
+    text.push('\n');
     match out {
         Some(p) => std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display())),
         None => Ok(std::io::stdout().write_all(text.as_bytes())?),
@@ -130,10 +194,36 @@ fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
 /// Fold `file` again: chain, then event by event, then (seed revealed)
 /// every draw. Returns a report in words; fails on the first problem.
 pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
-    let log = read_lines(file)?;
+    replay_with(registry, file, None)
+}
+
+/// [`replay`], with the game's secret seed (`--seed`) to check a running
+/// game's bodies and commands against their digests.
+pub fn replay_with(registry: &Registry, file: &Path, seed: Option<&Seed>) -> anyhow::Result<String> {
+    let Export { log, end } = read_lines(file)?;
     if log.is_empty() {
         bail!("{} holds no events", file.display());
     }
+    let finished =
+        matches!(log.last().and_then(|e| e.kernel()), Some(runestone_engine::KernelEvent::SeedRevealed { .. }));
+    let completeness = match &end {
+        Some(end) if end.events != log.len() as u64 || log.last().is_some_and(|e| e.hash != end.head_hash) => bail!(
+            "{} is cut or edited: its end line says {} events ending with hash {}, but it holds {} events",
+            file.display(),
+            end.events,
+            end.head_hash,
+            log.len()
+        ),
+        Some(_) => "complete (its end line matches)",
+        // A finished game's log ends with the seed: nothing can follow it.
+        None if finished => "no end line (an older export), complete up to its revealed seed",
+        None => bail!(
+            "{} ends without its end line after {} events: the file was cut (or written by an older \
+             runestone), so its last events may be missing",
+            file.display(),
+            log.len()
+        ),
+    };
     check_chain(&log).map_err(|e| anyhow!("the hash chain breaks at event {}: {}", e.seq, e.problem))?;
     // Event by event, so the first one that no longer applies is named.
     let mut table = Table::fold(registry, &log[..1]).map_err(|e| anyhow!("event 0: {e}"))?;
@@ -147,7 +237,7 @@ pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
         }
     }
     let mut report = format!(
-        "{}: {} events of {} (rules version {}), chain intact",
+        "{}: {} events of {} (rules version {}), {completeness}, chain intact",
         log[0].game,
         log.len(),
         table.created.ruleset,
@@ -164,7 +254,23 @@ pub fn replay(registry: &Registry, file: &Path) -> anyhow::Result<String> {
             }
             report.push_str(&format!("; seed checked, {} decisions re-derived", r.decisions_rederived));
         }
-        None => report.push_str("; seed not revealed yet, draws not re-derived"),
+        None => match seed {
+            Some(seed) => {
+                let r = verify::full(registry, &log, seed);
+                if let Some((seq, p)) = r.problem {
+                    bail!("event {seq}: {p}");
+                }
+                report.push_str(&format!(
+                    "; with the given seed: every body and command matches its digest, {} decisions re-derived",
+                    r.decisions_rederived
+                ));
+            }
+            None => report.push_str(
+                "; seed not revealed yet: event bodies and commands were NOT checked against their digests \
+                 and draws were not re-derived (only the chain of public parts and digests was checked; \
+                 give --seed HEX to check them)",
+            ),
+        },
     }
     Ok(report)
 }
@@ -183,6 +289,87 @@ fn export(game: &str, config: Option<&Path>, out: Option<PathBuf>) -> anyhow::Re
         bail!("there is no game {game:?} under {}", settings.storage.path.display());
     }
     write_lines(&log, out)
+}
+
+/// What `runestone check` found.
+pub struct CheckReport {
+    /// One line per damaged game or store-wide problem, then a summary.
+    pub text: String,
+    /// How many problems were found (0: all intact).
+    pub damaged: usize,
+}
+
+/// Verify a stopped server's data directory: the store opens, the manifest
+/// matches the head records, and every game (found by its events, its head
+/// record or its private record) loads against its head record, has an
+/// intact chain, digests that match its seed, and its private record.
+pub fn check(data: &Path) -> anyhow::Result<CheckReport> {
+    use crate::store::{EventStore, Side};
+    let dir = data.join("events");
+    if !dir.join("db").exists() {
+        bail!("there is no event store under {} (no events/db file)", data.display());
+    }
+    let mut text = String::new();
+    let store = match crate::store::sled::SledStore::open_unchecked(&dir) {
+        Ok(s) => s,
+        Err(crate::store::StoreError::Io(e)) if e.contains("could not acquire lock") => {
+            bail!("the store under {} is in use: stop the server first", data.display())
+        }
+        Err(e) => {
+            text.push_str(&format!("DAMAGED store: {e}\n"));
+            return Ok(CheckReport { text, damaged: 1 });
+        }
+    };
+    let mut damaged = 0;
+    for p in store.manifest_problems(&dir) {
+        text.push_str(&format!("DAMAGED store: {p}\n"));
+        damaged += 1;
+    }
+    let mut games = std::collections::BTreeSet::new();
+    let mut listing = |what: &str, r: Result<Vec<String>, crate::store::StoreError>| match r {
+        Ok(ids) => games.extend(ids),
+        Err(e) => {
+            text.push_str(&format!("DAMAGED store: listing {what}: {e}\n"));
+            damaged += 1;
+        }
+    };
+    listing("logs", store.games(None, usize::MAX));
+    listing("head records", store.head_record_games());
+    listing(
+        "game records",
+        store
+            .scan(Side::Games, b"", usize::MAX)
+            .map(|v| v.into_iter().map(|(k, _)| String::from_utf8_lossy(&k).into_owned()).collect()),
+    );
+    for game in &games {
+        if let Err(problem) = check_game(&store, game) {
+            text.push_str(&format!("DAMAGED game {game}: {problem}\n"));
+            damaged += 1;
+        }
+    }
+    text.push_str(&format!("checked {} games under {}: {damaged} damage found\n", games.len(), data.display()));
+    Ok(CheckReport { text, damaged })
+}
+
+fn check_game(store: &crate::store::sled::SledStore, game: &str) -> Result<(), String> {
+    use crate::store::{EventStore, Side};
+    let log = store.load(game, 0, None).map_err(|e| e.to_string())?;
+    if log.is_empty() {
+        return Err("it has a private record but no log".into());
+    }
+    check_chain(&log).map_err(|e| format!("the chain breaks at seq {}: {}", e.seq, e.problem))?;
+    let record = store
+        .get(Side::Games, game.as_bytes())
+        .map_err(|e| e.to_string())?
+        .ok_or("its private record (seed, contacts) is missing")?;
+    let record: serde_json::Value =
+        serde_json::from_slice(&record).map_err(|_| "its private record is unreadable".to_string())?;
+    let seed = record
+        .get("seed")
+        .and_then(|s| s.as_str())
+        .and_then(Seed::from_hex)
+        .ok_or("its private record holds no readable seed")?;
+    runestone_engine::log::check_digests(&log, &seed).map_err(|e| format!("seq {}: {}", e.seq, e.problem))
 }
 
 /// A whole game played by the rules' own fallback (the bot) for every seat.

@@ -102,6 +102,10 @@ pub fn human_bytes(n: u64) -> String {
 pub struct AuthSettings {
     pub jwt_secret: String,
     pub token_days: i64,
+    /// Make a new signing key when `jwt.key` is missing from a data
+    /// directory that already holds a store (revokes every token and link).
+    #[serde(default)]
+    pub new_signing_key: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]

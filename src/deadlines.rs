@@ -431,7 +431,7 @@ impl Service {
     ) -> Result<()> {
         let seat = entry.seat;
         let t = loaded.table.clone();
-        let now = stamp(self.now());
+        let now = self.event_time(loaded)?;
         let name = t.created.seats.get(seat as usize).cloned().unwrap_or_default();
         let mut events = runestone_engine::log::seal(
             &t.game_id,

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod deadlines;
+pub mod games;
 pub mod http;
 pub mod mail;
 pub mod metrics;

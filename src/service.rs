@@ -228,6 +228,9 @@ pub struct Service {
     pub(crate) templates: crate::mail::Templates,
     /// The free-space reserve, when the server watches one.
     space: std::sync::OnceLock<crate::store::space::Space>,
+    /// Set while the wall clock is behind a game's last event, so a backward
+    /// jump is logged once, not at every event.
+    clock_behind: std::sync::atomic::AtomicBool,
 }
 
 /// Key of the private record of `game`.
@@ -276,6 +279,33 @@ impl Service {
             metrics: Metrics::default(),
             templates: crate::mail::Templates::new(),
             space: std::sync::OnceLock::new(),
+            clock_behind: Default::default(),
+        }
+    }
+
+    /// The time to stamp the next events of a loaded game: now, but never
+    /// earlier than its last event (times never go backwards in a log).
+    pub(crate) fn event_time(&self, loaded: &Loaded) -> Result<String> {
+        use std::sync::atomic::Ordering;
+        let now = self.clock.now();
+        let t = &loaded.table;
+        let last = self.store.load(&t.game_id, t.head, Some(t.head))?;
+        let last = last.first().and_then(|e| chrono::DateTime::parse_from_rfc3339(&e.time).ok());
+        match last.map(|l| l.with_timezone(&chrono::Utc)) {
+            Some(last) if now < last => {
+                if !self.clock_behind.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        game = %t.game_id,
+                        behind_ms = (last - now).num_milliseconds(),
+                        "the clock went backwards: new events are stamped with their game's last event time until it catches up"
+                    );
+                }
+                Ok(stamp(last))
+            }
+            _ => {
+                self.clock_behind.store(false, Ordering::Relaxed);
+                Ok(stamp(now))
+            }
         }
     }
 
@@ -344,6 +374,12 @@ impl Service {
             }
             let Some(raw) = self.store.get(Side::Games, &record_key(game))? else {
                 self.forget(game);
+                if let Some(head) = self.store.head(game)? {
+                    return Err(StoreError::Corrupt(format!(
+                        "game {game}: its log (to seq {head}) is stored but its private record (seed, contacts) is gone"
+                    ))
+                    .into());
+                }
                 return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
             };
             let record: GameRecord =
@@ -598,8 +634,9 @@ impl Service {
         drafts: Vec<runestone_engine::Draft>,
         side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
     ) -> Result<Vec<Envelope>> {
+        let time = self.event_time(loaded)?;
         let t = &loaded.table;
-        let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &stamp(self.clock.now()), &loaded.seed);
+        let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &time, &loaded.seed);
         self.commit_sealed(slot, loaded, events, side).await
     }
 

@@ -19,12 +19,15 @@
       last = shown();
     });
   }
-  // Bardagi's plan picker: say how many cards are chosen while typing.
-  var count = document.getElementById("plan-count");
-  if (count) {
+  // A total limit across several number fields (a game's form marks its
+  // tally with data-sum-of, the fields' selector, and data-min/data-max):
+  // say how many are chosen while typing.
+  var counts = document.querySelectorAll("[data-sum-of]");
+  Array.prototype.forEach.call(counts, function (count) {
     var min = parseInt(count.getAttribute("data-min"), 10);
     var max = parseInt(count.getAttribute("data-max"), 10);
-    var inputs = document.querySelectorAll("#plan-form input.hand-count");
+    var form = count.closest("form") || document;
+    var inputs = form.querySelectorAll(count.getAttribute("data-sum-of"));
     var tally = function () {
       var n = 0;
       for (var i = 0; i < inputs.length; i++) {
@@ -34,11 +37,11 @@
       var want = min === max ? String(max) : min + " to " + max;
       var ok = n >= min && n <= max;
       count.textContent = n + " of " + want + " chosen" + (ok ? "" : n < min ? ": choose " + (min - n) + " more" : ": " + (n - max) + " too many");
-      count.className = "plan-count " + (ok ? "ok" : "off");
+      count.className = "sum-count " + (ok ? "ok" : "off");
     };
     for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", tally); }
     tally();
-  }
+  });
   // At the head of a running game: say when the game moves on.
   var live = document.getElementById("live");
   if (live && window.EventSource) {

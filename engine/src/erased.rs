@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
+use crate::present::{Area, CommandTemplate, Forms, FormsInput, Posted, Present, Schemas};
 use crate::rng::GameRng;
 
 /// A game's state behind a trait object.
@@ -112,6 +113,18 @@ pub trait DynGame: Send + Sync {
     fn event_version(&self) -> u32;
     fn save(&self, state: &DynState) -> Value;
     fn load(&self, state: &Value) -> Result<DynState, SchemaError>;
+
+    // The presentation contract ([`Present`]), over the game's view JSON.
+    fn schemas(&self) -> Schemas;
+    fn fixture(&self) -> bool;
+    fn svg(&self, view: &Value, seats: &[String]) -> Option<String>;
+    fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area>;
+    fn text(&self, view: &Value, seats: &[String]) -> Option<String>;
+    fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
+    fn stylesheet(&self) -> &'static str;
+    fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
+    fn forms(&self, input: &FormsInput<'_>) -> Option<Forms>;
+    fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
 }
 
 struct Erased<G>(PhantomData<fn() -> G>);
@@ -135,7 +148,7 @@ fn emits_to_json<E: serde::Serialize>(emits: Vec<crate::game::Emit<E>>) -> Vec<J
         .collect()
 }
 
-impl<G: Game> Erased<G> {
+impl<G: Present> Erased<G> {
     fn event(version: u32, event: &Value) -> Result<G::Event, SchemaError> {
         if version == G::event_version() {
             G::Event::deserialize(event).map_err(|e| schema_err("event", e))
@@ -145,7 +158,7 @@ impl<G: Game> Erased<G> {
     }
 }
 
-impl<G: Game> DynGame for Erased<G> {
+impl<G: Present> DynGame for Erased<G> {
     fn info(&self) -> RulesetInfo {
         G::info()
     }
@@ -214,10 +227,40 @@ impl<G: Game> DynGame for Erased<G> {
         let s = G::State::deserialize(state).map_err(|e| schema_err("state", e))?;
         Ok(DynState(Box::new(s)))
     }
+    fn schemas(&self) -> Schemas {
+        G::schemas()
+    }
+    fn fixture(&self) -> bool {
+        G::fixture()
+    }
+    fn svg(&self, view: &Value, seats: &[String]) -> Option<String> {
+        G::svg(view, seats)
+    }
+    fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area> {
+        G::areas(view, seats)
+    }
+    fn text(&self, view: &Value, seats: &[String]) -> Option<String> {
+        G::text(view, seats)
+    }
+    fn seat_class(&self, view: &Value, seat: Seat) -> Option<String> {
+        G::seat_class(view, seat)
+    }
+    fn stylesheet(&self) -> &'static str {
+        G::stylesheet()
+    }
+    fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
+        G::templates(view, seat)
+    }
+    fn forms(&self, input: &FormsInput<'_>) -> Option<Forms> {
+        G::forms(input)
+    }
+    fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+        G::command_of_form(build, posted, view)
+    }
 }
 
 /// Erase one game.
-pub fn erase<G: Game>() -> Arc<dyn DynGame> {
+pub fn erase<G: Present>() -> Arc<dyn DynGame> {
     Arc::new(Erased::<G>(PhantomData))
 }
 
@@ -232,7 +275,7 @@ impl Registry {
         Registry::default()
     }
 
-    pub fn with<G: Game>(mut self) -> Self {
+    pub fn with<G: Present>(mut self) -> Self {
         self.games.insert(G::info().id, erase::<G>());
         self
     }

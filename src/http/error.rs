@@ -115,6 +115,17 @@ impl From<ServiceError> for ApiError {
                     format!("{e}; it may or may not have been recorded: read the game's log before sending it again"),
                 )
             }
+            ServiceError::Store(StoreError::Corrupt(what)) => {
+                crate::store::report_damage(&what);
+                ApiError::new(
+                    S::INTERNAL_SERVER_ERROR,
+                    "Stored data damaged",
+                    format!(
+                        "the stored data is damaged ({what}); retrying will not help: \
+                         the operator must restore it from a backup (`runestone check` lists what is damaged)"
+                    ),
+                )
+            }
             ServiceError::Store(e) => {
                 tracing::error!(error = %e, "storage failure");
                 ApiError::new(

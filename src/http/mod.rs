@@ -44,6 +44,7 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::GET, "/metrics", web::get().to(metrics)),
         (Method::GET, "/openapi.json", web::get().to(openapi_json)),
         (Method::GET, "/api/v1/rulesets", web::get().to(rulesets)),
+        (Method::GET, "/api/v1/rulesets/{ruleset}", web::get().to(ruleset)),
         (Method::POST, "/api/v1/games", web::post().to(create_game)),
         (Method::GET, "/api/v1/games/{id}", web::get().to(game_summary)),
         (Method::GET, "/api/v1/games/{id}/view", web::get().to(view)),
@@ -266,6 +267,23 @@ async fn openapi_json() -> HttpResponse {
 async fn rulesets(svc: Svc) -> HttpResponse {
     let list: Vec<Value> = svc.registry().all().map(|g| serde_json::to_value(g.info()).expect("JSON")).collect();
     HttpResponse::Ok().json(json!({ "rulesets": list }))
+}
+
+/// One ruleset's info and its published contracts: the JSON Schemas of its
+/// options, commands, events and views.
+async fn ruleset(svc: Svc, path: web::Path<String>) -> ApiResult {
+    let id = path.into_inner();
+    let Some(g) = svc.registry().get(&id) else {
+        let offered: Vec<&str> = svc.registry().ids().collect();
+        return Err(ApiError::not_found(format!(
+            "no ruleset {id:?} on this server; it offers: {}",
+            offered.join(", ")
+        )));
+    };
+    let mut info = serde_json::to_value(g.info()).expect("JSON");
+    info["fixture"] = json!(g.fixture());
+    info["schemas"] = serde_json::to_value(g.schemas()).expect("JSON");
+    Ok(HttpResponse::Ok().json(info))
 }
 
 async fn create_game(svc: Svc, req: HttpRequest, body: Payload) -> ApiResult {

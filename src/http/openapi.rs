@@ -67,6 +67,10 @@ pub fn document() -> Value {
                     "id": { "type": "string" }, "name": { "type": "string" }, "min_seats": { "type": "integer" },
                     "max_seats": { "type": "integer" }, "rules_version": { "type": "integer" },
                     "default_options": { "type": "object" }, "options_help": { "type": "array" }, "description": { "type": "string" } } },
+                "RulesetContracts": { "allOf": [{ "$ref": "#/components/schemas/Ruleset" }], "type": "object", "properties": {
+                    "fixture": { "type": "boolean", "description": "a test fixture, never offered by a production server" },
+                    "schemas": { "type": "object", "description": "JSON Schemas (draft 2020-12) generated from the game's types; also under events/<ruleset>/ in the repository",
+                        "properties": { "options": { "type": "object" }, "command": { "type": "object" }, "event": { "type": "object" }, "view": { "type": "object" } } } } },
                 "Rulesets": { "type": "object", "properties": { "rulesets": { "type": "array", "items": { "$ref": "#/components/schemas/Ruleset" } } } },
                 "CreateGame": { "type": "object", "required": ["ruleset", "seats"], "additionalProperties": false, "properties": {
                     "ruleset": { "type": "string" }, "options": { "type": "object" },
@@ -133,6 +137,9 @@ pub fn document() -> Value {
             "/openapi.json": { "get": { "summary": "this document", "responses": { "200": { "description": "OpenAPI 3.1" } } } },
             "/api/v1/rulesets": { "get": { "summary": "games offered, their options and player counts",
                 "responses": { "200": ok("rulesets", "Rulesets") } } },
+            "/api/v1/rulesets/{ruleset}": { "get": { "summary": "one ruleset's info and the JSON Schemas of its options, commands, events and views",
+                "parameters": [{ "name": "ruleset", "in": "path", "required": true, "schema": { "type": "string" }, "description": "the ruleset id, as listed by /api/v1/rulesets" }],
+                "responses": common(json!({ "200": ok("the ruleset and its schemas", "RulesetContracts"), "404": problem("no such ruleset here") })) } },
             "/api/v1/games": { "post": { "summary": "create a game", "parameters": [idem()], "requestBody": body("CreateGame"),
                 "responses": common(json!({ "201": ok("the game, with every token and link (shown only here)", "CreatedGame"),
                     "422": problem("unknown ruleset, bad seat count, bad option, invalid email") })) } },

@@ -246,7 +246,7 @@ mod tests {
         let store = Arc::new(SledStore::open(&dir.path().join("events")).expect("open"));
         let service = Arc::new(Service::new(
             store.clone(),
-            runestone_engine::registry(),
+            crate::games::registry(),
             Keys::new(&[1; 32], 30),
             Arc::new(SystemClock),
             Options { public_url: "http://localhost".into(), snapshot_interval: 64, cache_games: 16 },

@@ -66,7 +66,7 @@ pub enum StoreError {
     Malformed(String),
     #[error("storage failure: {0}")]
     Io(String),
-    #[error("stored data is corrupt at {0}")]
+    #[error("stored data is damaged: {0}")]
     Corrupt(String),
     /// The filesystem has no room for the write; nothing of it was made.
     #[error("no space left for the event store: {0}")]
@@ -84,6 +84,18 @@ pub enum StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Log damage found at read once per distinct finding (it names the game and
+/// seq), not at every request that meets it.
+pub fn report_damage(what: &str) {
+    static SEEN: std::sync::Mutex<Option<std::collections::HashSet<String>>> = std::sync::Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.get_or_insert_with(Default::default).len() < 10_000
+        && seen.as_mut().is_some_and(|s| s.insert(what.to_owned()))
+    {
+        tracing::error!(damage = %what, "stored data is damaged");
+    }
+}
 
 /// A boxed future, so the trait can be used as `dyn EventStore`.
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

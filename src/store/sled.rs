@@ -62,6 +62,14 @@ use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult
 const EVENT: u8 = b'e';
 /// Length of an event key: kind ‖ game id ‖ seq.
 const EVENT_KEY_LEN: usize = 1 + GAME_ID_LEN + 8;
+/// Kind byte of head records: `h ‖ game id` → seq (u64 big-endian) ‖ hash.
+const HEAD: u8 = b'h';
+/// The manifest: how many games have a head record (u64 big-endian). Its
+/// presence also says that sled's files hold a runestone store.
+const MANIFEST: &[u8] = b"m:games";
+/// The file beside sled's own that says a store was created in this
+/// directory, so sled starting empty on a damaged `db` file is noticed.
+pub const MARKER: &str = "runestone.store";
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
 /// The longest a writer waits for the committer's answer.
@@ -83,6 +91,9 @@ pub struct SledStore {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
     unconfirmed: Unconfirmed,
+    /// Where a clean close writes its summary into the marker file (`None`
+    /// for a store opened unchecked, whose state must not become the reference).
+    summary_dir: Option<PathBuf>,
     /// Tests set this to make the committer's fdatasyncs fail.
     #[cfg(test)]
     fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -95,6 +106,8 @@ enum Job {
         expect_head: Option<u64>,
         /// Keys and JSON of the events, in seq order.
         events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+        /// The hash of the last event, for the head record.
+        last_hash: Option<String>,
         side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
         reply: Reply,
     },
@@ -168,10 +181,119 @@ fn side_ops(writes: Vec<SideWrite>) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
 fn read_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
     match main.scan_prefix(event_prefix(game)).next_back() {
         None => Ok(None),
-        Some(Err(e)) => Err(io("reading the head", e)),
+        Some(Err(e)) => Err(read_err("reading the head", e)),
         Some(Ok((k, _))) if k.len() == EVENT_KEY_LEN => Ok(Some(seq_of(&k))),
         Some(Ok((k, _))) => Err(StoreError::Corrupt(format!("event key {k:?} has the wrong length"))),
     }
+}
+
+/// A sled error met while reading: damage sled's checksums found is
+/// [`StoreError::Corrupt`], anything else is [`StoreError::Io`].
+fn read_err(context: &str, e: sled::Error) -> StoreError {
+    match e {
+        sled::Error::Corruption { .. } => StoreError::Corrupt(format!("{context}: sled found damaged data ({e})")),
+        other => io(context, other),
+    }
+}
+
+fn head_key(game: &GameKey) -> [u8; 1 + GAME_ID_LEN] {
+    let mut k = [0u8; 1 + GAME_ID_LEN];
+    k[0] = HEAD;
+    k[1..].copy_from_slice(game);
+    k
+}
+
+fn name(game: &GameKey) -> String {
+    String::from_utf8_lossy(game).into_owned()
+}
+
+/// A game's head record: the seq and hash of its last event, written in the
+/// same batch as the events. `None` for a game without one (no game, or a
+/// game last written before head records existed).
+fn read_head_record(main: &Tree, game: &GameKey) -> StoreResult<Option<(u64, String)>> {
+    let Some(v) = main.get(head_key(game)).map_err(|e| read_err("reading a head record", e))? else {
+        return Ok(None);
+    };
+    let bad = || StoreError::Corrupt(format!("game {}: its head record is unreadable", name(game)));
+    if v.len() < 8 {
+        return Err(bad());
+    }
+    let seq = seq_of(&v[..8]);
+    let hash = String::from_utf8(v[8..].to_vec()).map_err(|_| bad())?;
+    Ok(Some((seq, hash)))
+}
+
+/// The log's head, checked against the head record: a log that ends before
+/// its recorded head (or is gone) is damaged, never a shorter game. The
+/// record is read first: a write landing between the two reads can only
+/// move the log past it.
+fn verified_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
+    let recorded = read_head_record(main, game)?;
+    let found = read_head(main, game)?;
+    match recorded {
+        None => Ok(found),
+        Some((seq, _)) if found.is_some_and(|f| f >= seq) => Ok(found),
+        Some((seq, _)) => Err(StoreError::Corrupt(match found {
+            None => format!("game {}: its whole log is missing (its head record says seq {seq})", name(game)),
+            Some(f) => format!(
+                "game {}: the log ends at seq {f} but its head record says seq {seq}: events {}..={seq} are missing",
+                name(game),
+                f + 1
+            ),
+        })),
+    }
+}
+
+/// Put a head record into `batch`; a game's first one also counts it in the
+/// manifest (the committer is the only writer, so reading it here is safe).
+fn put_head_record(main: &Tree, batch: &mut Batch, game: &GameKey, seq: u64, hash: &str, new: bool) -> StoreResult<()> {
+    let mut v = Vec::with_capacity(8 + hash.len());
+    v.extend_from_slice(&seq.to_be_bytes());
+    v.extend_from_slice(hash.as_bytes());
+    batch.insert(&head_key(game)[..], v);
+    if new {
+        let n = read_manifest(main)?.unwrap_or(0);
+        batch.insert(MANIFEST, &(n + 1).to_be_bytes()[..]);
+    }
+    Ok(())
+}
+
+/// How many games the manifest says have a head record.
+fn read_manifest(main: &Tree) -> StoreResult<Option<u64>> {
+    match main.get(MANIFEST).map_err(|e| read_err("reading the manifest", e))? {
+        None => Ok(None),
+        Some(v) if v.len() == 8 => Ok(Some(seq_of(&v))),
+        Some(_) => Err(StoreError::Corrupt("the manifest of games is unreadable".into())),
+    }
+}
+
+/// Count the head records (one short key per game).
+fn count_head_records(main: &Tree) -> StoreResult<u64> {
+    Ok(head_totals(main)?.0)
+}
+
+/// How many games have a head record, and how many events they name.
+fn head_totals(main: &Tree) -> StoreResult<(u64, u64)> {
+    let (mut games, mut events) = (0u64, 0u64);
+    for item in main.scan_prefix([HEAD]) {
+        let (_, v) = item.map_err(|e| read_err("counting head records", e))?;
+        games += 1;
+        if v.len() >= 8 {
+            events = events.saturating_add(seq_of(&v[..8]).saturating_add(1));
+        }
+    }
+    Ok((games, events))
+}
+
+/// The first line of the marker file.
+const MARKER_TEXT: &str = "runestone event store: sled's files beside this one hold it\n";
+
+/// The games and events the marker says the store held at its last clean
+/// close (`None` when it says nothing readable).
+fn read_summary(path: &Path) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(path.join(MARKER)).ok()?;
+    let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse::<u64>().ok()));
+    Some((field("games ")?, field("events ")?))
 }
 
 /// Check a write and serialize its events (done by the caller, so the
@@ -202,16 +324,31 @@ fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
             .map_err(|e| malformed(format!("event seq {} cannot be serialized: {e}", env.seq)))?;
         out.push((event_key(&key, env.seq), json));
     }
-    Ok(Job::Append { game: key, expect_head, events: out, side: side_ops(side), reply })
+    let last_hash = events.last().map(|e| e.hash.clone());
+    Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), reply })
 }
 
 impl SledStore {
-    /// Open (or create) the store in the directory `path`.
+    /// Open (or create) the store in the directory `path`, refusing one
+    /// whose manifest of games does not match what is stored.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
-        let db = open_db(path).map_err(|e| io("opening the sled database", e))?;
-        let main = db.open_tree("main").map_err(|e| io("opening the main tree", e))?;
-        let snapshots = db.open_tree("snapshots").map_err(|e| io("opening the snapshot tree", e))?;
+        let (db, main, snapshots) = open_caught(path)?;
+        check_manifest(path, &db, &main)?;
+        let mut store = Self::start(path, db, main, snapshots)?;
+        store.summary_dir = Some(path.to_owned());
+        Ok(store)
+    }
+
+    /// Open for `runestone check`: like [`open`](Self::open) but without the
+    /// manifest check, whose findings [`manifest_problems`](Self::manifest_problems) lists.
+    pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
+        prepare_open(path)?;
+        let (db, main, snapshots) = open_caught(path)?;
+        Self::start(path, db, main, snapshots)
+    }
+
+    fn start(path: &Path, db: Db, main: Tree, snapshots: Tree) -> StoreResult<SledStore> {
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
@@ -231,6 +368,7 @@ impl SledStore {
             queue: Mutex::new(Some(tx)),
             committer: Mutex::new(Some(committer)),
             unconfirmed,
+            summary_dir: None,
             #[cfg(test)]
             fail_syncs,
         })
@@ -240,6 +378,47 @@ impl SledStore {
     #[cfg(test)]
     pub(crate) fn fail_syncs(&self, on: bool) {
         self.fail_syncs.store(on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// What is wrong with the store as a whole (marker, manifest), in words.
+    pub fn manifest_problems(&self, path: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        match read_manifest(&self.main) {
+            Err(e) => out.push(e.to_string()),
+            Ok(None) if path.join(MARKER).exists() => out.push(format!(
+                "{} says a store was created here, but sled's files hold no manifest of games: the `db` file was lost or damaged",
+                path.join(MARKER).display()
+            )),
+            // An older server's store: nothing to check it against yet.
+            Ok(None) => {}
+            Ok(Some(n)) => match count_head_records(&self.main) {
+                Err(e) => out.push(e.to_string()),
+                Ok(k) if k != n => out.push(format!(
+                    "the manifest counts {n} games with a head record, {k} were found: {} games lost their head record or their whole log",
+                    n.abs_diff(k)
+                )),
+                Ok(_) => {}
+            },
+        }
+        if let (Some((games, events)), Ok((k, e))) = (read_summary(path), head_totals(&self.main)) {
+            if k < games || e < events {
+                out.push(format!(
+                    "at the last clean stop the store held {games} games and {events} events, now {k} games and {e} events: the latest writes were lost"
+                ));
+            }
+        }
+        out
+    }
+
+    /// Every game with a head record, in id order.
+    pub fn head_record_games(&self) -> StoreResult<Vec<GameId>> {
+        self.main
+            .scan_prefix([HEAD])
+            .map(|item| {
+                let (k, _) = item.map_err(|e| read_err("listing head records", e))?;
+                Ok(String::from_utf8_lossy(&k[1..]).into_owned())
+            })
+            .collect()
     }
 
     /// Hand a job to the committer; `Closed` once the store is closed.
@@ -265,10 +444,37 @@ impl SledStore {
     /// Stop the committer after it has drained its queue, then flush.
     fn shutdown(&self) -> StoreResult<()> {
         drop(lock(&self.queue).take());
-        if let Some(handle) = lock(&self.committer).take() {
+        let handle = lock(&self.committer).take();
+        let first_close = handle.is_some();
+        if let Some(handle) = handle {
             handle.join().map_err(|_| StoreError::Io("the committer thread panicked".into()))?;
         }
-        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))
+        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))?;
+        if first_close {
+            self.write_summary();
+        }
+        Ok(())
+    }
+
+    /// After a clean close, record in the marker file how many games and
+    /// events the store holds, so a start that finds fewer (sled recovers a
+    /// damaged log file by dropping everything after the damage) refuses.
+    fn write_summary(&self) {
+        let Some(dir) = &self.summary_dir else { return };
+        let write = || -> StoreResult<()> {
+            let (games, events) = head_totals(&self.main)?;
+            let text = format!("{MARKER_TEXT}games {games}\nevents {events}\n");
+            let tmp = dir.join(format!("{MARKER}.tmp"));
+            let fail = |e: std::io::Error| io(&format!("writing {}", dir.join(MARKER).display()), e);
+            std::fs::write(&tmp, text).map_err(fail)?;
+            File::open(&tmp).and_then(|f| f.sync_all()).map_err(fail)?;
+            std::fs::rename(&tmp, dir.join(MARKER)).map_err(fail)?;
+            sync_dir(dir).map_err(fail)
+        };
+        if let Err(e) = write() {
+            // The previous summary stays: it is older, so still a lower bound.
+            tracing::warn!("recording the store's size at close: {e}");
+        }
     }
 
     fn parse_event(game: &str, key: &[u8], value: &[u8]) -> StoreResult<Envelope> {
@@ -351,6 +557,105 @@ fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
     }
     if removed {
         sync_dir(path).map_err(|e| io("syncing the store's directory", e))?;
+    }
+    Ok(())
+}
+
+/// Open sled and its trees, turning a panic inside sled (its recovery
+/// panics on some damaged files) into an error that says what to do.
+fn open_caught(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+    let damaged = |what: String| {
+        StoreError::Corrupt(format!(
+            "sled's files under {} (its log file `db`, `conf`, `snap.*`) are damaged: {what}. \
+             Nothing was repaired or changed. Restore this directory from a backup copied while the server was stopped",
+            path.display()
+        ))
+    };
+    let attempt = || -> sled::Result<(Db, Tree, Tree)> {
+        let db = open_db(path)?;
+        let main = db.open_tree("main")?;
+        let snapshots = db.open_tree("snapshots")?;
+        Ok((db, main, snapshots))
+    };
+    let outcome = {
+        static HOOK: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = lock(&HOOK);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let outcome = std::panic::catch_unwind(attempt);
+        std::panic::set_hook(previous);
+        outcome
+    };
+    match outcome {
+        Ok(Ok(opened)) => Ok(opened),
+        Ok(Err(e @ sled::Error::Corruption { .. })) => Err(damaged(e.to_string())),
+        Ok(Err(sled::Error::Unsupported(e))) => Err(damaged(e)),
+        Ok(Err(sled::Error::ReportableBug(e))) => Err(damaged(e)),
+        Ok(Err(e)) => Err(io(&format!("opening the sled database under {}", path.display()), e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "sled stopped while reading them".into());
+            Err(damaged(format!("sled failed while recovering them ({msg})")))
+        }
+    }
+}
+
+/// Check the store against its manifest at start (one short key per game
+/// is read, no log): a store whose manifest counts other games than there
+/// are head records, or whose sled files lost everything though the marker
+/// says a store was made here, is refused. A store without a manifest (new,
+/// or last written by an older server) gets one.
+fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
+    let marker = path.join(MARKER);
+    let what_to_do = "Nothing was changed. Run `runestone check` to list the damaged games, \
+                      and restore the data directory from a backup copied while the server was stopped";
+    match read_manifest(main)? {
+        None if marker.exists() => {
+            return Err(StoreError::Corrupt(format!(
+                "{} says a store was created here, but sled's files under {} hold no manifest of games: \
+                 the `db` file was lost or damaged and every game is missing. {what_to_do}",
+                marker.display(),
+                path.display()
+            )))
+        }
+        None => {
+            let n = count_head_records(main)?;
+            main.insert(MANIFEST, &n.to_be_bytes()[..]).map_err(|e| io("writing the manifest", e))?;
+            db.flush().map_err(|e| io("writing the manifest", e))?;
+        }
+        Some(n) => {
+            let (k, events) = head_totals(main)?;
+            if let Some((was_games, was_events)) = read_summary(path) {
+                if k < was_games || events < was_events {
+                    return Err(StoreError::Corrupt(format!(
+                        "{} says the store held {was_games} games and {was_events} events when the server last \
+                         stopped cleanly, but sled's files under {} now hold {k} games and {events} events: \
+                         the latest writes were lost (the `db` file was damaged or replaced). {what_to_do}",
+                        marker.display(),
+                        path.display()
+                    )));
+                }
+            }
+            if k != n {
+                return Err(StoreError::Corrupt(format!(
+                    "the manifest under {} counts {n} games, but {k} have a head record: \
+                     {} games lost their head record or their whole log. {what_to_do}",
+                    path.display(),
+                    n.abs_diff(k)
+                )));
+            }
+        }
+    }
+    if !marker.exists() {
+        let write = || -> std::io::Result<()> {
+            std::fs::write(&marker, MARKER_TEXT)?;
+            File::open(&marker)?.sync_all()?;
+            sync_dir(path)
+        };
+        write().map_err(|e| io(&format!("writing {}", marker.display()), e))?;
     }
     Ok(())
 }
@@ -460,8 +765,8 @@ fn commit_group(
             }
         }
         let (result, reply) = match job {
-            Job::Append { game, expect_head, events, side, reply } => {
-                (apply_append(main, &mut heads, game, expect_head, events, side), reply)
+            Job::Append { game, expect_head, events, last_hash, side, reply } => {
+                (apply_append(main, &mut heads, game, expect_head, events, last_hash, side), reply)
             }
             Job::Put { side, reply } => {
                 let mut batch = Batch::default();
@@ -616,14 +921,17 @@ fn apply_append(
     game: GameKey,
     expect_head: Option<u64>,
     events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+    last_hash: Option<String>,
     side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 ) -> StoreResult<()> {
-    let head = match heads.get(&game) {
-        Some(h) => *h,
-        None => read_head(main, &game)?,
+    let (head, recorded) = match heads.get(&game) {
+        Some(h) => (*h, true),
+        None => {
+            let recorded = read_head_record(main, &game)?.is_some();
+            (verified_head(main, &game)?, recorded)
+        }
     };
     if head != expect_head {
-        heads.insert(game, head);
         return Err(StoreError::Conflict {
             game: String::from_utf8_lossy(&game).into_owned(),
             expected: expect_head,
@@ -636,9 +944,63 @@ fn apply_append(
         batch.insert(&k[..], json);
     }
     add_side(&mut batch, side);
+    if let (Some(seq), Some(hash)) = (new_head, &last_hash) {
+        put_head_record(main, &mut batch, &game, seq, hash, !recorded)?;
+    }
     main.apply_batch(batch).map_err(|e| io("applying a batch", e))?;
     heads.insert(game, new_head);
     Ok(())
+}
+
+/// Each event's hash covers its content and the previous event's hash.
+fn check_link(game: &str, prev: Option<&Envelope>, env: &Envelope) -> StoreResult<()> {
+    if let Some(p) = prev {
+        if env.prev_hash != p.hash {
+            return Err(StoreError::Corrupt(format!(
+                "game {game} seq {}: the chain is broken (its prev_hash is not the hash of seq {})",
+                env.seq, p.seq
+            )));
+        }
+    }
+    if runestone_engine::log::chain_hash(env) != env.hash {
+        return Err(StoreError::Corrupt(format!(
+            "game {game} seq {}: the event's content does not match its hash",
+            env.seq
+        )));
+    }
+    Ok(())
+}
+
+/// A load of `from..=to` must reach the head record read before it (or
+/// `to`, if before it) and carry the recorded hash there: a shortened log is
+/// damage. (Events past the record were appended meanwhile.)
+fn check_against_head(
+    game: &GameKey,
+    recorded: Option<(u64, String)>,
+    from: u64,
+    to: u64,
+    out: &[Envelope],
+) -> StoreResult<()> {
+    let Some((seq, hash)) = recorded else {
+        return Ok(());
+    };
+    let end = to.min(seq);
+    if from > end {
+        return Ok(());
+    }
+    let last = out.last().map(|e| e.seq);
+    match out.iter().find(|e| e.seq == end) {
+        Some(e) if end == seq && e.hash != hash => Err(StoreError::Corrupt(format!(
+            "game {}: the event at seq {seq} is not the one its head record names",
+            name(game)
+        ))),
+        Some(_) => Ok(()),
+        None => Err(StoreError::Corrupt(format!(
+            "game {}: the log ends at {} but its head record says seq {seq}: events up to seq {end} are missing",
+            name(game),
+            last.map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
+        ))),
+    }
 }
 
 impl EventStore for SledStore {
@@ -652,7 +1014,7 @@ impl EventStore for SledStore {
     }
 
     fn head(&self, game: &str) -> StoreResult<Option<u64>> {
-        read_head(&self.main, &game_key(game)?)
+        verified_head(&self.main, &game_key(game)?)
     }
 
     fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
@@ -661,10 +1023,11 @@ impl EventStore for SledStore {
         if to < from {
             return Ok(Vec::new());
         }
-        let mut out = Vec::new();
+        let recorded = read_head_record(&self.main, &key)?;
+        let mut out: Vec<Envelope> = Vec::new();
         for item in self.main.range(event_key(&key, from)..=event_key(&key, to)) {
-            let (k, v) = item.map_err(|e| io("loading a log", e))?;
             let want = from + out.len() as u64;
+            let (k, v) = item.map_err(|e| read_err(&format!("game {game} seq {want}"), e))?;
             let env = Self::parse_event(game, &k, &v)?;
             if env.seq != want {
                 return Err(StoreError::Corrupt(format!(
@@ -672,13 +1035,15 @@ impl EventStore for SledStore {
                     env.seq
                 )));
             }
+            check_link(game, out.last(), &env)?;
             out.push(env);
         }
+        check_against_head(&key, recorded, from, to, &out)?;
         Ok(out)
     }
 
     fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
-        let v = self.main.get(side_key(side, key)).map_err(|e| io("reading a side record", e))?;
+        let v = self.main.get(side_key(side, key)).map_err(|e| read_err("reading a side record", e))?;
         Ok(v.map(|v| v.to_vec()))
     }
 
@@ -690,7 +1055,7 @@ impl EventStore for SledStore {
             if out.len() >= limit {
                 break;
             }
-            let (k, v) = item.map_err(|e| io("scanning side records", e))?;
+            let (k, v) = item.map_err(|e| read_err("scanning side records", e))?;
             if hidden.contains_key(&k[..]) {
                 continue;
             }
@@ -717,7 +1082,11 @@ impl EventStore for SledStore {
         let key = game_key(game)?;
         match self.snapshots.range(snapshot_key(&key, 0)..=snapshot_key(&key, seq)).next_back() {
             None => Ok(None),
-            Some(Err(e)) => Err(io("reading a snapshot", e)),
+            // A cache: the log is read instead.
+            Some(Err(e)) => {
+                tracing::warn!(game, "reading a snapshot failed, folding from the log: {e}");
+                Ok(None)
+            }
             Some(Ok((k, v))) => Ok(Some((seq_of(&k), v.to_vec()))),
         }
     }
@@ -732,7 +1101,7 @@ impl EventStore for SledStore {
                 Some(g) => self.main.range((Bound::Excluded(event_key(g, u64::MAX)), Bound::Unbounded)).next(),
             };
             let Some(item) = next else { break };
-            let (k, _) = item.map_err(|e| io("listing games", e))?;
+            let (k, _) = item.map_err(|e| read_err("listing games", e))?;
             if k[0] != EVENT {
                 break;
             }
@@ -864,6 +1233,124 @@ mod tests {
             other => panic!("expected Corrupt, got {other:?}"),
         }
         assert_eq!(store.load(&game, 0, Some(1)).expect("the readable part").len(), 2);
+    }
+
+    /// Store three games of 4 events, then let `damage` edit the raw tree.
+    async fn damaged(damage: impl FnOnce(&Tree, &[GameId])) -> (tempfile::TempDir, Vec<GameId>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let games: Vec<GameId> = (0..3).map(|i| suite::game_id("dmg", i)).collect();
+        {
+            let store = SledStore::open(dir.path()).expect("open");
+            for g in &games {
+                store.append(suite::new_game_write(g, 4)).await.expect("append");
+            }
+            store.close().expect("close");
+        }
+        {
+            let db = open_db(dir.path()).expect("raw open");
+            damage(&db.open_tree("main").expect("tree"), &games);
+            db.flush().expect("flush");
+        }
+        (dir, games)
+    }
+
+    #[tokio::test]
+    async fn a_shortened_log_is_damage_not_a_shorter_game() {
+        let (dir, games) = damaged(|main, games| {
+            let k = game_key(&games[1]).unwrap();
+            main.remove(event_key(&k, 3)).expect("remove");
+            main.remove(event_key(&k, 2)).expect("remove");
+        })
+        .await;
+        let store = SledStore::open(dir.path()).expect("reopen");
+        for result in [store.head(&games[1]).map(|_| ()), store.load(&games[1], 0, None).map(|_| ())] {
+            match result {
+                Err(StoreError::Corrupt(msg)) => assert!(msg.contains(&games[1]) && msg.contains("seq 3"), "{msg}"),
+                other => panic!("expected Corrupt, got {other:?}"),
+            }
+        }
+        assert_eq!(store.load(&games[1], 0, Some(1)).expect("the part before the damage").len(), 2);
+        assert_eq!(store.load(&games[0], 0, None).expect("an intact game").len(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_changed_event_breaks_the_chain_at_read() {
+        let (dir, games) = damaged(|main, games| {
+            let key = event_key(&game_key(&games[2]).unwrap(), 1);
+            let mut env: Envelope = serde_json::from_slice(&main.get(key).unwrap().unwrap()).unwrap();
+            env.time = "2001-01-01T00:00:00Z".into();
+            main.insert(key, serde_json::to_vec(&env).unwrap()).expect("insert");
+        })
+        .await;
+        let store = SledStore::open(dir.path()).expect("reopen");
+        match store.load(&games[2], 0, None) {
+            Err(StoreError::Corrupt(msg)) => assert!(msg.contains("seq 1") && msg.contains("hash"), "{msg}"),
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_vanished_game_is_refused_at_start() {
+        let (dir, _) = damaged(|main, games| {
+            let k = game_key(&games[0]).unwrap();
+            for seq in 0..4 {
+                main.remove(event_key(&k, seq)).expect("remove");
+            }
+            main.remove(head_key(&k)).expect("remove");
+        })
+        .await;
+        // The size recorded at the last clean close names the loss...
+        match SledStore::open(dir.path()) {
+            Err(StoreError::Corrupt(msg)) => {
+                assert!(msg.contains("held 3 games and 12 events") && msg.contains("now hold 2 games"), "{msg}")
+            }
+            Err(e) => panic!("expected Corrupt, got {e:?}"),
+            Ok(_) => panic!("a store that lost a game opened"),
+        }
+        // ... and without it (a crash since) the manifest does.
+        std::fs::write(dir.path().join(MARKER), MARKER_TEXT).expect("marker");
+        match SledStore::open(dir.path()) {
+            Err(StoreError::Corrupt(msg)) => assert!(msg.contains("counts 3 games, but 2"), "{msg}"),
+            Err(e) => panic!("expected Corrupt, got {e:?}"),
+            Ok(_) => panic!("a store that lost a game opened"),
+        }
+        let store = SledStore::open_unchecked(dir.path()).expect("open for check");
+        assert_eq!(store.manifest_problems(dir.path()).len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_emptied_store_is_refused_at_start() {
+        let (dir, _) = damaged(|_, _| {}).await;
+        for entry in std::fs::read_dir(dir.path()).expect("dir") {
+            let path = entry.expect("entry").path();
+            if path.file_name() != Some(std::ffi::OsStr::new(MARKER)) {
+                if path.is_dir() { std::fs::remove_dir_all(path) } else { std::fs::remove_file(path) }.expect("remove");
+            }
+        }
+        match SledStore::open(dir.path()) {
+            Err(StoreError::Corrupt(msg)) => assert!(msg.contains(MARKER) && msg.contains("every game"), "{msg}"),
+            Err(e) => panic!("expected Corrupt, got {e:?}"),
+            Ok(_) => panic!("an emptied store opened as a new one"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_old_store_without_head_records_is_adopted() {
+        let (dir, games) = damaged(|main, games| {
+            main.remove(MANIFEST).expect("remove");
+            for g in games {
+                main.remove(head_key(&game_key(g).unwrap())).expect("remove");
+            }
+        })
+        .await;
+        std::fs::remove_file(dir.path().join(MARKER)).expect("remove the marker");
+        let store = SledStore::open(dir.path()).expect("an old store opens");
+        assert_eq!(store.load(&games[0], 0, None).expect("load").len(), 4);
+        let last = store.load(&games[0], 3, None).expect("load").pop().expect("event");
+        store.append(suite::next_write(&last, 1)).await.expect("append");
+        assert_eq!(store.head_record_games().expect("heads"), vec![games[0].clone()]);
+        assert!(store.manifest_problems(dir.path()).is_empty());
+        assert!(dir.path().join(MARKER).exists());
     }
 
     #[tokio::test]

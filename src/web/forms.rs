@@ -1,6 +1,7 @@
 //! Forms: the decision form built from a seat's legal commands, and the
 //! commands and requests built back from what a browser posts.
 
+use runestone_engine::DynGame;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -79,33 +80,32 @@ pub fn label(command: &Value) -> String {
 const MAX_BUTTONS: usize = 24;
 
 /// The decision form of `me`: its legal commands (as buttons, or a list
-/// when there are many), and commands with free fields the ruleset adds.
-pub fn actions(ruleset: &str, legal: &[Value], view: &Value, me: Option<u8>) -> Value {
+/// when there are many), and commands with free fields the game adds.
+pub fn actions(game: Option<&dyn DynGame>, legal: &[Value], view: &Value, me: Option<u8>) -> Value {
     let items: Vec<Value> = legal.iter().map(|c| json!({ "label": label(c), "json": c.to_string() })).collect();
     let (buttons, choices) = if items.len() <= MAX_BUTTONS { (items, Vec::new()) } else { (Vec::new(), items) };
+    let templates: Vec<Value> = match (game, me) {
+        (Some(g), Some(me)) => g
+            .templates(view, me)
+            .into_iter()
+            .map(|t| {
+                json!({
+                    "id": t.id,
+                    "label": t.label,
+                    "help": t.help,
+                    "base": t.base.to_string(),
+                    "fields": t.fields,
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     json!({
         "buttons": buttons,
         "choices": choices,
-        "templates": templates(ruleset, view, me),
+        "templates": templates,
         "any": !legal.is_empty(),
     })
-}
-
-/// Commands with free fields (text a player writes), per ruleset: these
-/// are not enumerable, so `legal` cannot list them.
-fn templates(ruleset: &str, view: &Value, me: Option<u8>) -> Vec<Value> {
-    match (ruleset, me) {
-        ("duel", Some(me)) if view["claimer"].as_u64() == Some(me as u64) && view["over"] != json!(true) => {
-            vec![json!({
-                "id": "taunt",
-                "label": "Taunt",
-                "help": "Say something before you claim or pass (it changes nothing, and you may undo it).",
-                "base": json!({"type": "Taunt"}).to_string(),
-                "fields": [{"name": "text", "label": "What you say", "kind": "text"}],
-            })]
-        }
-        _ => Vec::new(),
-    }
 }
 
 /// The submission a decision form posted: `{"command": …, "expected_seq": …}`.

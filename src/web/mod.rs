@@ -13,7 +13,6 @@
 //! hidden field (double submit); a POST whose field does not match the
 //! cookie is refused with a page that says so.
 
-mod bardagi;
 pub mod board;
 mod forms;
 
@@ -26,7 +25,8 @@ use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use minijinja::Environment;
-use runestone_engine::Viewer;
+use runestone_engine::present::{FormsInput, Posted};
+use runestone_engine::{DynGame, Viewer};
 use serde_json::{json, Value};
 
 use crate::auth::{Claims, Role};
@@ -38,7 +38,6 @@ type Svc = Data<Service>;
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/web/base.html")),
     ("macros.html", include_str!("../../templates/web/macros.html")),
-    ("bardagi.html", include_str!("../../templates/web/bardagi.html")),
     ("error.html", include_str!("../../templates/web/error.html")),
     ("landing.html", include_str!("../../templates/web/landing.html")),
     ("game.html", include_str!("../../templates/web/game.html")),
@@ -181,11 +180,16 @@ fn see_other(location: &str) -> HttpResponse {
     res
 }
 
-async fn css() -> HttpResponse {
+/// The pages' stylesheet, then each hosted game's own.
+async fn css(svc: Svc) -> HttpResponse {
+    let mut body = String::from(CSS);
+    for g in svc.registry().all() {
+        body.push_str(g.stylesheet());
+    }
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
-        .body(CSS)
+        .body(body)
 }
 
 async fn js() -> HttpResponse {
@@ -341,7 +345,7 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
     };
     let view = svc.view(&game, Viewer::Public, None).await?;
     let ctx = json!({
-        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
+        "dots": board::seat_classes(game_of(&svc, &summary), &view["view"], names.len()),
         "game": game,
         "token": token,
         "who": who,
@@ -417,6 +421,26 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
         .unwrap_or_default()
 }
 
+/// The rules of the game `summary` describes, if this server hosts them.
+fn game_of<'a>(svc: &'a Service, summary: &Value) -> Option<&'a dyn DynGame> {
+    svc.registry().get(summary["ruleset"].as_str().unwrap_or_default()).map(|g| g.as_ref())
+}
+
+/// A game's own page template (its decision forms) rendered with `ctx`;
+/// HTML-escaped like every page.
+fn render_fragment(template: &str, ctx: &Value) -> Result<String, PageError> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    env.render_named_str("forms.html", template, ctx).map_err(|e| {
+        tracing::error!(error = %e, "a game's forms template failed");
+        PageError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The page could not be drawn",
+            "The game's forms could not be drawn; please report this.".to_owned(),
+        )
+    })
+}
+
 /// What the user typed, given back when a form fails.
 #[derive(Default)]
 struct Entered {
@@ -463,8 +487,8 @@ async fn log_and_position(
             })
         })
         .collect();
-    let ruleset = view["ruleset"].as_str().unwrap_or_default().to_owned();
-    let b = board::render(&ruleset, &view["view"], names);
+    let ruleset = view["ruleset"].as_str().unwrap_or_default();
+    let b = board::render(svc.registry().get(ruleset).map(|g| g.as_ref()), &view["view"], names);
     let rewind = json!({
         "seq": seq,
         "head": head,
@@ -528,27 +552,30 @@ async fn render_game(
     let viewer = claims.map_or(Viewer::Public, Claims::viewer);
     let me = claims.and_then(|c| c.seat);
     let (view, log, rewind, envelopes) = log_and_position(svc, game, viewer, at, &names).await?;
-    let ruleset = summary["ruleset"].as_str().unwrap_or_default();
+    let rules = game_of(svc, &summary);
     let at_head = rewind["at_head"].as_bool().unwrap_or(true);
     let legal = view["legal"].as_array().cloned().unwrap_or_default();
-    let actions = forms::actions(ruleset, &legal, &view["view"], me);
+    let actions = forms::actions(rules, &legal, &view["view"], me);
     let labels: Vec<String> = view["legal_labels"]
         .as_array()
         .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_owned()).collect())
         .unwrap_or_default();
-    let game_forms = match (ruleset, me) {
-        ("bardagi", Some(s)) if at_head => bardagi::forms(&legal, &labels, &view["view"], s, &entered.values),
-        _ => Value::Null,
+    // The game's own forms, if it has them, in place of the generic list.
+    let own_forms = match (rules, me) {
+        (Some(g), Some(seat)) if at_head => {
+            g.forms(&FormsInput { seat, view: &view["view"], legal: &legal, labels: &labels, entered: &entered.values })
+        }
+        _ => None,
     };
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
-    let ctx = json!({
+    let mut ctx = json!({
         "game": game,
         "summary": summary,
         "names": names,
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
-        "dots": board::seat_classes(ruleset, &view["view"], names.len()),
+        "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
         "pending": pending_list(&view["pending"], &names, me, &summary),
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
@@ -560,7 +587,6 @@ async fn render_game(
         }),
         "example": legal.first().map(Value::to_string),
         "actions": actions,
-        "bardagi": game_forms,
         "error_at": entered.values.get("build").cloned().unwrap_or_default(),
         "undo": undo,
         "rewind": rewind,
@@ -570,6 +596,12 @@ async fn render_game(
         "error": error,
         "entered": entered.values,
     });
+    if let Some(f) = own_forms {
+        let mut inner = ctx.clone();
+        inner["forms"] = f.data;
+        inner["csrf"] = json!(csrf.value);
+        ctx["game_forms"] = json!(render_fragment(f.template, &inner)?);
+    }
     Ok(render(status, "game.html", ctx, Some(&csrf)))
 }
 
@@ -623,12 +655,17 @@ async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web:
     let claims = seat_claims(&svc, &req, &game).await?;
     let entered = Entered::of(&form);
     let built = match form.get("build") {
-        Some("bardagi-plan") => bardagi::plan_command(&form).and_then(|c| forms::submission(&form, c)),
-        Some("bardagi-orders") => {
+        // A form of the game's own: the game builds the command.
+        Some(build) => {
+            let summary = svc.summary(&game).await?;
             let view = svc.view(&game, claims.viewer(), None).await?;
-            bardagi::orders_command(&form, &view["view"]).and_then(|c| forms::submission(&form, c))
+            let posted = Posted::from(form.pairs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect::<Vec<_>>());
+            match game_of(&svc, &summary).and_then(|g| g.command_of_form(build, &posted, &view["view"])) {
+                Some(built) => built.and_then(|c| forms::submission(&form, c)),
+                None => Err(format!("this game has no form called {build:?}; reload the page")),
+            }
         }
-        _ => forms::command_of(&form),
+        None => forms::command_of(&form),
     };
     let submission = match built {
         Ok(c) => c,
@@ -766,7 +803,7 @@ async fn created_page(
     let ruleset = created["ruleset"].as_str().unwrap_or_default();
     let view = svc.view(game, Viewer::Public, None).await?;
     let ctx = json!({
-        "dots": board::seat_classes(ruleset, &view["view"], seats.len()),
+        "dots": board::seat_classes(svc.registry().get(ruleset).map(|g| g.as_ref()), &view["view"], seats.len()),
         "game": game,
         "created": created,
         "seats": seats,
@@ -863,7 +900,7 @@ async fn render_host(
     let names = names_of(&summary);
     let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
     let ctx = json!({
-        "dots": board::seat_classes(summary["ruleset"].as_str().unwrap_or_default(), &view["view"], names.len()),
+        "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
         "game": game,
         "summary": summary,
         "names": names,

@@ -145,3 +145,104 @@ fn mail_appended_before_a_sigkill_is_sent_after_the_restart() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn replay_says_what_it_checked_and_names_a_cut_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("duel.jsonl");
+    let f = file.to_str().unwrap();
+    let out = runestone(&["simulate", "--ruleset", "duel", "--players", "3", "--seed", "7", "--out", f], None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (end, events) = lines.split_last().unwrap();
+    assert_eq!(end["end"]["events"], json!(events.len()), "an export ends with its end line");
+    let seed = events.last().unwrap()["body"]["event"]["seed"].as_str().unwrap().to_owned();
+    let write = |path: &Path, lines: &[Value]| {
+        std::fs::write(path, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap()
+    };
+
+    // A finished game with its last lines cut off is named as cut.
+    let cut = tmp.path().join("cut.jsonl");
+    write(&cut, &events[..events.len() - 3]);
+    let out = runestone(&["replay", cut.to_str().unwrap()], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was cut"), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut shortened = events[..events.len() - 3].to_vec();
+    shortened.push(end.clone());
+    write(&cut, &shortened);
+    let out = runestone(&["replay", cut.to_str().unwrap()], None);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cut or edited"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A running game (the first 12 events, as exported then) whose one
+    // body was changed: without the seed replay says bodies were not
+    // checked; with it, the changed event is named.
+    let mut running = events[..12].to_vec();
+    let i = running.iter().position(|e| e["body"]["event"]["type"] == json!("DieRolled")).unwrap();
+    let die = running[i]["body"]["event"]["value"].as_u64().unwrap();
+    running[i]["body"]["event"]["value"] = json!(if die == 6 { 5 } else { die + 1 });
+    running.push(json!({"end": {"events": 12, "head_hash": running[11]["hash"]}}));
+    let changed = tmp.path().join("running.jsonl");
+    write(&changed, &running);
+    let out = runestone(&["replay", changed.to_str().unwrap()], None);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("NOT checked against their digests"), "{report}");
+    let out = runestone(&["replay", changed.to_str().unwrap(), "--seed", &seed], None);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("event {i}")), "{err}");
+    running[i]["body"]["event"]["value"] = json!(die);
+    write(&changed, &running);
+    let out = runestone(&["replay", changed.to_str().unwrap(), "--seed", &seed], None);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("matches its digest"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn check_passes_an_intact_store_and_a_lost_signing_key_is_refused_until_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, base) = serve(tmp.path(), &[]);
+    create(&base, json!([{"name": "A"}, {"name": "B"}]));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    child.wait_with_output().unwrap();
+
+    let out = runestone(&["check", "--data", tmp.path().to_str().unwrap()], None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("checked 1 games"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    std::fs::remove_file(tmp.path().join("jwt.key")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_runestone"))
+        .arg("serve")
+        .env("RUNESTONE__SERVER__PORT", "0")
+        .env("RUNESTONE__STORAGE__PATH", tmp.path())
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("jwt.key is missing") && err.contains("--new-signing-key") && err.contains("revokes"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("jwt.key").exists(), "the refused start made no key");
+
+    let mut c = Command::new(env!("CARGO_BIN_EXE_runestone"));
+    c.args(["serve", "--new-signing-key"])
+        .env("RUNESTONE__SERVER__PORT", "0")
+        .env("RUNESTONE__STORAGE__PATH", tmp.path())
+        .env("RUST_LOG", "warn");
+    let mut child = c.stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("runestone is serving"), "{line:?}");
+    assert!(tmp.path().join("jwt.key").exists());
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -21,7 +21,7 @@ fn every_golden_log_replays() {
     logs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("events"), &mut files);
     assert!(!files.is_empty(), "no golden logs found");
     for f in files {
-        let report = runestone::cli::replay(&runestone_engine::registry(), &f)
+        let report = runestone::cli::replay(&runestone::games::registry(), &f)
             .unwrap_or_else(|e| panic!("{} no longer replays: {e:#}", f.display()));
         assert!(report.contains("over") && report.contains("decisions re-derived"), "{}: {report}", f.display());
     }

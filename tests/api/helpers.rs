@@ -111,7 +111,7 @@ impl TestApp {
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
                 let app =
-                    Application::build(&settings, clock, runestone_engine::registry()).expect("the server builds");
+                    Application::build(&settings, clock, runestone::games::registry()).expect("the server builds");
                 tx.send((app.port(), app_handle(&app))).expect("send port");
                 app.run_until_stopped().await.expect("the server runs");
             })

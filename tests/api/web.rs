@@ -446,11 +446,12 @@ fn every_board_draws_each_area_once_with_its_owner() {
             let game = str_of(&created, "game_id");
             let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
             let names: Vec<String> = (0..n).map(|i| format!("Player {}", i + 1)).collect();
-            let board = runestone::web::board::render(id, &view["view"], &names);
+            let registry = runestone::games::registry();
+            let game = registry.get(id).map(|g| g.as_ref());
+            let board = runestone::web::board::render(game, &view["view"], &names);
             assert!(board.html.contains("view-text"), "{id}: a text rendering always");
-            let Some(renderer) = runestone::web::board::renderer(id) else { continue };
-            let svg = board.svg.unwrap_or_else(|| panic!("{id} with {n} seats draws a board"));
-            let areas = renderer.areas(&view["view"], &names);
+            let Some(svg) = board.svg else { continue };
+            let areas = game.expect("a drawn board's game").areas(&view["view"], &names);
             check_areas(id, &svg, &areas);
             drawn += 1;
         }
@@ -497,7 +498,7 @@ fn play_bot_moves(app: &TestApp, game: &str, tokens: &[String], steps: usize) {
 #[test]
 fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_knerrir() {
     let app = TestApp::spawn();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("engine/src/games/bardagi/maps");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/bardagi/data/maps");
     let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("the Bardagi maps")
         .map(|e| e.unwrap().path())
@@ -505,7 +506,8 @@ fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_kner
         .collect();
     maps.sort();
     assert!(maps.len() >= 2, "summer and winter at least: {maps:?}");
-    let renderer = runestone::web::board::renderer("bardagi").expect("Bardagi has a board renderer");
+    let registry = runestone::games::registry();
+    let renderer = registry.get("bardagi").expect("Bardagi is hosted").as_ref();
     for map in &maps {
         let text = std::fs::read_to_string(map).unwrap();
         let data: toml::Value = toml::from_str(&text).unwrap();
@@ -518,7 +520,7 @@ fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_kner
             play_bot_moves(&app, &game, &tokens, 4 * n as usize);
             let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
             let names: Vec<String> = (0..n).map(|i| format!("Player {}", i + 1)).collect();
-            let board = runestone::web::board::render("bardagi", &view["view"], &names);
+            let board = runestone::web::board::render(Some(renderer), &view["view"], &names);
             let svg = board.svg.unwrap_or_else(|| panic!("{label}: a map is drawn"));
             let areas = renderer.areas(&view["view"], &names);
             assert_eq!(areas.len(), data["area"].as_array().unwrap().len(), "{label}: every area of the map");

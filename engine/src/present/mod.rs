@@ -1,0 +1,260 @@
+//! The presentation contract: how a game shows itself on pages, beside its
+//! rules. A game draws its board and describes its decision forms from its
+//! own view (the JSON its `view` gave one viewer, already cut to what that
+//! viewer may know) and its legal commands, and turns a posted form back
+//! into a command. Everything here is pure: strings in, strings out.
+//!
+//! The rules live in [`Game`]; this is the separate [`Present`] trait, so a
+//! rules-only game still compiles against `Game` alone. The erased registry
+//! requires both for a game it hosts; every method has a plain default, so
+//! `impl Present for MyGame { fn schemas() -> Schemas { schemas_of::<…>() } }`
+//! is a whole (if plain) presentation.
+
+mod generic;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::game::{Game, Seat};
+
+pub use generic::html as generic_html;
+
+/// One area of a board as drawn: its id and its owner (a seat), if any.
+/// Tests use this to check every area is drawn once, with its owner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Area {
+    pub id: String,
+    pub owner: Option<Seat>,
+}
+
+/// A command with free fields (text a player writes): these are not
+/// enumerable, so `legal` cannot list them. The page shows a small form;
+/// the posted fields are put into `base` under their names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandTemplate {
+    /// The form's id on the page.
+    pub id: String,
+    /// What the command is called, in words (also the button).
+    pub label: String,
+    /// A sentence of help, if any.
+    pub help: Option<String>,
+    /// The command without its free fields, as JSON.
+    pub base: Value,
+    pub fields: Vec<TemplateField>,
+}
+
+/// One free field of a [`CommandTemplate`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TemplateField {
+    /// The command's member the value goes into.
+    pub name: String,
+    /// In words.
+    pub label: String,
+    pub kind: FieldKind,
+}
+
+/// What a free field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldKind {
+    Text,
+    /// A whole number.
+    Number,
+}
+
+/// What the page knows when it asks a game for its decision forms.
+#[derive(Clone, Copy, Debug)]
+pub struct FormsInput<'a> {
+    /// The seat deciding.
+    pub seat: Seat,
+    /// Its view of the game.
+    pub view: &'a Value,
+    /// Its legal commands, and each one's label in words (same order).
+    pub legal: &'a [Value],
+    pub labels: &'a [String],
+    /// What the seat posted last, when a form is shown again after a
+    /// refusal (field name → value), so nothing typed is lost.
+    pub entered: &'a BTreeMap<String, String>,
+}
+
+/// A game's own decision forms: a page template (minijinja markup, HTML,
+/// escaped automatically) and the data it is rendered with. The page
+/// renders it in place of the generic list of legal commands, with these
+/// names defined beside `forms`: `game` (the game's id), `csrf` (the form
+/// token to post in a hidden `csrf` field), `guard_seq` and `rewind.head`
+/// (post `seq` = `rewind.head` when `guard_seq`), `error`, `error_at` (the
+/// `build` of the form that was refused) and `entered`.
+///
+/// A form posts to `/games/{game}/commands`, either `cmd` (a command's
+/// JSON) or `build` (the name of one of the game's forms) with its fields;
+/// [`Present::command_of_form`] builds the command from those fields.
+#[derive(Clone, Debug)]
+pub struct Forms {
+    pub template: &'static str,
+    pub data: Value,
+}
+
+/// A posted form's fields, in the order posted.
+#[derive(Clone, Debug, Default)]
+pub struct Posted(pub Vec<(String, String)>);
+
+impl Posted {
+    /// The first value of `name`, if posted.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+impl From<Vec<(String, String)>> for Posted {
+    fn from(pairs: Vec<(String, String)>) -> Self {
+        Posted(pairs)
+    }
+}
+
+/// A ruleset's published contracts: JSON Schemas of its options, commands,
+/// events and views, generated from its Rust types.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Schemas {
+    pub options: Value,
+    pub command: Value,
+    pub event: Value,
+    pub view: Value,
+}
+
+impl Schemas {
+    /// The four schemas by name, in a fixed order (the file names under
+    /// `events/<game>/` are `<name>.schema.json`).
+    pub fn named(&self) -> [(&'static str, &Value); 4] {
+        [("options", &self.options), ("command", &self.command), ("event", &self.event), ("view", &self.view)]
+    }
+}
+
+/// The schemas of `G`'s options, commands and events, and of `View`, the
+/// typed view its `view` serialises.
+pub fn schemas_of<G, View>() -> Schemas
+where
+    G: Game,
+    G::Options: JsonSchema,
+    G::Command: JsonSchema,
+    G::Event: JsonSchema,
+    View: JsonSchema,
+{
+    let json = |s: schemars::Schema| serde_json::to_value(s).expect("a schema is JSON");
+    Schemas {
+        options: json(schemars::schema_for!(G::Options)),
+        command: json(schemars::schema_for!(G::Command)),
+        event: json(schemars::schema_for!(G::Event)),
+        view: json(schemars::schema_for!(View)),
+    }
+}
+
+/// How a game shows itself. See the module documentation.
+pub trait Present: Game {
+    /// The published schemas (usually `schemas_of::<Self, MyView>()`).
+    fn schemas() -> Schemas;
+
+    /// A test fixture, not a product: hosts never see it offered.
+    fn fixture() -> bool {
+        false
+    }
+
+    /// The board as an SVG document fragment (`<svg …>…</svg>`), or `None`
+    /// when the game draws no board. Each of [`Present::areas`] must be
+    /// drawn exactly once, as an element with `data-area` and (when owned)
+    /// `data-owner`. `seats` are the seats' display names.
+    fn svg(view: &Value, seats: &[String]) -> Option<String> {
+        let _ = (view, seats);
+        None
+    }
+
+    /// The areas this view has, as the rules define them.
+    fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+        let _ = (view, seats);
+        Vec::new()
+    }
+
+    /// The view told in words as HTML (the board's text alternative);
+    /// `None` for the generic rendering of the view.
+    fn text(view: &Value, seats: &[String]) -> Option<String> {
+        let _ = (view, seats);
+        None
+    }
+
+    /// The CSS class of `seat`'s colour on the pages, when the game gives
+    /// seats colours of its own (a clan's colour); `seat-N` otherwise.
+    fn seat_class(view: &Value, seat: Seat) -> Option<String> {
+        let _ = (view, seat);
+        None
+    }
+
+    /// CSS for the game's drawing and forms (for example its seats'
+    /// colour classes), appended to the pages' stylesheet.
+    fn stylesheet() -> &'static str {
+        ""
+    }
+
+    /// Commands with free fields `seat` may send now.
+    fn templates(view: &Value, seat: Seat) -> Vec<CommandTemplate> {
+        let _ = (view, seat);
+        Vec::new()
+    }
+
+    /// The game's own decision forms for a seat, in place of the generic
+    /// list of its legal commands; `None` for the generic list.
+    fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+        let _ = input;
+        None
+    }
+
+    /// The command a posted form of the game's own (named `build`) stands
+    /// for, built from its fields and the seat's view; `None` when the game
+    /// has no form of that name. `Err` says in words what was wrong.
+    fn command_of_form(build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+        let _ = (build, posted, view);
+        None
+    }
+}
+
+/// Escape text for XML/HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A seat's colour, the same on every board and page.
+pub fn seat_colour(seat: Seat) -> &'static str {
+    const COLOURS: [&str; 6] = ["#b03a2e", "#1f618d", "#1e8449", "#b7950b", "#6c3483", "#ca6f1e"];
+    COLOURS[seat as usize % COLOURS.len()]
+}
+
+/// A seat's display name, or "seat N".
+pub fn seat_name(seats: &[String], seat: Seat) -> String {
+    seats.get(seat as usize).cloned().unwrap_or_else(|| format!("seat {seat}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(esc("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    }
+}

@@ -1,0 +1,706 @@
+//! A sensible player, also the timeout fallback, and the list of legal
+//! commands. The bot plans a hand for what its units can do, then plays a
+//! whole turn greedily: it claims land (attack, convert, buy), refills its
+//! buildings at home, trades surplus, moves its units towards unclaimed
+//! land (by ship when its island is taken), and keeps standing orders that
+//! build upgrades. Each turn is sent as one `Turn` command with the plan,
+//! so a round needs two inputs from a clan (one in the easier variant).
+
+use super::actions::{distances, kaupmadur::sell_value};
+use super::board::{AreaId, AreaKind, SeaNode};
+use super::build::{Effect, TILES};
+use super::planning::{all_hands, is_step};
+use super::state::{
+    AreaState, AxeOrder, BuildWish, Building, Card, Command, Deal, Good, GoodChoice, Hand, Loc, Orders, Phase,
+    RuneCast, RuneKind, ShipLoc, State, Unit,
+};
+use super::{run, Ctx};
+use runestone_engine::game::Seat;
+use runestone_engine::rng::{GameRng, Seed};
+
+fn probe_rng() -> GameRng {
+    GameRng::new(Seed([0; 32]), 0)
+}
+
+/// Whether `c` would be accepted from `seat` now.
+pub fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
+    let mut rng = probe_rng();
+    let mut cx = Ctx::new(s.clone(), &mut rng);
+    run(&mut cx, seat, c).is_ok()
+}
+
+fn is_pending(s: &State, seat: Seat) -> bool {
+    match s.phase {
+        // A clan that chose may still replace its plan until the reveal.
+        Phase::Planning => (seat as usize) < s.players.len(),
+        Phase::Action => s.current == seat,
+        _ => false,
+    }
+}
+
+/// Plans a seat may choose now.
+fn plans(s: &State) -> Vec<Command> {
+    let sizes: Vec<u8> = if s.eight_cards && s.hand_size == 8 { vec![6, 7, 8] } else { vec![s.hand_size] };
+    sizes.into_iter().flat_map(all_hands).map(|hand| Command::Plan { hand }).collect()
+}
+
+/// Every legal command of `seat` at this moment; each is accepted by `decide`.
+pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    if !is_pending(s, seat) {
+        return Vec::new();
+    }
+    let p = &s.players[seat as usize];
+    if s.phase == Phase::Planning && p.planned {
+        // The plans it may switch to.
+        return plans(s).into_iter().filter(|c| !matches!(c, Command::Plan { hand } if *hand == p.hand)).collect();
+    }
+    let mut out = Vec::new();
+    if let Some(c) = command(s, seat) {
+        out.push(c);
+    }
+    if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
+        out.extend(plans(s));
+        return out;
+    }
+    out.push(Command::SetOrders { orders: bot_orders() });
+    out.extend(candidates(s, seat).into_iter().filter(|c| accepted(s, seat, c)));
+    if accepted(s, seat, &Command::EndTurn) {
+        out.push(Command::EndTurn);
+    }
+    out
+}
+
+/// Legal steps that lay down a card.
+pub fn card_steps(s: &State, seat: Seat) -> impl Iterator<Item = Command> + '_ {
+    candidates(s, seat).into_iter().filter(move |c| {
+        let mut rng = probe_rng();
+        let mut cx = Ctx::new(s.clone(), &mut rng);
+        let before = cx.s.players[seat as usize].played.total();
+        run(&mut cx, seat, c).is_ok() && cx.s.players[seat as usize].played.total() > before
+    })
+}
+
+fn value(kind: AreaKind) -> i32 {
+    match kind {
+        AreaKind::GoldMine => 6,
+        AreaKind::Village => 5,
+        AreaKind::IronMine | AreaKind::Camp => 4,
+        AreaKind::Quarry | AreaKind::Forest => 3,
+        AreaKind::Sheep | AreaKind::Cattle => 2,
+        _ => 0,
+    }
+}
+
+/// Whether `unit` could take area `a` now (ignoring where it stands).
+fn takeable(s: &State, seat: Seat, unit: Unit, a: AreaId) -> bool {
+    let st = s.areas[a as usize];
+    let kind = s.board.area(a).kind;
+    if !kind.ownable() || st.owner == Some(seat) {
+        return false;
+    }
+    let p = &s.players[seat as usize];
+    match unit {
+        Unit::Berserkur => {
+            let (bers, axes, def) = super::actions::berserkur::attack_cost(s, seat, a);
+            let need = bers.iter().map(|b| b.1).sum::<u8>() + axes + def + 1;
+            need <= p.disks[0]
+        }
+        Unit::Godi => st.owner.is_none() && kind != AreaKind::Camp && p.disks[1] >= 2,
+        Unit::Kaupmadur => st.owner.is_none() && kind != AreaKind::Camp && p.disks[2] >= 2,
+    }
+}
+
+/// Land distance from every area to the nearest area `unit` could take
+/// (`u8::MAX`: none reachable), by one search from all such areas at once.
+pub fn target_field(s: &State, seat: Seat, unit: Unit) -> Vec<u8> {
+    let n = s.board.len();
+    let mut dist = vec![u8::MAX; n];
+    let mut q = std::collections::VecDeque::new();
+    for (a, d) in dist.iter_mut().enumerate() {
+        if takeable(s, seat, unit, a as AreaId) && super::actions::may_enter(s, seat, unit, a as AreaId) {
+            *d = 0;
+            q.push_back(a as AreaId);
+        }
+    }
+    while let Some(y) = q.pop_front() {
+        let dy = dist[y as usize];
+        if dy > 0 && !super::actions::may_enter(s, seat, unit, y) {
+            continue;
+        }
+        for &x in &s.board.land[y as usize] {
+            let w = if s.is_own(seat, x) && s.is_own(seat, y) { 0 } else { 1 };
+            let nd = dy.saturating_add(w);
+            if nd < dist[x as usize] {
+                dist[x as usize] = nd;
+                if w == 0 {
+                    q.push_front(x);
+                } else {
+                    q.push_back(x);
+                }
+            }
+        }
+    }
+    dist
+}
+
+/// The target fields of the three units.
+struct Eval {
+    field: [Vec<u8>; 3],
+    /// Land distance of every area from home, per unit.
+    home: [Vec<u8>; 3],
+    /// Whether each unit should go home.
+    homeward: [bool; 3],
+}
+
+impl Eval {
+    fn new(s: &State, seat: Seat) -> Eval {
+        let home = s.players[seat as usize].home;
+        Eval::with_home(s, seat, Unit::ALL.map(|u| distances(s, seat, u, home)))
+    }
+    /// With the distances from home worked out before (they change little in a turn).
+    fn with_home(s: &State, seat: Seat, home: [Vec<u8>; 3]) -> Eval {
+        Eval::with_fields(s, seat, home, Unit::ALL.map(|u| target_field(s, seat, u)))
+    }
+    /// With the target fields worked out before too.
+    fn with_fields(s: &State, seat: Seat, home: [Vec<u8>; 3], field: [Vec<u8>; 3]) -> Eval {
+        Eval { field, home, homeward: Unit::ALL.map(|u| wants_home(s, seat, u)) }
+    }
+    fn dist(&self, u: Unit, a: AreaId) -> u8 {
+        self.field[u.idx()].get(a as usize).copied().unwrap_or(u8::MAX)
+    }
+}
+
+fn needs_refill(s: &State, seat: Seat, b: Building) -> bool {
+    let p = &s.players[seat as usize];
+    p.disks[b.idx()] * 2 <= p.capacity(b) && p.goods[b.refill_good().idx()] >= 4 && p.supply > 0
+}
+
+/// Candidate single steps (not yet checked).
+pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
+    let mut out = Vec::new();
+    let p = &s.players[seat as usize];
+    for unit in Unit::ALL {
+        match p.units[unit.idx()] {
+            Loc::Area(a) => {
+                let reach = p.moves[unit.idx()].unwrap_or(0).max(super::actions::allowance(s, seat, unit));
+                let d = super::actions::distances_within(s, seat, unit, a, reach);
+                for (to, dist) in d.iter().enumerate() {
+                    if to != a as usize && *dist <= reach {
+                        out.push(Command::Move { unit, to: to as AreaId });
+                    }
+                }
+                if s.board.area(a).harbour {
+                    out.push(Command::Board { unit });
+                }
+                if unit != Unit::Kaupmadur {
+                    out.push(Command::Refill { unit });
+                }
+                if s.board.area(a).kind == AreaKind::Sacred {
+                    out.push(Command::BuyRunes { unit });
+                }
+            }
+            Loc::Aboard => out.push(Command::Disembark { unit }),
+            Loc::Fallen => {}
+        }
+    }
+    out.push(Command::Attack { claim: true, reinforce: 0 });
+    out.push(Command::Attack { claim: true, reinforce: 1 });
+    out.push(Command::Attack { claim: false, reinforce: 0 });
+    out.push(Command::Retreat);
+    out.push(Command::Convert);
+    out.push(Command::BuyLand);
+    if let Some(g) = s.unit_area(seat, Unit::Godi) {
+        for r in RuneKind::ALL {
+            if s.areas[g as usize].has_rune(r) {
+                out.push(Command::RemoveRune { rune: r });
+            }
+        }
+    }
+    for r in RuneKind::ALL {
+        if p.runes[r.idx()] == 0 || r == RuneKind::SeaMove {
+            continue;
+        }
+        let targets: Vec<AreaId> = if r.is_curse() {
+            (0..s.board.len() as AreaId)
+                .filter(|a| matches!(s.areas[*a as usize].owner, Some(o) if o != seat))
+                .max_by_key(|a| value(s.board.area(*a).kind))
+                .into_iter()
+                .collect()
+        } else {
+            s.owned(seat)
+                .max_by_key(|a| value(s.board.area(*a).kind) * 10 - s.areas[*a as usize].runes.count_ones() as i32)
+                .into_iter()
+                .collect()
+        };
+        for area in targets {
+            out.push(Command::Cast { casts: vec![RuneCast { rune: r, area }] });
+        }
+    }
+    // Trades: refill what is low, sell surplus, buy iron for upgrades.
+    let refill: Vec<Building> = Building::ALL.into_iter().filter(|b| needs_refill(s, seat, *b)).collect();
+    let deals = trade_plan(s, seat);
+    if !refill.is_empty() || !deals.is_empty() {
+        out.push(Command::Trade { deals: deals.clone(), refill: refill.clone() });
+    }
+    if !refill.is_empty() && !deals.is_empty() {
+        out.push(Command::Trade { deals: vec![], refill });
+    }
+    if !deals.is_empty() {
+        out.push(Command::Trade { deals, refill: vec![] });
+    }
+    if s.forced_trade {
+        if let Some(k) = s.unit_area(seat, Unit::Kaupmadur) {
+            if let Some(v) = s.home_seat(k).filter(|v| *v != seat) {
+                if let Some(g) = Good::ALL.iter().take(4).find(|g| p.goods[g.idx()] >= 4) {
+                    out.push(Command::ForceTrade { seat: v, give: vec![*g; 4] });
+                }
+            }
+        }
+    }
+    // Sailing: towards every node within one card's reach.
+    if let ShipLoc::At(at) = p.ship {
+        let full = 3 + 2 * p.count(Effect::KnerrirPlusTwo) as u8;
+        let reach = p.moves[3].filter(|m| *m > 0).unwrap_or(full);
+        for route in sea_routes(s, at, reach) {
+            out.push(Command::Sail { route, sea_rune: false });
+        }
+    }
+    for a in Card::ALL {
+        for b in Card::ALL {
+            if (a as usize) <= (b as usize) {
+                for t in Card::ALL {
+                    out.push(Command::Exchange { discard: [a, b], take: t });
+                }
+            }
+        }
+    }
+    if let Some(a) = s.owned(seat).max_by_key(|a| s.areas[*a as usize].disks) {
+        if s.areas[a as usize].disks > 1 {
+            out.push(Command::Rearrange {
+                moves: vec![super::state::DiskMove {
+                    from: super::state::DiskSpot::Area(a),
+                    to: super::state::DiskSpot::Town,
+                    count: 1,
+                }],
+            });
+        }
+    }
+    out
+}
+
+/// Shortest sea routes from `at` to every node within `reach` moves.
+fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>> {
+    let mut seen = vec![at];
+    let mut frontier = vec![(at, Vec::<SeaNode>::new())];
+    let mut out = Vec::new();
+    for _ in 0..reach {
+        let mut next = Vec::new();
+        for (node, path) in &frontier {
+            for n in s.board.sea_next(*node) {
+                if !seen.contains(n) {
+                    seen.push(*n);
+                    let mut p = path.clone();
+                    p.push(*n);
+                    out.push(p.clone());
+                    next.push((*n, p));
+                }
+            }
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// A trade of surplus: sell goods at the storage limit, get iron for upgrades.
+fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
+    let p = &s.players[seat as usize];
+    let cap = p.storage();
+    let mut goods = p.goods;
+    let mut deals = Vec::new();
+    let basic = [Good::Timber, Good::Wool, Good::Meat, Good::Hide];
+    if goods[Good::Iron.idx()] == 0 {
+        let mut plenty: Vec<Good> = basic.into_iter().filter(|g| goods[g.idx()] >= 5).collect();
+        plenty.sort_by_key(|g| std::cmp::Reverse(goods[g.idx()]));
+        if let Some(g) = plenty.first() {
+            deals.push(Deal::BasicForMine { give: [*g, *g], get: Good::Iron });
+            goods[g.idx()] -= 2;
+        }
+    }
+    for g in basic {
+        if goods[g.idx()] >= cap && goods[g.idx()] >= 4 && g != Good::Timber {
+            deals.push(Deal::Sell { give: vec![g; 4] });
+            goods[g.idx()] -= 4;
+        }
+    }
+    if p.has(Effect::HideForGold) && goods[Good::Hide.idx()] >= 2 && p.tannery < 4 {
+        let h = goods[Good::Hide.idx()].min(4 - p.tannery).min(2);
+        deals.push(Deal::Tannery { hide: h });
+    }
+    deals.retain(|d| match d {
+        Deal::Sell { give } => sell_value(give).is_some(),
+        _ => true,
+    });
+    deals
+}
+
+/// The bot's standing orders: auto claims and a build order of every
+/// upgrade, the most glorious first.
+/// Whether `o` are the bot's orders `bot` with some build wishes used up.
+fn is_bots(o: &Orders, bot: &Orders) -> bool {
+    o.sheep == bot.sheep
+        && o.cattle == bot.cattle
+        && o.recruits == bot.recruits
+        && o.buy_axes == bot.buy_axes
+        && o.axes == bot.axes
+        && {
+            // A subsequence: wishes are removed as they are built.
+            let mut rest = bot.build.iter();
+            o.build.iter().all(|w| rest.any(|b| b == w))
+        }
+}
+
+pub fn bot_orders() -> Orders {
+    let rank = |e: Effect| match e {
+        Effect::GloryThree => 0,
+        Effect::GoldThree => 1,
+        Effect::QuarryGloryThree => 2,
+        Effect::GoldTwo => 3,
+        Effect::GloryPerAreaTaken => 4,
+        Effect::LargerStorage => 5,
+        Effect::GoldPerVillage | Effect::GoldPerForest | Effect::GoldPerSheep => 6,
+        Effect::GloryPerQuarry | Effect::GloryPerCattle | Effect::GloryPerIronMine => 7,
+        Effect::MeadHall | Effect::BerserkurMovesThree => 8,
+        _ => 9,
+    };
+    let mut wishes: Vec<(u8, u8, BuildWish)> = Vec::new();
+    for t in TILES.iter() {
+        let w = BuildWish { building: t.building, effect: t.effect, replace: None };
+        if !wishes.iter().any(|x| x.2 == w) {
+            wishes.push((t.level, rank(t.effect), w));
+        }
+    }
+    wishes.sort_by_key(|w| (std::cmp::Reverse(w.0), w.1));
+    Orders {
+        sheep: GoodChoice::Auto,
+        cattle: GoodChoice::Auto,
+        recruits: vec![],
+        buy_axes: true,
+        axes: AxeOrder::Auto,
+        build: wishes.into_iter().map(|w| w.2).collect(),
+    }
+}
+
+/// The bot's hand for this round.
+pub fn bot_hand(s: &State, seat: Seat) -> Hand {
+    let p = &s.players[seat as usize];
+    let size = s.hand_size as usize;
+    let at_sea = p.units.contains(&Loc::Aboard);
+    let eval = Eval::new(s, seat);
+    let stuck = Unit::ALL.iter().all(|u| match p.units[u.idx()] {
+        Loc::Area(a) => eval.dist(*u, a) == u8::MAX,
+        _ => true,
+    });
+    let mut want: Vec<Card> = Vec::new();
+    let far = |u: Unit| match p.units[u.idx()] {
+        Loc::Area(a) => wants_home(s, seat, u) && eval.home[u.idx()][a as usize] == u8::MAX,
+        _ => false,
+    };
+    if at_sea || stuck || far(Unit::Kaupmadur) {
+        want.extend([Card::Knerrir, Card::Knerrir]);
+    }
+    if p.units[0] != Loc::Fallen && p.disks[0] >= 2 {
+        want.extend([Card::Berserkur, Card::Berserkur]);
+    }
+    want.extend([Card::Kaupmadur, Card::Kaupmadur]);
+    if p.disks[1] >= 2 {
+        want.extend([Card::Godi, Card::Godi]);
+    }
+    want.extend([Card::Kaupmadur, Card::Berserkur, Card::Godi, Card::Kaupmadur, Card::Berserkur, Card::Godi]);
+    let mut h = Hand::default();
+    for c in want {
+        if (h.total() as usize) < size && h.get(c) < 6 {
+            h.add(c, 1);
+        }
+    }
+    let mut i = 0;
+    while (h.total() as usize) < size {
+        let c = Card::ALL[i % 4];
+        if h.get(c) < 6 {
+            h.add(c, 1);
+        }
+        i += 1;
+    }
+    h
+}
+
+/// Whether a unit should go home to refill or trade.
+fn wants_home(s: &State, seat: Seat, unit: Unit) -> bool {
+    let p = &s.players[seat as usize];
+    match unit {
+        Unit::Kaupmadur => Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !trade_plan(s, seat).is_empty(),
+        Unit::Berserkur => p.disks[0] < 2 && needs_refill(s, seat, Building::Virki),
+        Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
+    }
+}
+
+/// Sea distance of every sea node from the clan's home harbour (oceans
+/// first, then harbours by area).
+fn sea_home(s: &State, seat: Seat) -> Vec<u8> {
+    let o = s.board.data.oceans.len();
+    let idx = |n: SeaNode| match n {
+        SeaNode::Ocean(x) => x as usize,
+        SeaNode::Harbour(a) => o + a as usize,
+    };
+    let mut dist = vec![u8::MAX; o + s.board.len()];
+    let start = SeaNode::Harbour(s.players[seat as usize].home);
+    dist[idx(start)] = 0;
+    let mut q = std::collections::VecDeque::from([start]);
+    while let Some(x) = q.pop_front() {
+        for &y in s.board.sea_next(x) {
+            if dist[idx(y)] == u8::MAX {
+                dist[idx(y)] = dist[idx(x)].saturating_add(1);
+                q.push_back(y);
+            }
+        }
+    }
+    dist
+}
+
+/// How good a step looks to the bot (0 or less: not worth a card).
+fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> i32 {
+    let p = &s.players[seat as usize];
+    match c {
+        Command::Attack { claim: true, reinforce } => {
+            let Some(a) = s.unit_area(seat, Unit::Berserkur) else { return 0 };
+            let enemy_near =
+                s.board.land[a as usize].iter().any(|b| matches!(s.areas[*b as usize].owner, Some(o) if o != seat));
+            let from_clan = s.areas[a as usize].owner.is_some() as i32;
+            50 + value(s.board.area(a).kind) - 3 * from_clan
+                + if *reinforce > 0 && enemy_near { 1 } else { -(*reinforce as i32) * 2 }
+        }
+        Command::Convert => 55 + s.unit_area(seat, Unit::Godi).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
+        Command::BuyLand => 55 + s.unit_area(seat, Unit::Kaupmadur).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
+        Command::Trade { deals, refill } => 20 * refill.len() as i32 + 5 * deals.len() as i32,
+        Command::Refill { .. } => 40,
+        Command::Move { unit, to } => {
+            let Some(from) = s.unit_area(seat, *unit) else { return 0 };
+            let home = p.home;
+            let wants_home = match unit {
+                Unit::Kaupmadur => {
+                    Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !trade_plan(s, seat).is_empty()
+                }
+                Unit::Berserkur => p.disks[0] < 2 && needs_refill(s, seat, Building::Virki),
+                Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
+            };
+            if wants_home {
+                let (h_from, h_to) = (eval.home[unit.idx()][from as usize], eval.home[unit.idx()][*to as usize]);
+                return if *to == home {
+                    35
+                } else if h_to < h_from {
+                    15 + (h_from.min(20) - h_to) as i32
+                } else {
+                    0
+                };
+            }
+            if takeable(s, seat, *unit, *to) && !(*unit != Unit::Berserkur && s.areas[*to as usize].owner.is_some()) {
+                return 30 + value(s.board.area(*to).kind);
+            }
+            let here = eval.dist(*unit, from);
+            let there = eval.dist(*unit, *to);
+            if there < here && there != u8::MAX {
+                return 10 + (here.min(20) - there) as i32;
+            }
+            if *unit == Unit::Godi
+                && s.areas[*to as usize].owner == Some(seat)
+                && s.areas[from as usize].owner != Some(seat)
+            {
+                return 8;
+            }
+            0
+        }
+        Command::Board { unit } => {
+            let Some(a) = s.unit_area(seat, *unit) else { return 0 };
+            if eval.homeward[unit.idx()] {
+                return if eval.home[unit.idx()][a as usize] == u8::MAX { 20 } else { 0 };
+            }
+            if disembarked || eval.dist(*unit, a) != u8::MAX {
+                return 0;
+            }
+            20
+        }
+        Command::Disembark { unit } => {
+            let ShipLoc::At(SeaNode::Harbour(h)) = p.ship else { return 0 };
+            if !super::actions::may_enter(s, seat, *unit, h) {
+                return 0;
+            }
+            if eval.homeward[unit.idx()] {
+                return if h == p.home || eval.home[unit.idx()][h as usize] != u8::MAX { 30 } else { 0 };
+            }
+            if eval.dist(*unit, h) != u8::MAX || takeable(s, seat, *unit, h) {
+                25
+            } else {
+                0
+            }
+        }
+        Command::Sail { route, .. } => {
+            let homeward = Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && eval.homeward[u.idx()]);
+            if homeward {
+                let sea = sea_home(s, seat);
+                let o = s.board.data.oceans.len();
+                let idx = |n: &SeaNode| match n {
+                    SeaNode::Ocean(x) => *x as usize,
+                    SeaNode::Harbour(a) => o + *a as usize,
+                };
+                let ShipLoc::At(at) = p.ship else { return 0 };
+                let (before, after) = (sea[idx(&at)], route.last().map(|n| sea[idx(n)]).unwrap_or(u8::MAX));
+                return if after < before { 25 + (before.min(30) - after) as i32 } else { 0 };
+            }
+            let Some(SeaNode::Harbour(h)) = route.last() else {
+                return 1 + route.len() as i32;
+            };
+            let units: Vec<Unit> = Unit::ALL.into_iter().filter(|u| p.units[u.idx()] == Loc::Aboard).collect();
+            let good = units.iter().any(|u| takeable(s, seat, *u, *h) || eval.dist(*u, *h) <= 2)
+                && units.iter().any(|u| super::actions::may_enter(s, seat, *u, *h));
+            if good {
+                22
+            } else {
+                0
+            }
+        }
+        Command::Cast { casts } => {
+            if p.bought_runes {
+                0
+            } else if casts.iter().all(|c| c.rune.is_curse()) {
+                10
+            } else {
+                15
+            }
+        }
+        Command::BuyRunes { .. } if p.gold >= 5 => 12,
+        Command::RemoveRune { rune } => {
+            let Some(a) = s.unit_area(seat, Unit::Godi) else { return 0 };
+            if rune.is_curse() && s.areas[a as usize].owner == Some(seat) && p.gold >= 2 {
+                12
+            } else {
+                0
+            }
+        }
+        Command::ForceTrade { .. } => 10,
+        _ => 0,
+    }
+}
+
+/// What the target fields of `seat` depend on: the areas, its disks, and
+/// where the other clans' Berserkur stand (they defend their areas).
+#[derive(PartialEq)]
+struct FieldKey(Vec<AreaState>, [u8; 3], Vec<Option<Loc>>);
+
+impl FieldKey {
+    fn of(s: &State, seat: Seat) -> FieldKey {
+        let others = s.players.iter().enumerate().map(|(i, p)| (i != seat as usize).then_some(p.units[0]));
+        FieldKey(s.areas.clone(), s.players[seat as usize].disks, others.collect())
+    }
+}
+
+/// The bot's turn, as a list of steps (the plan first in the easier variant).
+pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
+    let mut rng = probe_rng();
+    let mut cx = Ctx::new(s.clone(), &mut rng);
+    let mut steps = Vec::new();
+    let push = |cx: &mut Ctx, steps: &mut Vec<Command>, c: Command| -> bool {
+        let mut trial = Ctx::new(cx.s.clone(), &mut *cx.rng);
+        if run(&mut trial, seat, &c).is_ok() {
+            cx.s = trial.s;
+            steps.push(c);
+            true
+        } else {
+            false
+        }
+    };
+    // A clan's own standing orders come first: the bot sets its orders only
+    // for a clan that has none, or whose orders are the bot's own (their
+    // build list partly used up).
+    let orders = bot_orders();
+    let current = &cx.s.players[seat as usize].orders;
+    if *current != orders && (*current == Orders::default() || is_bots(current, &orders)) {
+        push(&mut cx, &mut steps, Command::SetOrders { orders });
+    }
+    if cx.s.easy_cards && !cx.s.players[seat as usize].planned {
+        let hand = bot_hand(&cx.s, seat);
+        push(&mut cx, &mut steps, Command::Plan { hand });
+    }
+    let mut disembarked = false;
+    let home = cx.s.players[seat as usize].home;
+    let home_d = Unit::ALL.map(|u| distances(&cx.s, seat, u, home));
+    let mut fields: Option<(FieldKey, [Vec<u8>; 3])> = None;
+    for _ in 0..40 {
+        // The target fields change only when the board, the clan's disks or
+        // the other clans' Berserkur do (not when the clan's units move).
+        let key = FieldKey::of(&cx.s, seat);
+        let field = match &fields {
+            Some((k, f)) if *k == key => f.clone(),
+            _ => {
+                let f = Unit::ALL.map(|u| target_field(&cx.s, seat, u));
+                fields = Some((key, f.clone()));
+                f
+            }
+        };
+        let eval = Eval::with_fields(&cx.s, seat, home_d.clone(), field);
+        let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
+            .into_iter()
+            .filter(is_step)
+            .map(|c| (score(&cx.s, seat, &c, disembarked, &eval), c))
+            .filter(|(v, _)| *v > 0)
+            .collect();
+        cands.sort_by_key(|(v, _)| std::cmp::Reverse(*v));
+        let mut done = false;
+        for (_, c) in cands {
+            let is_dis = matches!(c, Command::Disembark { .. });
+            if push(&mut cx, &mut steps, c) {
+                disembarked |= is_dis;
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            break;
+        }
+    }
+    // At least one card: the first playable one, exchanging if need be.
+    for _ in 0..4 {
+        if cx.s.players[seat as usize].played.total() > 0 {
+            break;
+        }
+        let any = card_steps(&cx.s, seat).find(|c| !matches!(c, Command::Exchange { .. }));
+        if let Some(c) = any {
+            push(&mut cx, &mut steps, c);
+            break;
+        }
+        let ex = candidates(&cx.s, seat)
+            .into_iter()
+            .find(|c| matches!(c, Command::Exchange { take: Card::Kaupmadur, .. }) && accepted(&cx.s, seat, c));
+        match ex {
+            Some(c) => {
+                push(&mut cx, &mut steps, c);
+            }
+            None => break,
+        }
+    }
+    steps
+}
+
+/// The bot's command now (the timeout fallback).
+pub fn command(s: &State, seat: Seat) -> Option<Command> {
+    if !is_pending(s, seat) {
+        return None;
+    }
+    match s.phase {
+        // A clan that already chose keeps its plan.
+        Phase::Planning if s.players[seat as usize].planned => {
+            Some(Command::Plan { hand: s.players[seat as usize].hand })
+        }
+        Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
+        Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
+        _ => None,
+    }
+}

@@ -1,0 +1,416 @@
+//! Bardagi - the claim for gold: clans take over Barbarian islands by war,
+//! conversion and trade, build up their home towns and gather gold.
+//!
+//! This module wires the rules into the [`Game`] trait. The rulebook's parts
+//! each have a module: [`setup`] ("Game setup"), [`planning`] ("Planning
+//! phase", "Your cards", the action phase's turn order), [`actions`] (the
+//! four units), [`build`] ("Building phase", "Upgrades"), [`claim`] ("Claim
+//! phase"), [`scoring`] ("Game scoring", end game glory), [`board`] (the
+//! board data) and [`bot`] (a sensible player, also the timeout fallback).
+//!
+//! Every decision runs on a copy of the position: each event is applied as
+//! soon as it is emitted, so a rule reads the position its earlier events
+//! made, a whole turn is checked step by step, and the phases that need no
+//! input (build, claim, the end) are resolved inside the `decide` that
+//! finishes the last turn of a round.
+
+pub mod actions;
+pub mod board;
+pub mod bot;
+pub mod build;
+pub mod claim;
+mod drawing;
+mod forms;
+pub mod planning;
+pub mod scoring;
+pub mod setup;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::rng::GameRng;
+use serde_json::Value;
+
+use state::{apply, Good, Orders, Phase, RuneKind};
+pub use state::{Command, Event, State};
+
+/// The ruleset.
+pub struct Bardagi;
+
+/// Game options.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// The built-in board: "summer" (2-5 players) or "winter" (2-3 players).
+    #[serde(default = "summer")]
+    pub board: String,
+    /// A whole board as TOML text (see `data/maps/summer.toml`); replaces `board`.
+    #[serde(default)]
+    pub custom_board: Option<String>,
+    /// The easier variant: each clan chooses its cards at the start of its own turn.
+    #[serde(default)]
+    pub easy_cards: bool,
+    /// Advanced option 1: from round 5 clans choose up to 8 cards.
+    #[serde(default)]
+    pub eight_cards: bool,
+    /// Advanced option 2: forced trade at other clans' home areas.
+    #[serde(default)]
+    pub forced_trade: bool,
+    /// Number of rounds instead of the rounds table (1 to 20).
+    #[serde(default)]
+    pub rounds: Option<u8>,
+}
+
+fn summer() -> String {
+    "summer".into()
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            board: summer(),
+            custom_board: None,
+            easy_cards: false,
+            eight_cards: false,
+            forced_trade: false,
+            rounds: None,
+        }
+    }
+}
+
+/// A decision in progress: a copy of the position that each emitted event
+/// is applied to at once, and the events so far.
+pub struct Ctx<'r> {
+    pub s: State,
+    pub out: Vec<Emit<Event>>,
+    pub rng: &'r mut GameRng,
+}
+
+impl<'r> Ctx<'r> {
+    /// A new value.
+    pub fn new(s: State, rng: &'r mut GameRng) -> Self {
+        Ctx { s, out: Vec::new(), rng }
+    }
+
+    /// A public event.
+    pub fn emit(&mut self, e: Event) {
+        apply(&mut self.s, &e);
+        self.out.push(Emit::public(e));
+    }
+
+    /// An event only `seat` may see; others see `redacted`.
+    pub fn secret(&mut self, e: Event, seats: Vec<Seat>, redacted: Event) {
+        apply(&mut self.s, &e);
+        self.out.push(Emit::secret(e, seats, redacted));
+    }
+
+    /// Gold changes are secret to the clan.
+    pub fn gold(&mut self, seat: Seat, delta: i32) {
+        if delta != 0 {
+            self.secret(
+                Event::GoldChanged { seat, delta: Some(delta) },
+                vec![seat],
+                Event::GoldChanged { seat, delta: None },
+            );
+        }
+    }
+
+    /// Glory gained or lost, in public.
+    pub fn glory(&mut self, seat: Seat, delta: i32, reason: &str) {
+        if delta != 0 {
+            self.emit(Event::GloryChanged { seat, delta, reason: reason.into() });
+        }
+    }
+
+    /// Replace standing orders, secretly.
+    pub fn set_orders(&mut self, seat: Seat, orders: Orders) {
+        self.secret(
+            Event::OrdersSet { seat, orders: Some(orders) },
+            vec![seat],
+            Event::OrdersSet { seat, orders: None },
+        );
+    }
+
+    /// Draw up to `count` runes at random from the pile for `seat`.
+    pub fn draw_runes(&mut self, seat: Seat, count: u8) {
+        let mut pile = self.s.rune_pile;
+        let mut drawn = Vec::new();
+        for _ in 0..count {
+            let total: u32 = pile.iter().map(|c| *c as u32).sum();
+            if total == 0 {
+                break;
+            }
+            let mut x = self.rng.below(total as u64) as u32;
+            for k in RuneKind::ALL {
+                if x < pile[k.idx()] as u32 {
+                    pile[k.idx()] -= 1;
+                    drawn.push(k);
+                    break;
+                }
+                x -= pile[k.idx()] as u32;
+            }
+        }
+        if drawn.is_empty() {
+            return;
+        }
+        let n = drawn.len() as u8;
+        self.secret(
+            Event::RunesDrawn { seat, count: n, runes: Some(drawn) },
+            vec![seat],
+            Event::RunesDrawn { seat, count: n, runes: None },
+        );
+    }
+
+    /// Turn the next tile of a pile face up (drawn at random: the pile is shuffled).
+    pub fn reveal_tile(&mut self, b: state::Building, level: u8) {
+        let ids: Vec<u8> = (0..build::TILES.len() as u8)
+            .filter(|&t| {
+                self.s.piles & (1u64 << t) != 0 && build::tile(t).building == b && build::tile(t).level == level
+            })
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let t = ids[self.rng.pick(ids.len())];
+        self.emit(Event::TileRevealed { tile: t });
+    }
+}
+
+/// A command in a few words, for naming the failing step of a turn.
+pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
+    let area = |a: u8| view::place(s, a);
+    let here = |u: state::Unit| s.unit_area(seat, u).map(area).unwrap_or_else(|| "nowhere".into());
+    match c {
+        Command::Plan { hand } => format!("plan {}", hand.words()),
+        Command::SetOrders { .. } => "set standing orders".into(),
+        Command::PlayTurn { .. } => "a whole turn".into(),
+        Command::EndTurn => "end the turn".into(),
+        Command::Exchange { discard, take } => {
+            format!("exchange {} and {} for {}", discard[0].name(), discard[1].name(), take.name())
+        }
+        Command::Move { unit, to } => format!("{} moves to {}", unit.name(), area(*to)),
+        Command::Board { unit } => format!("{} boards the Knerrir", unit.name()),
+        Command::Disembark { unit } => format!("{} leaves the Knerrir", unit.name()),
+        Command::Sail { route, .. } => format!("Knerrir sails {} squares", route.len()),
+        Command::Attack { claim: true, .. } => format!("Berserkur attack on {}", here(state::Unit::Berserkur)),
+        Command::Attack { claim: false, .. } => {
+            format!("Berserkur fights the Berserkur on {}", here(state::Unit::Berserkur))
+        }
+        Command::Retreat => "Berserkur retreats".into(),
+        Command::Rearrange { .. } => "Berserkur rearranges disks".into(),
+        Command::Refill { unit } => format!("{} refills", unit.name()),
+        Command::Convert => format!("Godi converts {}", here(state::Unit::Godi)),
+        Command::Cast { .. } => "Godi casts runes".into(),
+        Command::RemoveRune { rune } => format!("Godi removes {} from {}", rune.name(), here(state::Unit::Godi)),
+        Command::BuyRunes { unit } => format!("{} buys runes", unit.name()),
+        Command::BuyLand => format!("Kaupmadur buys {}", here(state::Unit::Kaupmadur)),
+        Command::Trade { .. } => "Kaupmadur trades".into(),
+        Command::ForceTrade { seat: v, .. } => format!("Kaupmadur forces a trade with seat {v}"),
+    }
+}
+
+/// Run one command on the decision's copy.
+pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
+    match c {
+        Command::Plan { hand } => planning::plan(cx, seat, *hand),
+        Command::SetOrders { orders } => planning::set_orders(cx, seat, orders),
+        Command::PlayTurn { steps } => {
+            if cx.s.phase != Phase::Action || cx.s.current != seat {
+                runestone_engine::reject!("it is not your turn");
+            }
+            let mut ended = false;
+            for (i, st) in steps.iter().enumerate() {
+                if ended {
+                    runestone_engine::reject!("step {}: the turn already ended at step {i}", i + 1);
+                }
+                if matches!(st, Command::PlayTurn { .. }) {
+                    runestone_engine::reject!("step {}: a turn cannot contain another turn", i + 1);
+                }
+                let what = describe_command(&cx.s, seat, st);
+                run(cx, seat, st).map_err(|e| RuleError::new(format!("step {} ({what}): {}", i + 1, e.message)))?;
+                ended = matches!(st, Command::EndTurn);
+            }
+            if !ended {
+                planning::end_turn(cx, seat)
+                    .map_err(|e| RuleError::new(format!("step {} (end the turn): {}", steps.len() + 1, e.message)))?;
+            }
+            Ok(())
+        }
+        Command::EndTurn => planning::end_turn(cx, seat),
+        Command::Exchange { discard, take } => planning::exchange(cx, seat, *discard, *take),
+        Command::Move { unit, to } => actions::move_unit(cx, seat, *unit, *to),
+        Command::Board { unit } => actions::knerrir::board(cx, seat, *unit),
+        Command::Disembark { unit } => actions::knerrir::disembark(cx, seat, *unit),
+        Command::Sail { route, sea_rune } => actions::knerrir::sail(cx, seat, route, *sea_rune),
+        Command::Attack { claim, reinforce } => actions::berserkur::attack(cx, seat, *claim, *reinforce),
+        Command::Retreat => actions::berserkur::retreat(cx, seat),
+        Command::Rearrange { moves } => actions::berserkur::rearrange(cx, seat, moves),
+        Command::Refill { unit } => actions::refill(cx, seat, *unit),
+        Command::Convert => actions::godi::convert(cx, seat),
+        Command::Cast { casts } => actions::godi::cast(cx, seat, casts),
+        Command::RemoveRune { rune } => actions::godi::remove_rune(cx, seat, *rune),
+        Command::BuyRunes { unit } => actions::godi::buy_runes(cx, seat, *unit),
+        Command::BuyLand => actions::kaupmadur::buy_land(cx, seat),
+        Command::Trade { deals, refill } => actions::kaupmadur::trade(cx, seat, deals, refill),
+        Command::ForceTrade { seat: victim, give } => actions::kaupmadur::force_trade(cx, seat, *victim, give),
+    }
+}
+
+impl Game for Bardagi {
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+
+    fn info() -> RulesetInfo {
+        RulesetInfo {
+            id: "bardagi".into(),
+            name: "Bardagi - the claim for gold".into(),
+            min_seats: 2,
+            max_seats: 5,
+            rules_version: 1,
+            default_options: serde_json::to_value(Options::default()).expect("JSON"),
+            options_help: vec![
+                ("board".into(), "\"summer\" (2-5 players) or \"winter\" (the island board, 2-3 players)".into()),
+                ("custom_board".into(), "a whole board as TOML text, in the format of the built-in boards".into()),
+                ("easy_cards".into(), "the easier variant: choose cards at the start of one's own turn".into()),
+                ("eight_cards".into(), "advanced: from round 5 choose up to 8 cards".into()),
+                ("forced_trade".into(), "advanced: a Kaupmadur may force trade at other clans' home areas".into()),
+                ("rounds".into(), "number of rounds instead of the table (2: 10, 3: 9, 4: 8, 5: 7)".into()),
+            ],
+            description: "Viking clans claim islands from the Barbarians by war, conversion and trade.".into(),
+        }
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        setup::setup(options, seats, rng)
+    }
+
+    fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        if s.phase == Phase::Over || s.phase == Phase::Setup {
+            runestone_engine::reject!("the game is not running");
+        }
+        let mut cx = Ctx::new(s.clone(), rng);
+        run(&mut cx, seat, c)?;
+        Ok(cx.out)
+    }
+
+    fn apply(s: &mut State, e: &Event) {
+        apply(s, e)
+    }
+
+    fn view(s: &State, viewer: Viewer) -> serde_json::Value {
+        serde_json::to_value(view::view(s, viewer)).expect("a view is JSON")
+    }
+
+    fn pending(s: &State) -> Vec<Pending> {
+        match s.phase {
+            Phase::Planning => s
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Pending {
+                    seat: i as Seat,
+                    kind: "plan".into(),
+                    class: DecisionClass::Plan,
+                    prompt: if p.planned {
+                        format!(
+                            "your cards for round {} are chosen; you may choose again until every clan has chosen",
+                            s.round
+                        )
+                    } else {
+                        format!("choose {} of your 24 cards secretly for round {}", s.hand_size, s.round)
+                    },
+                    submitted: p.planned,
+                })
+                .collect(),
+            Phase::Action => vec![Pending {
+                seat: s.current,
+                kind: "turn".into(),
+                class: DecisionClass::Turn,
+                prompt: if s.easy_cards && !s.players[s.current as usize].planned {
+                    format!("choose your {} cards, then lay them down and act", s.hand_size)
+                } else {
+                    "lay down your cards and act; end the turn when done".into()
+                },
+                submitted: false,
+            }],
+            _ => Vec::new(),
+        }
+    }
+
+    fn legal(s: &State, seat: Seat) -> Vec<Command> {
+        bot::legal(s, seat)
+    }
+
+    fn label(s: &State, seat: Seat, c: &Command) -> String {
+        describe_command(s, seat, c)
+    }
+
+    fn fallback(s: &State, seat: Seat) -> Option<Command> {
+        bot::command(s, seat)
+    }
+
+    fn outcome(s: &State) -> Option<Outcome> {
+        scoring::outcome(s)
+    }
+
+    fn describe(s: &State, e: &Event, names: &[String]) -> String {
+        view::describe(s, e, names)
+    }
+}
+
+impl Present for Bardagi {
+    fn schemas() -> Schemas {
+        schemas_of::<Bardagi, view::View>()
+    }
+
+    fn svg(view: &Value, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn text(view: &Value, seats: &[String]) -> Option<String> {
+        drawing::text(view, seats)
+    }
+
+    fn seat_class(view: &Value, seat: Seat) -> Option<String> {
+        drawing::seat_class(view, seat)
+    }
+
+    fn stylesheet() -> &'static str {
+        include_str!("forms.css")
+    }
+
+    fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+        forms::forms(input)
+    }
+
+    fn command_of_form(build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+        match build {
+            forms::PLAN => Some(forms::plan_command(posted)),
+            forms::ORDERS => Some(forms::orders_command(posted, view)),
+            _ => None,
+        }
+    }
+}
+
+/// Goods as a short list in words.
+pub fn goods_words(d: &[i8; 6]) -> String {
+    let parts: Vec<String> =
+        Good::ALL.iter().filter(|g| d[g.idx()] != 0).map(|g| format!("{} {}", d[g.idx()].abs(), g.name())).collect();
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(", ")
+    }
+}

@@ -1,0 +1,83 @@
+//! Game setup ("Game setup", "Player board - setup", "Playing time"): the
+//! colours by player count, home areas, 1 gold and 1 random rune each, 6 disks
+//! on each building (22 beside the board), the units at home and the Knerrir
+//! on the player board's harbour, the upgrade market (three 1st level and two
+//! 2nd level tiles face up per building; two and one with 2 or 3 players), a
+//! random starting player and the number of rounds.
+
+use super::board::{BoardRef, Colour};
+use super::build::{display, TILES};
+use super::state::{Building, Event};
+use super::{planning, Ctx, Options, State};
+use runestone_engine::game::{Emit, RuleError};
+use runestone_engine::reject;
+use runestone_engine::rng::GameRng;
+
+/// Rounds by player count. The rulebook gives "7 to 10 rounds depending on
+/// the number of players" on a spiral track it does not spell out; fewer
+/// rounds for more players keeps the playing time even.
+pub fn rounds_for(players: u8) -> u8 {
+    match players {
+        0..=2 => 10,
+        3 => 9,
+        4 => 8,
+        _ => 7,
+    }
+}
+
+/// The opening events.
+pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    let board = match BoardRef::resolve(&o.board, o.custom_board.as_deref()) {
+        Ok(b) => b,
+        Err(e) => reject!("{e}"),
+    };
+    if seats < board.data.min_players || seats > board.data.max_players {
+        reject!(
+            "the {} board is for {} to {} players, not {seats}",
+            board.data.name,
+            board.data.min_players,
+            board.data.max_players
+        );
+    }
+    let rounds = o.rounds.unwrap_or_else(|| rounds_for(seats));
+    if !(1..=20).contains(&rounds) {
+        reject!("rounds must be 1 to 20, not {rounds}");
+    }
+    for c in Colour::available(seats) {
+        if board.home_of(*c).is_none() {
+            reject!("the board has no {} home area, needed for {seats} players", c.name());
+        }
+    }
+    // "Shake one disk of each available colour in your hand and drop one in
+    // front of each player."
+    let mut colours: Vec<Colour> = Colour::available(seats).to_vec();
+    rng.shuffle(&mut colours);
+    colours.truncate(seats as usize);
+    let starting = rng.pick(seats as usize) as u8;
+    let mut market = Vec::new();
+    for b in Building::ALL {
+        for level in [1u8, 2] {
+            let mut ids: Vec<u8> = (0..TILES.len() as u8)
+                .filter(|&t| TILES[t as usize].building == b && TILES[t as usize].level == level)
+                .collect();
+            rng.shuffle(&mut ids);
+            market.extend(ids.into_iter().take(display(seats as usize, level)));
+        }
+    }
+    let mut cx = Ctx::new(State::default(), rng);
+    cx.emit(Event::GameStarted {
+        board,
+        colours,
+        rounds,
+        starting,
+        easy_cards: o.easy_cards,
+        eight_cards: o.eight_cards,
+        forced_trade: o.forced_trade,
+        market,
+    });
+    for seat in 0..seats {
+        cx.draw_runes(seat, 1);
+    }
+    planning::begin_round(&mut cx, 1);
+    Ok(cx.out)
+}

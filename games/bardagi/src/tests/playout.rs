@@ -1,0 +1,310 @@
+//! Random playouts: thousands of seeded games across 2 to 5 players and all
+//! options, played by random legal choices and by the bot, each checked for
+//! panics, dead ends, endless games, the right number of rounds, replay
+//! equality and hidden-information leaks.
+
+use super::Driver;
+use crate::bot::candidates;
+use crate::planning::all_hands;
+use crate::state::{Command, Event, Phase, State};
+use crate::{Bardagi, Options};
+use runestone_engine::game::{Game, Seat, Viewer, Visibility};
+
+/// A tiny deterministic generator for the random players' choices.
+struct Pick(u64);
+
+impl Pick {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+fn options_for(i: u64, seats: u8) -> Options {
+    Options {
+        board: if seats <= 3 && i.is_multiple_of(3) { "winter".into() } else { "summer".into() },
+        custom_board: (seats <= 4 && i % 7 == 3).then(|| super::MINI.to_string()),
+        easy_cards: i % 5 == 1,
+        eight_cards: i.is_multiple_of(2),
+        forced_trade: i % 3 == 2,
+        rounds: None,
+    }
+}
+
+/// A random player's command: a random plan, or random steps of a turn.
+/// `steps` caches the candidate steps of the position (a refused command
+/// leaves the position as it was, so retries need not work them out again).
+fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec<Command>>) -> Command {
+    let p = &s.players[seat as usize];
+    if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
+        let hands = all_hands(s.hand_size);
+        return Command::Plan { hand: hands[pick.next(hands.len())] };
+    }
+    if p.played.total() >= 6 || pick.next(8) == 0 {
+        return Command::EndTurn;
+    }
+    let c = steps.get_or_insert_with(|| candidates(s, seat));
+    c[pick.next(c.len())].clone()
+}
+
+/// Whether `decide` accepts `c` from `seat` (the position is not changed).
+fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), runestone_engine::game::RuleError> {
+    let mut rng = runestone_engine::rng::GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
+    Bardagi::decide(&d.state, seat, c, &mut rng).map(|_| ())
+}
+
+/// Play one game; check it; answer the inputs per seat, rounds played and
+/// plans replaced.
+fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
+    let seats = 2 + (i % 4) as u8;
+    let opts = options_for(i, seats);
+    let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
+    let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut commands = 0;
+    let mut replaced = 0;
+    while Bardagi::outcome(&d.state).is_none() {
+        commands += 1;
+        assert!(commands < 20_000, "game {i}: endless");
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        // Now and then a clan that already chose replaces its plan.
+        let submitted: Vec<Seat> = Bardagi::pending(&d.state).iter().filter(|p| p.submitted).map(|p| p.seat).collect();
+        if !bots && !submitted.is_empty() && pick.next(4) == 0 {
+            let seat = submitted[pick.next(submitted.len())];
+            let c = random_command(&d.state, seat, &mut pick, &mut None);
+            d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: replacing the plan of seat {seat} refused: {e}"));
+            replaced += 1;
+            continue;
+        }
+        let seat = waiting[pick.next(waiting.len())];
+        if check_views && commands % 11 == 0 {
+            check_secrets(&d.state, i);
+            let legal = Bardagi::legal(&d.state, seat);
+            assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command");
+            for c in legal.iter().take(40) {
+                accepted(&d, seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+            }
+        }
+        let bot_seat = bots || (seat == 0 && i.is_multiple_of(4));
+        let mut done = false;
+        if !bot_seat {
+            let mut steps = None;
+            for _ in 0..6 {
+                let c = random_command(&d.state, seat, &mut pick, &mut steps);
+                if d.act(seat, &c).is_ok() {
+                    done = true;
+                    break;
+                }
+            }
+            done = done || d.act(seat, &Command::EndTurn).is_ok();
+        }
+        if !done {
+            let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");
+            d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: fallback {c:?} refused: {e}"));
+        }
+    }
+    // Replay: all events folded into a fresh state equal the live one.
+    let mut replay = State::default();
+    for e in &d.log {
+        Bardagi::apply(&mut replay, &e.event);
+    }
+    assert_eq!(
+        serde_json::to_string(&replay).unwrap(),
+        serde_json::to_string(&d.state).unwrap(),
+        "game {i}: replay differs"
+    );
+    // Secret events are seen only by their seats; the redacted form hides them.
+    for e in &d.log {
+        if let Visibility::Seats(seats) = &e.visibility {
+            let red = e.redacted.as_ref().expect("a secret event has a public form");
+            let hidden = match red {
+                Event::GoldChanged { delta, .. } => delta.is_none(),
+                Event::RunesDrawn { runes, .. } => runes.is_none(),
+                Event::PlanChosen { hand, .. } => hand.is_none(),
+                Event::OrdersSet { orders, .. } => orders.is_none(),
+                _ => false,
+            };
+            assert!(hidden && seats.len() == 1, "game {i}: badly redacted {red:?}");
+        }
+    }
+    let rounds = d.log.iter().filter(|e| matches!(e.event, Event::RoundEnded { .. })).count() as u8;
+    assert_eq!(rounds, d.state.rounds, "game {i}: rounds played");
+    let o = Bardagi::outcome(&d.state).expect("over");
+    assert_eq!(o.scores.len(), seats as usize);
+    (seats, d.inputs, rounds, replaced)
+}
+
+/// No seat's view shows another seat's gold, runes, hand (before it is laid
+/// down) or orders; the public sees none of them.
+fn check_secrets(s: &State, i: u64) {
+    for viewer in (0..s.n() as Seat).map(Viewer::Seat).chain([Viewer::Public]) {
+        let v = Bardagi::view(s, viewer);
+        for (k, p) in v["players"].as_array().unwrap().iter().enumerate() {
+            if viewer == Viewer::Seat(k as Seat) {
+                assert!(!p["gold"].is_null(), "game {i}: own gold hidden");
+                continue;
+            }
+            for field in ["gold", "runes", "orders"] {
+                assert!(p[field].is_null(), "game {i}: {viewer:?} sees {field} of seat {k}");
+            }
+            let laid_down = s.phase == Phase::Action && s.current as usize == k;
+            assert!(laid_down || p["hand"].is_null(), "game {i}: {viewer:?} sees the hand of seat {k}");
+        }
+    }
+    let r = Bardagi::view(s, Viewer::Referee);
+    assert!(r["players"].as_array().unwrap().iter().all(|p| !p["gold"].is_null()));
+}
+
+fn playouts(range: std::ops::Range<u64>) {
+    let mut replaced = 0;
+    for i in range {
+        replaced += play(i, i % 10 == 0, i % 25 == 0).3;
+    }
+    assert!(replaced > 100, "plans replaced before the reveal: {replaced}");
+}
+
+#[test]
+fn random_playouts_part_1() {
+    playouts(0..500);
+}
+
+#[test]
+fn random_playouts_part_2() {
+    playouts(500..1000);
+}
+
+#[test]
+fn random_playouts_part_3() {
+    playouts(1000..1500);
+}
+
+#[test]
+fn random_playouts_part_4() {
+    playouts(1500..2000);
+}
+
+#[test]
+fn bot_games_need_two_inputs_per_clan_and_round() {
+    let mut total = 0f64;
+    let mut n = 0f64;
+    for i in 0..12 {
+        let (seats, inputs, rounds, _) = play(i * 10, true, false);
+        for x in inputs {
+            total += x as f64 / rounds as f64;
+            n += 1.0;
+        }
+        let _ = seats;
+    }
+    let avg = total / n;
+    eprintln!("average player inputs per player per round in bot games: {avg:.2}");
+    assert!(avg <= 2.0 + 1e-9, "{avg}");
+}
+
+/// Commands with arbitrary fields, most of them nonsense.
+fn garbage(pick: &mut Pick) -> Command {
+    use crate::board::SeaNode;
+    use crate::state::{Building, Card, Deal, DiskMove, DiskSpot, Good, Hand, RuneCast, RuneKind, Unit};
+    let byte = |p: &mut Pick| if p.next(4) == 0 { 255 } else { p.next(70) as u8 };
+    let unit = |p: &mut Pick| Unit::ALL[p.next(3)];
+    let good = |p: &mut Pick| Good::ALL[p.next(6)];
+    let card = |p: &mut Pick| Card::ALL[p.next(4)];
+    let spot = |p: &mut Pick| match p.next(3) {
+        0 => DiskSpot::Area(byte(p)),
+        1 => DiskSpot::Virki,
+        _ => DiskSpot::Town,
+    };
+    match pick.next(14) {
+        0 => Command::Move { unit: unit(pick), to: byte(pick) },
+        1 => Command::Attack { claim: pick.next(2) == 0, reinforce: byte(pick) },
+        2 => Command::Sail {
+            route: (0..pick.next(300))
+                .map(|_| if pick.next(2) == 0 { SeaNode::Ocean(byte(pick)) } else { SeaNode::Harbour(byte(pick)) })
+                .collect(),
+            sea_rune: pick.next(2) == 0,
+        },
+        3 => Command::Trade {
+            deals: (0..pick.next(4))
+                .map(|_| match pick.next(6) {
+                    0 => Deal::Swap { give: good(pick), get: good(pick) },
+                    1 => Deal::BasicForMine { give: [good(pick), good(pick)], get: good(pick) },
+                    2 => Deal::MineForBasic { give: good(pick), get: [good(pick), good(pick)] },
+                    3 => Deal::Sell { give: (0..pick.next(9)).map(|_| good(pick)).collect() },
+                    4 => Deal::Buy { get: (0..pick.next(3)).map(|_| good(pick)).collect() },
+                    _ => Deal::Tannery { hide: byte(pick) },
+                })
+                .collect(),
+            refill: (0..pick.next(4)).map(|_| Building::ALL[pick.next(3)]).collect(),
+        },
+        4 => Command::Cast {
+            casts: (0..pick.next(4))
+                .map(|_| RuneCast { rune: RuneKind::ALL[pick.next(6)], area: byte(pick) })
+                .collect(),
+        },
+        5 => Command::Rearrange {
+            moves: (0..pick.next(4))
+                .map(|_| DiskMove { from: spot(pick), to: spot(pick), count: byte(pick) })
+                .collect(),
+        },
+        6 => Command::Exchange { discard: [card(pick), card(pick)], take: card(pick) },
+        7 => Command::ForceTrade { seat: byte(pick), give: (0..pick.next(9)).map(|_| good(pick)).collect() },
+        8 => Command::Plan { hand: Hand::new([byte(pick), byte(pick), byte(pick), byte(pick)]) },
+        9 => Command::Board { unit: unit(pick) },
+        10 => Command::Disembark { unit: unit(pick) },
+        11 => Command::RemoveRune { rune: RuneKind::ALL[pick.next(6)] },
+        12 => Command::PlayTurn { steps: (0..pick.next(5)).map(|_| garbage(pick)).collect() },
+        _ => Command::BuyRunes { unit: unit(pick) },
+    }
+}
+
+#[test]
+fn nonsense_commands_are_refused_without_panicking() {
+    for i in 0..8u64 {
+        let seats = 2 + (i % 4) as u8;
+        let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
+        let mut pick = Pick(i * 7 + 3);
+        while Bardagi::outcome(&d.state).is_none() {
+            let seat = d.next_seat().unwrap();
+            for _ in 0..4 {
+                let c = garbage(&mut pick);
+                let _ = d.act(seat, &c);
+                if Bardagi::outcome(&d.state).is_some() || !Bardagi::pending(&d.state).iter().any(|p| p.seat == seat) {
+                    break;
+                }
+            }
+            if Bardagi::outcome(&d.state).is_some() {
+                break;
+            }
+            let seat = d.next_seat().unwrap();
+            let c = Bardagi::fallback(&d.state, seat).unwrap();
+            d.act(seat, &c).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_legal_command_is_accepted_throughout_whole_games() {
+    for i in [3u64, 6, 9] {
+        let seats = 2 + (i % 4) as u8;
+        let mut d = Driver::new(&options_for(i, seats), seats, i).unwrap();
+        let mut pick = Pick(i + 11);
+        let mut checked = 0;
+        while Bardagi::outcome(&d.state).is_none() {
+            for p in Bardagi::pending(&d.state) {
+                let legal = Bardagi::legal(&d.state, p.seat);
+                assert!(!legal.is_empty(), "game {i}: seat {} has no legal command", p.seat);
+                for c in &legal {
+                    accepted(&d, p.seat, c).unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+                    checked += 1;
+                }
+            }
+            let seat = d.next_seat().unwrap();
+            let legal = Bardagi::legal(&d.state, seat);
+            // Mostly single steps, so that many positions within turns are seen.
+            let c = legal[pick.next(legal.len())].clone();
+            d.act(seat, &c).unwrap();
+        }
+        assert!(checked > 100);
+    }
+}

@@ -1,0 +1,178 @@
+//! "Game setup", "Playing time" and the board data.
+
+use crate::board::{Board, Colour};
+use crate::build::{display, TILES};
+use crate::setup::rounds_for;
+use crate::state::{Building, Event, Loc, Phase, ShipLoc};
+use crate::{Bardagi, Options};
+use runestone_engine::game::Game;
+
+use super::{Driver, MINI};
+
+#[test]
+fn each_clan_starts_with_one_gold_one_rune_six_disks_per_building_and_units_at_home() {
+    let d = Driver::new(&Options::default(), 3, 3).unwrap();
+    for p in &d.state.players {
+        assert_eq!(p.gold, 1);
+        assert_eq!(p.runes.iter().sum::<u8>(), 1);
+        assert_eq!(p.disks, [6, 6, 6]);
+        assert_eq!(p.supply, 22);
+        assert_eq!(p.units, [Loc::Area(p.home); 3]);
+        assert_eq!(p.ship, ShipLoc::Home);
+    }
+    assert_eq!(d.state.phase, Phase::Planning);
+    assert_eq!(d.state.rune_pile.iter().map(|x| *x as u32).sum::<u32>(), 48 - 3);
+}
+
+#[test]
+fn two_players_are_red_and_yellow_three_and_four_all_but_black_five_all() {
+    for (seats, allowed) in [(2u8, 2usize), (3, 4), (4, 4), (5, 5)] {
+        for seed in 0..6 {
+            let d = Driver::new(&Options::default(), seats, seed).unwrap();
+            assert_eq!(d.state.players.len(), seats as usize);
+            for p in &d.state.players {
+                let c = p.colour.unwrap();
+                assert!(Colour::ALL[..allowed].contains(&c), "{c:?} with {seats} players");
+                assert_eq!(d.state.board.home_of(c), Some(p.home));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_market_shows_three_first_and_two_second_level_tiles_per_building_two_and_one_with_two_or_three_players() {
+    for seats in 2..=5u8 {
+        let d = Driver::new(&Options::default(), seats, 1).unwrap();
+        for b in Building::ALL {
+            for level in [1u8, 2] {
+                let shown = (0..TILES.len())
+                    .filter(|t| {
+                        d.state.market & (1u64 << t) != 0 && TILES[*t].building == b && TILES[*t].level == level
+                    })
+                    .count();
+                assert_eq!(shown, display(seats as usize, level));
+                assert_eq!(shown, if seats <= 3 { 3 - level as usize } else { 4 - level as usize });
+            }
+        }
+    }
+    assert_eq!(TILES.len(), 45, "45 building upgrade tiles");
+}
+
+#[test]
+fn the_game_lasts_seven_to_ten_rounds_by_player_count() {
+    assert_eq!([2, 3, 4, 5].map(rounds_for), [10, 9, 8, 7]);
+    let d = Driver::new(&Options::default(), 5, 2).unwrap();
+    assert_eq!(d.state.rounds, 7);
+    let d = Driver::new(&Options { rounds: Some(3), ..Options::default() }, 2, 2).unwrap();
+    assert_eq!(d.state.rounds, 3);
+}
+
+#[test]
+fn the_winter_island_board_is_for_two_or_three_players() {
+    let winter = Options { board: "winter".into(), ..Options::default() };
+    assert!(Driver::new(&winter, 3, 1).is_ok());
+    let e = Driver::new(&winter, 4, 1).err().unwrap().message;
+    assert!(e.contains("2 to 3 players"), "{e}");
+    assert!(Board::summer().data.areas.len() > 40 && Board::winter().data.areas.len() > 20);
+}
+
+#[test]
+fn a_drawn_rune_is_seen_only_by_its_clan() {
+    let mut rng = runestone_engine::rng::GameRng::new(runestone_engine::rng::Seed([4; 32]), 1);
+    let emits = Bardagi::setup(&Options::default(), 2, &mut rng).unwrap();
+    let drawn: Vec<_> = emits.iter().filter(|e| matches!(e.event, Event::RunesDrawn { .. })).collect();
+    assert_eq!(drawn.len(), 2);
+    for e in drawn {
+        assert!(matches!(e.redacted, Some(Event::RunesDrawn { runes: None, count: 1, .. })));
+    }
+}
+
+fn rejected(text: &str) -> String {
+    let o = Options { custom_board: Some(text.into()), ..Options::default() };
+    Driver::new(&o, 2, 1).err().expect("rejected").message
+}
+
+#[test]
+fn a_bad_board_is_rejected_at_setup_naming_what_is_wrong() {
+    let e = rejected(&MINI.replace("cells = [[1, 2]]", "cells = []"));
+    assert!(e.contains("area 13 'Forest 13' has no cells"), "{e}");
+    let e = rejected(&MINI.replace("bridges = [[5, 6]]", "bridges = [[5, 6], [0, 5]]"));
+    assert!(e.contains("bridge 1 joins areas that are not neighbours"), "{e}");
+    let e = rejected(&MINI.replace("rivers = [[1, 2], [5, 6]]", "rivers = [[1, 2]]"));
+    assert!(e.contains("bridge 0 joins areas 5 and 6 that no river separates"), "{e}");
+    let e = rejected(&MINI.replace("cells = [[5, 1]]", "cells = [[5, 0]]"));
+    assert!(e.contains("belongs to both area 5 'Village 5' and area 11 'Yellow home'"), "{e}");
+    let e = rejected(&MINI.replace("colour = \"green\"\n", ""));
+    assert!(e.contains("home area without a colour"), "{e}");
+    let e = rejected("name = 3");
+    assert!(e.contains("not valid TOML"), "{e}");
+    let e = rejected(&MINI.replace(
+        "harbour_routes = [[0, 0], [3, 3], [4, 4], [11, 6], [14, 0], [12, 1]]",
+        "harbour_routes = [[0, 0], [3, 3], [4, 4], [11, 6], [12, 1]]",
+    ));
+    assert!(e.contains("'Green home' has a harbour but no sea route"), "{e}");
+}
+
+#[test]
+fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
+    for b in [Board::summer(), Board::winter()] {
+        use crate::board::AreaKind::*;
+        for k in [Home, Forest, Sheep, Cattle, Quarry, GoldMine, IronMine, Village, Sacred, Camp] {
+            assert!(b.data.areas.iter().any(|a| a.kind == k), "{} lacks {k:?}", b.data.name);
+        }
+        assert!(!b.data.rivers.is_empty() && !b.data.bridges.is_empty() && !b.data.mountains.is_empty());
+        assert!(!b.data.oceans.is_empty() && !b.data.sea_routes.is_empty());
+    }
+    assert!(Bardagi::info().id == "bardagi");
+}
+
+#[test]
+fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
+    use crate::board::{AreaKind, SeaNode};
+    for (b, counts) in [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::winter(), vec![2, 3])] {
+        // The sea routes form one network.
+        let mut sea_seen = vec![SeaNode::Ocean(0)];
+        let mut i = 0;
+        while i < sea_seen.len() {
+            for n in b.sea_next(sea_seen[i]) {
+                if !sea_seen.contains(n) {
+                    sea_seen.push(*n);
+                }
+            }
+            i += 1;
+        }
+        let harbours = b.data.areas.iter().filter(|a| a.harbour).count();
+        assert_eq!(sea_seen.len(), b.data.oceans.len() + harbours, "{}: the sea is not one network", b.data.name);
+        for n in counts {
+            let homes: Vec<u8> = Colour::available(n).iter().filter_map(|c| b.home_of(*c)).collect();
+            let closed = |a: u8| b.area(a).kind == AreaKind::Home && !homes.contains(&a);
+            let mut seen = vec![false; b.len()];
+            let mut stack = homes.clone();
+            for h in &homes {
+                seen[*h as usize] = true;
+            }
+            while let Some(a) = stack.pop() {
+                let mut next: Vec<u8> = b.land[a as usize].clone();
+                if b.area(a).harbour {
+                    // The sea routes are one network: every harbour is reachable.
+                    next.extend(b.data.areas.iter().filter(|x| x.harbour).map(|x| x.id));
+                    assert!(!b.sea_next(SeaNode::Harbour(a)).is_empty());
+                }
+                for x in next {
+                    if !seen[x as usize] && !closed(x) {
+                        seen[x as usize] = true;
+                        stack.push(x);
+                    }
+                }
+            }
+            for (i, s) in seen.iter().enumerate() {
+                assert!(
+                    *s || closed(i as u8),
+                    "{} with {n} players: {} unreachable",
+                    b.data.name,
+                    b.area(i as u8).name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Duel (the test fixture): one area per seat with its score, budget and
+//! bid (as the viewer may see it), the die and the round between them.
+
+use serde_json::Value;
+
+use runestone_engine::present::{esc, seat_colour, seat_name, Area};
+
+fn seats_in(view: &Value) -> usize {
+    view["scores"].as_array().map_or(0, Vec::len)
+}
+
+fn bid_text(b: &Value) -> String {
+    match b {
+        Value::Null => "no bid yet".into(),
+        Value::String(s) if s == "hidden" => "bid hidden".into(),
+        Value::Number(n) => format!("bid {n}"),
+        other => format!("bid {other}"),
+    }
+}
+
+pub fn areas(view: &Value, _seats: &[String]) -> Vec<Area> {
+    (0..seats_in(view) as u8).map(|s| Area { id: format!("seat-{s}"), owner: Some(s) }).collect()
+}
+
+pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
+    let n = seats_in(view);
+    if n == 0 {
+        return None;
+    }
+    let (w, pw, gap) = (640.0_f64, 140.0_f64, 16.0_f64);
+    let total = n as f64 * pw + (n as f64 - 1.0) * gap;
+    let x0 = (w - total) / 2.0;
+    let round = view["round"].as_u64().unwrap_or(0) + 1;
+    let rounds = view["rounds"].as_u64().unwrap_or(0);
+    let claimer = view["claimer"].as_u64();
+    let die = view["die"].as_u64();
+    let mut desc = format!("Round {round} of {rounds}. ");
+    let mut s = String::new();
+    for i in 0..n {
+        let seat = i as u8;
+        let name = seat_name(seats, seat);
+        let x = x0 + i as f64 * (pw + gap);
+        let score = &view["scores"][i];
+        let budget = &view["budgets"][i];
+        let bid = bid_text(&view["bids"][i]);
+        let claiming = claimer == Some(i as u64);
+        desc.push_str(&format!("{name}: score {score}, budget {budget}, {bid}"));
+        if claiming {
+            desc.push_str(", won the round and is claiming");
+        }
+        desc.push_str(". ");
+        s.push_str(&format!(
+                "<g class=\"area seat\" data-area=\"seat-{i}\" data-owner=\"{i}\">\
+<rect x=\"{x}\" y=\"20\" width=\"{pw}\" height=\"130\" rx=\"10\" fill=\"{c}\" fill-opacity=\"0.12\" stroke=\"{c}\" stroke-width=\"{sw}\"/>\
+<text x=\"{tx}\" y=\"46\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"{c}\">{name}</text>\
+<text x=\"{tx}\" y=\"76\" text-anchor=\"middle\">score {score}</text>\
+<text x=\"{tx}\" y=\"100\" text-anchor=\"middle\">budget {budget}</text>\
+<text x=\"{tx}\" y=\"124\" text-anchor=\"middle\" class=\"bid\" data-bid=\"{i}\">{bid}</text>{crown}</g>",
+                c = seat_colour(seat),
+                sw = if claiming { 4 } else { 1 },
+                tx = x + pw / 2.0,
+                name = esc(&name),
+                bid = esc(&bid),
+                crown = if claiming {
+                    format!("<text x=\"{}\" y=\"143\" text-anchor=\"middle\" font-size=\"12\">★ claiming</text>", x + pw / 2.0)
+                } else {
+                    String::new()
+                },
+            ));
+    }
+    let die_text = die.map_or("die not rolled".to_owned(), |d| format!("die shows {d}"));
+    desc.push_str(&format!("The {die_text}."));
+    s.push_str(&format!(
+            "<g class=\"die\"><rect x=\"296\" y=\"162\" width=\"48\" height=\"48\" rx=\"8\" fill=\"#fff\" stroke=\"#333\"/>\
+<text x=\"320\" y=\"194\" text-anchor=\"middle\" font-size=\"24\">{}</text></g>\
+<text x=\"20\" y=\"192\">Round {round} of {rounds}</text>",
+            die.map_or("–".to_owned(), |d| d.to_string())
+        ));
+    Some(format!(
+        "<svg class=\"board\" viewBox=\"0 0 {w} 220\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
+xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"15\">\
+<title id=\"board-title\">Duel board</title><desc id=\"board-desc\">{}</desc>{s}</svg>",
+        esc(&desc)
+    ))
+}

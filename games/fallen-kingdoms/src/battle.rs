@@ -1,0 +1,222 @@
+//! Battle resolution (5.2): combat rolls in turn, intimidation, battle
+//! exhaustion, retreats and rampage, all decided from standing orders so a
+//! battle resolves at once; capturing temples (5.3), the victory track, and
+//! falling kingdoms (5.4).
+
+use runestone_engine::Seat;
+
+use crate::data::Effect;
+use crate::state::{AttackOrder, Event, State};
+use crate::Ctx;
+
+/// Roll `n` dice needing `need`: the dice and the hits.
+fn roll(cx: &mut Ctx, n: u8, need: u8) -> (Vec<u8>, u8) {
+    let dice: Vec<u8> = (0..n).map(|_| cx.die()).collect();
+    let hits = dice.iter().filter(|&&d| d >= need).count() as u8;
+    (dice, hits)
+}
+
+/// Attack dice and the value that hits for `seat` (knowledge may change both).
+pub fn attack_dice(s: &State, seat: Seat, rampage: bool) -> (u8, u8) {
+    let n = if !rampage && s.knows(seat, Effect::AttackDie) { 3 } else { 2 };
+    (n, if s.knows(seat, Effect::AttackHit) { 3 } else { 4 })
+}
+
+pub fn defence_dice(s: &State, seat: Seat) -> (u8, u8) {
+    (2, if s.knows(seat, Effect::DefenceHit) { 3 } else { 4 })
+}
+
+/// Where a defender's unit may go from `city`: an adjacent friendly or empty
+/// city, by land or water (5.2.3, 5.2.4), chosen by the standing defence orders.
+pub fn refuge(s: &State, seat: Seat, city: u8) -> Option<u8> {
+    let ok: Vec<u8> =
+        s.board.adjacent(city).into_iter().filter(|&c| s.cities[c as usize].owner.is_none_or(|o| o == seat)).collect();
+    let prefer = &s.players[seat as usize].defence.prefer;
+    prefer
+        .iter()
+        .copied()
+        .find(|c| ok.contains(c))
+        .or_else(|| ok.iter().copied().max_by_key(|&c| (s.cities[c as usize].units, std::cmp::Reverse(c))))
+}
+
+/// Temples protect their city from the attacker's intimidation (5.2.4),
+/// unless temples are powered down (8.6).
+fn shielded(s: &State, city: u8) -> bool {
+    !s.rules.powered_down_temples && s.cities[city as usize].temple.is_some()
+}
+
+/// Advance the victory track; at the rule's count (6) draw a rumor and start again (5.2.2).
+pub fn victory(cx: &mut Ctx, seat: Seat) {
+    let v = cx.s.players[seat as usize].victories + 1;
+    if v >= cx.s.rules.victories_for_rumor {
+        cx.emit(Event::Victory { seat, victories: 0 });
+        cx.draw_rumor(seat);
+    } else {
+        cx.emit(Event::Victory { seat, victories: v });
+    }
+}
+
+/// A city taken: victory track, and an enemy temple there is destroyed and
+/// its captor draws a rumor card (5.3).
+fn captured(cx: &mut Ctx, seat: Seat, city: u8) {
+    victory(cx, seat);
+    if cx.s.cities[city as usize].temple.is_some_and(|t| t != seat) {
+        cx.emit(Event::TempleDestroyed { city });
+        cx.draw_rumor(seat);
+    }
+}
+
+/// A kingdom with no units left on the board falls (5.4): its destroyer
+/// draws a rumor and takes its knowledge-track points; its tracks go to 0
+/// and its knowledge cards become public.
+pub fn check_fall(cx: &mut Ctx, seat: Seat, by: Option<Seat>) {
+    if cx.s.has_kingdom(seat) || cx.s.battle.as_ref().is_some_and(|b| b.attacker == seat && b.units > 0) {
+        return;
+    }
+    let knowledge_points = cx.s.players[seat as usize].tracks[2];
+    cx.emit(Event::KingdomFell { seat, by, knowledge_points });
+    if let Some(v) = by {
+        cx.draw_rumor(v);
+    }
+}
+
+/// Resolve one battle from the standing orders.
+pub fn fight(cx: &mut Ctx, seat: Seat, origins: &[(u8, u8)], order: &AttackOrder, attacked: &mut Vec<u8>) {
+    let city = order.city;
+    let Some(defender) = cx.s.cities[city as usize].owner.filter(|&o| o != seat) else {
+        // The city was emptied or taken earlier this turn: the units just move in.
+        for &(from, units) in origins {
+            cx.emit(Event::Moved { seat, from, to: city, units });
+        }
+        return;
+    };
+    let defenders = cx.s.cities[city as usize].units;
+    cx.emit(Event::BattleBegan { city, attacker: seat, defender, from: origins.to_vec(), defenders });
+    let att_intim = cx.s.intimidation(seat);
+    let def_intim = cx.s.intimidation(defender);
+    let mut last: Option<u8> = None;
+    let mut first = true;
+    let won = loop {
+        let units = cx.s.battle.as_ref().map_or(0, |b| b.units);
+        if units == 0 {
+            break false;
+        }
+        if order.retreat_at > 0 && units <= order.retreat_at {
+            let to = back_home(origins, units);
+            cx.emit(Event::Retreated { seat, attacker: true, to });
+            break false;
+        }
+        let (n, need) = attack_dice(&cx.s, seat, false);
+        let (dice, hits) = roll(cx, n, need);
+        let hits = hits.min(cx.s.cities[city as usize].units);
+        cx.emit(Event::Rolled { seat, dice: dice.clone(), hits, need });
+        if hits > 0 {
+            cx.emit(Event::Casualties { seat: defender, attacker: false, units: hits });
+        }
+        if att_intim > def_intim
+            && dice.iter().any(|d| d % 2 == 0)
+            && cx.s.cities[city as usize].units > 0
+            && !shielded(&cx.s, city)
+        {
+            if let Some(to) = refuge(&cx.s, defender, city) {
+                cx.emit(Event::Intimidated { seat: defender, attacker: false, to });
+            }
+        }
+        if cx.s.cities[city as usize].units == 0 {
+            break true;
+        }
+        if hits == 0 && last == Some(0) {
+            cx.emit(Event::Exhausted { city });
+            break false;
+        }
+        last = Some(hits);
+        first = false;
+        // The defender's turn.
+        let left = cx.s.cities[city as usize].units;
+        let d = &cx.s.players[defender as usize].defence;
+        if d.retreat_at > 0 && left <= d.retreat_at {
+            if let Some(to) = refuge(&cx.s, defender, city) {
+                cx.emit(Event::Retreated { seat: defender, attacker: false, to: vec![(to, left)] });
+                break true;
+            }
+        }
+        let (n, need) = defence_dice(&cx.s, defender);
+        let (dice, hits) = roll(cx, n, need);
+        let hits = hits.min(cx.s.battle.as_ref().map_or(0, |b| b.units));
+        cx.emit(Event::Rolled { seat: defender, dice: dice.clone(), hits, need });
+        if hits > 0 {
+            cx.emit(Event::Casualties { seat, attacker: true, units: hits });
+        }
+        let units = cx.s.battle.as_ref().map_or(0, |b| b.units);
+        if def_intim > att_intim && dice.iter().any(|d| d % 2 == 0) && units > 0 {
+            cx.emit(Event::Intimidated { seat, attacker: true, to: origins[0].0 });
+        }
+        if cx.s.battle.as_ref().map_or(0, |b| b.units) == 0 {
+            break false;
+        }
+        if hits == 0 && last == Some(0) {
+            cx.emit(Event::Exhausted { city });
+            break false;
+        }
+        last = Some(hits);
+    };
+    let won = won && cx.s.battle.as_ref().is_some_and(|b| b.units > 0);
+    cx.emit(Event::BattleEnded { city, won });
+    if won {
+        captured(cx, seat, city);
+        if !order.occupy {
+            // 5.2.2: all of them go back, never a portion.
+            for (to, units) in back_home(origins, cx.s.cities[city as usize].units) {
+                cx.emit(Event::Moved { seat, from: city, to, units });
+            }
+        }
+    }
+    check_fall(cx, defender, Some(seat));
+    check_fall(cx, seat, Some(defender));
+    if won && first && order.occupy {
+        if let Some(r) = order.rampage {
+            rampage(cx, seat, city, r, attacked);
+        }
+    }
+}
+
+/// Survivors of a retreating attack, back to the cities they came from.
+fn back_home(origins: &[(u8, u8)], units: u8) -> Vec<(u8, u8)> {
+    let mut left = units;
+    let mut out = Vec::new();
+    for &(c, n) in origins {
+        let k = left.min(n);
+        if k > 0 {
+            out.push((c, k));
+        }
+        left -= k;
+    }
+    out
+}
+
+/// Rampage (5.2.6): after a first-roll win, 2 dice once against a road-adjacent city.
+pub fn rampage(cx: &mut Ctx, seat: Seat, from: u8, to: u8, attacked: &mut Vec<u8>) {
+    let s = &cx.s;
+    if attacked.contains(&to)
+        || !s.board.road_adjacent(from).contains(&to)
+        || s.cities[from as usize].owner != Some(seat)
+        || s.cities[from as usize].units < 2
+    {
+        return;
+    }
+    let Some(victim) = s.cities[to as usize].owner.filter(|&o| o != seat) else {
+        return;
+    };
+    attacked.push(to);
+    let (n, need) = attack_dice(&cx.s, seat, true);
+    let (dice, hits) = roll(cx, n, need);
+    let hits = hits.min(cx.s.cities[to as usize].units);
+    let lost = u8::from(hits == 0);
+    cx.emit(Event::Rampaged { seat, from, to, dice, hits, lost });
+    if cx.s.cities[to as usize].units == 0 {
+        let units = cx.s.cities[from as usize].units - 1;
+        cx.emit(Event::Moved { seat, from, to, units });
+        captured(cx, seat, to);
+    }
+    check_fall(cx, victim, Some(seat));
+}

@@ -1,0 +1,332 @@
+//! A sensible player, also the fallback for a seat that lets its time run
+//! out, and the list of legal commands offered to players.
+
+use runestone_engine::{GameRng, Seat, Seed};
+
+use crate::data::{data, Ability};
+use crate::state::{AttackOrder, Command, InvasionPath, Move, Phase, State, Step, TRACK};
+use crate::turn::{ability, building_spots, copyable, fixed_points, needs_target, targets};
+use crate::{pending, Ctx};
+
+/// Whether `decide` would accept `c` (tried on a copy with a throwaway seed:
+/// only legality is asked, never the dice).
+pub fn accepts(s: &State, seat: Seat, c: &Command) -> bool {
+    let mut rng = GameRng::new(Seed([0; 32]), 0);
+    let mut cx = Ctx::new(s.clone(), &mut rng);
+    crate::run(&mut cx, seat, c).is_ok()
+}
+
+/// A sample of the legal commands (every choice where the choices are few;
+/// a representative few where they are many).
+pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    if !pending(s).iter().any(|p| p.seat == seat) {
+        return Vec::new();
+    }
+    let mut v: Vec<Command> = Vec::new();
+    match s.phase {
+        Phase::ChooseGods => {
+            for &g in s.players[seat as usize].dealt.iter().flatten() {
+                v.push(Command::ChooseGod { god: g });
+            }
+        }
+        Phase::Placement => {
+            for c in crate::setup::placeable(s, seat) {
+                v.push(Command::PlaceGroup { city: c });
+            }
+        }
+        Phase::Players => match s.step {
+            Step::God => {
+                v.push(Command::SkipGod);
+                if let Some(a) = ability(s, seat) {
+                    let options: Vec<(Option<u8>, Ability)> = if a == Ability::Copy {
+                        copyable(s, seat).into_iter().map(|g| (Some(g), data().gods[g as usize].ability)).collect()
+                    } else {
+                        vec![(None, a)]
+                    };
+                    for (copy, a) in options {
+                        if needs_target(a) {
+                            for t in targets(s, seat, a) {
+                                v.push(Command::UseGod { target: Some(t), copy });
+                            }
+                        } else {
+                            v.push(Command::UseGod { target: None, copy });
+                        }
+                    }
+                }
+            }
+            Step::Produce => {
+                let (_, free) = fixed_points(s, seat);
+                for k in 0..3 {
+                    let mut f = [0; 3];
+                    f[k] = free;
+                    v.push(Command::Produce { free: f });
+                }
+                v.push(Command::Produce { free: allocate(s, seat) });
+            }
+            Step::Take => {
+                let p = &s.players[seat as usize];
+                if p.owed[2] > 0 {
+                    v.extend(s.knowledge_shown.iter().map(|&card| Command::TakeKnowledge { card }));
+                }
+                if p.owed[1] > 0 {
+                    v.extend(s.building_shown.iter().map(|&tile| Command::TakeBuilding { tile }));
+                }
+            }
+            Step::Place => {
+                let owed = s.players[seat as usize].owed[0] as usize;
+                let b = place_buildings(s, seat);
+                for c in s.controlled(seat) {
+                    v.push(Command::PlaceProduced { units: vec![c; owed], buildings: b.clone() });
+                }
+                v.push(place(s, seat));
+            }
+            Step::Move => {
+                v.push(Command::Move { moves: Vec::new(), attacks: Vec::new() });
+                let m = movement(s, seat);
+                if !v.contains(&m) {
+                    v.push(m);
+                }
+            }
+        },
+        Phase::Invasion => {
+            v.push(Command::PassInvasion);
+            if let Some(c) = invasion(s, seat) {
+                v.push(c);
+            }
+        }
+        _ => {}
+    }
+    v.retain(|c| accepts(s, seat, c));
+    v.dedup();
+    v
+}
+
+/// The bot's command for `seat`, if it is asked anything.
+pub fn command(s: &State, seat: Seat) -> Option<Command> {
+    if !pending(s).iter().any(|p| p.seat == seat) {
+        return None;
+    }
+    let c = match s.phase {
+        Phase::ChooseGods => {
+            let dealt = s.players[seat as usize].dealt.clone().unwrap_or_default();
+            let g = dealt
+                .iter()
+                .copied()
+                .max_by_key(|&g| {
+                    let x = &data().gods[g as usize];
+                    (x.ability != Ability::None, x.intimidation)
+                })
+                .unwrap_or(0);
+            Command::ChooseGod { god: g }
+        }
+        Phase::Placement => {
+            let ok = crate::setup::placeable(s, seat);
+            let score = |c: u8| -> i32 {
+                let b = &s.board.cities[c as usize];
+                let mine = s.cities[c as usize].owner == Some(seat);
+                let open = s.board.adjacent(c).iter().filter(|&&a| s.cities[a as usize].owner.is_none()).count() as i32;
+                (if mine { -5 - s.cities[c as usize].units as i32 } else { 10 })
+                    + open * 2
+                    + b.port as i32
+                    + if b.shape == Some(crate::data::Shape::Square) { 3 } else { 0 }
+            };
+            let c = ok.iter().copied().max_by_key(|&c| (score(c), std::cmp::Reverse(c))).unwrap_or(0);
+            Command::PlaceGroup { city: c }
+        }
+        Phase::Players => match s.step {
+            Step::God => god(s, seat),
+            Step::Produce => Command::Produce { free: allocate(s, seat) },
+            Step::Take => {
+                let p = &s.players[seat as usize];
+                if p.owed[2] > 0 && !s.knowledge_shown.is_empty() {
+                    Command::TakeKnowledge { card: s.knowledge_shown[0] }
+                } else {
+                    Command::TakeBuilding { tile: s.building_shown.first().copied().unwrap_or(0) }
+                }
+            }
+            Step::Place => place(s, seat),
+            Step::Move => {
+                let m = movement(s, seat);
+                if accepts(s, seat, &m) {
+                    m
+                } else {
+                    Command::Move { moves: Vec::new(), attacks: Vec::new() }
+                }
+            }
+        },
+        Phase::Invasion => invasion(s, seat).filter(|c| accepts(s, seat, c)).unwrap_or(Command::PassInvasion),
+        _ => return None,
+    };
+    Some(c)
+}
+
+fn god(s: &State, seat: Seat) -> Command {
+    let Some(a) = ability(s, seat) else { return Command::SkipGod };
+    let (copy, a) = if a == Ability::Copy {
+        match copyable(s, seat).into_iter().find(|&g| {
+            !needs_target(data().gods[g as usize].ability)
+                || !targets(s, seat, data().gods[g as usize].ability).is_empty()
+        }) {
+            Some(g) => (Some(g), data().gods[g as usize].ability),
+            None => return Command::SkipGod,
+        }
+    } else {
+        (None, a)
+    };
+    if !needs_target(a) {
+        return Command::UseGod { target: None, copy };
+    }
+    let t = targets(s, seat, a);
+    let pick = if a == Ability::ExtraUnit {
+        t.iter().copied().max_by_key(|&c| frontier(s, seat, c))
+    } else {
+        t.iter().copied().min_by_key(|&c| s.cities[c as usize].units)
+    };
+    match pick {
+        Some(c) => Command::UseGod { target: Some(c), copy },
+        None => Command::SkipGod,
+    }
+}
+
+/// Enemy units next to `c`.
+fn frontier(s: &State, seat: Seat, c: u8) -> u32 {
+    s.board
+        .adjacent(c)
+        .iter()
+        .filter(|&&a| s.cities[a as usize].owner.is_some_and(|o| o != seat))
+        .map(|&a| s.cities[a as usize].units as u32)
+        .sum()
+}
+
+/// Spend the free points where they complete something soonest.
+pub fn allocate(s: &State, seat: Seat) -> [u8; 3] {
+    let (fixed, free) = fixed_points(s, seat);
+    let p = &s.players[seat as usize];
+    let avail = [s.pool(seat) > 0, !s.building_shown.is_empty(), !s.knowledge_shown.is_empty()];
+    let mut alloc = [0u8; 3];
+    for _ in 0..free {
+        let best = (0..3)
+            .filter(|&k| avail[k])
+            .min_by_key(|&k| {
+                let total = p.tracks[k] as u16 + fixed[k] as u16 + alloc[k] as u16;
+                let need = TRACK[k] as u16;
+                (need - total % need, std::cmp::Reverse(k))
+            })
+            .unwrap_or(2);
+        alloc[best] += 1;
+    }
+    alloc
+}
+
+fn place_buildings(s: &State, seat: Seat) -> Vec<(u8, u8)> {
+    let spots = building_spots(s, seat);
+    s.players[seat as usize].sheet.iter().copied().zip(spots).collect()
+}
+
+fn place(s: &State, seat: Seat) -> Command {
+    let owed = s.players[seat as usize].owed[0] as usize;
+    let mine = s.controlled(seat);
+    let mut units = Vec::new();
+    let mut count: Vec<u32> = mine.iter().map(|&c| s.cities[c as usize].units as u32).collect();
+    for _ in 0..owed {
+        // The city under most threat for its size.
+        let k = (0..mine.len())
+            .max_by_key(|&i| (frontier(s, seat, mine[i]) as i64 * 2 - count[i] as i64, std::cmp::Reverse(i)))
+            .unwrap_or(0);
+        if let Some(&c) = mine.get(k) {
+            units.push(c);
+            count[k] += 1;
+        }
+    }
+    Command::PlaceProduced { units, buildings: place_buildings(s, seat) }
+}
+
+/// Attack weaker neighbours from strong cities, expand into empty ones.
+pub fn movement(s: &State, seat: Seat) -> Command {
+    let mut moves: Vec<Move> = Vec::new();
+    let mut attacks: Vec<AttackOrder> = Vec::new();
+    let mut targeted: Vec<u8> = Vec::new();
+    for c in s.controlled(seat) {
+        let units = s.cities[c as usize].units;
+        if units < 3 {
+            continue;
+        }
+        let near = s.board.adjacent(c);
+        let enemy = near
+            .iter()
+            .copied()
+            .filter(|&a| s.cities[a as usize].owner.is_some_and(|o| o != seat) && !targeted.contains(&a))
+            .filter(|&a| s.cities[a as usize].units + 1 < units)
+            .min_by_key(|&a| s.cities[a as usize].units);
+        if let Some(t) = enemy {
+            targeted.push(t);
+            moves.push(Move { from: c, to: t, units: units - 1 });
+            let rampage = s
+                .board
+                .road_adjacent(t)
+                .into_iter()
+                .filter(|&r| s.cities[r as usize].owner.is_some_and(|o| o != seat) && !near.contains(&r))
+                .min_by_key(|&r| s.cities[r as usize].units);
+            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true });
+            continue;
+        }
+        if let Some(e) = near.iter().copied().find(|&a| s.cities[a as usize].owner.is_none() && !targeted.contains(&a))
+        {
+            targeted.push(e);
+            moves.push(Move { from: c, to: e, units: units / 2 });
+        }
+    }
+    attacks.retain(|a| a.rampage.is_none_or(|r| !targeted.contains(&r)));
+    Command::Move { moves, attacks }
+}
+
+/// Invade when the kingdom is gone or small.
+pub fn invasion(s: &State, seat: Seat) -> Option<Command> {
+    let cities = s.controlled(seat).len();
+    if s.has_kingdom(seat) && cities > 3 {
+        return None;
+    }
+    let heirs = crate::invasion::heirs(s, seat);
+    let surrender_to =
+        if s.has_kingdom(seat) { heirs.iter().copied().min_by_key(|&h| s.controlled(h).len()) } else { None };
+    let open = |c: u8| !crate::invasion::guarded(s, c) && s.cities[c as usize].owner != Some(seat);
+    let mut paths: Vec<InvasionPath> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
+    let mut taken: Vec<u8> = Vec::new();
+    let n = s.board.paths.len();
+    // Start at the open arrow whose city has fewest units, then take neighbours.
+    let start = (0..n)
+        .filter(|&p| crate::invasion::open_path(s, p as u8) && open(s.board.paths[p].city))
+        .min_by_key(|&p| s.cities[s.board.paths[p].city as usize].units)?;
+    let mut queue = vec![start];
+    while let Some(p) = queue.pop() {
+        if paths.len() >= 3 {
+            break;
+        }
+        let city = s.board.paths[p].city;
+        if used.contains(&p) || !crate::invasion::open_path(s, p as u8) || !open(city) || taken.contains(&city) {
+            continue;
+        }
+        used.push(p);
+        taken.push(city);
+        let then: Vec<u8> = s
+            .board
+            .road_adjacent(city)
+            .into_iter()
+            .filter(|&c| open(c) && !taken.contains(&c))
+            .min_by_key(|&c| s.cities[c as usize].units)
+            .into_iter()
+            .collect();
+        taken.extend(&then);
+        paths.push(InvasionPath { path: p as u8, first: city, then });
+        queue.insert(0, (p + 1) % n);
+        queue.insert(0, (p + n - 1) % n);
+    }
+    let c = Command::Invade { surrender_to, paths: paths.clone(), temple: None };
+    if accepts(s, seat, &c) {
+        return Some(c);
+    }
+    paths.truncate(1);
+    paths[0].then.clear();
+    Some(Command::Invade { surrender_to, paths, temple: None })
+}

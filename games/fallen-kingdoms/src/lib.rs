@@ -1,0 +1,322 @@
+//! Fallen Kingdoms (revised rulebook): Norse gods rule kingdoms that grow by
+//! production and war, fall, and are replaced by invaders, until two of the
+//! three trophy types are gone.
+//!
+//! The rulebook's sections each have a module: [`data`] and [`board`]
+//! (2 "Components", 3.1 "The map"), [`setup`] (3 "Game setup"), [`turn`]
+//! (1.2 "Play sequence", 4.1 "Using the god's power", 4.2-4.5 production),
+//! [`movement`] (5.1 "Moving army units"), [`battle`] (5.2 "Battle
+//! resolution", 5.3 "Capturing temples", 5.4 "Falling kingdoms"),
+//! [`scoring`] (6 "Scoring", 6.2 rumor adjustment and the end), [`invasion`]
+//! (7 "Invasions"), [`view`] and [`bot`] (a sensible player, also the
+//! timeout fallback). The optional rules of section 8 are [`Options`].
+//!
+//! Every decision runs on a copy of the position: each event is applied as
+//! soon as it is emitted, so later rules read the position earlier events made,
+//! and the steps that need no input run inside the `decide` before them.
+
+pub mod battle;
+pub mod board;
+pub mod bot;
+pub mod data;
+pub mod invasion;
+pub mod movement;
+pub mod scoring;
+pub mod setup;
+pub mod state;
+pub mod turn;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use runestone_engine::present::{schemas_of, Present, Schemas};
+use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
+
+pub use state::{Command, Event, State};
+use state::{Phase, Step};
+
+/// The ruleset.
+pub struct FallenKingdoms;
+
+/// Game options: the optional rules of section 8.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// 8.1 Hidden scoring: each player's glory is seen only by that player until the end.
+    #[serde(default)]
+    pub hidden_scoring: bool,
+    /// 8.2 Shorter/longer play: trophies per player in each stack (1 to 6; the rule is 3).
+    #[serde(default = "three")]
+    pub trophies_per_player: u8,
+    /// 8.3 Larger/smaller map, as far as it can be played on the six tiles:
+    /// cities an invader may take per path (2 to 3; the rule is 2).
+    #[serde(default = "two")]
+    pub cities_per_path: u8,
+    /// 8.3: victories needed to draw a rumor card (3 to 9; the rule is 6).
+    #[serde(default = "six")]
+    pub victories_for_rumor: u8,
+    /// 8.4 Reverse the first player movement: the first player card moves counter-clockwise.
+    #[serde(default)]
+    pub reverse_first_player: bool,
+    /// 8.5 Reverse invasion priority order: the stronger players invade first.
+    #[serde(default)]
+    pub reverse_priority: bool,
+    /// 8.6 Powered down temples: temples give no immunity.
+    #[serde(default)]
+    pub powered_down_temples: bool,
+}
+
+fn two() -> u8 {
+    2
+}
+fn three() -> u8 {
+    3
+}
+fn six() -> u8 {
+    6
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hidden_scoring: false,
+            trophies_per_player: 3,
+            cities_per_path: 2,
+            victories_for_rumor: 6,
+            reverse_first_player: false,
+            reverse_priority: false,
+            powered_down_temples: false,
+        }
+    }
+}
+
+/// A decision in progress: a copy of the position that each emitted event
+/// is applied to at once, and the events so far.
+pub struct Ctx<'r> {
+    pub s: State,
+    pub out: Vec<Emit<Event>>,
+    pub rng: &'r mut GameRng,
+    /// Dice results to use before drawing any (for tests of worked examples).
+    pub script: Vec<u8>,
+}
+
+impl<'r> Ctx<'r> {
+    pub fn new(s: State, rng: &'r mut GameRng) -> Self {
+        Ctx { s, out: Vec::new(), rng, script: Vec::new() }
+    }
+
+    /// One six-sided die, drawn in `decide` and recorded in the events that use it.
+    pub fn die(&mut self) -> u8 {
+        if self.script.is_empty() {
+            self.rng.roll(6)
+        } else {
+            self.script.remove(0)
+        }
+    }
+
+    /// A public event.
+    pub fn emit(&mut self, e: Event) {
+        state::apply(&mut self.s, &e);
+        self.out.push(Emit::public(e));
+    }
+
+    /// An event only `seats` may see; the others see `redacted`.
+    pub fn secret(&mut self, e: Event, seats: Vec<Seat>, redacted: Event) {
+        state::apply(&mut self.s, &e);
+        self.out.push(Emit::secret(e, seats, redacted));
+    }
+
+    /// Glory gained or lost: public, or secret to the seat under hidden scoring (8.1).
+    pub fn glory(&mut self, seat: Seat, delta: i32, reason: &str) {
+        if delta == 0 {
+            return;
+        }
+        let e = Event::Glory { seat, delta: Some(delta), reason: reason.into() };
+        if self.s.rules.hidden_scoring {
+            self.secret(e, vec![seat], Event::Glory { seat, delta: None, reason: reason.into() });
+        } else {
+            self.emit(e);
+        }
+    }
+
+    /// Draw the top rumor card (5.2.2, 5.3, 5.4): 6 glory points (6.1), or 3
+    /// points of compensation when none is left (4.3).
+    pub fn draw_rumor(&mut self, seat: Seat) {
+        match self.s.rumor_deck.first().copied() {
+            Some(card) => {
+                self.emit(Event::RumorDrawn { seat, card });
+                self.glory(seat, 6, "a rumor card acquired");
+            }
+            None => self.glory(seat, 3, "compensation: no rumor card left"),
+        }
+    }
+}
+
+/// Run one command on the decision's copy, then every step that needs no input.
+pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
+    match c {
+        Command::ChooseGod { god } => setup::choose_god(cx, seat, *god)?,
+        Command::PlaceGroup { city } => setup::place_group(cx, seat, *city)?,
+        Command::UseGod { target, copy } => turn::use_god(cx, seat, *target, *copy)?,
+        Command::SkipGod => turn::skip_god(cx, seat)?,
+        Command::Produce { free } => turn::produce(cx, seat, *free)?,
+        Command::TakeKnowledge { card } => turn::take_knowledge(cx, seat, *card)?,
+        Command::TakeBuilding { tile } => turn::take_building(cx, seat, *tile)?,
+        Command::PlaceProduced { units, buildings } => turn::place_produced(cx, seat, units, buildings)?,
+        Command::Move { moves, attacks } => movement::plan(cx, seat, moves, attacks)?,
+        Command::SetDefence { defence } => {
+            movement::set_defence(cx, seat, defence)?;
+            return Ok(());
+        }
+        Command::Invade { surrender_to, paths, temple } => invasion::invade(cx, seat, *surrender_to, paths, *temple)?,
+        Command::PassInvasion => invasion::pass(cx, seat)?,
+    }
+    turn::advance(cx);
+    Ok(())
+}
+
+/// Who must decide now.
+pub fn pending(s: &State) -> Vec<Pending> {
+    let one = |seat: Seat, kind: &str, class: DecisionClass, prompt: String| {
+        vec![Pending { seat, kind: kind.into(), class, prompt, submitted: false }]
+    };
+    match s.phase {
+        Phase::ChooseGods => s
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Pending {
+                seat: i as Seat,
+                kind: "god".into(),
+                class: DecisionClass::Plan,
+                prompt: if p.has_chosen {
+                    "your god is chosen; you may choose again until every player has chosen".into()
+                } else {
+                    "choose one of your two god cards, secretly".into()
+                },
+                submitted: p.has_chosen,
+            })
+            .collect(),
+        Phase::Placement => match s.placements.first() {
+            Some(&seat) => one(
+                seat,
+                "place",
+                DecisionClass::Small,
+                if s.players[seat as usize].placed == 0 {
+                    "place 3 army units and your temple in your first city".into()
+                } else {
+                    "place 3 army units next to your units".into()
+                },
+            ),
+            None => Vec::new(),
+        },
+        Phase::Players if s.battle.is_none() => {
+            let (kind, class, prompt) = match s.step {
+                Step::God => ("god_power", DecisionClass::Small, "use your god's ability, or skip it"),
+                Step::Produce => {
+                    ("produce", DecisionClass::Turn, "spend the free production points of your cities and ports")
+                }
+                Step::Take => ("take", DecisionClass::Small, "take a face-up knowledge card or building tile"),
+                Step::Place => ("place_produced", DecisionClass::Small, "place your new units and buildings"),
+                Step::Move => ("move", DecisionClass::Turn, "plan your whole movement and the orders of your attacks"),
+            };
+            one(s.current, kind, class, prompt.into())
+        }
+        Phase::Invasion => match s.invasion.as_ref().and_then(|i| i.order.get(i.next)) {
+            Some(&seat) => one(seat, "invade", DecisionClass::Turn, "invade, or pass".into()),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Only the published schemas for now: the board and the forms come when
+/// Fallen Kingdoms is hosted (not written yet), so the kernel's generic
+/// rendering is what a viewer would get.
+impl Present for FallenKingdoms {
+    fn schemas() -> Schemas {
+        schemas_of::<FallenKingdoms, view::View>()
+    }
+}
+
+impl Game for FallenKingdoms {
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+
+    fn info() -> RulesetInfo {
+        RulesetInfo {
+            id: "fallen-kingdoms".into(),
+            name: "Fallen Kingdoms".into(),
+            min_seats: 3,
+            max_seats: 6,
+            rules_version: 1,
+            default_options: serde_json::to_value(Options::default()).expect("JSON"),
+            options_help: vec![
+                ("hidden_scoring".into(), "8.1: glory points are hidden from the other players".into()),
+                ("trophies_per_player".into(), "8.2: trophies per player in each stack (1 to 6, normally 3)".into()),
+                ("cities_per_path".into(), "8.3: cities an invader may take per invasion path (2 or 3)".into()),
+                (
+                    "victories_for_rumor".into(),
+                    "8.3: victories needed to draw a rumor card (3 to 9, normally 6)".into(),
+                ),
+                ("reverse_first_player".into(), "8.4: the first player card moves counter-clockwise".into()),
+                ("reverse_priority".into(), "8.5: the strongest players invade first".into()),
+                ("powered_down_temples".into(), "8.6: temples give no immunity".into()),
+            ],
+            description: "Norse gods guide kingdoms that rise, fall and are swept away by invaders.".into(),
+        }
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        setup::setup(options, seats, rng)
+    }
+
+    fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        if matches!(s.phase, Phase::Over | Phase::Setup) {
+            runestone_engine::reject!("the game is not running");
+        }
+        if !pending(s).iter().any(|p| p.seat == seat) {
+            runestone_engine::reject!("nothing is asked of you now");
+        }
+        let mut cx = Ctx::new(s.clone(), rng);
+        run(&mut cx, seat, c)?;
+        Ok(cx.out)
+    }
+
+    fn apply(s: &mut State, e: &Event) {
+        state::apply(s, e)
+    }
+
+    fn view(s: &State, viewer: Viewer) -> serde_json::Value {
+        serde_json::to_value(view::view(s, viewer)).expect("JSON")
+    }
+
+    fn pending(s: &State) -> Vec<Pending> {
+        pending(s)
+    }
+
+    fn legal(s: &State, seat: Seat) -> Vec<Command> {
+        bot::legal(s, seat)
+    }
+
+    fn fallback(s: &State, seat: Seat) -> Option<Command> {
+        bot::command(s, seat)
+    }
+
+    fn outcome(s: &State) -> Option<Outcome> {
+        scoring::outcome(s)
+    }
+
+    fn describe(s: &State, e: &Event, names: &[String]) -> String {
+        view::describe(s, e, names)
+    }
+
+    fn label(s: &State, seat: Seat, c: &Command) -> String {
+        view::label(s, seat, c)
+    }
+}

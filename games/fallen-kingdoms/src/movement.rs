@@ -1,0 +1,130 @@
+//! Moving army units (5.1): the whole movement is planned at once, by roads
+//! and navigation routes, never leaving a controlled city empty; then the
+//! battles are resolved in the attacker's chosen order, each city once.
+
+use runestone_engine::{reject, RuleError, Seat};
+
+use crate::state::{AttackOrder, Defence, Event, Move, Phase, Step, MAX_UNITS};
+use crate::Ctx;
+
+/// Check a planned movement; answer the cities attacked, in battle order.
+pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -> Result<Vec<u8>, RuleError> {
+    let n = s.cities.len();
+    let mut out = vec![0u16; n];
+    let mut inn = vec![0u16; n];
+    let mut targets: Vec<u8> = Vec::new();
+    for (i, m) in moves.iter().enumerate() {
+        let k = i + 1;
+        if m.from as usize >= n || m.to as usize >= n {
+            reject!("move {k}: there is no such city on this map");
+        }
+        if s.cities[m.from as usize].owner != Some(seat) {
+            reject!("move {k}: {} holds none of your units", s.city_name(m.from));
+        }
+        if m.units == 0 {
+            reject!("move {k}: move at least one unit");
+        }
+        if !s.board.is_adjacent(m.from, m.to) {
+            reject!(
+                "move {k}: {} and {} are not joined by a road or a navigation route",
+                s.city_name(m.from),
+                s.city_name(m.to)
+            );
+        }
+        out[m.from as usize] += m.units as u16;
+        if out[m.from as usize] > s.cities[m.from as usize].units as u16 {
+            reject!(
+                "move {k}: {} has only {} of your units, and each unit moves once",
+                s.city_name(m.from),
+                s.cities[m.from as usize].units
+            );
+        }
+        match s.cities[m.to as usize].owner {
+            Some(o) if o != seat => {
+                if !targets.contains(&m.to) {
+                    targets.push(m.to);
+                }
+            }
+            _ => inn[m.to as usize] += m.units as u16,
+        }
+    }
+    for c in s.controlled(seat) {
+        let left = s.cities[c as usize].units as u16 - out[c as usize] + inn[c as usize];
+        if left == 0 {
+            reject!("{} would be left empty: keep a unit there or move one in", s.city_name(c));
+        }
+    }
+    let mut order: Vec<u8> = Vec::new();
+    for a in attacks {
+        if !targets.contains(&a.city) {
+            reject!("you give orders for an attack on {}, but no units attack it", s.city_name(a.city));
+        }
+        if order.contains(&a.city) {
+            reject!("{} cannot be attacked twice in one turn", s.city_name(a.city));
+        }
+        if let Some(r) = a.rampage {
+            if r as usize >= n || !s.board.road_adjacent(a.city).contains(&r) {
+                reject!("a rampage from {} goes only to a city joined to it by a road", s.city_name(a.city));
+            }
+            if targets.contains(&r) {
+                reject!("{} is attacked already this turn; it cannot be rampaged too", s.city_name(r));
+            }
+        }
+        order.push(a.city);
+    }
+    for t in targets {
+        if !order.contains(&t) {
+            order.push(t);
+        }
+    }
+    Ok(order)
+}
+
+pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -> Result<(), RuleError> {
+    if cx.s.phase != Phase::Players || cx.s.current != seat {
+        reject!("it is not your turn");
+    }
+    if cx.s.step != Step::Move {
+        reject!("that is not the step of your turn now: {}", crate::turn::step_words(cx.s.step));
+    }
+    let order = check(&cx.s, seat, moves, attacks)?;
+    // Moves into friendly and empty cities first: they never fight.
+    for m in moves.iter().filter(|m| !order.contains(&m.to)) {
+        cx.emit(Event::Moved { seat, from: m.from, to: m.to, units: m.units });
+    }
+    let mut attacked: Vec<u8> = Vec::new();
+    for city in order {
+        let mut origins: Vec<(u8, u8)> = Vec::new();
+        for m in moves.iter().filter(|m| m.to == city) {
+            match origins.iter_mut().find(|o| o.0 == m.from) {
+                Some(o) => o.1 += m.units,
+                None => origins.push((m.from, m.units)),
+            }
+        }
+        let o = attacks.iter().find(|a| a.city == city).cloned().unwrap_or(AttackOrder {
+            city,
+            retreat_at: 0,
+            rampage: None,
+            occupy: true,
+        });
+        attacked.push(city);
+        crate::battle::fight(cx, seat, &origins, &o, &mut attacked);
+    }
+    crate::turn::end_player_phase(cx);
+    Ok(())
+}
+
+pub fn set_defence(cx: &mut Ctx, seat: Seat, d: &Defence) -> Result<(), RuleError> {
+    if d.retreat_at > MAX_UNITS {
+        reject!("retreat_at must be 0 (never) to {MAX_UNITS}");
+    }
+    if let Some(c) = d.prefer.iter().find(|&&c| c as usize >= cx.s.cities.len()) {
+        reject!("there is no city {c} on this map to retreat to");
+    }
+    cx.secret(
+        Event::DefenceSet { seat, defence: Some(d.clone()) },
+        vec![seat],
+        Event::DefenceSet { seat, defence: None },
+    );
+    Ok(())
+}

@@ -1,0 +1,868 @@
+//! The position, the commands and the events, and `apply`, which folds one
+//! event into the position (total: never fails, never draws).
+
+use serde::{Deserialize, Serialize};
+
+use runestone_engine::Seat;
+
+use crate::board::Board;
+use crate::data::data;
+
+/// Each player is limited to 30 units (2.2).
+pub const MAX_UNITS: u8 = 30;
+/// Points each track needs: unit 3, building 6, knowledge 9 (4.2).
+pub const TRACK: [u8; 3] = [3, 6, 9];
+/// Compensation when a track fills with nothing to produce (4.3).
+pub const COMPENSATION: [i32; 3] = [1, 2, 3];
+
+/// The rules in force, fixed at setup from the options.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Rules {
+    pub hidden_scoring: bool,
+    pub trophies_per_player: u8,
+    pub victories_for_rumor: u8,
+    pub cities_per_path: u8,
+    pub reverse_first_player: bool,
+    pub reverse_priority: bool,
+    pub powered_down_temples: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CityState {
+    pub owner: Option<Seat>,
+    pub units: u8,
+    /// A city building tile (index into the building data).
+    pub building: Option<u8>,
+    /// Whose temple stands here.
+    pub temple: Option<Seat>,
+}
+
+/// Standing defence orders (asynchronous play): how a seat's cities defend
+/// when attacked while it is away.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Defence {
+    /// Retreat the defenders before a roll once they are down to this many (0: never).
+    #[serde(default)]
+    pub retreat_at: u8,
+    /// Cities to retreat to or to flee to when intimidated, best first; when
+    /// none of them is possible the city with most of the seat's own units is used.
+    #[serde(default)]
+    pub prefer: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Player {
+    /// The god card in play (after the reveal).
+    pub god: Option<u8>,
+    /// The two god cards dealt (secret to the seat).
+    pub dealt: Option<Vec<u8>>,
+    /// The god chosen before the reveal (secret to the seat).
+    pub chosen: Option<u8>,
+    pub has_chosen: bool,
+    pub tracks: [u8; 3],
+    pub glory: i32,
+    pub victories: u8,
+    pub rumors: Vec<u8>,
+    pub knowledge: Vec<u8>,
+    /// Produced this turn and not yet taken or placed: units, buildings, knowledge.
+    pub owed: [u8; 3],
+    /// Buildings on the kingdom sheet waiting for a city.
+    pub sheet: Vec<u8>,
+    pub invader: bool,
+    pub blockers: Vec<u8>,
+    pub defence: Defence,
+    /// Units placed during setup.
+    pub placed: u8,
+}
+
+/// Where the player whose turn it is stands in the player phase (1.2 A).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    #[default]
+    God,
+    Produce,
+    Take,
+    Place,
+    Move,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    #[default]
+    Setup,
+    ChooseGods,
+    Placement,
+    Players,
+    Invasion,
+    Over,
+}
+
+/// A battle under way (5.2): the attacking units are on the roads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Battle {
+    pub city: u8,
+    pub attacker: Seat,
+    pub defender: Seat,
+    pub units: u8,
+    pub origins: Vec<(u8, u8)>,
+}
+
+/// The invasion phase (7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Invasion {
+    pub order: Vec<Seat>,
+    pub next: usize,
+    /// The current invader's reserve during its invasion.
+    pub reserve: u8,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct State {
+    pub seats: u8,
+    pub rules: Rules,
+    pub board: Board,
+    pub cities: Vec<CityState>,
+    pub players: Vec<Player>,
+    pub phase: Phase,
+    pub turn: u32,
+    pub first: Seat,
+    pub current: Seat,
+    pub step: Step,
+    /// Player phases finished this turn.
+    pub played: u8,
+    /// Setup placement (3.8): the order of the remaining placements.
+    pub placements: Vec<Seat>,
+    /// Face-down stacks (secret: shown to nobody) and their sizes (public).
+    pub knowledge_stack: Vec<u8>,
+    pub knowledge_left: u8,
+    pub knowledge_shown: Vec<u8>,
+    pub public_knowledge: Vec<u8>,
+    pub building_stack: Vec<u8>,
+    pub building_left: u8,
+    pub building_shown: Vec<u8>,
+    /// The rumor deck, top first (lowest values on top, 3.7).
+    pub rumor_deck: Vec<u8>,
+    pub battle: Option<Battle>,
+    pub invasion: Option<Invasion>,
+    pub winners: Vec<Seat>,
+}
+
+impl State {
+    pub fn n(&self) -> usize {
+        self.seats as usize
+    }
+
+    /// Units of `seat` on the board.
+    pub fn on_board(&self, seat: Seat) -> u8 {
+        self.cities.iter().filter(|c| c.owner == Some(seat)).map(|c| c.units).sum()
+    }
+
+    /// Units of `seat` not on the board (the 30-unit limit).
+    pub fn pool(&self, seat: Seat) -> u8 {
+        let battle = self.battle.as_ref().filter(|b| b.attacker == seat).map_or(0, |b| b.units);
+        MAX_UNITS.saturating_sub(self.on_board(seat) + battle)
+    }
+
+    pub fn controlled(&self, seat: Seat) -> Vec<u8> {
+        (0..self.cities.len() as u8).filter(|&c| self.cities[c as usize].owner == Some(seat)).collect()
+    }
+
+    pub fn has_kingdom(&self, seat: Seat) -> bool {
+        self.on_board(seat) > 0
+    }
+
+    pub fn temple_of(&self, seat: Seat) -> Option<u8> {
+        (0..self.cities.len() as u8).find(|&c| self.cities[c as usize].temple == Some(seat))
+    }
+
+    /// Intimidation: the god's base value plus every rumor card held (5.2.4).
+    pub fn intimidation(&self, seat: Seat) -> u32 {
+        let p = &self.players[seat as usize];
+        let god = p.god.map_or(0, |g| data().gods[g as usize].intimidation as u32);
+        god + p.rumors.iter().map(|&r| data().rumors[r as usize] as u32).sum::<u32>()
+    }
+
+    /// Whether `seat` benefits from a knowledge effect: its own cards, and every
+    /// card played public or made public by a fallen kingdom (5.4.1).
+    pub fn knows(&self, seat: Seat, effect: crate::data::Effect) -> bool {
+        let d = data();
+        let own = self.players[seat as usize].knowledge.iter().any(|&k| d.knowledge[k as usize].effect == effect);
+        let public = self.public_knowledge.iter().any(|&k| d.knowledge[k as usize].effect == effect)
+            || self
+                .players
+                .iter()
+                .flat_map(|p| &p.knowledge)
+                .any(|&k| d.knowledge[k as usize].public() && d.knowledge[k as usize].effect == effect);
+        own || public
+    }
+
+    /// How many cards of one effect `seat` benefits from (bonuses add up).
+    pub fn knows_count(&self, seat: Seat, effect: crate::data::Effect) -> u8 {
+        let d = data();
+        let mut n = 0;
+        for (s, p) in self.players.iter().enumerate() {
+            for &k in &p.knowledge {
+                let c = &d.knowledge[k as usize];
+                if c.effect == effect && (s == seat as usize || c.public()) {
+                    n += 1;
+                }
+            }
+        }
+        n + self.public_knowledge.iter().filter(|&&k| d.knowledge[k as usize].effect == effect).count() as u8
+    }
+
+    /// Trophy types depleted (1.1, 6.2): knowledge, buildings, rumors.
+    pub fn depleted(&self) -> u8 {
+        let k = self.knowledge_left == 0 && self.knowledge_shown.is_empty();
+        let b = self.building_left == 0 && self.building_shown.is_empty();
+        let r = self.rumor_deck.is_empty();
+        k as u8 + b as u8 + r as u8
+    }
+
+    pub fn city_name(&self, c: u8) -> String {
+        self.board.cities.get(c as usize).map_or_else(|| format!("city {c}"), |x| x.name.clone())
+    }
+}
+
+/// One move of a planned movement (5.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Move {
+    pub from: u8,
+    pub to: u8,
+    pub units: u8,
+}
+
+/// Standing orders for one attack (asynchronous play).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AttackOrder {
+    pub city: u8,
+    /// Retreat before a roll once the attack is down to this many units (0: never).
+    #[serde(default)]
+    pub retreat_at: u8,
+    /// Rampage into this road-adjacent city if the battle allows it (5.2.6).
+    #[serde(default)]
+    pub rampage: Option<u8>,
+    /// After a win, move the troops into the city (true) or all back to where
+    /// they came from (5.2.2).
+    #[serde(default = "yes")]
+    pub occupy: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One invasion path (7.2.3-7.2.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct InvasionPath {
+    /// Index of the invasion arrow in the board's paths.
+    pub path: u8,
+    /// The first city attacked: the arrow's city, or (when the arrow leads to a
+    /// port city the invader already holds) a city adjacent to it.
+    pub first: u8,
+    /// The city attacked next, road adjacent to the one before.
+    #[serde(default)]
+    pub then: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// Choose one of the two god cards dealt (3.2), secretly.
+    ChooseGod {
+        god: u8,
+    },
+    /// Place a group of 3 units during setup (3.8).
+    PlaceGroup {
+        city: u8,
+    },
+    /// Use the god's ability (4.1): `target` is a city, `copy` the god copied.
+    UseGod {
+        #[serde(default)]
+        target: Option<u8>,
+        #[serde(default)]
+        copy: Option<u8>,
+    },
+    SkipGod,
+    /// Spend the free production points of cities and ports (4.4.3): unit, building, knowledge.
+    Produce {
+        free: [u8; 3],
+    },
+    /// Take a face-up knowledge card (4.2.3).
+    TakeKnowledge {
+        card: u8,
+    },
+    /// Take a face-up building tile (4.2.2).
+    TakeBuilding {
+        tile: u8,
+    },
+    /// Place produced units and buildings (4.5): one city per unit; (tile, city) per building.
+    PlaceProduced {
+        units: Vec<u8>,
+        #[serde(default)]
+        buildings: Vec<(u8, u8)>,
+    },
+    /// The whole movement, and the standing orders of its attacks (5.1).
+    Move {
+        moves: Vec<Move>,
+        #[serde(default)]
+        attacks: Vec<AttackOrder>,
+    },
+    /// Replace the standing defence orders (allowed at any decision).
+    SetDefence {
+        defence: Defence,
+    },
+    /// Invade (7.2): surrender the kingdom to `surrender_to`, then the paths, then the temple's city.
+    Invade {
+        #[serde(default)]
+        surrender_to: Option<Seat>,
+        paths: Vec<InvasionPath>,
+        #[serde(default)]
+        temple: Option<u8>,
+    },
+    /// Do not invade this turn.
+    PassInvasion,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Begun {
+        seats: u8,
+        rules: Rules,
+        board: Board,
+    },
+    /// The face-down stacks, top first: seen by nobody (the referee only).
+    StacksShuffled {
+        knowledge: Option<Vec<u8>>,
+        buildings: Option<Vec<u8>>,
+        knowledge_len: u8,
+        buildings_len: u8,
+    },
+    RumorDeck {
+        cards: Vec<u8>,
+    },
+    KnowledgeShown {
+        card: u8,
+    },
+    BuildingShown {
+        tile: u8,
+    },
+    GodsDealt {
+        seat: Seat,
+        gods: Option<Vec<u8>>,
+    },
+    GodChosen {
+        seat: Seat,
+        god: Option<u8>,
+    },
+    GodsRevealed {
+        gods: Vec<u8>,
+        first: Seat,
+    },
+    GroupPlaced {
+        seat: Seat,
+        city: u8,
+        temple: bool,
+    },
+    TurnBegan {
+        seat: Seat,
+        turn: u32,
+    },
+    StepReached {
+        step: Step,
+    },
+    GodPower {
+        seat: Seat,
+        god: u8,
+        target: Option<u8>,
+    },
+    UnitsKilled {
+        city: u8,
+        units: u8,
+    },
+    TempleDestroyed {
+        city: u8,
+    },
+    TrackPoints {
+        seat: Seat,
+        track: u8,
+        points: u8,
+    },
+    Produced {
+        seat: Seat,
+        added: [u8; 3],
+        tracks: [u8; 3],
+        owed: [u8; 3],
+    },
+    Glory {
+        seat: Seat,
+        delta: Option<i32>,
+        reason: String,
+    },
+    KnowledgeTaken {
+        seat: Seat,
+        card: u8,
+    },
+    BuildingTaken {
+        seat: Seat,
+        tile: u8,
+    },
+    UnitPlaced {
+        seat: Seat,
+        city: u8,
+    },
+    BuildingPlaced {
+        seat: Seat,
+        tile: u8,
+        city: u8,
+    },
+    Moved {
+        seat: Seat,
+        from: u8,
+        to: u8,
+        units: u8,
+    },
+    BattleBegan {
+        city: u8,
+        attacker: Seat,
+        defender: Seat,
+        from: Vec<(u8, u8)>,
+        defenders: u8,
+    },
+    Rolled {
+        seat: Seat,
+        dice: Vec<u8>,
+        hits: u8,
+        need: u8,
+    },
+    Casualties {
+        seat: Seat,
+        attacker: bool,
+        units: u8,
+    },
+    Intimidated {
+        seat: Seat,
+        attacker: bool,
+        to: u8,
+    },
+    Retreated {
+        seat: Seat,
+        attacker: bool,
+        to: Vec<(u8, u8)>,
+    },
+    Exhausted {
+        city: u8,
+    },
+    BattleEnded {
+        city: u8,
+        won: bool,
+    },
+    Victory {
+        seat: Seat,
+        victories: u8,
+    },
+    RumorDrawn {
+        seat: Seat,
+        card: u8,
+    },
+    Rampaged {
+        seat: Seat,
+        from: u8,
+        to: u8,
+        dice: Vec<u8>,
+        hits: u8,
+        lost: u8,
+    },
+    KingdomFell {
+        seat: Seat,
+        by: Option<Seat>,
+        knowledge_points: u8,
+    },
+    TurnEnded {
+        seat: Seat,
+    },
+    RoundEnded {
+        turn: u32,
+        depleted: u8,
+    },
+    RumorsGiven {
+        from: Seat,
+        to: Option<Seat>,
+        cards: Vec<u8>,
+    },
+    GameEnded {
+        winners: Vec<Seat>,
+    },
+    InvasionBegan {
+        order: Vec<Seat>,
+    },
+    InvaderCardDiscarded {
+        seat: Seat,
+    },
+    InvaderCardTaken {
+        seat: Seat,
+    },
+    Surrendered {
+        seat: Seat,
+        to: Option<Seat>,
+        replaced: Vec<(u8, u8)>,
+    },
+    PathBlocked {
+        seat: Seat,
+        path: u8,
+    },
+    Invaded {
+        seat: Seat,
+        city: u8,
+        dice: Vec<u8>,
+        killed: u8,
+        casualties: u8,
+        placed: u8,
+        defender_lost: u8,
+    },
+    ReserveSpread {
+        seat: Seat,
+        cities: Vec<(u8, u8)>,
+    },
+    TemplePlaced {
+        seat: Seat,
+        city: u8,
+    },
+    InvasionPassed {
+        seat: Seat,
+    },
+    InvasionEnded {
+        seat: Seat,
+    },
+    FirstPlayer {
+        seat: Seat,
+    },
+    /// Standing defence orders replaced (secret to the seat).
+    DefenceSet {
+        seat: Seat,
+        defence: Option<Defence>,
+    },
+}
+
+/// The order of the setup placements after the first cities (3.8): snake order
+/// starting from the last player, until every player has placed 21 units.
+pub fn placement_order(seats: u8, first: Seat) -> Vec<Seat> {
+    let cw: Vec<Seat> = (0..seats).map(|k| (first + k) % seats).collect();
+    let mut out = cw.clone();
+    for round in 1..7 {
+        if round % 2 == 1 {
+            out.extend(cw.iter().rev());
+        } else {
+            out.extend(cw.iter());
+        }
+    }
+    out
+}
+
+fn remove_units(s: &mut State, city: u8, n: u8) {
+    let c = &mut s.cities[city as usize];
+    c.units = c.units.saturating_sub(n);
+    if c.units == 0 {
+        c.owner = None;
+    }
+}
+
+fn add_units(s: &mut State, seat: Seat, city: u8, n: u8) {
+    if n == 0 {
+        return;
+    }
+    let c = &mut s.cities[city as usize];
+    if c.owner != Some(seat) {
+        c.owner = Some(seat);
+        c.units = 0;
+    }
+    c.units += n;
+}
+
+pub fn apply(s: &mut State, e: &Event) {
+    match e {
+        Event::Begun { seats, rules, board } => {
+            *s = State {
+                seats: *seats,
+                rules: rules.clone(),
+                cities: vec![CityState::default(); board.n()],
+                board: board.clone(),
+                players: vec![Player::default(); *seats as usize],
+                phase: Phase::ChooseGods,
+                ..State::default()
+            };
+        }
+        Event::StacksShuffled { knowledge, buildings, knowledge_len, buildings_len } => {
+            s.knowledge_stack = knowledge.clone().unwrap_or_default();
+            s.building_stack = buildings.clone().unwrap_or_default();
+            s.knowledge_left = *knowledge_len;
+            s.building_left = *buildings_len;
+        }
+        Event::RumorDeck { cards } => s.rumor_deck = cards.clone(),
+        Event::KnowledgeShown { card } => {
+            s.knowledge_stack.retain(|k| k != card);
+            s.knowledge_left = s.knowledge_left.saturating_sub(1);
+            s.knowledge_shown.push(*card);
+        }
+        Event::BuildingShown { tile } => {
+            s.building_stack.retain(|k| k != tile);
+            s.building_left = s.building_left.saturating_sub(1);
+            s.building_shown.push(*tile);
+        }
+        Event::GodsDealt { seat, gods } => s.players[*seat as usize].dealt = gods.clone(),
+        Event::GodChosen { seat, god } => {
+            let p = &mut s.players[*seat as usize];
+            p.chosen = *god;
+            p.has_chosen = true;
+        }
+        Event::GodsRevealed { gods, first } => {
+            for (p, g) in s.players.iter_mut().zip(gods) {
+                p.god = Some(*g);
+                p.chosen = Some(*g);
+            }
+            s.first = *first;
+            s.phase = Phase::Placement;
+            s.placements = placement_order(s.seats, *first);
+        }
+        Event::GroupPlaced { seat, city, temple } => {
+            add_units(s, *seat, *city, 3);
+            if *temple {
+                s.cities[*city as usize].temple = Some(*seat);
+            }
+            s.players[*seat as usize].placed += 3;
+            if !s.placements.is_empty() {
+                s.placements.remove(0);
+            }
+        }
+        Event::TurnBegan { seat, turn } => {
+            s.phase = Phase::Players;
+            s.current = *seat;
+            s.turn = *turn;
+            s.step = Step::God;
+        }
+        Event::StepReached { step } => s.step = *step,
+        Event::GodPower { .. } => {}
+        Event::UnitsKilled { city, units } => remove_units(s, *city, *units),
+        Event::TempleDestroyed { city } => s.cities[*city as usize].temple = None,
+        Event::TrackPoints { seat, track, points } => {
+            let t = &mut s.players[*seat as usize].tracks[*track as usize];
+            *t = t.saturating_add(*points);
+        }
+        Event::Produced { seat, tracks, owed, .. } => {
+            let p = &mut s.players[*seat as usize];
+            p.tracks = *tracks;
+            p.owed = *owed;
+        }
+        Event::Glory { seat, delta, .. } => {
+            if let Some(d) = delta {
+                s.players[*seat as usize].glory += d;
+            }
+        }
+        Event::KnowledgeTaken { seat, card } => {
+            s.knowledge_shown.retain(|k| k != card);
+            let p = &mut s.players[*seat as usize];
+            p.knowledge.push(*card);
+            p.owed[2] = p.owed[2].saturating_sub(1);
+        }
+        Event::BuildingTaken { seat, tile } => {
+            s.building_shown.retain(|k| k != tile);
+            let p = &mut s.players[*seat as usize];
+            p.sheet.push(*tile);
+            p.owed[1] = p.owed[1].saturating_sub(1);
+        }
+        Event::UnitPlaced { seat, city } => {
+            add_units(s, *seat, *city, 1);
+            let p = &mut s.players[*seat as usize];
+            p.owed[0] = p.owed[0].saturating_sub(1);
+        }
+        Event::BuildingPlaced { seat, tile, city } => {
+            s.players[*seat as usize].sheet.retain(|t| t != tile);
+            s.cities[*city as usize].building = Some(*tile);
+        }
+        Event::Moved { seat, from, to, units } => {
+            remove_units(s, *from, *units);
+            add_units(s, *seat, *to, *units);
+        }
+        Event::BattleBegan { city, attacker, defender, from, .. } => {
+            for (c, n) in from {
+                remove_units(s, *c, *n);
+            }
+            s.battle = Some(Battle {
+                city: *city,
+                attacker: *attacker,
+                defender: *defender,
+                units: from.iter().map(|x| x.1).sum(),
+                origins: from.clone(),
+            });
+        }
+        Event::Rolled { .. } | Event::Exhausted { .. } => {}
+        Event::Casualties { attacker, units, .. } => {
+            if *attacker {
+                if let Some(b) = &mut s.battle {
+                    b.units = b.units.saturating_sub(*units);
+                }
+            } else if let Some(b) = &s.battle {
+                let c = b.city;
+                remove_units(s, c, *units);
+            }
+        }
+        Event::Intimidated { seat, attacker, to } => {
+            if *attacker {
+                if let Some(b) = &mut s.battle {
+                    b.units = b.units.saturating_sub(1);
+                }
+                add_units(s, *seat, *to, 1);
+            } else if let Some(b) = &s.battle {
+                let c = b.city;
+                remove_units(s, c, 1);
+                add_units(s, *seat, *to, 1);
+            }
+        }
+        Event::Retreated { seat, attacker, to } => {
+            if *attacker {
+                if let Some(b) = &mut s.battle {
+                    b.units = 0;
+                }
+            } else if let Some(b) = &s.battle {
+                let c = b.city;
+                let n: u8 = to.iter().map(|x| x.1).sum();
+                remove_units(s, c, n);
+            }
+            for (c, n) in to {
+                add_units(s, *seat, *c, *n);
+            }
+        }
+        Event::BattleEnded { city, won } => {
+            if let Some(b) = s.battle.take() {
+                if *won && b.units > 0 {
+                    s.cities[*city as usize].owner = Some(b.attacker);
+                    s.cities[*city as usize].units = b.units;
+                } else if b.units > 0 {
+                    // The survivors go back to where they came from, in order.
+                    let mut left = b.units;
+                    for (c, n) in &b.origins {
+                        let k = left.min(*n);
+                        add_units(s, b.attacker, *c, k);
+                        left -= k;
+                    }
+                }
+            }
+        }
+        Event::Victory { seat, victories } => s.players[*seat as usize].victories = *victories,
+        Event::RumorDrawn { seat, card } => {
+            s.rumor_deck.retain(|r| r != card);
+            s.players[*seat as usize].rumors.push(*card);
+        }
+        Event::Rampaged { from, to, hits, lost, .. } => {
+            remove_units(s, *to, *hits);
+            remove_units(s, *from, *lost);
+        }
+        Event::KingdomFell { seat, by, knowledge_points } => {
+            if let Some(v) = by {
+                let t = &mut s.players[*v as usize].tracks[2];
+                *t = t.saturating_add(*knowledge_points);
+            }
+            let p = &mut s.players[*seat as usize];
+            p.tracks = [0; 3];
+            let cards = std::mem::take(&mut p.knowledge);
+            s.public_knowledge.extend(cards);
+        }
+        Event::TurnEnded { .. } => {
+            s.played += 1;
+        }
+        Event::RoundEnded { .. } => s.played = 0,
+        Event::RumorsGiven { from, to, cards } => {
+            s.players[*from as usize].rumors.retain(|r| !cards.contains(r));
+            if let Some(t) = to {
+                s.players[*t as usize].rumors.extend(cards);
+            }
+        }
+        Event::GameEnded { winners } => {
+            s.phase = Phase::Over;
+            s.winners = winners.clone();
+        }
+        Event::InvasionBegan { order } => {
+            s.phase = Phase::Invasion;
+            s.invasion = Some(Invasion { order: order.clone(), next: 0, reserve: 0 });
+        }
+        Event::InvaderCardDiscarded { seat } => {
+            let p = &mut s.players[*seat as usize];
+            p.invader = false;
+            p.blockers.clear();
+            if let Some(i) = &mut s.invasion {
+                i.next += 1;
+            }
+        }
+        Event::InvaderCardTaken { seat } => {
+            s.players[*seat as usize].invader = true;
+            let reserve = s.pool(*seat);
+            if let Some(i) = &mut s.invasion {
+                i.reserve = reserve;
+            }
+        }
+        Event::Surrendered { seat, to, replaced } => {
+            for c in s.cities.iter_mut() {
+                if c.owner == Some(*seat) {
+                    c.owner = None;
+                    c.units = 0;
+                }
+                if c.temple == Some(*seat) {
+                    c.temple = None;
+                }
+            }
+            if let Some(t) = to {
+                for (c, n) in replaced {
+                    add_units(s, *t, *c, *n);
+                }
+            }
+            let reserve = s.pool(*seat);
+            if let Some(i) = &mut s.invasion {
+                i.reserve = reserve;
+            }
+        }
+        Event::PathBlocked { seat, path } => s.players[*seat as usize].blockers.push(*path),
+        Event::Invaded { seat, city, casualties, placed, defender_lost, .. } => {
+            remove_units(s, *city, *defender_lost);
+            if *placed > 0 {
+                let c = &mut s.cities[*city as usize];
+                c.owner = Some(*seat);
+                c.units = *placed;
+            }
+            if let Some(i) = &mut s.invasion {
+                i.reserve = i.reserve.saturating_sub(casualties + placed);
+            }
+        }
+        Event::ReserveSpread { seat, cities } => {
+            for (c, n) in cities {
+                add_units(s, *seat, *c, *n);
+            }
+            if let Some(i) = &mut s.invasion {
+                i.reserve = 0;
+            }
+        }
+        Event::TemplePlaced { seat, city } => {
+            for c in s.cities.iter_mut().filter(|c| c.temple == Some(*seat)) {
+                c.temple = None;
+            }
+            s.cities[*city as usize].temple = Some(*seat);
+        }
+        Event::DefenceSet { seat, defence } => {
+            if let Some(d) = defence {
+                s.players[*seat as usize].defence = d.clone();
+            }
+        }
+        Event::InvasionPassed { .. } | Event::InvasionEnded { .. } => {
+            if let Some(i) = &mut s.invasion {
+                i.next += 1;
+                i.reserve = 0;
+            }
+        }
+        Event::FirstPlayer { seat } => {
+            s.first = *seat;
+            s.invasion = None;
+        }
+    }
+}

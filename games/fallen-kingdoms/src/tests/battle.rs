@@ -1,0 +1,234 @@
+//! Section 5, Movements and combat: planned movement (5.1), battle resolution (5.2)
+//! with the rulebook's battle example, capturing temples (5.3) and falling
+//! kingdoms (5.4).
+
+use super::{board, table, Driver, BRAGI, ODIN, THOR, TYR};
+use crate::state::{AttackOrder, Command, Event, Move, Step};
+use crate::Options;
+
+/// C0 - C1 - C2 by road, C3 apart; seat 0 attacks from C0.
+fn field(gods: &[u8]) -> Driver {
+    let mut d = table(board(5, &[(0, 1), (1, 2)], &[], &[]), gods, &Options::default());
+    d.put(2, 4, 3, true);
+    d
+}
+
+fn attack(from: u8, to: u8, units: u8, retreat_at: u8, rampage: Option<u8>) -> Command {
+    Command::Move {
+        moves: vec![Move { from, to, units }],
+        attacks: vec![AttackOrder { city: to, retreat_at, rampage, occupy: true }],
+    }
+}
+
+fn rolls(ev: &[Event]) -> Vec<(u8, Vec<u8>, u8)> {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Rolled { seat, dice, hits, .. } => Some((*seat, dice.clone(), *hits)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_battle_example_with_intimidation() {
+    // A) The attacker (intimidation 8) sends 4 units into a city of 3 units of
+    // the defender (intimidation 13: Odin's 9 and a rumor worth 4).
+    let mut d = field(&[THOR, ODIN, BRAGI]);
+    d.put(0, 0, 5, true);
+    d.put(1, 1, 3, false);
+    d.put(1, 3, 3, true);
+    d.ev(Event::RumorDrawn { seat: 1, card: 12 });
+    assert_eq!((d.state.intimidation(0), d.state.intimidation(1)), (8, 13));
+    d.turn(0, Step::Move);
+    // B) 2-4, C) 1-3, D) 3-5, E) 5-6; the attacker retreats with one unit left.
+    let ev = d.scripted(0, &attack(0, 1, 4, 1, None), &[2, 4, 1, 3, 3, 5, 5, 6]).unwrap();
+    assert_eq!(rolls(&ev), vec![(0, vec![2, 4], 1), (1, vec![1, 3], 0), (0, vec![3, 5], 1), (1, vec![5, 6], 2)]);
+    assert!(ev.contains(&Event::Intimidated { seat: 0, attacker: true, to: 0 }), "{ev:?}");
+    assert!(ev.contains(&Event::Retreated { seat: 0, attacker: true, to: vec![(0, 1)] }), "{ev:?}");
+    assert!(ev.contains(&Event::BattleEnded { city: 1, won: false }));
+    // The defender kept one unit; the attacker is home with 1 + 1 fled + 1 retreated.
+    assert_eq!((d.state.cities[1].owner, d.state.cities[1].units), (Some(1), 1));
+    assert_eq!(d.state.cities[0].units, 3);
+}
+
+#[test]
+fn when_neither_side_hits_in_a_round_the_battle_ends_in_exhaustion() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 2, true);
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 2, 0, None), &[1, 1, 3, 1]).unwrap();
+    assert!(ev.contains(&Event::Exhausted { city: 1 }), "{ev:?}");
+    assert_eq!(d.state.cities[0].units, 3, "the attackers go back");
+    assert_eq!(d.state.cities[1].units, 2);
+}
+
+#[test]
+fn an_even_die_of_the_more_intimidating_attacker_drives_a_defending_unit_away() {
+    let mut d = field(&[THOR, BRAGI, ODIN]);
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 2, false);
+    d.put(1, 2, 1, true);
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 2, 0, None), &[2, 1, 1, 1]).unwrap();
+    assert!(ev.contains(&Event::Intimidated { seat: 1, attacker: false, to: 2 }), "{ev:?}");
+    assert_eq!(d.state.cities[2].units, 2);
+}
+
+#[test]
+fn cities_which_have_temples_cannot_be_affected_by_the_attackers_intimidation() {
+    let mut d = field(&[THOR, BRAGI, ODIN]);
+    d.put(0, 0, 3, true);
+    d.put(1, 1, 2, true);
+    d.put(1, 2, 1, false);
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 2, 0, None), &[2, 1, 1, 1]).unwrap();
+    assert!(!ev.iter().any(|e| matches!(e, Event::Intimidated { .. })), "{ev:?}");
+}
+
+#[test]
+fn a_first_roll_win_lets_the_attacker_rampage_a_road_adjacent_city() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, false);
+    d.put(1, 2, 1, false);
+    d.put(1, 3, 3, true);
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 3, 0, Some(2)), &[4, 1, 5, 1]).unwrap();
+    assert!(ev.contains(&Event::Rampaged { seat: 0, from: 1, to: 2, dice: vec![5, 1], hits: 1, lost: 0 }), "{ev:?}");
+    assert_eq!((d.state.cities[2].owner, d.state.cities[2].units), (Some(0), 2));
+    assert_eq!(d.state.cities[1].units, 1);
+    assert_eq!(d.state.players[0].victories, 2, "each city taken counts a victory");
+}
+
+#[test]
+fn a_rampage_that_scores_no_hit_costs_the_rampager_a_unit() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, false);
+    d.put(1, 2, 1, false);
+    d.put(1, 3, 3, true);
+    d.turn(0, Step::Move);
+    d.scripted(0, &attack(0, 1, 3, 0, Some(2)), &[4, 1, 1, 2]).unwrap();
+    assert_eq!(d.state.cities[1].units, 2);
+    assert_eq!(d.state.cities[2].owner, Some(1));
+}
+
+#[test]
+fn capturing_a_temple_and_the_last_city_draws_two_rumors_and_the_kingdom_falls() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, true);
+    d.ev(Event::TrackPoints { seat: 1, track: 2, points: 5 });
+    d.ev(Event::Produced { seat: 1, added: [0; 3], tracks: [1, 2, 5], owed: [0, 0, 1] });
+    d.ev(Event::KnowledgeTaken { seat: 1, card: 0 });
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 3, 0, None), &[5, 1]).unwrap();
+    assert!(ev.contains(&Event::TempleDestroyed { city: 1 }));
+    assert!(ev.contains(&Event::KingdomFell { seat: 1, by: Some(0), knowledge_points: 5 }), "{ev:?}");
+    assert_eq!(ev.iter().filter(|e| matches!(e, Event::RumorDrawn { seat: 0, .. })).count(), 2);
+    assert_eq!(d.state.players[1].tracks, [0, 0, 0], "the fallen player's tracks go to 0");
+    assert_eq!(d.state.players[0].tracks[2], 5, "the victor takes the knowledge points");
+    assert_eq!(d.state.public_knowledge, vec![0], "the fallen kingdom's knowledge becomes public");
+    assert!(d.state.knows(2, crate::data::Effect::MetalBonus), "every player may use it now");
+}
+
+#[test]
+fn a_player_cannot_leave_a_city_they_control_empty() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, true);
+    d.turn(0, Step::Move);
+    let e = d.refused(0, &attack(0, 1, 4, 0, None));
+    assert!(e.contains("C0 would be left empty"), "{e}");
+}
+
+#[test]
+fn they_may_send_all_the_troops_of_a_city_and_reinforce_it_from_another() {
+    let mut d = table(board(4, &[(0, 1), (2, 0)], &[], &[]), &[ODIN, TYR, BRAGI], &Options::default());
+    d.put(0, 0, 3, true);
+    d.put(0, 2, 3, false);
+    d.put(1, 1, 1, true);
+    d.put(2, 3, 3, true);
+    d.turn(0, Step::Move);
+    let c = Command::Move {
+        moves: vec![Move { from: 0, to: 1, units: 3 }, Move { from: 2, to: 0, units: 1 }],
+        attacks: vec![],
+    };
+    d.scripted(0, &c, &[5, 5]).unwrap();
+    assert_eq!(d.state.cities[0].units, 1);
+    assert_eq!(d.state.cities[1].owner, Some(0));
+}
+
+#[test]
+fn the_same_city_cannot_be_attacked_twice_in_one_turn() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, true);
+    d.turn(0, Step::Move);
+    let o = AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: true };
+    let c = Command::Move { moves: vec![Move { from: 0, to: 1, units: 2 }], attacks: vec![o.clone(), o] };
+    assert!(d.refused(0, &c).contains("cannot be attacked twice"));
+}
+
+#[test]
+fn units_move_only_by_roads_and_navigation_routes() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 3, 1, true);
+    d.turn(0, Step::Move);
+    let e = d.refused(0, &attack(0, 3, 2, 0, None));
+    assert!(e.contains("not joined by a road or a navigation route"), "{e}");
+}
+
+#[test]
+fn six_victories_draw_a_rumor_card_and_the_track_starts_again() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, false);
+    d.put(1, 3, 3, true);
+    d.ev(Event::Victory { seat: 0, victories: 5 });
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 2, 0, None), &[6, 1]).unwrap();
+    assert!(ev.contains(&Event::Victory { seat: 0, victories: 0 }));
+    assert!(ev.iter().any(|e| matches!(e, Event::RumorDrawn { seat: 0, .. })));
+}
+
+#[test]
+fn a_battle_between_absent_seats_resolves_from_standing_orders_and_is_told_round_by_round() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 5, true);
+    d.put(1, 1, 3, false);
+    d.put(1, 2, 2, true);
+    d.ev(Event::DefenceSet { seat: 1, defence: Some(crate::state::Defence { retreat_at: 1, prefer: vec![2] }) });
+    d.turn(0, Step::Move);
+    let ev = d.scripted(0, &attack(0, 1, 4, 2, None), &[5, 5]).unwrap();
+    // Two defenders die; down to one, the defender retreats to C2 as ordered.
+    assert!(ev.contains(&Event::Retreated { seat: 1, attacker: false, to: vec![(2, 1)] }), "{ev:?}");
+    assert_eq!(d.state.cities[1].owner, Some(0));
+    let names: Vec<String> = ["Ada", "Bo", "Cy"].iter().map(|s| s.to_string()).collect();
+    let words: Vec<String> =
+        ev.iter().map(|e| <crate::FallenKingdoms as runestone_engine::Game>::describe(&d.state, e, &names)).collect();
+    assert!(words.contains(&"Ada attacks C1 of Bo with 4 units against 3".to_string()), "{words:?}");
+    assert!(words.contains(&"Ada rolls 5-5 (4+ hits): 2 hits".to_string()), "{words:?}");
+    assert!(words.contains(&"Bo retreats to C2 (1)".to_string()), "{words:?}");
+}
+
+#[test]
+fn a_winning_attacker_may_move_all_the_troops_back_instead_of_moving_in() {
+    let mut d = field(&[ODIN, TYR, BRAGI]);
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 1, false);
+    d.put(1, 3, 3, true);
+    d.turn(0, Step::Move);
+    let c = Command::Move {
+        moves: vec![Move { from: 0, to: 1, units: 3 }],
+        attacks: vec![AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: false }],
+    };
+    let ev = d.scripted(0, &c, &[5, 1]).unwrap();
+    assert!(ev.contains(&Event::BattleEnded { city: 1, won: true }));
+    assert!(ev.contains(&Event::Moved { seat: 0, from: 1, to: 0, units: 3 }), "{ev:?}");
+    assert_eq!(d.state.cities[1].owner, None);
+    assert_eq!(d.state.cities[0].units, 4);
+    assert_eq!(d.state.players[0].victories, 1, "the city was captured all the same");
+}

@@ -1,0 +1,64 @@
+//! Fallen Kingdoms hosted by the kernel as the server will host it: by
+//! ruleset id, with options, commands and events as JSON, folded from a
+//! sealed log.
+
+use runestone_engine::log::{seal, Actor, Envelope};
+use runestone_engine::table::Table;
+use runestone_engine::{Registry, Seed, Viewer};
+
+use crate::FallenKingdoms;
+
+#[test]
+fn a_whole_game_runs_through_the_kernel_by_fallbacks_and_refolds_equal() {
+    let reg = Registry::empty().with::<FallenKingdoms>();
+    let game = reg.get("fallen-kingdoms").expect("registered").clone();
+    let seed = Seed([9; 32]);
+    let names: Vec<String> = ["Ann", "Bo", "Cy", "Di"].iter().map(|s| s.to_string()).collect();
+    let options = serde_json::json!({ "hidden_scoring": true });
+    let drafts = Table::create(game.as_ref(), &options, names, &seed, None).expect("created");
+    let mut log: Vec<Envelope> = seal("g1", None, drafts, "2026-01-01T00:00:00Z", &seed);
+    let mut table = Table::fold(&reg, &log).expect("folds");
+    let mut decisions = 0;
+    while !table.is_over() {
+        decisions += 1;
+        assert!(decisions < 5_000, "endless");
+        let p = table.pending().into_iter().find(|p| !p.submitted).expect("someone to wait for");
+        let cmd = table.fallback(p.seat).expect("fallback");
+        let drafts = table.decide(Actor::System, p.seat, &cmd, Some(table.head), &seed).expect("accepted");
+        let head = (table.head, table.head_hash.clone());
+        let envs = seal("g1", Some((head.0, &head.1)), drafts, "2026-01-01T00:00:00Z", &seed);
+        for e in &envs {
+            table.push(e).expect("pushes");
+        }
+        log.extend(envs);
+    }
+    let refold = Table::fold(&reg, &log).expect("refolds");
+    assert_eq!(refold.save()["state"], table.save()["state"]);
+    assert_eq!(table.outcome().unwrap().scores.len(), 4);
+    let v = table.view(Viewer::Public);
+    assert!(v["players"][1]["glory"].is_number(), "hidden scores are shown once the game is over");
+    for e in &log {
+        assert!(!table.describe(e).is_empty());
+    }
+}
+
+#[test]
+fn bad_options_are_refused_in_the_games_words() {
+    let reg = Registry::empty().with::<FallenKingdoms>();
+    let game = reg.get("fallen-kingdoms").expect("registered").clone();
+    let names: Vec<String> = ["Ann", "Bo", "Cy"].iter().map(|s| s.to_string()).collect();
+    let refused = |options: serde_json::Value, names: Vec<String>| match Table::create(
+        game.as_ref(),
+        &options,
+        names,
+        &Seed([1; 32]),
+        None,
+    ) {
+        Ok(_) => panic!("{options} accepted"),
+        Err(e) => e.to_string(),
+    };
+    let e = refused(serde_json::json!({ "cities_per_path": 5 }), names.clone());
+    assert!(e.contains("cities_per_path must be 2 or 3"), "{e}");
+    let e = refused(serde_json::json!({}), names[..2].to_vec());
+    assert!(e.contains("3 to 6") || e.contains("at least 3"), "{e}");
+}

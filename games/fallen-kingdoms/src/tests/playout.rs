@@ -1,0 +1,155 @@
+//! Random playouts: seeded games across 3 to 6 players and the options, each
+//! checked for panics, dead ends, the end by the trophy condition, replay
+//! equality and secrets leaking into other seats' views.
+
+use runestone_engine::{Game, Seat, Viewer, Visibility};
+
+use super::Driver;
+use crate::state::{Event, Phase, State};
+use crate::{FallenKingdoms, Options};
+
+struct Pick(u64);
+
+impl Pick {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+fn options_for(i: u64) -> Options {
+    Options {
+        hidden_scoring: i % 3 == 1,
+        trophies_per_player: if i % 7 == 3 { 2 } else { 3 },
+        cities_per_path: if i % 5 == 2 { 3 } else { 2 },
+        victories_for_rumor: if i % 4 == 1 { 4 } else { 6 },
+        reverse_first_player: i % 6 == 5,
+        reverse_priority: i % 4 == 3,
+        powered_down_temples: i % 5 == 4,
+    }
+}
+
+/// Play one game; answer (seats, turns, counts of battles, intimidations,
+/// exhaustions, rampages, invasions, fallen kingdoms).
+pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
+    let seats = 3 + (i % 4) as u8;
+    let mut d = Driver::new(&options_for(i), seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
+    let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut commands = 0u32;
+    while FallenKingdoms::outcome(&d.state).is_none() {
+        commands += 1;
+        assert!(commands < 20_000, "game {i}: endless (turn {})", d.state.turn);
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        let seat = waiting[pick.next(waiting.len())];
+        let legal = FallenKingdoms::legal(&d.state, seat);
+        assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command in {:?}", d.state.phase);
+        if check_all || commands.is_multiple_of(13) {
+            check_secrets(&d.state, i);
+        }
+        // Mostly the bot; now and then a random legal command.
+        let c = if pick.next(4) == 0 {
+            legal[pick.next(legal.len())].clone()
+        } else {
+            FallenKingdoms::fallback(&d.state, seat).expect("pending seat has a fallback")
+        };
+        d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: {c:?} of seat {seat} refused: {e}"));
+    }
+    assert!(d.state.depleted() >= 2, "game {i}: ended without two trophy types depleted");
+    let mut replay = State::default();
+    for e in &d.log {
+        FallenKingdoms::apply(&mut replay, &e.event);
+    }
+    assert_eq!(
+        serde_json::to_string(&replay).unwrap(),
+        serde_json::to_string(&d.state).unwrap(),
+        "game {i}: replay differs"
+    );
+    for e in &d.log {
+        if let Visibility::Seats(seats) = &e.visibility {
+            let red = e.redacted.as_ref().expect("a secret event has a public form");
+            let hidden = match red {
+                Event::GodsDealt { gods, .. } => gods.is_none(),
+                Event::GodChosen { god, .. } => god.is_none(),
+                Event::Glory { delta, .. } => delta.is_none(),
+                Event::DefenceSet { defence, .. } => defence.is_none(),
+                Event::StacksShuffled { knowledge, buildings, .. } => knowledge.is_none() && buildings.is_none(),
+                _ => false,
+            };
+            assert!(hidden && seats.len() <= 1, "game {i}: badly redacted {red:?}");
+        }
+    }
+    let o = FallenKingdoms::outcome(&d.state).expect("over");
+    assert_eq!(o.scores.len(), seats as usize);
+    let mut counts = [0u32; 6];
+    for e in &d.log {
+        let k = match e.event {
+            Event::BattleBegan { .. } => 0,
+            Event::Intimidated { .. } => 1,
+            Event::Exhausted { .. } => 2,
+            Event::Rampaged { .. } => 3,
+            Event::InvaderCardTaken { .. } => 4,
+            Event::KingdomFell { .. } => 5,
+            _ => continue,
+        };
+        counts[k] += 1;
+    }
+    (seats, d.state.turn, counts)
+}
+
+fn check_secrets(s: &State, i: u64) {
+    let before = s.phase == Phase::ChooseGods;
+    for viewer in (0..s.seats).map(Viewer::Seat).chain([Viewer::Public]) {
+        let v = FallenKingdoms::view(s, viewer);
+        let text = v.to_string();
+        assert!(!text.contains("knowledge_stack") && !text.contains("building_stack"), "game {i}: stacks shown");
+        for (k, p) in v["players"].as_array().unwrap().iter().enumerate() {
+            if viewer == Viewer::Seat(k as Seat) {
+                continue;
+            }
+            assert!(p["dealt"].is_null(), "game {i}: {viewer:?} sees the gods dealt to seat {k}");
+            assert!(p["defence"].is_null(), "game {i}: {viewer:?} sees the defence orders of seat {k}");
+            if before {
+                assert!(p["god"].is_null(), "game {i}: {viewer:?} sees the god of seat {k} before the reveal");
+            }
+            if s.rules.hidden_scoring && s.phase != Phase::Over {
+                assert!(p["glory"].is_null(), "game {i}: {viewer:?} sees the hidden score of seat {k}");
+            }
+        }
+    }
+}
+
+fn games() -> u64 {
+    std::env::var("FALLEN_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(120)
+}
+
+#[test]
+fn random_playouts_end_by_the_trophy_condition() {
+    let n = games();
+    let mut turns = 0u64;
+    let mut all = [0u32; 6];
+    for i in 0..n {
+        let (_, t, counts) = play(i, i % 20 == 0);
+        turns += t as u64;
+        for k in 0..6 {
+            all[k] += counts[k];
+        }
+    }
+    eprintln!(
+        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}",
+        turns as f64 / n as f64,
+        all[0],
+        all[1],
+        all[2],
+        all[3],
+        all[4],
+        all[5]
+    );
+    for (k, what) in
+        ["battles", "intimidations", "exhaustions", "rampages", "invasions", "fallen kingdoms"].iter().enumerate()
+    {
+        assert!(all[k] > 0, "no {what} in {n} games: the playout does not reach that rule");
+    }
+}

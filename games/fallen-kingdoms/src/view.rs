@@ -1,0 +1,330 @@
+//! What a viewer may see (the typed view), and events and commands told in words.
+//!
+//! Hidden: the god cards dealt and chosen until the reveal (3.2), the order
+//! of the face-down knowledge and building stacks (3.5, 3.6), standing
+//! defence orders, and every player's glory under hidden scoring (8.1)
+//! until the game ends.
+
+use serde::Serialize;
+
+use runestone_engine::{Seat, Viewer};
+
+use crate::board::Board;
+use crate::data::data;
+use crate::state::{Command, Defence, Event, Phase, State, Step};
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct CityView {
+    pub name: String,
+    pub owner: Option<Seat>,
+    pub units: u8,
+    pub building: Option<&'static str>,
+    pub temple: Option<Seat>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct PlayerView {
+    pub god: Option<String>,
+    /// The god cards dealt: their own seat only, until the reveal.
+    pub dealt: Option<Vec<String>>,
+    pub god_chosen: bool,
+    pub intimidation: Option<u32>,
+    pub tracks: [u8; 3],
+    pub glory: Option<i32>,
+    pub victories: u8,
+    pub rumors: Vec<u8>,
+    pub knowledge: Vec<String>,
+    pub sheet: Vec<&'static str>,
+    pub owed: [u8; 3],
+    pub units_on_board: u8,
+    pub cities: usize,
+    pub temple: Option<u8>,
+    pub invader: bool,
+    pub blockers: Vec<u8>,
+    pub defence: Option<Defence>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct View {
+    pub phase: Phase,
+    pub turn: u32,
+    pub first: Seat,
+    pub current: Seat,
+    pub step: Step,
+    pub board: Board,
+    pub cities: Vec<CityView>,
+    pub players: Vec<PlayerView>,
+    pub knowledge_shown: Vec<String>,
+    pub knowledge_left: u8,
+    pub public_knowledge: Vec<String>,
+    pub buildings_shown: Vec<&'static str>,
+    pub buildings_left: u8,
+    /// The rumor deck shows only its top card (3.7).
+    pub rumor_top: Option<u8>,
+    pub rumors_left: usize,
+    pub trophies_depleted: u8,
+    pub invasion_order: Vec<Seat>,
+    pub winners: Vec<Seat>,
+}
+
+pub fn view(s: &State, viewer: Viewer) -> View {
+    let d = data();
+    let revealed = !matches!(s.phase, Phase::Setup | Phase::ChooseGods);
+    let me = |k: usize| matches!(viewer, Viewer::Referee) || viewer == Viewer::Seat(k as Seat);
+    let god_name = |g: u8| d.gods[g as usize].name.clone();
+    View {
+        phase: s.phase,
+        turn: s.turn,
+        first: s.first,
+        current: s.current,
+        step: s.step,
+        board: s.board.clone(),
+        cities: s
+            .cities
+            .iter()
+            .enumerate()
+            .map(|(k, c)| CityView {
+                name: s.city_name(k as u8),
+                owner: c.owner,
+                units: c.units,
+                building: c.building.map(|b| d.buildings[b as usize].name()),
+                temple: c.temple,
+            })
+            .collect(),
+        players: s
+            .players
+            .iter()
+            .enumerate()
+            .map(|(k, p)| PlayerView {
+                god: if revealed {
+                    p.god.map(god_name)
+                } else if me(k) {
+                    p.chosen.map(god_name)
+                } else {
+                    None
+                },
+                dealt: if me(k) && !revealed {
+                    p.dealt.as_ref().map(|v| v.iter().map(|&g| god_name(g)).collect())
+                } else {
+                    None
+                },
+                god_chosen: p.has_chosen,
+                intimidation: revealed.then(|| s.intimidation(k as Seat)),
+                tracks: p.tracks,
+                glory: (!s.rules.hidden_scoring || me(k) || s.phase == Phase::Over).then_some(p.glory),
+                victories: p.victories,
+                rumors: p.rumors.iter().map(|&r| d.rumors[r as usize]).collect(),
+                knowledge: p.knowledge.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
+                sheet: p.sheet.iter().map(|&b| d.buildings[b as usize].name()).collect(),
+                owed: p.owed,
+                units_on_board: s.on_board(k as Seat),
+                cities: s.controlled(k as Seat).len(),
+                temple: s.temple_of(k as Seat),
+                invader: p.invader,
+                blockers: p.blockers.clone(),
+                defence: me(k).then(|| p.defence.clone()),
+            })
+            .collect(),
+        knowledge_shown: s.knowledge_shown.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
+        knowledge_left: s.knowledge_left,
+        public_knowledge: s.public_knowledge.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
+        buildings_shown: s.building_shown.iter().map(|&b| d.buildings[b as usize].name()).collect(),
+        buildings_left: s.building_left,
+        rumor_top: s.rumor_deck.first().map(|&r| d.rumors[r as usize]),
+        rumors_left: s.rumor_deck.len(),
+        trophies_depleted: s.depleted(),
+        invasion_order: s.invasion.as_ref().map(|i| i.order.clone()).unwrap_or_default(),
+        winners: s.winners.clone(),
+    }
+}
+
+fn who(names: &[String], seat: Seat) -> String {
+    names.get(seat as usize).cloned().unwrap_or_else(|| format!("seat {}", seat + 1))
+}
+
+fn dice(d: &[u8]) -> String {
+    d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-")
+}
+
+/// One event in words.
+pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
+    let d = data();
+    let w = |k: Seat| who(names, k);
+    let c = |x: u8| s.city_name(x);
+    match e {
+        Event::Begun { seats, board, .. } => {
+            format!("A game of Fallen Kingdoms for {seats} players on {} map tiles", board.tiles.len())
+        }
+        Event::StacksShuffled { knowledge_len, buildings_len, .. } => {
+            format!("The knowledge stack ({knowledge_len} cards) and building stack ({buildings_len} tiles) are shuffled face down")
+        }
+        Event::RumorDeck { cards } => format!("The rumor deck of {} cards is sorted, lowest on top", cards.len()),
+        Event::KnowledgeShown { card } => format!("{} is turned face up", d.knowledge[*card as usize].name),
+        Event::BuildingShown { tile } => format!("A {} is turned face up", d.buildings[*tile as usize].name()),
+        Event::GodsDealt { seat, gods: Some(g) } => format!(
+            "{} is dealt {}",
+            w(*seat),
+            g.iter().map(|&x| d.gods[x as usize].name.clone()).collect::<Vec<_>>().join(" and ")
+        ),
+        Event::GodsDealt { seat, .. } => format!("{} is dealt god cards", w(*seat)),
+        Event::GodChosen { seat, god: Some(g) } => format!("{} chooses {}", w(*seat), d.gods[*g as usize].name),
+        Event::GodChosen { seat, .. } => format!("{} has chosen a god", w(*seat)),
+        Event::GodsRevealed { gods, first } => format!(
+            "The gods are revealed: {}; {} takes the first player card",
+            gods.iter()
+                .enumerate()
+                .map(|(k, &g)| format!("{} is {}", w(k as Seat), d.gods[g as usize].name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            w(*first)
+        ),
+        Event::GroupPlaced { seat, city, temple } => format!(
+            "{} places 3 units{} in {}",
+            w(*seat),
+            if *temple { " and their temple" } else { "" },
+            c(*city)
+        ),
+        Event::TurnBegan { seat, turn } => format!("Turn {turn}: {} plays", w(*seat)),
+        Event::StepReached { step } => format!("Next: {:?}", step).to_lowercase(),
+        Event::GodPower { seat, god, target } => format!(
+            "{} uses the power of {}{}",
+            w(*seat),
+            d.gods[*god as usize].name,
+            target.map(|t| format!(" on {}", c(t))).unwrap_or_default()
+        ),
+        Event::UnitsKilled { city, units } => format!("{units} units die in {}", c(*city)),
+        Event::TempleDestroyed { city } => format!("The temple in {} is destroyed", c(*city)),
+        Event::TrackPoints { seat, track, points } => {
+            format!("{} adds {points} points to the {} track", w(*seat), ["unit", "building", "knowledge"][*track as usize])
+        }
+        Event::Produced { seat, added, owed, .. } => format!(
+            "{} adds {}/{}/{} points to the unit/building/knowledge tracks and produces {} units, {} buildings, {} knowledge",
+            w(*seat),
+            added[0],
+            added[1],
+            added[2],
+            owed[0],
+            owed[1],
+            owed[2]
+        ),
+        Event::Glory { seat, delta: Some(g), reason } => format!("{} {} {} glory ({reason})", w(*seat), if *g >= 0 { "gains" } else { "loses" }, g.abs()),
+        Event::Glory { seat, reason, .. } => format!("{} scores ({reason})", w(*seat)),
+        Event::KnowledgeTaken { seat, card } => format!("{} develops {}", w(*seat), d.knowledge[*card as usize].name),
+        Event::BuildingTaken { seat, tile } => format!("{} takes a {}", w(*seat), d.buildings[*tile as usize].name()),
+        Event::UnitPlaced { seat, city } => format!("{} places a unit in {}", w(*seat), c(*city)),
+        Event::BuildingPlaced { seat, tile, city } => {
+            format!("{} builds a {} in {}", w(*seat), d.buildings[*tile as usize].name(), c(*city))
+        }
+        Event::Moved { seat, from, to, units } => format!("{} moves {units} units from {} to {}", w(*seat), c(*from), c(*to)),
+        Event::BattleBegan { city, attacker, defender, from, defenders } => format!(
+            "{} attacks {} of {} with {} units against {defenders}",
+            w(*attacker),
+            c(*city),
+            w(*defender),
+            from.iter().map(|x| x.1 as u32).sum::<u32>()
+        ),
+        Event::Rolled { seat, dice: dd, hits, need } => {
+            format!("{} rolls {} ({need}+ hits): {hits} hits", w(*seat), dice(dd))
+        }
+        Event::Casualties { seat, units, .. } => format!("{} loses {units} units", w(*seat)),
+        Event::Intimidated { seat, to, .. } => format!("Intimidated, a unit of {} flees to {}", w(*seat), c(*to)),
+        Event::Retreated { seat, to, .. } => format!(
+            "{} retreats to {}",
+            w(*seat),
+            to.iter().map(|(x, n)| format!("{} ({n})", c(*x))).collect::<Vec<_>>().join(", ")
+        ),
+        Event::Exhausted { city } => format!("Neither side hits: the battle for {} ends in exhaustion", c(*city)),
+        Event::BattleEnded { city, won: true } => format!("{} is captured", c(*city)),
+        Event::BattleEnded { city, won: false } => format!("{} holds", c(*city)),
+        Event::Victory { seat, victories } => format!("{} has {victories} victories on the track", w(*seat)),
+        Event::RumorDrawn { seat, card } => format!("{} draws a rumor card worth {}", w(*seat), d.rumors[*card as usize]),
+        Event::Rampaged { seat, from, to, dice: dd, hits, lost } => format!(
+            "{} rampages from {} into {}: {} gives {hits} hits{}",
+            w(*seat),
+            c(*from),
+            c(*to),
+            dice(dd),
+            if *lost > 0 { ", and the rampager loses a unit" } else { "" }
+        ),
+        Event::KingdomFell { seat, by, .. } => format!(
+            "The kingdom of {} falls{}",
+            w(*seat),
+            by.map(|b| format!(" to {}", w(b))).unwrap_or_default()
+        ),
+        Event::TurnEnded { seat } => format!("{} ends their turn", w(*seat)),
+        Event::RoundEnded { turn, depleted } => format!("Turn {turn} is over; {depleted} trophy types are depleted"),
+        Event::RumorsGiven { from, to, cards } => match to {
+            Some(t) => format!("{} gives {} rumor cards to {}", w(*from), cards.len(), w(*t)),
+            None => format!("{} discards {} rumor cards", w(*from), cards.len()),
+        },
+        Event::GameEnded { winners } => format!(
+            "The game is over: {} {}",
+            winners.iter().map(|&k| w(k)).collect::<Vec<_>>().join(" and "),
+            if winners.len() > 1 { "share the victory" } else { "wins" }
+        ),
+        Event::InvasionBegan { order } => {
+            format!("Invasion priority: {}", order.iter().map(|&k| w(k)).collect::<Vec<_>>().join(", "))
+        }
+        Event::InvaderCardDiscarded { seat } => format!("{} invaded last turn and discards the invader card", w(*seat)),
+        Event::InvaderCardTaken { seat } => format!("{} invades", w(*seat)),
+        Event::Surrendered { seat, to, .. } => format!(
+            "{} surrenders their kingdom{}",
+            w(*seat),
+            to.map(|t| format!(" to {}", w(t))).unwrap_or_default()
+        ),
+        Event::PathBlocked { seat, path } => format!("{} invades by arrow {path}", w(*seat)),
+        Event::Invaded { seat, city, dice: dd, killed, casualties, placed, .. } => {
+            if dd.is_empty() {
+                format!("{} takes the empty city {} with {placed} units", w(*seat), c(*city))
+            } else {
+                format!(
+                    "{} invades {}: {} kills {killed}, {casualties} invaders fall, {placed} units move in",
+                    w(*seat),
+                    c(*city),
+                    dice(dd)
+                )
+            }
+        }
+        Event::ReserveSpread { seat, .. } => format!("{} spreads their reserve over their cities", w(*seat)),
+        Event::TemplePlaced { seat, city } => format!("{} raises their temple in {}", w(*seat), c(*city)),
+        Event::InvasionPassed { seat } => format!("{} does not invade", w(*seat)),
+        Event::InvasionEnded { seat } => format!("{} ends the invasion", w(*seat)),
+        Event::FirstPlayer { seat } => format!("{} takes the first player card", w(*seat)),
+        Event::DefenceSet { seat, .. } => format!("{} sets standing defence orders", w(*seat)),
+    }
+}
+
+/// A command in a few words.
+pub fn label(s: &State, _seat: Seat, c: &Command) -> String {
+    let d = data();
+    match c {
+        Command::ChooseGod { god } => format!("choose {}", d.gods[*god as usize].name),
+        Command::PlaceGroup { city } => format!("place 3 units in {}", s.city_name(*city)),
+        Command::UseGod { target, copy } => format!(
+            "use the god's power{}{}",
+            copy.map(|g| format!(" of {}", d.gods[g as usize].name)).unwrap_or_default(),
+            target.map(|t| format!(" on {}", s.city_name(t))).unwrap_or_default()
+        ),
+        Command::SkipGod => "skip the god's power".into(),
+        Command::Produce { free } => {
+            format!("spend {} on units, {} on buildings, {} on knowledge", free[0], free[1], free[2])
+        }
+        Command::TakeKnowledge { card } => format!("develop {}", d.knowledge[*card as usize].name),
+        Command::TakeBuilding { tile } => format!("take a {}", d.buildings[*tile as usize].name()),
+        Command::PlaceProduced { units, buildings } => {
+            format!("place {} units and {} buildings", units.len(), buildings.len())
+        }
+        Command::Move { moves, .. } if moves.is_empty() => "stay put".into(),
+        Command::Move { moves, .. } => format!(
+            "move: {}",
+            moves
+                .iter()
+                .map(|m| format!("{} from {} to {}", m.units, s.city_name(m.from), s.city_name(m.to)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        Command::SetDefence { .. } => "set standing defence orders".into(),
+        Command::Invade { paths, .. } => format!("invade by {} paths", paths.len()),
+        Command::PassInvasion => "do not invade".into(),
+    }
+}

@@ -1,0 +1,321 @@
+//! Realms: the historical wargame of realms that sow, harvest, tax, feast,
+//! feed their herds, recruit, march, besiege and loot through the seasons,
+//! built from its reference sheet (`rules/realms-reference.txt`).
+//!
+//! Orders are simultaneous and secret: each round (season) every realm
+//! gives one set of orders (moves, battle standing orders, looting,
+//! construction, trade, sowing, recruitment, festival, slaughter),
+//! replaceable until the last realm's arrive; then the round resolves in
+//! the sheet's fixed order. Each step's dice are drawn in `decide` and
+//! recorded in its event, and `apply` replays the step with them.
+//!
+//! Modules by sheet section: [`data`] (every table, and the maps), [`setup`]
+//! ("GAME SETUP COMPONENTS"), [`season`] (the round's sub-phases and the
+//! year's steps), [`moves`] (MOVE), [`battle`] (COMBAT), [`construction`]
+//! (REAR - CONSTRUCTION), [`trade`] (REAR - TRADE, SALARIES), [`fishing`]
+//! (REAR - FISHING), [`year`] (NEW YEAR to FEEDING), [`control`] (control,
+//! FC, encirclement, storage), [`scoring`] (VICTORY), [`view`], [`bot`].
+
+// Fields are numbered by id and several vectors (the map, the position,
+// connection sets) are indexed by it together.
+#![allow(clippy::needless_range_loop)]
+
+pub mod battle;
+pub mod bot;
+pub mod construction;
+pub mod control;
+pub mod data;
+pub mod fishing;
+pub mod moves;
+pub mod scoring;
+pub mod season;
+pub mod setup;
+pub mod state;
+pub mod trade;
+pub mod view;
+pub mod year;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use runestone_engine::{
+    reject, DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer,
+};
+
+use runestone_engine::present::{schemas_of, Present, Schemas};
+use state::{apply, Step};
+pub use state::{Command, Event, Mode, Orders, State};
+
+/// The ruleset.
+pub struct Realms;
+
+/// Game options.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// The scenario: "vikings" (Vikings 800 AD).
+    #[serde(default = "vikings")]
+    pub scenario: String,
+    /// "fast" or "basic".
+    #[serde(default)]
+    pub mode: Mode,
+    /// Years until the game ends (1 to 10).
+    #[serde(default = "five")]
+    pub years: u8,
+}
+
+fn vikings() -> String {
+    "vikings".into()
+}
+fn five() -> u8 {
+    5
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { scenario: vikings(), mode: Mode::Fast, years: five() }
+    }
+}
+
+/// A decision in progress: a copy of the position that each emitted event
+/// is applied to at once, and the events so far.
+pub struct Ctx<'r> {
+    pub s: State,
+    pub out: Vec<Emit<Event>>,
+    pub rng: &'r mut GameRng,
+}
+
+impl<'r> Ctx<'r> {
+    pub fn emit(&mut self, e: Event) {
+        apply(&mut self.s, &e);
+        self.out.push(Emit::public(e));
+    }
+}
+
+/// Why a realm's orders cannot be taken as given, or Ok. Later sub-phases
+/// run on the position the earlier ones made, so they are checked again
+/// there and skipped with a line in the report if they no longer hold.
+pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> {
+    let n = s.fields.len() as u16;
+    let fields = o
+        .moves
+        .iter()
+        .chain(&o.special)
+        .chain(&o.retreats)
+        .flat_map(|m| [m.from, m.to])
+        .chain(o.herds.iter().flat_map(|h| [h.from, h.to]))
+        .chain(o.loot.iter().copied())
+        .chain(o.accelerate.iter().copied())
+        .chain(o.build_twice.iter().copied())
+        .chain(o.build.iter().map(|b| b.field))
+        .chain(o.buy.iter().chain(&o.upgrade).chain(&o.sell).map(|p| p.field))
+        .chain(o.sow.iter().copied())
+        .chain(o.recruit.iter().copied())
+        .chain(o.slaughter.iter().map(|x| x.0));
+    for f in fields {
+        if f >= n {
+            reject!("field {f} is not on the map (fields are numbered 0 to {})", n - 1);
+        }
+    }
+    let total = o.moves.len()
+        + o.special.len()
+        + o.retreats.len()
+        + o.herds.len()
+        + o.loot.len()
+        + o.build.len()
+        + o.trade.len()
+        + o.buy.len()
+        + o.upgrade.len()
+        + o.sell.len()
+        + o.sow.len()
+        + o.recruit.len()
+        + o.slaughter.len();
+    if total > 400 {
+        reject!("at most 400 orders in one round; {total} were given");
+    }
+    if o.festival > 3 {
+        reject!("a festival is small (1), double (2) or triple (3)");
+    }
+    if o.commanders as usize >= data::tables().command.len() {
+        reject!("the levels of command are 1 (bad) to 4 (brilliant)");
+    }
+    if o.battle.escape_below > 100 {
+        reject!("escape_below is a percentage from 0 to 100");
+    }
+    for (i, m) in o.moves.iter().enumerate() {
+        if let Err(e) = moves::check(s, seat, m, Step::Units, false) {
+            reject!("move {}: {e}", i + 1);
+        }
+    }
+    let mut seen = Vec::new();
+    for m in &o.moves {
+        let k = (m.from, m.unit);
+        let used: u32 = o.moves.iter().filter(|x| (x.from, x.unit) == k).map(|x| x.count as u32).sum();
+        if !seen.contains(&k) && used as usize > control::kind_of(s, m.from, seat, m.unit) {
+            reject!("more {} move from {} than stand there", m.unit.name(), s.map().name_of(m.from));
+        }
+        seen.push(k);
+    }
+    for (i, m) in o.special.iter().chain(&o.retreats).enumerate() {
+        if m.count == 0 || m.from == m.to {
+            reject!("special move or retreat {}: it needs units and another field", i + 1);
+        }
+    }
+    Ok(())
+}
+
+/// Only the published schemas for now: the map and the order forms come
+/// when Realms is hosted (its board and pages are not written yet), so the
+/// kernel's generic rendering is what a viewer would get.
+impl Present for Realms {
+    fn schemas() -> Schemas {
+        schemas_of::<Realms, view::View>()
+    }
+}
+
+impl Game for Realms {
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+
+    fn info() -> RulesetInfo {
+        RulesetInfo {
+            id: "realms".into(),
+            name: "Realms - Vikings 800 AD".into(),
+            min_seats: 2,
+            max_seats: 12,
+            rules_version: 1,
+            default_options: serde_json::to_value(Options::default()).unwrap_or_default(),
+            options_help: vec![
+                ("scenario".into(), "the scenario map: \"vikings\" (Vikings 800 AD)".into()),
+                ("mode".into(), "\"fast\" or \"basic\" (the sheet's valid-from markers)".into()),
+                ("years".into(), "years until the game ends and is scored, 1 to 10".into()),
+            ],
+            description: "Realms sow, harvest, tax, feast, recruit, march, besiege and loot through the seasons; \
+                          one set of secret orders per realm per season."
+                .into(),
+        }
+    }
+
+    fn setup(o: &Options, seats: u8, _rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        if !data::SCENARIOS.contains(&o.scenario.as_str()) {
+            reject!("scenario {:?} is not playable yet; choose one of: {}", o.scenario, data::SCENARIOS.join(", "));
+        }
+        if !(1..=10).contains(&o.years) {
+            reject!("a game lasts 1 to 10 years; {} were asked", o.years);
+        }
+        if !(2..=12).contains(&seats) {
+            reject!("Realms is played by 2 to 12 players");
+        }
+        Ok(vec![Emit::public(Event::Started {
+            scenario: o.scenario.clone(),
+            mode: o.mode,
+            years: o.years,
+            players: seats,
+        })])
+    }
+
+    fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        if s.over.is_some() {
+            reject!("the game is over");
+        }
+        if seat as usize >= s.realms.len() || s.realms[seat as usize].out {
+            reject!("your realm is out of the game");
+        }
+        let Command::Orders { orders } = c;
+        check_orders(s, seat, orders)?;
+        let mut cx = Ctx { s: s.clone(), out: Vec::new(), rng };
+        let e = Event::OrdersGiven { seat, orders: Some(orders.clone()) };
+        apply(&mut cx.s, &e);
+        cx.out.push(Emit::secret(e, vec![seat], Event::OrdersGiven { seat, orders: None }));
+        if cx.s.waiting().is_empty() {
+            season::resolve_round(&mut cx);
+        }
+        Ok(cx.out)
+    }
+
+    fn apply(s: &mut State, e: &Event) {
+        apply(s, e)
+    }
+
+    fn view(s: &State, viewer: Viewer) -> serde_json::Value {
+        serde_json::to_value(view::view(s, viewer)).unwrap_or_default()
+    }
+
+    fn pending(s: &State) -> Vec<Pending> {
+        if s.over.is_some() || s.fields.is_empty() {
+            return Vec::new();
+        }
+        (0..s.realms.len() as Seat)
+            .filter(|&i| !s.realms[i as usize].out)
+            .map(|i| {
+                let done = s.realms[i as usize].orders.is_some();
+                Pending {
+                    seat: i,
+                    kind: "orders".into(),
+                    class: DecisionClass::Plan,
+                    prompt: if done {
+                        format!(
+                            "your orders for {} of year {} are in; you may replace them until every realm has given its own",
+                            s.season.name(),
+                            s.year
+                        )
+                    } else {
+                        format!("give your secret orders for {} of year {}", s.season.name(), s.year)
+                    },
+                    submitted: done,
+                }
+            })
+            .collect()
+    }
+
+    fn legal(s: &State, seat: Seat) -> Vec<Command> {
+        if !Self::pending(s).iter().any(|p| p.seat == seat) {
+            return Vec::new();
+        }
+        let mut v = vec![Command::Orders { orders: bot::orders(s, seat) }];
+        let march = Command::Orders { orders: bot::plan(s, seat, true) };
+        if march != v[0] {
+            v.push(march);
+        }
+        let bold = Command::Orders { orders: bot::bold(s, seat) };
+        if !v.contains(&bold) {
+            v.push(bold);
+        }
+        let pass = Command::Orders { orders: Orders::default() };
+        if v[0] != pass {
+            v.push(pass);
+        }
+        v
+    }
+
+    fn fallback(s: &State, seat: Seat) -> Option<Command> {
+        Self::pending(s).iter().any(|p| p.seat == seat).then(|| Command::Orders { orders: bot::orders(s, seat) })
+    }
+
+    fn outcome(s: &State) -> Option<Outcome> {
+        scoring::outcome(s)
+    }
+
+    fn describe(s: &State, e: &Event, names: &[String]) -> String {
+        view::describe(s, e, names)
+    }
+
+    fn label(s: &State, _seat: Seat, c: &Command) -> String {
+        let Command::Orders { orders } = c;
+        if *orders == Orders::default() {
+            return format!("no orders for {}", s.season.name());
+        }
+        format!(
+            "orders for {}: {} moves, {} loots, {} builds, {} purchases",
+            s.season.name(),
+            orders.moves.len() + orders.special.len() + orders.retreats.len(),
+            orders.loot.len(),
+            orders.build.len(),
+            orders.buy.len() + orders.upgrade.len()
+        )
+    }
+}

@@ -1,0 +1,364 @@
+//! MOVE (1) UNITS, MOVE (2) SPECIAL MOVE / HERDS, MOVE (3) RETREAT,
+//! ATTRITION, with "MOVE BONUSES" and the Vikings' ships on rivers and
+//! coasts. All moves of a sub-phase leave their fields first and arrive
+//! together, so each unit moves once per sub-phase.
+
+use runestone_engine::Seat;
+
+use crate::control::{connected, controls, foreign, kind_of};
+use crate::data::{Colour, Map};
+use crate::season::{basic, Dice};
+use crate::state::{Faction, Move, Season, State, Step, Unit, UnitKind, Weather};
+
+/// Whether land movement is impossible at `f` this round (BAD winter weather).
+fn frozen(s: &State, f: u16) -> bool {
+    if s.season != Season::Winter || !basic(s) {
+        return false;
+    }
+    let info = &s.map().fields[f as usize];
+    let w = if info.climate == 2 { s.winter[1] } else { s.winter[0] };
+    !info.is_sea() && w == Weather::Bad
+}
+
+/// Whether a ship of `seat` may stand on `f`.
+fn ship_may_enter(s: &State, seat: Seat, from: u16, f: u16) -> bool {
+    let m = s.map();
+    let info = &m.fields[f as usize];
+    if info.is_sea() {
+        return true;
+    }
+    if s.fields[f as usize].shipyard.is_some_and(|y| y.owner == seat) {
+        return true;
+    }
+    if info.colour == Some(Colour::Turquoise) && info.coastal {
+        return true; // "Wetlands: Ships may enter the LGF without landing."
+    }
+    if s.realms[seat as usize].faction != Faction::Vikings || info.colour == Some(Colour::Brown) {
+        return false;
+    }
+    // Vikings: coastal LGF, or along one river (no jumping between rivers).
+    let from_info = &m.fields[from as usize];
+    if from_info.is_sea() {
+        return info.coastal;
+    }
+    info.coastal || (info.river.is_some() && info.river == from_info.river)
+}
+
+/// The sea field that can carry land units from `from` to `to` with the
+/// realm's transport ships (capacity 3 each), if any.
+fn transport_sea(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
+    let m = s.map();
+    m.fields[from as usize].neighbours.iter().copied().find(|&sea| {
+        m.fields[sea as usize].is_sea()
+            && m.fields[sea as usize].neighbours.contains(&to)
+            && kind_of(s, sea, seat, UnitKind::TransportShip) > 0
+    })
+}
+
+/// Ride: the field a Cavalry passes through to reach `to` two fields away,
+/// one that is not mountains or wetlands and holds no foreign units.
+fn ride_via(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
+    let map = s.map();
+    map.fields[from as usize].neighbours.iter().copied().find(|&mid| {
+        let mi = &map.fields[mid as usize];
+        !mi.is_sea()
+            && !mi.rough()
+            && mi.neighbours.contains(&to)
+            && !foreign(s, mid, seat)
+            && !map.blocked(from, mid)
+            && !map.blocked(mid, to)
+    })
+}
+
+/// Why `m` is not a move `seat` may make in `step`, or Ok.
+pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> Result<(), String> {
+    let map: &Map = s.map();
+    let n = s.fields.len() as u16;
+    if m.from >= n || m.to >= n {
+        return Err(format!("field {} is not on the map", m.from.max(m.to)));
+    }
+    if !map.in_play(m.to, s.players) {
+        return Err(format!("{} lies beyond the game's borders", map.name_of(m.to)));
+    }
+    if m.count == 0 {
+        return Err("a move needs at least one unit".into());
+    }
+    let have = kind_of(s, m.from, seat, m.unit);
+    if have < m.count as usize {
+        return Err(format!("only {have} {} of yours stand on {}", m.unit.name(), map.name_of(m.from)));
+    }
+    if matches!(m.unit, UnitKind::SiegeMachine | UnitKind::Corsair) {
+        return Err(format!("{} don't move", m.unit.name()));
+    }
+    let fi = &map.fields[m.from as usize];
+    let ti = &map.fields[m.to as usize];
+    let adjacent = fi.neighbours.contains(&m.to);
+    if step != Step::Units && foreign(s, m.from, seat) {
+        return Err(format!("{} is locked by foreign units", map.name_of(m.from)));
+    }
+    if step == Step::RetreatAttrition {
+        if m.unit == UnitKind::HeavyInfantry {
+            return Err("Heavy Infantry can never move in the MOVE-Retreat subphase".into());
+        }
+        if !adjacent {
+            return Err("a retreat goes to an adjacent field".into());
+        }
+        let own_cus = s.fields[m.to as usize].settlement.is_some_and(|x| x.owner == seat);
+        let own_yard = s.fields[m.to as usize].shipyard.is_some_and(|x| x.owner == seat);
+        let ok = if m.unit.is_ship() {
+            own_yard || (m.unit == UnitKind::WarShip && ship_may_enter(s, seat, m.from, m.to))
+        } else {
+            own_cus
+        };
+        if !ok {
+            return Err(format!("{} is no field of your own to retreat to", map.name_of(m.to)));
+        }
+        return Ok(());
+    }
+    if step == Step::MoveSpecialHerds {
+        let r = &s.realms[seat as usize];
+        let brilliant = basic(s) && r.command >= 4;
+        let fleet_size = if r.faction == Faction::Vikings { 1 } else { 4 };
+        let fleet = m.unit.is_ship() && m.count as usize >= fleet_size;
+        let army = m.count >= 10;
+        if !(m.unit == UnitKind::Cavalry || fleet || army || brilliant || pay_special) {
+            return Err(format!("{} have no capacity in MOVE-Special", m.unit.name()));
+        }
+        if m.unit != UnitKind::LightInfantry
+            && fi.rough()
+            && s.fields[m.from as usize]
+                .units
+                .iter()
+                .any(|u| u.owner == seat && u.kind == m.unit && u.moved_from.is_some())
+        {
+            return Err("entering mountains or wetlands stopped these units for the round".into());
+        }
+        if !adjacent {
+            return Err("a special move goes to an adjacent field".into());
+        }
+    }
+    if m.unit.is_ship() {
+        if !adjacent {
+            return Err("ships move to an adjacent field".into());
+        }
+        if !ship_may_enter(s, seat, m.from, m.to) {
+            return Err(format!("your ships cannot go onto {}", map.name_of(m.to)));
+        }
+        return Ok(());
+    }
+    if ti.is_sea() {
+        return Err("land units cross the sea only aboard transport ships, field to field".into());
+    }
+    if frozen(s, m.from) || frozen(s, m.to) {
+        return Err("bad winter weather: no movement on land".into());
+    }
+    if adjacent {
+        if map.blocked(m.from, m.to) {
+            return Err("the black line in the mountains cannot be crossed".into());
+        }
+        return Ok(());
+    }
+    if step == Step::Units && m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some() {
+        return Ok(());
+    }
+    if step == Step::Units && transport_sea(s, seat, m.from, m.to).is_some() {
+        return Ok(());
+    }
+    Err(format!("{} is out of reach from {}", map.name_of(m.to), map.name_of(m.from)))
+}
+
+/// Take `count` units of a kind from a field (least experienced first).
+pub fn take(s: &mut State, f: u16, seat: Seat, kind: UnitKind, count: u8) -> Vec<Unit> {
+    let units = &mut s.fields[f as usize].units;
+    let mut idx: Vec<usize> = (0..units.len()).filter(|&i| units[i].owner == seat && units[i].kind == kind).collect();
+    idx.sort_by_key(|&i| units[i].xp);
+    idx.truncate(count as usize);
+    idx.sort_unstable();
+    let mut out = Vec::new();
+    for &i in idx.iter().rev() {
+        out.push(units.remove(i));
+    }
+    out
+}
+
+/// Run the moves of one sub-phase for every realm.
+fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
+    let map = s.map();
+    let mut arriving: Vec<(u16, Unit)> = Vec::new();
+    for seat in 0..s.realms.len() as Seat {
+        let Some(o) = s.realms[seat as usize].orders.clone() else { continue };
+        let list = match step {
+            Step::Units => o.moves,
+            Step::MoveSpecialHerds => o.special,
+            _ => o.retreats,
+        };
+        let mut paid = false;
+        let mut carried: Vec<(u16, usize)> = Vec::new();
+        for m in &list {
+            let pay = o.pay_special && step == Step::MoveSpecialHerds;
+            if let Err(e) = check(s, seat, m, step, pay) {
+                rep.push(format!("{}: move from {} not made: {e}", s.realms[seat as usize].home, map.name_of(m.from)));
+                continue;
+            }
+            let fi = &map.fields[m.from as usize];
+            let ride = m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some();
+            let is_transport = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && !ride;
+            if is_transport {
+                let sea = transport_sea(s, seat, m.from, m.to).unwrap_or(m.to);
+                let cap = kind_of(s, sea, seat, UnitKind::TransportShip) * 3;
+                let size = crate::data::tables().unit(m.unit).ship_size.unwrap_or(1) as usize * m.count as usize;
+                let used = carried.iter().filter(|c| c.0 == sea).map(|c| c.1).sum::<usize>();
+                if used + size > cap {
+                    rep.push(format!(
+                        "{}: transport from {} not made: the ships carry only {cap}",
+                        s.realms[seat as usize].home,
+                        map.name_of(m.from)
+                    ));
+                    continue;
+                }
+                carried.push((sea, size));
+            }
+            if step == Step::MoveSpecialHerds && pay && !paid {
+                let cost = crate::data::tables().prestige.special_move;
+                s.add_pp(seat, cost);
+                paid = true;
+                rep.push(format!("{} pays {} PP for special moves", s.realms[seat as usize].home, -cost));
+            }
+            for mut u in take(s, m.from, seat, m.unit, m.count) {
+                if step == Step::Units {
+                    u.moved_from = Some(m.from);
+                }
+                arriving.push((m.to, u));
+            }
+            rep.push(format!(
+                "{} moves {} {} from {} to {}",
+                s.realms[seat as usize].home,
+                m.count,
+                m.unit.name(),
+                map.name_of(m.from),
+                map.name_of(m.to)
+            ));
+        }
+    }
+    for (f, u) in arriving {
+        s.fields[f as usize].units.push(u);
+    }
+}
+
+/// ② UNITS.
+pub fn units(s: &mut State, rep: &mut Vec<String>) {
+    run_moves(s, Step::Units, rep);
+}
+
+/// ③ MOVE-Special, then herds within the FC "(but only by 1 LGF across the
+/// sea)"; herds moving through the SGF end up on a coastal LGF.
+pub fn special_herds(s: &mut State, rep: &mut Vec<String>) {
+    run_moves(s, Step::MoveSpecialHerds, rep);
+    let map = s.map();
+    for seat in 0..s.realms.len() as Seat {
+        let Some(o) = s.realms[seat as usize].orders.clone() else { continue };
+        let conn = connected(s, seat);
+        for h in &o.herds {
+            let n = s.fields.len() as u16;
+            if h.from >= n || h.to >= n {
+                continue;
+            }
+            let ok_from = s.fields[h.from as usize].herds.contains(&(seat, h.herd)) && !foreign(s, h.from, seat);
+            let ti = &map.fields[h.to as usize];
+            let near = map.fields[h.from as usize].neighbours.contains(&h.to)
+                || (ti.coastal
+                    && map.fields[h.from as usize].neighbours.iter().any(|&sea| {
+                        map.fields[sea as usize].is_sea() && map.fields[sea as usize].neighbours.contains(&h.to)
+                    }));
+            if !ok_from || !near || ti.is_sea() || !conn[h.from as usize] || !controls(s, seat, h.to) {
+                rep.push(format!(
+                    "{}: herd of {} from {} not moved: it needs its own unlocked field and a controlled field in the FC",
+                    s.realms[seat as usize].home,
+                    h.herd.name(),
+                    map.name_of(h.from)
+                ));
+                continue;
+            }
+            let herds = &mut s.fields[h.from as usize].herds;
+            if let Some(i) = herds.iter().position(|x| *x == (seat, h.herd)) {
+                herds.remove(i);
+                s.fields[h.to as usize].herds.push((seat, h.herd));
+            }
+        }
+    }
+}
+
+/// ④ MOVE-Retreat, then attrition (BASIC): units without connection roll a
+/// D6 (6: destroyed); Cavalry and War Elephants in the mountains roll a D6;
+/// encircled settlements out of winter roll (city twice): a 6 must be fed
+/// from the store or the settlement is destroyed; ships at sea risk
+/// shipwreck by "RISK OF SHIPWRECK".
+pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
+    run_moves(s, Step::RetreatAttrition, rep);
+    if !basic(s) {
+        return;
+    }
+    let map = s.map();
+    let t = crate::data::tables();
+    for seat in 0..s.realms.len() as Seat {
+        let conn = connected(s, seat);
+        for f in 0..s.fields.len() {
+            let info = &map.fields[f];
+            let mut i = 0;
+            while i < s.fields[f].units.len() {
+                let u = s.fields[f].units[i];
+                if u.owner != seat {
+                    i += 1;
+                    continue;
+                }
+                let mut rolls = 0;
+                if !conn[f] && !info.is_sea() {
+                    rolls += 1;
+                }
+                if info.colour == Some(Colour::Brown) && matches!(u.kind, UnitKind::Cavalry | UnitKind::WarElephant) {
+                    rolls += 1;
+                }
+                if info.is_sea() {
+                    let [stormy, calm] = match s.season {
+                        Season::Autumn => t.shipwreck.autumn,
+                        Season::Winter if s.winter[2] == Weather::Bad => t.shipwreck.bad_winter,
+                        Season::Winter => t.shipwreck.good_winter,
+                        _ => [0, 0],
+                    };
+                    rolls += if info.stormy { stormy } else { calm };
+                }
+                let lost = (0..rolls).any(|_| d.d6() == 6);
+                if lost {
+                    let u = s.fields[f].units.remove(i);
+                    s.realms[seat as usize].lost_pp += t.unit(u.kind).pp_value as u32;
+                    rep.push(format!(
+                        "attrition: {} of {} lost on {}",
+                        u.kind.name(),
+                        s.realms[seat as usize].home,
+                        map.name_of(f as u16)
+                    ));
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+    if s.season != Season::Winter {
+        for f in 0..s.fields.len() as u16 {
+            if !crate::control::encircled(s, f) {
+                continue;
+            }
+            let Some(st) = s.fields[f as usize].settlement else { continue };
+            let rolls = if st.city { 2 } else { 1 };
+            if (0..rolls).any(|_| d.d6() == 6) {
+                if s.fields[f as usize].grain > 0 {
+                    s.fields[f as usize].grain -= 1;
+                    rep.push(format!("encircled settlement on {} eats 1 grain", map.name_of(f)));
+                } else {
+                    s.fields[f as usize].settlement = None;
+                    rep.push(format!("encircled settlement on {} starves and is destroyed", map.name_of(f)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,501 @@
+//! Actions: Settle, Ride, Raid, Foster, Pledge and Feast, each at its
+//! strength and each "up to" (a `Pass` does less, or nothing).
+
+use runestone_engine::Seat;
+
+use crate::data::{data, Action, CardId, Colour};
+use crate::state::{BandMove, ChallengeCall, Choosing, FeudCall, Gift, State, Step};
+
+/// Draw up to `n` cards from the orlog (fewer if the orlog and Doom are spent).
+pub fn draw(s: &mut State, n: usize) -> Vec<CardId> {
+    let k = n.min(s.deck.len());
+    let at = s.deck.len() - k;
+    s.deck.split_off(at)
+}
+
+/// Settle A: subsume a new District.
+pub fn subsume(s: &mut State, seat: Seat, district: usize, colour: Colour) -> Result<(), String> {
+    let d = data();
+    if district >= d.districts.len() {
+        return Err(format!("there is no District number {district}"));
+    }
+    if colour >= 4 {
+        return Err(format!("there is no colour number {colour}"));
+    }
+    if s.steads[district].is_some() {
+        return Err(format!("{} already has a Stead token on it", d.districts[district]));
+    }
+    let adjacent = d
+        .edges
+        .iter()
+        .any(|&(a, b)| (a == district && s.owner(b) == Some(seat)) || (b == district && s.owner(a) == Some(seat)));
+    let held = d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0);
+    if !adjacent && !held {
+        return Err(format!(
+            "{} is neither next to a District you control nor held by one of your Thingmen",
+            d.districts[district]
+        ));
+    }
+    let p = &mut s.players[seat as usize];
+    if p.small_tokens == 0 {
+        return Err("you have no 1/2 Stead token left".into());
+    }
+    p.small_tokens -= 1;
+    p.farms[colour] += 1;
+    s.steads[district] = Some((seat, 1));
+    Ok(())
+}
+
+/// Settle B: expand holdings, each raise costing the District's current value.
+pub fn expand(s: &mut State, seat: Seat, steps: &[(usize, Colour)], strength: u8) -> Result<(), String> {
+    let d = data();
+    let mut spent = 0u32;
+    for &(district, colour) in steps {
+        if district >= d.districts.len() || s.owner(district) != Some(seat) {
+            return Err(format!("you do not control District {district}"));
+        }
+        if colour >= 4 {
+            return Err(format!("there is no colour number {colour}"));
+        }
+        let value = s.steads[district].expect("owned").1;
+        if value >= 4 {
+            return Err(format!("{} is already worth 4, the most a District may be", d.districts[district]));
+        }
+        spent += value as u32;
+        if spent > strength as u32 {
+            return Err(format!("these expansions cost {spent}, more than the strength {strength} of the action"));
+        }
+        let p = &mut s.players[seat as usize];
+        if value == 2 {
+            if p.large_tokens == 0 {
+                return Err("you have no 3/4 Stead token left to raise a District to 3".into());
+            }
+            p.large_tokens -= 1;
+            p.small_tokens += 1;
+        }
+        p.farms[colour] += 1;
+        s.steads[district] = Some((seat, value + 1));
+    }
+    Ok(())
+}
+
+fn opposing_on(s: &State, seat: Seat, edge: usize) -> Vec<Seat> {
+    (0..s.seats).filter(|o| *o != seat && s.edges[edge][*o as usize] > 0).collect()
+}
+
+/// Ride A (set forth) and B (roam with bands).
+pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], strength: u8) -> Result<(), String> {
+    let d = data();
+    if set_forth.len() + moves.len() > strength as usize {
+        return Err(format!(
+            "that is {} points of Ride; the action has strength {strength}",
+            set_forth.len() + moves.len()
+        ));
+    }
+    for &e in set_forth {
+        if e >= d.edges.len() {
+            return Err(format!("there is no edge number {e}"));
+        }
+        let (a, b) = d.edges[e];
+        if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
+            return Err(format!("the edge {} to {} is not on a District you control", d.districts[a], d.districts[b]));
+        }
+        let p = &mut s.players[seat as usize];
+        if p.longhall == 0 {
+            return Err("no Thingmen are left in your Longhall".into());
+        }
+        p.longhall -= 1;
+        s.edges[e][seat as usize] += 1;
+        for o in opposing_on(s, seat, e) {
+            s.feuds.push_back(FeudCall { attacker: seat, defender: o, edge: e, without_men: false });
+        }
+    }
+    for m in moves {
+        if m.from >= d.edges.len() || m.count == 0 || s.edges[m.from][seat as usize] < m.count {
+            return Err(format!("you do not have {} Thingmen on edge {}", m.count, m.from));
+        }
+        if m.path.is_empty() || m.path.len() > 3 {
+            return Err("a band rides along one to three edges".into());
+        }
+        let mut at = m.from;
+        for (i, &e) in m.path.iter().enumerate() {
+            if e >= d.edges.len() || !d.touching(at, e) {
+                return Err(format!("edge {e} does not touch edge {at}"));
+            }
+            let last = i + 1 == m.path.len();
+            if !last && !opposing_on(s, seat, e).is_empty() {
+                return Err(format!("a band may not ride through edge {e}, held by opposing Thingmen"));
+            }
+            at = e;
+        }
+        s.edges[m.from][seat as usize] -= m.count;
+        s.edges[at][seat as usize] += m.count;
+        for o in opposing_on(s, seat, at) {
+            s.feuds.push_back(FeudCall { attacker: seat, defender: o, edge: at, without_men: false });
+        }
+        // Districts ridden through: those of the edges left behind on the way.
+        let mut through = Vec::new();
+        for &e in std::iter::once(&m.from).chain(m.path[..m.path.len() - 1].iter()) {
+            let (a, b) = d.edges[e];
+            for x in [a, b] {
+                let (ea, eb) = d.edges[at];
+                if x != ea && x != eb && !through.contains(&x) {
+                    through.push(x);
+                }
+            }
+        }
+        for x in through {
+            if let Some(o) = s.owner(x) {
+                if o != seat && !s.challenges.iter().any(|c| c.owner == o && c.rider == seat && c.edge == at) {
+                    s.challenges.push_back(ChallengeCall { owner: o, rider: seat, district: x, edge: at });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Raid A: journey out to sea.
+pub fn sail_out(s: &mut State, seat: Seat, thingmen: u8, strength: u8) -> Result<(), String> {
+    let p = &mut s.players[seat as usize];
+    if thingmen > strength {
+        return Err(format!("the action has strength {strength}; you may send at most {strength} Thingmen to sea"));
+    }
+    if thingmen > p.longhall {
+        return Err(format!("you have only {} Thingmen in your Longhall", p.longhall));
+    }
+    p.longhall -= thingmen;
+    p.at_sea += thingmen;
+    Ok(())
+}
+
+/// Raid B: return laden; the cards drawn wait for `keep`.
+pub fn return_laden(s: &mut State, seat: Seat, strength: u8) {
+    let n = s.players[seat as usize].at_sea + strength;
+    let p = &mut s.players[seat as usize];
+    p.longhall += p.at_sea;
+    p.at_sea = 0;
+    let cards = draw(s, n as usize);
+    let keep = cards.len().div_ceil(2) as u8;
+    s.players[seat as usize].hand = cards;
+    s.choosing = Some((seat, Choosing::Raid, keep));
+}
+
+pub fn keep(s: &mut State, seat: Seat, cards: &[CardId]) -> Result<(), String> {
+    let Some((_, Choosing::Raid, n)) = s.choosing else { return Err("there is nothing to keep now".into()) };
+    let hand = s.players[seat as usize].hand.clone();
+    if cards.len() != n as usize {
+        return Err(format!("keep exactly {n} of the {} cards (half, rounded up)", hand.len()));
+    }
+    let mut rest = hand.clone();
+    for c in cards {
+        let Some(i) = rest.iter().position(|x| x == c) else {
+            return Err(format!("card {c} is not among those you drew"));
+        };
+        rest.remove(i);
+    }
+    let p = &mut s.players[seat as usize];
+    p.wealth.extend_from_slice(cards);
+    p.hand.clear();
+    s.doom.extend(rest);
+    s.choosing = None;
+    Ok(())
+}
+
+/// Pledge: draw, then `swear`.
+pub fn draw_pledge(s: &mut State, seat: Seat, strength: u8) {
+    let cards = draw(s, strength as usize);
+    s.players[seat as usize].hand = cards;
+    s.choosing = Some((seat, Choosing::Pledge, 0));
+}
+
+pub fn swear(s: &mut State, seat: Seat, add: Option<CardId>, swaps: &[(usize, CardId)]) -> Result<(), String> {
+    let Some((_, Choosing::Pledge, _)) = s.choosing else { return Err("there is nothing to pledge now".into()) };
+    let districts = s.districts_of(seat).len();
+    let p = &mut s.players[seat as usize];
+    let mut hand = p.hand.clone();
+    let mut oaths = p.oaths.clone();
+    let take = |c: CardId, hand: &mut Vec<CardId>| -> Result<(), String> {
+        let Some(i) = hand.iter().position(|x| *x == c) else {
+            return Err(format!("card {c} is not among those you drew"));
+        };
+        hand.remove(i);
+        Ok(())
+    };
+    if let Some(c) = add {
+        if oaths.len() + 1 > districts {
+            return Err(format!("you control {districts} Districts and may not have more Bondi than that"));
+        }
+        take(c, &mut hand)?;
+        oaths.push(c);
+    }
+    let mut swapped = Vec::new();
+    for &(place, c) in swaps {
+        if place >= oaths.len() || swapped.contains(&place) {
+            return Err(format!("there is no Bondi at place {place} in your Oaths to swap"));
+        }
+        take(c, &mut hand)?;
+        hand.push(oaths[place]);
+        oaths[place] = c;
+        swapped.push(place);
+    }
+    p.oaths = oaths;
+    p.hand.clear();
+    s.doom.extend(hand);
+    s.choosing = None;
+    Ok(())
+}
+
+/// The goods of `colour` in a Wealth (the rules count them; the owner sees only Worth).
+fn goods_of(s: &State, seat: Seat, colour: Colour) -> usize {
+    let d = data();
+    s.players[seat as usize].wealth.iter().filter(|c| d.cards[**c as usize].colour == colour).count()
+}
+
+/// Foster: send a persona off from the Hird into Wealth.
+pub fn send_off(s: &mut State, seat: Seat, persona: CardId) -> Result<(), String> {
+    let p = &mut s.players[seat as usize];
+    let Some(i) = p.hird.iter().position(|c| *c == persona) else {
+        return Err(format!("card {persona} is not a persona in your Hird"));
+    };
+    p.hird.remove(i);
+    p.wealth.push(persona);
+    Ok(())
+}
+
+/// Foster: take a persona from the pool, with Goods of its colour.
+pub fn foster(s: &mut State, seat: Seat, persona: CardId) -> Result<(), String> {
+    let d = data();
+    let Some(slot) = s.pool.iter().position(|c| *c == Some(persona)) else {
+        return Err(format!("card {persona} is not in the Foster pool"));
+    };
+    let card = &d.cards[persona as usize];
+    let need = card.worth as usize - 1;
+    if goods_of(s, seat, card.colour) < need {
+        return Err(format!(
+            "{} needs {need} Goods of their colour in your Wealth; you have too few",
+            card.persona.as_deref().unwrap_or("this persona")
+        ));
+    }
+    s.pool[slot] = None;
+    s.players[seat as usize].hird.push(persona);
+    Ok(())
+}
+
+/// After the fostering round: the initiator draws and refills the pool.
+pub fn refill_pool(s: &mut State, strength: u8) {
+    let d = data();
+    for c in draw(s, strength as usize) {
+        let card = &d.cards[c as usize];
+        if card.persona.is_some() && s.pool[card.colour].is_none() {
+            s.pool[card.colour] = Some(c);
+        } else {
+            s.doom.push(c);
+        }
+    }
+}
+
+/// The gothi `seat` may give to at a Feast: neighbours, and gothi with a
+/// Thingman on one of `seat`'s Districts.
+pub fn guests(s: &State, seat: Seat) -> Vec<Seat> {
+    let d = data();
+    let mut out = s.neighbours(seat);
+    for (e, men) in s.edges.iter().enumerate() {
+        let (a, b) = d.edges[e];
+        if s.owner(a) == Some(seat) || s.owner(b) == Some(seat) {
+            for o in 0..s.seats {
+                if o != seat && men[o as usize] > 0 && !out.contains(&o) {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out.retain(|o| !s.players[*o as usize].out);
+    out.sort();
+    out
+}
+
+/// Feast A: gifts and gift sets.
+pub fn give(s: &mut State, seat: Seat, gifts: &[Gift], strength: u8) -> Result<(), String> {
+    let d = data();
+    let guests = guests(s, seat);
+    let mut total = 0u32;
+    let mut used: Vec<CardId> = Vec::new();
+    for g in gifts {
+        if !guests.contains(&g.to) {
+            return Err(format!("seat {} is neither your neighbour nor has a Thingman on your Districts", g.to));
+        }
+        let mut worths: Vec<u8> = Vec::new();
+        for place in &g.goods {
+            let Some(c) = s.players[seat as usize].wealth.get(*place).copied() else {
+                return Err(format!("there is no Good at place {place} in your Wealth"));
+            };
+            if used.contains(&c) {
+                return Err(format!("the Good at place {place} is given twice"));
+            }
+            used.push(c);
+            worths.push(d.cards[c as usize].worth);
+        }
+        let mut sorted = worths.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        match sorted.as_slice() {
+            [w] => total += *w as u32,
+            [2, 1] | [3, 2, 1] => total += sorted[0] as u32,
+            _ => return Err("a gift is one Good, or a gift set of Worth 2 and 1, or of Worth 3, 2 and 1".into()),
+        }
+    }
+    if total > strength as u32 {
+        return Err(format!("these gifts count Worth {total}, more than the strength {strength} of the Feast"));
+    }
+    let wealth = s.players[seat as usize].wealth.clone();
+    for g in gifts {
+        let goods: Vec<CardId> = g.goods.iter().map(|p| wealth[*p]).collect();
+        let colours: Vec<Colour> = goods.iter().map(|c| d.cards[*c as usize].colour).collect();
+        let set = g.goods.len() > 1 && colours.iter().all(|c| *c == colours[0]);
+        let fame = if set {
+            if g.goods.len() == 2 {
+                3
+            } else {
+                5
+            }
+        } else {
+            g.goods.len() as i32
+        };
+        s.players[seat as usize].wordfame += fame;
+        s.players[seat as usize].wealth.retain(|c| !goods.contains(c));
+        s.players[g.to as usize].wealth.extend_from_slice(&goods);
+    }
+    Ok(())
+}
+
+/// Feast B: murder Thingmen on your Districts by discarding Bondi.
+pub fn murder(
+    s: &mut State,
+    seat: Seat,
+    bondi: &[usize],
+    edge: usize,
+    victim: Seat,
+    strength: u8,
+) -> Result<(), String> {
+    let d = data();
+    if bondi.is_empty() || bondi.len() > strength as usize {
+        return Err(format!("use one to {strength} Bondi (the strength of the Feast)"));
+    }
+    if edge >= d.edges.len() {
+        return Err(format!("there is no edge number {edge}"));
+    }
+    let (a, b) = d.edges[edge];
+    if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
+        return Err("you may murder only Thingmen on your own Districts".into());
+    }
+    if victim == seat || victim >= s.seats || s.edges[edge][victim as usize] == 0 {
+        return Err(format!("seat {victim} has no Thingmen on that edge"));
+    }
+    let mut places = bondi.to_vec();
+    places.sort_unstable();
+    places.dedup();
+    if places.len() != bondi.len() || places.iter().any(|p| *p >= s.players[seat as usize].oaths.len()) {
+        return Err("name each Bondi once, by its place in your Oaths".into());
+    }
+    let mut slay = 0u32;
+    for &p in places.iter().rev() {
+        let c = s.players[seat as usize].oaths.remove(p);
+        slay += d.cards[c as usize].worth as u32;
+        s.doom.push(c);
+    }
+    let n = (slay as u8).min(s.edges[edge][victim as usize]);
+    s.edges[edge][victim as usize] -= n;
+    s.players[victim as usize].slain += n;
+    s.players[seat as usize].outlawed = true;
+    s.murders.push((seat, victim));
+    Ok(())
+}
+
+/// Feast B: capture a District where you have a Thingman.
+pub fn capture(
+    s: &mut State,
+    seat: Seat,
+    bondi: usize,
+    weapon: Option<usize>,
+    district: usize,
+    pay: bool,
+) -> Result<(), String> {
+    let d = data();
+    if district >= d.districts.len() {
+        return Err(format!("there is no District number {district}"));
+    }
+    let Some((victim, _)) = s.steads[district] else {
+        return Err(format!("{} has no Stead token to capture", d.districts[district]));
+    };
+    if victim == seat {
+        return Err(format!("you already control {}", d.districts[district]));
+    }
+    if !d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
+        return Err(format!("you have no Thingman on {}", d.districts[district]));
+    }
+    if bondi >= s.players[seat as usize].oaths.len() {
+        return Err(format!("there is no Bondi at place {bondi} in your Oaths"));
+    }
+    let weapon = match weapon {
+        Some(place) => match s.players[seat as usize].wealth.get(place) {
+            Some(c) => Some(*c),
+            None => return Err(format!("there is no Good at place {place} in your Wealth")),
+        },
+        None => None,
+    };
+    if s.players[seat as usize].small_tokens == 0 {
+        return Err("you have no 1/2 Stead token left to place".into());
+    }
+    let c = s.players[seat as usize].oaths.remove(bondi);
+    s.doom.push(c);
+    let mut total = d.cards[c as usize].worth as i32;
+    if let Some(w) = weapon {
+        s.players[seat as usize].wealth.retain(|x| *x != w);
+        s.doom.push(w);
+        if d.is_weapon(w) {
+            total += d.cards[w as usize].worth as i32;
+        }
+    }
+    let guard = s.players[victim as usize].longhall as i32;
+    if total < guard {
+        let gap = guard - total;
+        if !pay || s.players[seat as usize].wordfame < gap {
+            return Ok(()); // the attempt fails; the discarded cards stay in the Doom
+        }
+        s.players[seat as usize].wordfame -= gap;
+    }
+    take_district(s, seat, victim, district);
+    Ok(())
+}
+
+/// Remove `victim`'s stead from `district` and one of their farms; place `seat`'s.
+fn take_district(s: &mut State, seat: Seat, victim: Seat, district: usize) {
+    let value = s.steads[district].map(|x| x.1).unwrap_or(1);
+    let v = &mut s.players[victim as usize];
+    if value >= 3 {
+        v.large_tokens += 1;
+    } else {
+        v.small_tokens += 1;
+    }
+    remove_farm(s, victim);
+    s.players[seat as usize].small_tokens -= 1;
+    s.steads[district] = Some((seat, 1));
+}
+
+/// Remove one farm of `seat` from the game: of the colour they hold most of.
+pub fn remove_farm(s: &mut State, seat: Seat) {
+    let f = &mut s.players[seat as usize].farms;
+    if let Some(c) = (0..4).filter(|c| f[*c] > 0).max_by_key(|c| (f[*c], std::cmp::Reverse(*c))) {
+        f[c] -= 1;
+    }
+}
+
+/// The queue entries a resolved step leaves behind (the fostering round's draw).
+pub fn after_step(s: &mut State, step: &Step) {
+    if step.action == Action::Foster {
+        let more = s.queue.front().is_some_and(|n| n.group == step.group && n.action == Action::Foster);
+        if !more {
+            refill_pool(s, step.strength);
+        }
+    }
+}

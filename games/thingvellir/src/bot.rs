@@ -1,0 +1,369 @@
+//! `legal` (a representative list of each decision's commands, every one of
+//! which `decide` accepts), the timeout `fallback`, and a sensible bot that
+//! uses only what its seat may see.
+
+use runestone_engine::Seat;
+
+use crate::actions::guests;
+use crate::council::{proposable, proposed_action, suable};
+use crate::data::{data, Action};
+use crate::rules::{ask_of, execute, Ask};
+use crate::state::{BandMove, Choosing, Command, Gift, OrderDo, Orders, State, Vote};
+
+fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
+    let mut probe = s.clone();
+    execute(&mut probe, seat, c).is_ok()
+}
+
+/// Candidate commands for the decision, unfiltered.
+fn candidates(s: &State, seat: Seat) -> Vec<Command> {
+    let d = data();
+    let Some(ask) = ask_of(s, seat) else { return vec![] };
+    let p = &s.players[seat as usize];
+    let mut out = Vec::new();
+    match ask {
+        Ask::Propose => out.extend(proposable(s).into_iter().map(|(law, _)| Command::Propose { law })),
+        Ask::Vote => {
+            out.push(Command::Vote { vote: Vote::Support });
+            out.extend(
+                suable(s, seat).into_iter().map(|(law, level)| Command::Vote { vote: Vote::Sue { law, level } }),
+            );
+        }
+        Ask::Feud => {
+            if s.sealed_feuds {
+                out.push(Command::Seal { goods: vec![] });
+                out.extend((0..p.wealth.len()).map(|g| Command::Seal { goods: vec![g] }));
+                if p.wealth.len() > 1 {
+                    out.push(Command::Seal { goods: (0..p.wealth.len()).collect() });
+                }
+            } else {
+                let f = s.feud.as_ref().expect("a feud");
+                out.extend((0..p.wealth.len()).map(|good| Command::Commit { good }));
+                out.extend(
+                    f.conflicts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.present && !c.settled)
+                        .map(|(colour, _)| Command::Accept { colour }),
+                );
+            }
+        }
+        Ask::Choose(Choosing::Raid) => {
+            let n = s.choosing.map(|c| c.2).unwrap_or(0) as usize;
+            out.push(Command::Keep { cards: p.hand[..n].to_vec() });
+            out.push(Command::Keep { cards: p.hand[p.hand.len() - n..].to_vec() });
+        }
+        Ask::Choose(Choosing::Pledge) => {
+            out.push(Command::Swear { add: None, swaps: vec![] });
+            for &c in &p.hand {
+                out.push(Command::Swear { add: Some(c), swaps: vec![] });
+                if !p.oaths.is_empty() {
+                    out.push(Command::Swear { add: None, swaps: vec![(0, c)] });
+                }
+            }
+        }
+        Ask::Challenge => {
+            out.push(Command::Challenge { fight: true });
+            out.push(Command::Challenge { fight: false });
+        }
+        Ask::Resolve(action) => {
+            out.push(Command::Pass);
+            let st = s.current.as_ref().map(|c| c.strength).unwrap_or(0);
+            let mine = s.districts_of(seat);
+            match action {
+                Action::Settle => {
+                    for x in 0..d.districts.len() {
+                        for colour in 0..4 {
+                            out.push(Command::Subsume { district: x, colour });
+                        }
+                    }
+                    for &x in &mine {
+                        for colour in 0..4 {
+                            out.push(Command::Expand { steps: vec![(x, colour)] });
+                        }
+                    }
+                }
+                Action::Ride => {
+                    let my_edges: Vec<usize> = (0..d.edges.len())
+                        .filter(|e| mine.contains(&d.edges[*e].0) || mine.contains(&d.edges[*e].1))
+                        .collect();
+                    for &e in &my_edges {
+                        out.push(Command::Ride { set_forth: vec![e], moves: vec![] });
+                        out.push(Command::Ride { set_forth: vec![e; st as usize], moves: vec![] });
+                    }
+                    for from in 0..d.edges.len() {
+                        let n = s.edges[from][seat as usize];
+                        if n > 0 {
+                            for to in 0..d.edges.len() {
+                                if d.touching(from, to) {
+                                    out.push(Command::Ride {
+                                        set_forth: vec![],
+                                        moves: vec![BandMove { from, count: n, path: vec![to] }],
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+                Action::Raid => {
+                    out.extend((1..=st.min(p.longhall)).map(|thingmen| Command::SailOut { thingmen }));
+                    out.push(Command::ReturnLaden);
+                }
+                Action::Pledge => out.push(Command::DrawPledge),
+                Action::Foster => {
+                    out.extend(p.hird.iter().map(|&persona| Command::SendOff { persona }));
+                    out.extend(s.pool.iter().flatten().map(|&persona| Command::FosterPersona { persona }));
+                }
+                Action::Feast => {
+                    for to in guests(s, seat) {
+                        for (g, &c) in p.wealth.iter().enumerate() {
+                            if d.cards[c as usize].worth <= st {
+                                out.push(Command::Give { gifts: vec![Gift { to, goods: vec![g] }] });
+                            }
+                        }
+                    }
+                    if !p.oaths.is_empty() {
+                        for e in 0..d.edges.len() {
+                            for victim in 0..s.seats {
+                                if victim != seat && s.edges[e][victim as usize] > 0 {
+                                    out.push(Command::Murder { bondi: vec![0], edge: e, victim });
+                                }
+                            }
+                        }
+                        for x in 0..d.districts.len() {
+                            if s.owner(x).is_some_and(|o| o != seat) {
+                                out.push(Command::Capture { bondi: 0, weapon: None, district: x, pay: true });
+                                if !p.wealth.is_empty() {
+                                    out.push(Command::Capture { bondi: 0, weapon: Some(0), district: x, pay: false });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The legal commands for `seat` now: the candidates `decide` accepts.
+/// Standing orders (`Command::Orders`) are always allowed too but not listed.
+pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    candidates(s, seat).into_iter().filter(|c| accepted(s, seat, c)).collect()
+}
+
+/// On a timeout: support, pass, keep the first cards, swear no Bondi, accept a
+/// conflict (committing nothing), seal nothing,
+/// let the band pass; the Lawspeaker proposes the first Law allowed.
+pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
+    let ask = ask_of(s, seat)?;
+    Some(match ask {
+        Ask::Propose => Command::Propose { law: proposable(s).first()?.0 },
+        Ask::Vote => Command::Vote { vote: Vote::Support },
+        Ask::Resolve(_) => Command::Pass,
+        Ask::Challenge => Command::Challenge { fight: false },
+        Ask::Feud if s.sealed_feuds => Command::Seal { goods: vec![] },
+        Ask::Feud => {
+            let f = s.feud.as_ref()?;
+            Command::Accept { colour: f.conflicts.iter().position(|c| c.present && !c.settled)? }
+        }
+        Ask::Choose(_) => return legal(s, seat).into_iter().next(),
+    })
+}
+
+/// The bot's standing orders: support what builds, sue for Settle against
+/// what does not.
+pub fn bot_orders() -> Orders {
+    Orders {
+        rules: vec![
+            (Action::Settle, OrderDo::Support),
+            (Action::Feast, OrderDo::Support),
+            (Action::Pledge, OrderDo::Support),
+            (Action::Raid, OrderDo::Support),
+            (Action::Foster, OrderDo::SueFor { action: Action::Settle }),
+            (Action::Ride, OrderDo::SueFor { action: Action::Raid }),
+        ],
+        otherwise: Some(OrderDo::Support),
+    }
+}
+
+/// The bot's choice. `standing` makes it give its standing orders at its
+/// first decision (so councils resolve without it).
+pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
+    let d = data();
+    let p = &s.players[seat as usize];
+    if standing && p.orders.is_none() {
+        return Some(Command::Orders { orders: Some(bot_orders()) });
+    }
+    let legal = legal(s, seat);
+    let ask = ask_of(s, seat)?;
+    let first = |f: &dyn Fn(&Command) -> bool| legal.iter().find(|c| f(c)).cloned();
+    let pick = match ask {
+        Ask::Propose => {
+            let want = |a: Action| -> i32 {
+                match a {
+                    Action::Feast if p.wealth.len() >= 2 && !guests(s, seat).is_empty() => 6,
+                    Action::Pledge if p.oaths.len() < s.districts_of(seat).len() => 5,
+                    Action::Settle if p.small_tokens > 0 || p.large_tokens > 0 => 4,
+                    Action::Raid => 3,
+                    Action::Feast => 2,
+                    Action::Foster => 1,
+                    _ => 0,
+                }
+            };
+            let bonus = |law: usize| {
+                let (l, lv) = proposable(s).into_iter().find(|x| x.0 == law).unwrap_or((law, 0));
+                d.laws[l].statutes[lv].bonus as i32
+            };
+            proposable(s)
+                .into_iter()
+                .max_by_key(|(law, _)| want(proposed_action(s, *law).unwrap_or(Action::Foster)) * 4 + bonus(*law))
+                .map(|(law, _)| Command::Propose { law })
+        }
+        Ask::Vote => {
+            Some(Command::Vote { vote: crate::council::ordered(s, seat, &bot_orders()).unwrap_or(Vote::Support) })
+        }
+        Ask::Feud => {
+            if s.sealed_feuds {
+                let mut best: Vec<(usize, u8)> =
+                    p.wealth.iter().enumerate().map(|(i, c)| (i, d.cards[*c as usize].worth)).collect();
+                best.sort_by_key(|x| std::cmp::Reverse(x.1));
+                Some(Command::Seal { goods: best.iter().take(2).map(|x| x.0).collect() })
+            } else {
+                let f = s.feud.as_ref()?;
+                let side = if f.sides[0] == seat { 0 } else { 1 };
+                if f.committed[side].len() < 2 && !p.wealth.is_empty() {
+                    let g = (0..p.wealth.len()).max_by_key(|i| d.cards[p.wealth[*i] as usize].worth)?;
+                    Some(Command::Commit { good: g })
+                } else {
+                    first(&|c| matches!(c, Command::Accept { .. }))
+                }
+            }
+        }
+        Ask::Choose(Choosing::Raid) => {
+            let n = s.choosing?.2 as usize;
+            let mut hand = p.hand.clone();
+            hand.sort_by_key(|c| std::cmp::Reverse(d.cards[*c as usize].worth));
+            Some(Command::Keep { cards: hand[..n].to_vec() })
+        }
+        Ask::Choose(Choosing::Pledge) => {
+            let room = s.districts_of(seat).len() > p.oaths.len();
+            let best = p.hand.iter().max_by_key(|c| d.cards[**c as usize].worth).copied();
+            Some(Command::Swear { add: if room { best } else { None }, swaps: vec![] })
+        }
+        Ask::Challenge => Some(Command::Challenge { fight: p.wealth.len() >= 2 }),
+        Ask::Resolve(action) => {
+            let st = s.current.as_ref()?.strength;
+            match action {
+                Action::Settle => subsume_choice(s, seat).or_else(|| {
+                    let mut steps = Vec::new();
+                    let mut left = st as u32;
+                    let mut vals: Vec<(usize, u8)> =
+                        s.districts_of(seat).into_iter().map(|x| (x, s.steads[x].expect("owned").1)).collect();
+                    vals.sort_by_key(|v| v.1);
+                    for (x, v) in vals {
+                        if v < 4 && (v as u32) <= left && (v != 2 || p.large_tokens > 0) {
+                            left -= v as u32;
+                            let colour = farm_colour(s, seat);
+                            steps.push((x, colour));
+                        }
+                    }
+                    (!steps.is_empty()).then_some(Command::Expand { steps })
+                }),
+                Action::Ride => {
+                    // Set forth onto an edge shared with an opponent's District, where
+                    // a later Feast may capture it; else anywhere.
+                    let border = |e: usize| {
+                        let (a, b) = d.edges[e];
+                        [a, b].iter().any(|x| s.owner(*x).is_some_and(|o| o != seat))
+                    };
+                    let full = |c: &&Command| matches!(c, Command::Ride { set_forth, moves } if set_forth.len() == st as usize && moves.is_empty());
+                    legal
+                        .iter()
+                        .filter(full)
+                        .find(|c| matches!(c, Command::Ride { set_forth, .. } if border(set_forth[0])))
+                        .or_else(|| legal.iter().rfind(full))
+                        .cloned()
+                }
+                Action::Raid => {
+                    if p.at_sea > 0 || p.longhall <= 2 {
+                        Some(Command::ReturnLaden)
+                    } else {
+                        Some(Command::SailOut { thingmen: st.min(p.longhall - 2) })
+                    }
+                }
+                Action::Pledge => Some(Command::DrawPledge),
+                Action::Foster => first(&|c| matches!(c, Command::FosterPersona { .. })),
+                Action::Feast => {
+                    // Capture a rival's last Districts when a Thingman stands there.
+                    let capture = legal.iter().find(|c| {
+                        matches!(c, Command::Capture { district, pay: true, .. }
+                            if s.owner(*district).is_some_and(|o| s.districts_of(o).len() <= 2) && p.wordfame >= 6)
+                    });
+                    if let Some(c) = capture {
+                        return Some(c.clone());
+                    }
+                    let to = guests(s, seat).into_iter().next();
+                    match to {
+                        Some(to) if !p.wealth.is_empty() => {
+                            let mut goods: Vec<usize> = (0..p.wealth.len()).collect();
+                            goods.sort_by_key(|i| std::cmp::Reverse(d.cards[p.wealth[*i] as usize].worth));
+                            let mut left = st;
+                            let mut gifts = Vec::new();
+                            for g in goods {
+                                let w = d.cards[p.wealth[g] as usize].worth;
+                                if w <= left {
+                                    left -= w;
+                                    gifts.push(Gift { to, goods: vec![g] });
+                                }
+                            }
+                            Some(Command::Give { gifts })
+                        }
+                        _ => first(&|c| matches!(c, Command::Capture { pay: true, .. }))
+                            .or_else(|| first(&|c| matches!(c, Command::Murder { .. }))),
+                    }
+                }
+            }
+        }
+    };
+    pick.filter(|c| accepted(s, seat, c)).or_else(|| legal.first().cloned())
+}
+
+/// The colour whose farm most likely tips a comparison with the neighbours
+/// in winter: where the bot is level or just behind, else its strongest.
+fn farm_colour(s: &State, seat: Seat) -> usize {
+    let mine = s.players[seat as usize].farms;
+    let ns = s.neighbours(seat);
+    let best = |c: usize| ns.iter().map(|n| s.players[*n as usize].farms[c]).max().unwrap_or(0);
+    (0..4)
+        .min_by_key(|c| {
+            let gap = best(*c) as i32 - mine[*c] as i32;
+            (if gap >= 0 { gap } else { 10 - mine[*c] as i32 }, *c)
+        })
+        .unwrap_or(0)
+}
+
+/// Subsume the free District nearest an opponent's (to become neighbours).
+fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
+    let d = data();
+    let colour = farm_colour(s, seat);
+    let mut best: Option<(usize, usize)> = None;
+    for x in 0..d.districts.len() {
+        let c = Command::Subsume { district: x, colour };
+        if !accepted(s, seat, &c) {
+            continue;
+        }
+        let near = d
+            .edges
+            .iter()
+            .filter(|(a, b)| {
+                (*a == x && s.owner(*b).is_some_and(|o| o != seat))
+                    || (*b == x && s.owner(*a).is_some_and(|o| o != seat))
+            })
+            .count();
+        if best.is_none_or(|b| near > b.1) {
+            best = Some((x, near));
+        }
+    }
+    best.map(|(district, _)| Command::Subsume { district, colour })
+}

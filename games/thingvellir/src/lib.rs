@@ -1,0 +1,154 @@
+//! The Road to Thingvellir (Board Version Rules V. 1): 2–6 gothar climb the
+//! four Laws at the Althing, settle Districts, raid, foster, pledge Bondi,
+//! feast and feud, first to 22 Wordfame or last one left with a farm.
+//!
+//! Files follow the rulebook: `setup.rs` (Setup), `council.rs` (I. The Law
+//! Council; The Second Round and Beyond), `actions.rs` (Actions), `feud.rs`
+//! (Feud), `seasons.rs` (II. Hunting for Sheep; III. The Long Dark Winter;
+//! Objective), `data.rs` (Components, designed), `view.rs`, `bot.rs`.
+//!
+//! Every accepted command is recorded as it was given (`Event::Acted`); its
+//! consequences follow from the rules, which never draw: the orlog's order is
+//! shuffled at setup and reshuffled from the Doom by `decide`, both recorded
+//! in events only the referee sees.
+
+pub mod actions;
+pub mod bot;
+pub mod council;
+pub mod data;
+pub mod feud;
+pub mod rules;
+pub mod seasons;
+pub mod setup;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use runestone_engine::present::{schemas_of, Present, Schemas};
+use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
+use serde::{Deserialize, Serialize};
+
+use state::{Command, Event, Phase, State};
+
+/// The game's options.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct Options {
+    /// Feuds by sealed commitments (one input per side) instead of the faithful exchange.
+    pub sealed_feuds: bool,
+    /// The designed Advanced Outlawry rules.
+    pub advanced_outlawry: bool,
+    /// The first Lawspeaker; `None` picks one at random.
+    pub lawspeaker: Option<Seat>,
+}
+
+pub struct Thingvellir;
+
+/// Only the published schemas for now: the map and the forms come when The
+/// Road to Thingvellir is hosted (not written yet), so the kernel's generic
+/// rendering is what a viewer would get.
+impl Present for Thingvellir {
+    fn schemas() -> Schemas {
+        schemas_of::<Thingvellir, view::View>()
+    }
+}
+
+impl Game for Thingvellir {
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+
+    fn info() -> RulesetInfo {
+        RulesetInfo {
+            id: "thingvellir".into(),
+            name: "The Road to Thingvellir".into(),
+            min_seats: 2,
+            max_seats: 6,
+            rules_version: 1,
+            default_options: serde_json::to_value(Options::default()).expect("options serialise"),
+            options_help: vec![
+                (
+                    "sealed_feuds".into(),
+                    "Feuds by sealed commitments: each side commits its Goods in secret, revealed together".into(),
+                ),
+                (
+                    "advanced_outlawry".into(),
+                    "Advanced Outlawry: murderers pay a life-ring fee in winter or suffer full outlawry".into(),
+                ),
+                (
+                    "lawspeaker".into(),
+                    "The first Lawspeaker's seat (the wisest and most learned); empty for a random one".into(),
+                ),
+            ],
+            description:
+                "Laws, lawsuits and feuds at the Althing: first to 22 Wordfame or last one with a farm in Iceland"
+                    .into(),
+        }
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        setup::setup(options, seats, rng)
+    }
+
+    fn decide(state: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+        rules::decide(state, seat, command, rng)
+    }
+
+    fn apply(state: &mut State, event: &Event) {
+        rules::apply(state, event)
+    }
+
+    fn view(state: &State, viewer: Viewer) -> serde_json::Value {
+        serde_json::to_value(view::view(state, viewer)).expect("the view serialises")
+    }
+
+    fn pending(state: &State) -> Vec<Pending> {
+        rules::pending(state)
+    }
+
+    fn legal(state: &State, seat: Seat) -> Vec<Command> {
+        bot::legal(state, seat)
+    }
+
+    fn fallback(state: &State, seat: Seat) -> Option<Command> {
+        bot::fallback(state, seat)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        if state.phase != Phase::Over {
+            return None;
+        }
+        let ranking = seasons::ranking(state);
+        let winner = ranking[0];
+        let how = if state.players.iter().any(|p| p.wordfame >= seasons::FAME_TO_WIN) {
+            format!("reached {} Wordfame", state.players[winner as usize].wordfame)
+        } else {
+            "is the last with a farm in Iceland".to_owned()
+        };
+        Some(Outcome {
+            scores: state.players.iter().map(|p| p.wordfame as i64).collect(),
+            ranking,
+            winners: vec![winner],
+            summary: format!("Seat {winner} {how} after {} rounds", state.round),
+        })
+    }
+
+    fn describe(state: &State, event: &Event, names: &[String]) -> String {
+        view::describe(state, event, names)
+    }
+
+    fn label(state: &State, seat: Seat, command: &Command) -> String {
+        view::label(state, seat, command)
+    }
+}
+
+/// The decision class of each kind of decision.
+pub fn class_of(kind: &str) -> DecisionClass {
+    match kind {
+        "propose" | "resolve" => DecisionClass::Turn,
+        _ => DecisionClass::Small,
+    }
+}

@@ -1,0 +1,192 @@
+//! The one path of every command: which decision a seat is asked for
+//! (`pending`), what a command does (`execute`, shared by `decide` and
+//! `apply` so the two cannot disagree), and the orlog reshuffle.
+
+use runestone_engine::{Emit, GameRng, Pending, RuleError, Seat};
+
+use crate::actions as act;
+use crate::data::{data, Action, CardId};
+use crate::state::{Choosing, Command, Event, Phase, State};
+use crate::{class_of, council, feud, seasons, setup};
+
+/// What a seat is asked now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    Propose,
+    Vote,
+    Resolve(Action),
+    Choose(Choosing),
+    Feud,
+    Challenge,
+}
+
+/// Whom the game waits for and on what. `submitted` marks a sealed feud
+/// commitment already given.
+pub fn asks(s: &State) -> Vec<(Seat, Ask, bool)> {
+    if s.phase == Phase::Over || s.players.is_empty() {
+        return vec![];
+    }
+    if let Some(f) = &s.feud {
+        if s.sealed_feuds {
+            return (0..2).map(|i| (f.sides[i], Ask::Feud, f.sealed[i].is_some())).collect();
+        }
+        return vec![(f.sides[f.turn], Ask::Feud, false)];
+    }
+    if let Some((seat, c, _)) = s.choosing {
+        return vec![(seat, Ask::Choose(c), false)];
+    }
+    if let Some(step) = &s.current {
+        return vec![(step.seat, Ask::Resolve(step.action), false)];
+    }
+    if let Some(c) = s.challenges.front() {
+        return vec![(c.owner, Ask::Challenge, false)];
+    }
+    match s.phase {
+        Phase::Propose => vec![(s.lawspeaker, Ask::Propose, false)],
+        Phase::Vote => s.voter.map(|v| vec![(v, Ask::Vote, false)]).unwrap_or_default(),
+        _ => vec![],
+    }
+}
+
+pub fn ask_of(s: &State, seat: Seat) -> Option<Ask> {
+    asks(s).into_iter().find(|a| a.0 == seat).map(|a| a.1)
+}
+
+pub fn pending(s: &State) -> Vec<Pending> {
+    let d = data();
+    asks(s)
+        .into_iter()
+        .map(|(seat, ask, submitted)| {
+            let (kind, prompt) = match ask {
+                Ask::Propose => ("propose", "Propose a statute as Lawspeaker".to_owned()),
+                Ask::Vote => {
+                    let (l, lv) = s.token.unwrap_or((0, 0));
+                    ("vote", format!("Support {} or sue", d.laws[l].statutes[lv].action.name()))
+                }
+                Ask::Resolve(a) => {
+                    let st = s.current.as_ref().map(|c| c.strength).unwrap_or(0);
+                    ("resolve", format!("Resolve {} at strength {st}", a.name()))
+                }
+                Ask::Choose(Choosing::Raid) => ("keep", "Keep half the cards you brought home".to_owned()),
+                Ask::Choose(Choosing::Pledge) => ("swear", "Take a Bondi into your Oaths".to_owned()),
+                Ask::Feud => ("feud", "Commit a Good, or accept a conflict".to_owned()),
+                Ask::Challenge => ("challenge", "A band rode through your District: fight or let it pass".to_owned()),
+            };
+            Pending { seat, kind: kind.into(), class: class_of(kind), prompt, submitted }
+        })
+        .collect()
+}
+
+/// Carry out `command` of `seat`; `Err` says, in the game's words, why not.
+pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), String> {
+    let Some(ask) = ask_of(s, seat) else { return Err("nothing is asked of you now".into()) };
+    if let Command::Orders { orders } = command {
+        s.players[seat as usize].orders = orders.clone();
+        if ask == Ask::Vote {
+            council::auto_votes(s);
+        }
+        seasons::advance(s);
+        return Ok(());
+    }
+    match (ask, command) {
+        (Ask::Propose, Command::Propose { law }) => council::propose(s, seat, *law)?,
+        (Ask::Vote, Command::Vote { vote }) => council::vote(s, seat, *vote)?,
+        (Ask::Feud, Command::Commit { good }) if !s.sealed_feuds => feud::commit(s, seat, *good)?,
+        (Ask::Feud, Command::Accept { colour }) if !s.sealed_feuds => feud::accept(s, *colour)?,
+        (Ask::Feud, Command::Seal { goods }) if s.sealed_feuds => feud::seal(s, seat, goods)?,
+        (Ask::Choose(Choosing::Raid), Command::Keep { cards }) => act::keep(s, seat, cards)?,
+        (Ask::Choose(Choosing::Pledge), Command::Swear { add, swaps }) => act::swear(s, seat, *add, swaps)?,
+        (Ask::Challenge, Command::Challenge { fight }) => {
+            let c = s.challenges.pop_front().expect("a challenge");
+            if *fight {
+                s.feuds.push_back(crate::state::FeudCall {
+                    attacker: c.owner,
+                    defender: c.rider,
+                    edge: c.edge,
+                    without_men: true,
+                });
+            }
+        }
+        (Ask::Resolve(action), cmd) => {
+            let step = s.current.clone().expect("a step");
+            let st = step.strength;
+            match (action, cmd) {
+                (_, Command::Pass) => {}
+                (Action::Settle, Command::Subsume { district, colour }) => act::subsume(s, seat, *district, *colour)?,
+                (Action::Settle, Command::Expand { steps }) => act::expand(s, seat, steps, st)?,
+                (Action::Ride, Command::Ride { set_forth, moves }) => act::ride(s, seat, set_forth, moves, st)?,
+                (Action::Raid, Command::SailOut { thingmen }) => act::sail_out(s, seat, *thingmen, st)?,
+                (Action::Raid, Command::ReturnLaden) => act::return_laden(s, seat, st),
+                (Action::Pledge, Command::DrawPledge) => act::draw_pledge(s, seat, st),
+                (Action::Foster, Command::SendOff { persona }) => act::send_off(s, seat, *persona)?,
+                (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
+                (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
+                (Action::Feast, Command::Murder { bondi, edge, victim }) => {
+                    act::murder(s, seat, bondi, *edge, *victim, st)?
+                }
+                (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
+                    act::capture(s, seat, *bondi, *weapon, *district, *pay)?
+                }
+                _ => {
+                    return Err(format!(
+                        "you are resolving {} now; that command belongs to another action",
+                        action.name()
+                    ))
+                }
+            }
+            s.current = None;
+            act::after_step(s, &step);
+        }
+        (Ask::Feud, _) if s.sealed_feuds => {
+            return Err("this feud is fought by sealed commitments: seal your Goods".into())
+        }
+        (Ask::Feud, _) => return Err("in a feud, commit one Good or accept a conflict".into()),
+        (Ask::Propose, _) => return Err("as Lawspeaker, propose a statute first".into()),
+        (Ask::Vote, _) => return Err("vote to Support or Sue first".into()),
+        (Ask::Choose(Choosing::Raid), _) => return Err("choose which cards to keep first".into()),
+        (Ask::Choose(Choosing::Pledge), _) => return Err("choose your Bondi first".into()),
+        (Ask::Challenge, _) => return Err("decide whether to fight the band first".into()),
+    }
+    seasons::advance(s);
+    Ok(())
+}
+
+/// Whether the command's body is secret to the seat (a hand while choosing,
+/// Bondi sworn, a sealed commitment).
+fn secret(command: &Command) -> bool {
+    matches!(command, Command::Keep { .. } | Command::Swear { .. } | Command::Seal { .. } | Command::Orders { .. })
+}
+
+pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    let mut out = Vec::new();
+    let mut probe = s.clone();
+    // The orlog runs low: the Doom is shuffled beneath it before anything draws.
+    if probe.deck.len() < 30 && !probe.doom.is_empty() {
+        let mut doom: Vec<CardId> = probe.doom.clone();
+        rng.shuffle(&mut doom);
+        doom.extend_from_slice(&probe.deck);
+        let e = Event::Reshuffled { deck: doom };
+        apply(&mut probe, &e);
+        out.push(Emit::secret(e, vec![], Event::Reshuffled { deck: vec![] }));
+    }
+    execute(&mut probe, seat, command).map_err(RuleError::new)?;
+    let e = Event::Acted { seat, command: command.clone() };
+    out.push(if secret(command) { Emit::secret(e, vec![seat], Event::Hidden { seat }) } else { Emit::public(e) });
+    Ok(out)
+}
+
+pub fn apply(s: &mut State, event: &Event) {
+    match event {
+        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, deck } => {
+            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, deck)
+        }
+        Event::Reshuffled { deck } => {
+            s.deck = deck.clone();
+            s.doom.clear();
+        }
+        Event::Acted { seat, command } => {
+            let _ = execute(s, *seat, command);
+        }
+        Event::Hidden { .. } => {}
+    }
+}

@@ -1,0 +1,86 @@
+//! Setup: hof mats, Stead tokens (8 of 1/2 and 4 of 3/4), Home Stead cards
+//! and home Districts, 12 Thingmen (one on Thingvellir), The Sheep Hunt
+//! advanced once per colour on the Home Stead card, the Lawspeaker, the
+//! shuffled orlog and the Foster pool.
+
+use runestone_engine::{Emit, GameRng, RuleError, Seat};
+
+use crate::data::{data, CardId};
+use crate::state::{Event, Player, State};
+use crate::Options;
+
+pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    if !(2..=6).contains(&seats) {
+        return Err(RuleError::new(format!("The Road to Thingvellir is for 2 to 6 players, not {seats}")));
+    }
+    let lawspeaker = match options.lawspeaker {
+        Some(s) if s >= seats => {
+            return Err(RuleError::new(format!(
+                "there is no seat {s} to be Lawspeaker; seats run from 0 to {}",
+                seats - 1
+            )))
+        }
+        Some(s) => s,
+        None => rng.pick(seats as usize) as Seat,
+    };
+    let mut deck: Vec<CardId> = (0..data().cards.len() as CardId).collect();
+    rng.shuffle(&mut deck);
+    let full = Event::Setup {
+        seats,
+        lawspeaker,
+        sealed_feuds: options.sealed_feuds,
+        advanced_outlawry: options.advanced_outlawry,
+        deck,
+    };
+    let public = Event::Setup {
+        seats,
+        lawspeaker,
+        sealed_feuds: options.sealed_feuds,
+        advanced_outlawry: options.advanced_outlawry,
+        deck: vec![],
+    };
+    Ok(vec![Emit::secret(full, vec![], public)])
+}
+
+/// Fold the Setup event.
+pub fn apply_setup(s: &mut State, seats: u8, lawspeaker: Seat, sealed: bool, outlawry: bool, deck: &[CardId]) {
+    let d = data();
+    *s = State {
+        seats,
+        round: 1,
+        sealed_feuds: sealed,
+        advanced_outlawry: outlawry,
+        lawspeaker,
+        votes: vec![None; seats as usize],
+        steads: vec![None; d.districts.len()],
+        edges: vec![vec![0; seats as usize]; d.edges.len()],
+        deck: deck.to_vec(),
+        ..State::default()
+    };
+    for seat in 0..seats {
+        let mut p = Player {
+            longhall: 11,
+            thingvellir: 1,
+            small_tokens: 7,
+            large_tokens: 4,
+            home: seat as usize,
+            ..Player::default()
+        };
+        for &c in &d.home_steads[seat as usize].colours {
+            p.farms[c] += 1;
+        }
+        s.players.push(p);
+        s.steads[d.home_districts[seat as usize]] = Some((seat, 1));
+    }
+    // The Foster pool starts with the first persona of each colour off the orlog.
+    let mut i = s.deck.len();
+    while i > 0 && s.pool.iter().any(|x| x.is_none()) {
+        i -= 1;
+        let c = s.deck[i];
+        let card = &d.cards[c as usize];
+        if card.persona.is_some() && s.pool[card.colour].is_none() {
+            s.pool[card.colour] = Some(c);
+            s.deck.remove(i);
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! The position, the commands and the events (the whole rulebook's
+//! vocabulary: hof, Wealth, Oaths, Hird, Longhall, Thingvellir, the sea).
+
+use std::collections::VecDeque;
+
+use runestone_engine::Seat;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Action, CardId, Colour};
+
+/// A vote in the Law Council.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "vote", rename_all = "snake_case")]
+pub enum Vote {
+    Support,
+    /// Sue: this seat's Thingmen on Thingvellir go onto `law` at `level`.
+    Sue {
+        law: usize,
+        level: usize,
+    },
+}
+
+/// What a standing order does when the Lawspeaker proposes `when`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum OrderDo {
+    Support,
+    /// Sue for this action (the highest allowed statute of it on another Law).
+    SueFor {
+        action: Action,
+    },
+    /// Ask me.
+    Ask,
+}
+
+/// Standing voting orders: "support Settle and Ride, sue for Raid against Feast".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+pub struct Orders {
+    pub rules: Vec<(Action, OrderDo)>,
+    /// For an action no rule names; `None` asks.
+    pub otherwise: Option<OrderDo>,
+}
+
+/// One band's ride: from an edge, `count` Thingmen, along `path` (each edge
+/// touching the one before).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BandMove {
+    pub from: usize,
+    pub count: u8,
+    pub path: Vec<usize>,
+}
+
+/// One gift at a Feast: a single Good or a gift set to one gothi.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Gift {
+    pub to: Seat,
+    /// Places in the giver's Wealth.
+    pub goods: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// The Lawspeaker proposes the next statute of `law`.
+    Propose {
+        law: usize,
+    },
+    Vote {
+        vote: Vote,
+    },
+    /// Set (or clear) standing voting orders; allowed whenever the seat is asked anything.
+    Orders {
+        orders: Option<Orders>,
+    },
+    /// Settle A.
+    Subsume {
+        district: usize,
+        colour: Colour,
+    },
+    /// Settle B: each step raises a District by 1 and advances a holding.
+    Expand {
+        steps: Vec<(usize, Colour)>,
+    },
+    /// Ride A and B.
+    Ride {
+        set_forth: Vec<usize>,
+        moves: Vec<BandMove>,
+    },
+    /// Raid A.
+    SailOut {
+        thingmen: u8,
+    },
+    /// Raid B (draws; then `Keep`).
+    ReturnLaden,
+    Keep {
+        cards: Vec<CardId>,
+    },
+    /// Pledge: draws; then `Swear`.
+    DrawPledge,
+    Swear {
+        add: Option<CardId>,
+        swaps: Vec<(usize, CardId)>,
+    },
+    /// The fostering round.
+    SendOff {
+        persona: CardId,
+    },
+    FosterPersona {
+        persona: CardId,
+    },
+    /// Feast A.
+    Give {
+        gifts: Vec<Gift>,
+    },
+    /// Feast B: discard Bondi (by place in Oaths) to slay `victim`'s Thingmen on `edge`.
+    Murder {
+        bondi: Vec<usize>,
+        edge: usize,
+        victim: Seat,
+    },
+    /// Feast B: capture a District.
+    Capture {
+        bondi: usize,
+        weapon: Option<usize>,
+        district: usize,
+        pay: bool,
+    },
+    /// Do nothing more with this action or decision.
+    Pass,
+    /// Feud, faithful exchange: the Good at this place in your Wealth.
+    Commit {
+        good: usize,
+    },
+    Accept {
+        colour: Colour,
+    },
+    /// Feud, sealed commitments.
+    Seal {
+        goods: Vec<usize>,
+    },
+    /// A District's gothi decides on a band that rode through.
+    Challenge {
+        fight: bool,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Setup {
+        seats: u8,
+        lawspeaker: Seat,
+        sealed_feuds: bool,
+        advanced_outlawry: bool,
+        deck: Vec<CardId>,
+    },
+    /// The Doom shuffled into a new orlog.
+    Reshuffled {
+        deck: Vec<CardId>,
+    },
+    /// A command accepted (its consequences follow from the rules).
+    Acted {
+        seat: Seat,
+        command: Command,
+    },
+    /// A secret command, as the others see it.
+    Hidden {
+        seat: Seat,
+    },
+}
+
+/// A Thingman-count per seat.
+pub type Men = Vec<u8>;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Player {
+    pub wordfame: i32,
+    /// Farms per colour (The Sheep Hunt track).
+    pub farms: [u8; 4],
+    pub longhall: u8,
+    pub slain: u8,
+    pub at_sea: u8,
+    pub thingvellir: u8,
+    pub small_tokens: u8,
+    pub large_tokens: u8,
+    pub wealth: Vec<CardId>,
+    pub oaths: Vec<CardId>,
+    pub hird: Vec<CardId>,
+    pub home: usize,
+    pub out: bool,
+    pub outlawed: bool,
+    /// The colour of the action taken in the Law Council this round.
+    pub took: Option<(Action, Colour)>,
+    pub orders: Option<Orders>,
+    /// Cards drawn and being chosen from (Raid B, Pledge).
+    pub hand: Vec<CardId>,
+}
+
+/// One action waiting to be resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Step {
+    pub seat: Seat,
+    pub action: Action,
+    pub strength: u8,
+    /// Who began this iteration (for the fostering round).
+    pub initiator: Seat,
+    pub group: u16,
+    /// Whether a Bondi acts (a fostering round through Bondi is alone).
+    pub bondi: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Choosing {
+    Raid,
+    Pledge,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Conflict {
+    pub present: bool,
+    pub settled: bool,
+    /// Worth committed by attacker and defender (drawn cards included).
+    pub worth: [u32; 2],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Feud {
+    /// Attacker then defender.
+    pub sides: [Seat; 2],
+    pub edge: usize,
+    /// Thingmen of each side in the fight.
+    pub men: [u8; 2],
+    pub drawn: [Vec<CardId>; 2],
+    pub committed: [Vec<CardId>; 2],
+    pub conflicts: Vec<Conflict>,
+    /// Whose turn in the faithful exchange (0 attacker).
+    pub turn: usize,
+    pub sealed: [Option<Vec<usize>>; 2],
+}
+
+/// A feud not yet drawn: who fights whom where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FeudCall {
+    pub attacker: Seat,
+    pub defender: Seat,
+    pub edge: usize,
+    /// Case 3: the District's gothi fights without Thingmen.
+    pub without_men: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChallengeCall {
+    pub owner: Seat,
+    pub rider: Seat,
+    pub district: usize,
+    /// Where the band ended its ride.
+    pub edge: usize,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    #[default]
+    Propose,
+    Vote,
+    Resolve,
+    Over,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct State {
+    pub seats: u8,
+    pub round: u32,
+    pub phase: Phase,
+    pub sealed_feuds: bool,
+    pub advanced_outlawry: bool,
+    pub players: Vec<Player>,
+    pub lawspeaker: Seat,
+    /// Where the Lawspeaker token sits: (law, statute level).
+    pub token: Option<(usize, usize)>,
+    pub votes: Vec<Option<Vote>>,
+    /// The next seat to vote.
+    pub voter: Option<Seat>,
+    /// District owner and value.
+    pub steads: Vec<Option<(Seat, u8)>>,
+    /// Thingmen per edge per seat.
+    pub edges: Vec<Men>,
+    pub deck: Vec<CardId>,
+    pub doom: Vec<CardId>,
+    /// The Foster pool, one space per colour.
+    pub pool: [Option<CardId>; 4],
+    pub queue: VecDeque<Step>,
+    pub current: Option<Step>,
+    pub choosing: Option<(Seat, Choosing, u8)>,
+    pub feud: Option<Feud>,
+    pub feuds: VecDeque<FeudCall>,
+    pub challenges: VecDeque<ChallengeCall>,
+    /// Whether this round's Hunting for Sheep has been queued.
+    pub hunting: bool,
+    pub group_counter: u16,
+    pub winner_note: Option<String>,
+    /// Seats murdered by a gothi this round (for Advanced Outlawry): (murderer, victim).
+    pub murders: Vec<(Seat, Seat)>,
+}
+
+impl State {
+    pub fn alive(&self) -> impl Iterator<Item = Seat> + '_ {
+        (0..self.seats).filter(|s| !self.players[*s as usize].out)
+    }
+
+    /// Seats clockwise (to the left) from `from`, itself first, the living only.
+    pub fn clockwise(&self, from: Seat) -> Vec<Seat> {
+        (0..self.seats).map(|i| (from + i) % self.seats).filter(|s| !self.players[*s as usize].out).collect()
+    }
+
+    pub fn districts_of(&self, seat: Seat) -> Vec<usize> {
+        self.steads.iter().enumerate().filter(|(_, s)| s.map(|x| x.0) == Some(seat)).map(|(i, _)| i).collect()
+    }
+
+    pub fn owner(&self, district: usize) -> Option<Seat> {
+        self.steads[district].map(|s| s.0)
+    }
+
+    /// Players who share a border: own Districts joined by an edge.
+    pub fn neighbours(&self, seat: Seat) -> Vec<Seat> {
+        let d = crate::data::data();
+        let mut out = Vec::new();
+        for &(a, b) in &d.edges {
+            for (x, y) in [(a, b), (b, a)] {
+                if self.owner(x) == Some(seat) {
+                    if let Some(o) = self.owner(y) {
+                        if o != seat && !out.contains(&o) {
+                            out.push(o);
+                        }
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}

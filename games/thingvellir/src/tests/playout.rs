@@ -1,0 +1,194 @@
+//! Random playouts: seeded games across 2 to 6 players, both feud modes and
+//! Advanced Outlawry, half by the bot with standing orders and half by
+//! random legal choices; each checked for panics, dead ends, an end by
+//! Wordfame or elimination, replay equality and hidden information.
+
+use runestone_engine::{Game, GameRng, Seat, Viewer};
+
+use super::Driver;
+use crate::bot::{choose, legal};
+use crate::data::data;
+use crate::state::{Command, State};
+use crate::{Options, Thingvellir};
+
+struct Pick(u64);
+
+impl Pick {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+fn options_for(i: u64) -> Options {
+    Options { sealed_feuds: i % 2 == 1, advanced_outlawry: i % 3 == 2, lawspeaker: None }
+}
+
+/// No card id that is secret from `viewer` appears in its view: Goods show only
+/// Worth, Bondi only their action side, hands only to their holder.
+fn check_secrets(s: &State, viewer: Viewer, game: u64) {
+    let v = serde_json::to_value(crate::view::view(s, viewer)).expect("view");
+    for (i, p) in v["players"].as_array().expect("players").iter().enumerate() {
+        for g in p["wealth"].as_array().expect("wealth") {
+            assert!(
+                g.get("id").is_none() && g.get("colour").is_none(),
+                "game {game}: a Good shows more than its Worth"
+            );
+        }
+        for b in p["oaths"].as_array().expect("oaths") {
+            assert!(
+                b.get("worth").is_none() && b.get("id").is_none(),
+                "game {game}: a Bondi shows more than its action side"
+            );
+        }
+        if viewer != Viewer::Seat(i as Seat) {
+            assert!(p["hand"].is_null(), "game {game}: seat {i}'s hand shows to {viewer:?}");
+            assert!(p["orders"].is_null(), "game {game}: seat {i}'s orders show to {viewer:?}");
+        }
+    }
+    assert!(v.get("deck").is_none(), "game {game}: the orlog's order shows");
+}
+
+/// The kinds of decision counted in the input report.
+const KINDS: [&str; 7] = ["orders", "propose", "vote", "resolve", "choose", "feud", "challenge"];
+
+fn kind_of(s: &State, seat: Seat, c: &Command) -> usize {
+    use crate::rules::Ask;
+    if matches!(c, Command::Orders { .. }) {
+        return 0;
+    }
+    match crate::rules::ask_of(s, seat) {
+        Some(Ask::Propose) => 1,
+        Some(Ask::Vote) => 2,
+        Some(Ask::Resolve(_)) => 3,
+        Some(Ask::Choose(_)) => 4,
+        Some(Ask::Feud) => 5,
+        _ => 6,
+    }
+}
+
+/// Play one game; answer (seats, inputs per seat, rounds, ended by elimination, inputs by kind).
+fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
+    let mut kinds = [0u64; 7];
+    let seats = 2 + (i % 5) as u8;
+    let opts = options_for(i);
+    let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
+    let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut commands = 0;
+    while Thingvellir::outcome(&d.state).is_none() {
+        commands += 1;
+        assert!(commands < 30_000, "game {i}: endless (round {})", d.state.round);
+        assert!(
+            d.state.round < 400,
+            "game {i}: no end after 400 rounds: {:?}",
+            d.state
+                .players
+                .iter()
+                .enumerate()
+                .map(|(s, p)| (
+                    p.wordfame,
+                    p.farms,
+                    d.state.districts_of(s as Seat),
+                    p.oaths.len(),
+                    p.wealth.len(),
+                    p.longhall
+                ))
+                .collect::<Vec<_>>()
+        );
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        let seat = waiting[pick.next(waiting.len())];
+        let options = legal(&d.state, seat);
+        assert!(
+            !options.is_empty(),
+            "game {i}: seat {seat} has no legal command ({:?})",
+            crate::rules::ask_of(&d.state, seat)
+        );
+        if check_views && commands % 7 == 0 {
+            for c in &options {
+                let mut rng = GameRng::new(d.seed.clone(), 99);
+                Thingvellir::decide(&d.state, seat, c, &mut rng)
+                    .unwrap_or_else(|e| panic!("game {i}: legal {c:?} refused: {e}"));
+            }
+            for v in (0..seats).map(Viewer::Seat).chain([Viewer::Public]) {
+                check_secrets(&d.state, v, i);
+            }
+        }
+        let c: Command = if bots || pick.next(3) != 0 {
+            choose(&d.state, seat, bots).expect("the bot has a move")
+        } else {
+            options[pick.next(options.len())].clone()
+        };
+        kinds[kind_of(&d.state, seat, &c)] += 1;
+        d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: seat {seat}'s {c:?} refused: {e}"));
+    }
+    // Replay equals the live state.
+    let mut replay = State::default();
+    for e in &d.log {
+        Thingvellir::apply(&mut replay, &e.event);
+    }
+    assert_eq!(
+        serde_json::to_value(&replay).expect("state"),
+        serde_json::to_value(&d.state).expect("state"),
+        "game {i}: replay differs"
+    );
+    let alive = d.state.alive().count();
+    let by_fame = d.state.players.iter().any(|p| p.wordfame >= crate::seasons::FAME_TO_WIN);
+    assert!(by_fame || alive <= 1, "game {i}: over without an end condition");
+    let _ = data();
+    (seats, d.inputs.clone(), d.state.round, !by_fame, kinds)
+}
+
+fn games() -> u64 {
+    std::env::var("THINGVELLIR_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
+}
+
+#[test]
+fn random_playouts_end_without_dead_ends_and_replay_exactly() {
+    let (mut elim, mut rounds) = (0, 0u64);
+    for i in 0..games() {
+        let r = play(i, i % 2 == 0, true);
+        elim += r.3 as u32;
+        rounds += r.2 as u64;
+    }
+    println!(
+        "{} games: {elim} ended by elimination, the rest by 22 Wordfame; {:.1} rounds per game",
+        games(),
+        rounds as f64 / games() as f64
+    );
+}
+
+/// Inputs per player per round in bot games with standing voting orders and
+/// sealed feuds (printed; run with `--nocapture`).
+#[test]
+fn bot_games_with_standing_orders_and_sealed_feuds_report_inputs() {
+    let n = games().min(200);
+    let mut per = vec![(0u64, 0u64, 0u64, 0u64); 7];
+    let mut kinds = [0u64; 7];
+    let mut seat_rounds = 0u64;
+    for k in 0..n {
+        let i = k * 2 + 1; // odd games have sealed feuds
+        let (seats, inputs, rounds, elim, k) = play(i, true, false);
+        for (a, b) in kinds.iter_mut().zip(k) {
+            *a += b;
+        }
+        seat_rounds += rounds as u64 * seats as u64;
+        let e = &mut per[seats as usize];
+        e.0 += 1;
+        e.1 += inputs.iter().map(|x| *x as u64).sum::<u64>();
+        e.2 += rounds as u64 * seats as u64;
+        e.3 += elim as u64;
+    }
+    for (seats, (games, inputs, seat_rounds, elim)) in per.iter().enumerate().filter(|(_, e)| e.0 > 0) {
+        println!(
+            "{seats} players: {games} games, {:.1} rounds per game, {:.2} inputs per player per round, {elim} ended by elimination",
+            *seat_rounds as f64 / *games as f64 / seats as f64,
+            *inputs as f64 / *seat_rounds as f64
+        );
+    }
+    let by_kind: Vec<String> =
+        KINDS.iter().zip(kinds).map(|(k, n)| format!("{k} {:.2}", n as f64 / seat_rounds as f64)).collect();
+    println!("per player per round, by kind: {}", by_kind.join(", "));
+}

@@ -1,0 +1,320 @@
+//! What each viewer may see: Goods show only their Worth (to their owner
+//! too), Bondi only their action side, the orlog's order to nobody, a hand of
+//! drawn cards to its holder while choosing, standing orders to their giver.
+
+use runestone_engine::{Seat, Viewer};
+use serde::Serialize;
+
+use crate::data::{data, Action, CardId};
+use crate::rules::ask_of;
+use crate::state::{Command, Event, Orders, Phase, State, Step, Vote};
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct CardView {
+    pub id: CardId,
+    pub colour: String,
+    pub worth: u8,
+    pub action: Action,
+    pub goods: String,
+    pub persona: Option<String>,
+}
+
+fn card(c: CardId) -> CardView {
+    let d = data();
+    let k = &d.cards[c as usize];
+    CardView {
+        id: c,
+        colour: d.colours[k.colour].clone(),
+        worth: k.worth,
+        action: k.action,
+        goods: d.goods[k.colour].clone(),
+        persona: k.persona.clone(),
+    }
+}
+
+/// A Good as anyone sees it: its place in the Wealth and its Worth.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct GoodView {
+    pub place: usize,
+    pub worth: u8,
+}
+
+/// A Bondi as anyone sees it: its action side (action and colour).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct BondiView {
+    pub place: usize,
+    pub action: Action,
+    pub colour: String,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct PlayerView {
+    pub seat: Seat,
+    pub wordfame: i32,
+    pub farms: [u8; 4],
+    pub longhall: u8,
+    pub slain: u8,
+    pub at_sea: u8,
+    pub thingvellir: u8,
+    pub small_tokens: u8,
+    pub large_tokens: u8,
+    pub home_stead: String,
+    pub wealth: Vec<GoodView>,
+    pub oaths: Vec<BondiView>,
+    pub hird: Vec<CardView>,
+    pub out: bool,
+    pub outlawed: bool,
+    pub vote: Option<Vote>,
+    /// Only to the seat itself.
+    pub hand: Option<Vec<CardView>>,
+    pub orders: Option<Orders>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct DistrictView {
+    pub name: String,
+    pub owner: Option<Seat>,
+    pub value: u8,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct EdgeView {
+    pub districts: [usize; 2],
+    pub thingmen: Vec<u8>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct ConflictView {
+    pub colour: String,
+    pub worth: [u32; 2],
+    pub settled: bool,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct FeudView {
+    pub sides: [Seat; 2],
+    pub edge: usize,
+    pub thingmen: [u8; 2],
+    pub drawn: [Vec<CardView>; 2],
+    pub committed: [Vec<CardView>; 2],
+    pub conflicts: Vec<ConflictView>,
+    pub turn: Option<Seat>,
+    pub sealed: [bool; 2],
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct LawView {
+    pub name: String,
+    pub colour: String,
+    pub statutes: Vec<(Action, u8)>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct View {
+    pub round: u32,
+    pub phase: Phase,
+    pub lawspeaker: Seat,
+    pub laws: Vec<LawView>,
+    pub token: Option<(usize, usize)>,
+    pub players: Vec<PlayerView>,
+    pub districts: Vec<DistrictView>,
+    pub edges: Vec<EdgeView>,
+    pub sea: String,
+    pub orlog: usize,
+    pub doom: usize,
+    pub pool: Vec<Option<CardView>>,
+    pub current: Option<Step>,
+    pub queue: Vec<Step>,
+    pub feud: Option<FeudView>,
+    pub sealed_feuds: bool,
+    pub advanced_outlawry: bool,
+    /// What this viewer is asked now, if anything.
+    pub asked: Option<String>,
+}
+
+pub fn view(s: &State, viewer: Viewer) -> View {
+    let d = data();
+    let me = match viewer {
+        Viewer::Seat(x) => Some(x),
+        _ => None,
+    };
+    let referee = viewer == Viewer::Referee;
+    let players = s
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seat = i as Seat;
+            let own = me == Some(seat) || referee;
+            PlayerView {
+                seat,
+                wordfame: p.wordfame,
+                farms: p.farms,
+                longhall: p.longhall,
+                slain: p.slain,
+                at_sea: p.at_sea,
+                thingvellir: p.thingvellir,
+                small_tokens: p.small_tokens,
+                large_tokens: p.large_tokens,
+                home_stead: d.home_steads[p.home].name.clone(),
+                wealth: p
+                    .wealth
+                    .iter()
+                    .enumerate()
+                    .map(|(place, c)| GoodView { place, worth: d.cards[*c as usize].worth })
+                    .collect(),
+                oaths: p
+                    .oaths
+                    .iter()
+                    .enumerate()
+                    .map(|(place, c)| {
+                        let k = &d.cards[*c as usize];
+                        BondiView { place, action: k.action, colour: d.colours[k.colour].clone() }
+                    })
+                    .collect(),
+                hird: p.hird.iter().map(|c| card(*c)).collect(),
+                out: p.out,
+                outlawed: p.outlawed,
+                vote: s.votes.get(i).copied().flatten(),
+                hand: (own && !p.hand.is_empty()).then(|| p.hand.iter().map(|c| card(*c)).collect()),
+                orders: if own { p.orders.clone() } else { None },
+            }
+        })
+        .collect();
+    let feud = s.feud.as_ref().map(|f| FeudView {
+        sides: f.sides,
+        edge: f.edge,
+        thingmen: f.men,
+        drawn: [f.drawn[0].iter().map(|c| card(*c)).collect(), f.drawn[1].iter().map(|c| card(*c)).collect()],
+        committed: [
+            f.committed[0].iter().map(|c| card(*c)).collect(),
+            f.committed[1].iter().map(|c| card(*c)).collect(),
+        ],
+        conflicts: f
+            .conflicts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.present)
+            .map(|(i, c)| ConflictView { colour: d.colours[i].clone(), worth: c.worth, settled: c.settled })
+            .collect(),
+        turn: (!s.sealed_feuds).then_some(f.sides[f.turn]),
+        sealed: [f.sealed[0].is_some(), f.sealed[1].is_some()],
+    });
+    View {
+        round: s.round,
+        phase: s.phase,
+        lawspeaker: s.lawspeaker,
+        laws: d
+            .laws
+            .iter()
+            .map(|l| LawView {
+                name: l.name.clone(),
+                colour: d.colours[l.colour].clone(),
+                statutes: l.statutes.iter().map(|x| (x.action, x.bonus)).collect(),
+            })
+            .collect(),
+        token: s.token,
+        players,
+        districts: d
+            .districts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| DistrictView {
+                name: n.clone(),
+                owner: s.owner(i),
+                value: s.steads[i].map(|x| x.1).unwrap_or(0),
+            })
+            .collect(),
+        edges: d
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EdgeView { districts: [e.0, e.1], thingmen: s.edges[i].clone() })
+            .collect(),
+        sea: d.sea.clone(),
+        orlog: s.deck.len(),
+        doom: s.doom.len(),
+        pool: s.pool.iter().map(|c| c.map(card)).collect(),
+        current: s.current.clone(),
+        queue: s.queue.iter().cloned().collect(),
+        feud,
+        sealed_feuds: s.sealed_feuds,
+        advanced_outlawry: s.advanced_outlawry,
+        asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
+    }
+}
+
+fn name(names: &[String], seat: Seat) -> String {
+    names.get(seat as usize).cloned().unwrap_or_else(|| format!("Seat {seat}"))
+}
+
+pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
+    match event {
+        Event::Setup { seats, lawspeaker, .. } => {
+            format!("{seats} gothar ride to Thingvellir; {} is Lawspeaker", name(names, *lawspeaker))
+        }
+        Event::Reshuffled { .. } => "The Doom is shuffled into the orlog".into(),
+        Event::Hidden { seat } => format!("{} chose in secret", name(names, *seat)),
+        Event::Acted { seat, command } => format!("{}: {}", name(names, *seat), label(s, *seat, command)),
+    }
+}
+
+pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
+    let d = data();
+    let dist = |i: usize| d.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
+    let edge = |e: usize| {
+        d.edges
+            .get(e)
+            .map(|(a, b)| format!("{}–{}", d.districts[*a], d.districts[*b]))
+            .unwrap_or_else(|| format!("edge {e}"))
+    };
+    let colour = |c: usize| d.colours.get(c).cloned().unwrap_or_else(|| format!("colour {c}"));
+    match command {
+        Command::Propose { law } => {
+            format!("propose the {}", d.laws.get(*law).map(|l| l.name.as_str()).unwrap_or("Law"))
+        }
+        Command::Vote { vote: Vote::Support } => "support".into(),
+        Command::Vote { vote: Vote::Sue { law, level } } => {
+            let a = d.laws.get(*law).and_then(|l| l.statutes.get(*level)).map(|s| s.action.name()).unwrap_or("?");
+            format!("sue for {a} on the {}", d.laws.get(*law).map(|l| l.name.as_str()).unwrap_or("Law"))
+        }
+        Command::Orders { orders: Some(_) } => "set standing voting orders".into(),
+        Command::Orders { orders: None } => "clear standing voting orders".into(),
+        Command::Subsume { district, colour: c } => format!("settle {} (a {} farm)", dist(*district), colour(*c)),
+        Command::Expand { steps } => {
+            let v: Vec<String> = steps.iter().map(|(x, c)| format!("{} (+{})", dist(*x), colour(*c))).collect();
+            format!("expand {}", v.join(", "))
+        }
+        Command::Ride { set_forth, moves } => {
+            let mut v: Vec<String> = set_forth.iter().map(|e| format!("set forth to {}", edge(*e))).collect();
+            v.extend(moves.iter().map(|m| {
+                format!("ride {} from {} to {}", m.count, edge(m.from), edge(*m.path.last().unwrap_or(&m.from)))
+            }));
+            if v.is_empty() {
+                "ride nowhere".into()
+            } else {
+                v.join("; ")
+            }
+        }
+        Command::SailOut { thingmen } => format!("send {thingmen} Thingmen to sea"),
+        Command::ReturnLaden => "return laden with riches".into(),
+        Command::Keep { cards } => format!("keep {} cards", cards.len()),
+        Command::DrawPledge => "draw for the Pledge".into(),
+        Command::Swear { add, swaps } => format!("swear {} Bondi, swap {}", add.iter().count(), swaps.len()),
+        Command::SendOff { persona } => format!("send off {}", card(*persona).persona.unwrap_or_default()),
+        Command::FosterPersona { persona } => format!("foster {}", card(*persona).persona.unwrap_or_default()),
+        Command::Give { gifts } => format!("give {} gifts", gifts.len()),
+        Command::Murder { bondi, edge: e, victim } => {
+            format!("murder seat {victim}'s Thingmen on {} with {} Bondi", edge(*e), bondi.len())
+        }
+        Command::Capture { district, weapon, .. } => {
+            format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
+        }
+        Command::Pass => "pass".into(),
+        Command::Commit { good } => format!("commit the Good at place {good}"),
+        Command::Accept { colour: c } => format!("accept the {} conflict", colour(*c)),
+        Command::Seal { goods } => format!("seal {} Goods", goods.len()),
+        Command::Challenge { fight: true } => "fight the band".into(),
+        Command::Challenge { fight: false } => "let the band pass".into(),
+    }
+}

@@ -1,0 +1,319 @@
+//! Damaged files: on stopped copies of a data directory with several played
+//! games, each sled file is truncated, has bytes flipped, or is zeroed. The
+//! real binary then either serves every game exactly as before, or names the
+//! damage (refuses to start with a message naming what is damaged, or the
+//! damaged game answers 500 "stored data damaged"). Never a silent loss,
+//! never a panic.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::helpers::{agent, seat_tokens, str_of};
+
+/// A generous bound for a start on a busy machine (not a speed target).
+const START_BOUND: Duration = Duration::from_secs(120);
+
+enum Started {
+    Serving(Child, String),
+    /// Exited before serving: exit code and everything it wrote to stderr.
+    Refused(Option<i32>, String),
+    Hung,
+}
+
+fn start(dir: &Path) -> Started {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
+        .arg("serve")
+        .env("RUNESTONE__SERVER__PORT", "0")
+        .env("RUNESTONE__SERVER__WORKERS", "1")
+        .env("RUNESTONE__STORAGE__PATH", dir)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    // Drain stderr so the server never blocks on it; keep it for a refusal.
+    let (etx, erx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        let _ = etx.send(text);
+    });
+    match rx.recv_timeout(START_BOUND) {
+        Ok(line) if line.starts_with("runestone is serving") => {
+            let base = line.trim().rsplit(' ').next().unwrap().to_owned();
+            Started::Serving(child, base)
+        }
+        Ok(_) => {
+            let status = child.wait().unwrap();
+            Started::Refused(status.code(), erx.recv_timeout(START_BOUND).unwrap_or_default())
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Started::Hung
+        }
+    }
+}
+
+fn stop(mut child: Child, graceful: bool) {
+    if graceful {
+        Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    } else {
+        child.kill().unwrap();
+    }
+    child.wait().unwrap();
+}
+
+fn call(a: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+    let mut req = ureq::http::Request::builder().method(method).uri(url);
+    if let Some(t) = token {
+        req = req.header("Authorization", format!("Bearer {t}"));
+    }
+    let resp = match body {
+        Some(b) => a.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
+        None => a.run(req.body(()).unwrap()),
+    };
+    let mut resp = resp.expect("the server answers");
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every file under the store's directory, blobs included.
+fn store_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(store_files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    TruncateEmpty,
+    TruncateHalf,
+    TruncateLast100,
+    FlipNearStart,
+    FlipQuarter,
+    FlipMiddle,
+    FlipThreeQuarters,
+    FlipNearEnd,
+    FlipEvery97th,
+    Zero,
+    Delete,
+}
+
+const DAMAGES: [Damage; 11] = [
+    Damage::TruncateEmpty,
+    Damage::TruncateHalf,
+    Damage::TruncateLast100,
+    Damage::FlipNearStart,
+    Damage::FlipQuarter,
+    Damage::FlipMiddle,
+    Damage::FlipThreeQuarters,
+    Damage::FlipNearEnd,
+    Damage::FlipEvery97th,
+    Damage::Zero,
+    Damage::Delete,
+];
+
+fn apply(file: &Path, damage: Damage) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let len = bytes.len();
+    let mut flip = |at: usize| {
+        if len > 0 {
+            bytes[at.min(len - 1)] ^= 0xff;
+        }
+    };
+    match damage {
+        Damage::TruncateEmpty => bytes.clear(),
+        Damage::TruncateHalf => bytes.truncate(len / 2),
+        Damage::TruncateLast100 => bytes.truncate(len.saturating_sub(100)),
+        Damage::FlipNearStart => flip(len.min(64) / 2 + 7),
+        Damage::FlipQuarter => flip(len / 4),
+        Damage::FlipMiddle => flip(len / 2),
+        Damage::FlipThreeQuarters => flip(len * 3 / 4),
+        Damage::FlipNearEnd => flip(len.saturating_sub(40)),
+        Damage::FlipEvery97th => {
+            for at in (13..len).step_by(97) {
+                flip(at);
+            }
+        }
+        Damage::Zero => bytes.iter_mut().for_each(|b| *b = 0),
+        Damage::Delete => {
+            std::fs::remove_file(file).unwrap();
+            return;
+        }
+    }
+    std::fs::write(file, bytes).unwrap();
+}
+
+#[test]
+fn damaged_files_are_named_never_served_silently() {
+    // The original: six duels of four seats with secret bids, played a while.
+    let original = tempfile::tempdir().unwrap();
+    let Started::Serving(child, base) = start(original.path()) else { panic!("the original server did not start") };
+    let a = agent();
+    let mut games = Vec::new();
+    for g in 0..6u64 {
+        let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
+        let (s, created) =
+            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})));
+        assert_eq!(s, 201, "{created}");
+        let game = str_of(&created, "game_id").to_owned();
+        let tokens = seat_tokens(&created);
+        for n in 0..(8 + 4 * g) {
+            let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});
+            let t = &tokens[(n % 3) as usize];
+            let (s, v) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(t), Some(&body));
+            assert_eq!(s, 200, "{v}");
+        }
+        games.push(game);
+    }
+    let logs = |base: &str| -> Vec<(u16, Value)> {
+        games.iter().map(|g| call(&a, "GET", &format!("{base}/api/v1/games/{g}/events"), None, None)).collect()
+    };
+    let want = logs(&base);
+    stop(child, true);
+
+    let files: Vec<PathBuf> = store_files(&original.path().join("events"))
+        .into_iter()
+        .map(|p| p.strip_prefix(original.path()).unwrap().to_owned())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with("db")), "sled's log file is among {files:?}");
+    let mut table = Vec::new();
+    let mut failures = Vec::new();
+    for file in &files {
+        for damage in DAMAGES {
+            let copy = tempfile::tempdir().unwrap();
+            copy_dir(original.path(), copy.path());
+            apply(&copy.path().join(file), damage);
+            let case = format!("{} {damage:?}", file.display());
+            let outcome = match start(copy.path()) {
+                Started::Hung => {
+                    failures.push(format!("{case}: hung at start"));
+                    "HUNG".to_string()
+                }
+                Started::Refused(code, stderr) => {
+                    let first = stderr.lines().find(|l| l.starts_with("error:")).unwrap_or("").to_owned();
+                    if code == Some(101) || stderr.contains("panicked") {
+                        failures.push(format!("{case}: panicked: {stderr}"));
+                        "PANIC".to_string()
+                    } else if !(first.contains("damaged") || first.contains("lost")) || !first.contains("events") {
+                        failures.push(format!("{case}: refused without naming the damage: {stderr}"));
+                        format!("refused, unnamed: {first}")
+                    } else {
+                        format!("refused at start: {}", first.chars().take(600).collect::<String>())
+                    }
+                }
+                Started::Serving(child, base) => {
+                    let got = logs(&base);
+                    let mut intact = 0;
+                    let mut named = 0;
+                    for ((g, (ws, wv)), (s, v)) in games.iter().zip(&want).zip(&got) {
+                        if (s, v) == (ws, wv) {
+                            intact += 1;
+                        } else if *s == 500 && v["detail"].as_str().is_some_and(|d| d.contains("damaged")) {
+                            named += 1;
+                        } else {
+                            failures.push(format!("{case}: game {g} silently differs: {s} {v}"));
+                        }
+                    }
+                    stop(child, false);
+                    format!("served: {intact} games intact, {named} answer their damage")
+                }
+            };
+            table.push((case, outcome));
+        }
+    }
+    eprintln!("damaged-files cases ({}):", table.len());
+    for (case, outcome) in &table {
+        eprintln!("  {case:<40} {outcome}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases lost data silently, hung or panicked:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(table.len() >= 30, "only {} cases", table.len());
+}
+
+#[test]
+fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let Started::Serving(child, base) = start(dir.path()) else { panic!("the server did not start") };
+    let a = agent();
+    let seats: Vec<Value> = (0..3).map(|i| json!({"name": format!("P{i}")})).collect();
+    let (_, created) =
+        call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})));
+    let game = str_of(&created, "game_id").to_owned();
+    let token = seat_tokens(&created)[0].clone();
+    let body = json!({"command": {"type": "Bid", "amount": 3}});
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    assert_eq!(s, 200);
+    let (_, log) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/events"), None, None);
+    let head = log["events"].as_array().unwrap().len() as u64 - 1;
+    stop(child, true);
+
+    // The last event disappears from sled's tree, as if the log were cut.
+    {
+        let db = sled::open(dir.path().join("events")).unwrap();
+        let mut key = vec![b'e'];
+        key.extend_from_slice(game.as_bytes());
+        key.extend_from_slice(&head.to_be_bytes());
+        db.open_tree("main").unwrap().remove(key).unwrap().expect("the last event was there");
+        db.flush().unwrap();
+    }
+    let Started::Serving(child, base) = start(dir.path()) else { panic!("the server did not start") };
+    for path in ["events", "verify"] {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/{path}"), None, None);
+        assert_eq!(s, 500, "{path}: {v}");
+        let detail = v["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("damaged") && detail.contains(&game) && detail.contains(&format!("seq {head}")),
+            "{detail}"
+        );
+        assert!(!detail.contains("try again"), "{detail}");
+    }
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    assert_eq!(s, 500, "no command is decided on a damaged log");
+    stop(child, false);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_runestone")).args(["check", "--data"]).arg(dir.path()).output().unwrap();
+    assert!(!out.status.success(), "check fails on damage");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains(&format!("DAMAGED game {game}")), "{report}");
+}

@@ -9,6 +9,7 @@
 
 pub mod erased;
 pub mod game;
+pub mod harness;
 pub mod log;
 pub mod present;
 pub mod rng;

@@ -2,7 +2,7 @@
 //! ruleset id, with options, commands and events as JSON, folded from a
 //! sealed log.
 
-use runestone_engine::log::{seal, Actor, Envelope};
+use runestone_engine::harness::play_by_fallbacks;
 use runestone_engine::table::Table;
 use runestone_engine::{Registry, Seed, Viewer};
 
@@ -11,33 +11,15 @@ use crate::FallenKingdoms;
 #[test]
 fn a_whole_game_runs_through_the_kernel_by_fallbacks_and_refolds_equal() {
     let reg = Registry::empty().with::<FallenKingdoms>();
-    let game = reg.get("fallen-kingdoms").expect("registered").clone();
-    let seed = Seed([9; 32]);
-    let names: Vec<String> = ["Ann", "Bo", "Cy", "Di"].iter().map(|s| s.to_string()).collect();
     let options = serde_json::json!({ "hidden_scoring": true });
-    let drafts = Table::create(game.as_ref(), &options, names, &seed, None).expect("created");
-    let mut log: Vec<Envelope> = seal("g1", None, drafts, "2026-01-01T00:00:00Z", &seed);
-    let mut table = Table::fold(&reg, &log).expect("folds");
-    let mut decisions = 0;
-    while !table.is_over() {
-        decisions += 1;
-        assert!(decisions < 5_000, "endless");
-        let p = table.pending().into_iter().find(|p| !p.submitted).expect("someone to wait for");
-        let cmd = table.fallback(p.seat).expect("fallback");
-        let drafts = table.decide(Actor::System, p.seat, &cmd, Some(table.head), &seed).expect("accepted");
-        let head = (table.head, table.head_hash.clone());
-        let envs = seal("g1", Some((head.0, &head.1)), drafts, "2026-01-01T00:00:00Z", &seed);
-        for e in &envs {
-            table.push(e).expect("pushes");
-        }
-        log.extend(envs);
-    }
-    let refold = Table::fold(&reg, &log).expect("refolds");
-    assert_eq!(refold.save()["state"], table.save()["state"]);
+    let names = ["Ann", "Bo", "Cy", "Di"];
+    let played = play_by_fallbacks(&reg, "fallen-kingdoms", &options, &names, &Seed([9; 32]), 5_000, |_, _, _| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let table = &played.table;
     assert_eq!(table.outcome().unwrap().scores.len(), 4);
     let v = table.view(Viewer::Public);
     assert!(v["players"][1]["glory"].is_number(), "hidden scores are shown once the game is over");
-    for e in &log {
+    for e in &played.log {
         assert!(!table.describe(e).is_empty());
     }
 }

@@ -10,6 +10,7 @@
 //! `impl Present for MyGame { fn schemas() -> Schemas { schemas_of::<…>() } }`
 //! is a whole (if plain) presentation.
 
+pub mod form;
 mod generic;
 
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 use crate::game::{Game, Seat};
 
+pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
 
 /// One area of a board as drawn: its id and its owner (a seat), if any.
@@ -80,21 +82,12 @@ pub struct FormsInput<'a> {
     pub entered: &'a BTreeMap<String, String>,
 }
 
-/// A game's own decision forms: a page template (minijinja markup, HTML,
-/// escaped automatically) and the data it is rendered with. The page
-/// renders it in place of the generic list of legal commands, with these
-/// names defined beside `forms`: `game` (the game's id), `csrf` (the form
-/// token to post in a hidden `csrf` field), `guard_seq` and `rewind.head`
-/// (post `seq` = `rewind.head` when `guard_seq`), `error`, `error_at` (the
-/// `build` of the form that was refused) and `entered`.
-///
-/// A form posts to `/games/{game}/commands`, either `cmd` (a command's
-/// JSON) or `build` (the name of one of the game's forms) with its fields;
-/// [`Present::command_of_form`] builds the command from those fields.
-#[derive(Clone, Debug)]
+/// A game's own decision forms, described as data (see [`form`]): the
+/// page renders them with its one generic template in place of the generic
+/// list of legal commands, and posts them back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Forms {
-    pub template: &'static str,
-    pub data: Value,
+    pub parts: Vec<Part>,
 }
 
 /// A posted form's fields, in the order posted.
@@ -105,6 +98,12 @@ impl Posted {
     /// The first value of `name`, if posted.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`, in the order posted (the options ticked of
+    /// an [`Input::Several`] field).
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {

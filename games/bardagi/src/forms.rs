@@ -8,14 +8,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use runestone_engine::present::{Forms, FormsInput, Posted};
+use runestone_engine::present::{
+    Choice, Field, Form, Forms, FormsInput, Frame, Group, Input, Note, Part, Posted, Submit, Sum,
+};
 
 /// The `build` names of the plan picker and the standing orders forms.
 pub const PLAN: &str = "bardagi-plan";
 pub const ORDERS: &str = "bardagi-orders";
-
-/// The page template of the forms (minijinja markup).
-const TEMPLATE: &str = include_str!("forms.html");
 
 /// The card types, as the `Hand` JSON names them, and in words.
 const CARDS: [(&str, &str); 4] =
@@ -225,17 +224,41 @@ fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
     }
 }
 
-/// The forms of `me` for this position: `plan` (or null), `turn` (or
-/// null) and `orders`, with what a failed form posted (`entered`) kept.
+/// The forms of `me` for this position: the plan picker (when a plan is
+/// to be chosen), the turn composer (when the turn is on) and the standing
+/// orders, with what a refused form posted (`entered`) kept.
 pub fn forms(input: &FormsInput<'_>) -> Option<Forms> {
-    let data = forms_data(input.legal, input.labels, input.view, input.seat, input.entered);
-    Some(Forms { template: TEMPLATE, data })
+    let parts = form_parts(input.legal, input.labels, input.view, input.seat, input.entered);
+    Some(Forms { parts })
 }
 
-fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: &BTreeMap<String, String>) -> Value {
+fn form_parts(
+    legal: &[Value],
+    labels: &[String],
+    view: &Value,
+    me: u8,
+    entered: &BTreeMap<String, String>,
+) -> Vec<Part> {
     let mine = &view["players"][me as usize];
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
+    let mut parts = Vec::new();
+    if let Some(plan) = plan_form(legal, mine, if again(PLAN) { Some(entered) } else { None }) {
+        parts.push(plan);
+    }
+    if let Some(turn) = turn_form(legal, labels, view, mine, me, entered) {
+        parts.push(turn);
+    }
+    parts.push(orders_form(view, mine, if again(ORDERS) { Some(entered) } else { None }));
+    parts
+}
+
+/// The plan picker: a number per card type, adding up to the plan's size,
+/// filled in with what was typed, the plan chosen, or the bot's.
+fn plan_form(legal: &[Value], mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Option<Part> {
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
+    if plans.is_empty() {
+        return None;
+    }
     // The bot's plan: the first legal command, or (in the easier variant,
     // where cards are chosen as the turn begins) its whole turn's first step.
     let bot_plan = legal.first().and_then(|c| match c["type"].as_str() {
@@ -243,52 +266,88 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
         Some("PlayTurn") => c["steps"].as_array().and_then(|s| s.first()).filter(|s| s["type"] == "Plan"),
         _ => None,
     });
+    let suggested = bot_plan.unwrap_or(plans[0]);
     // A plan already chosen (and still replaceable): the picker starts from it.
     let chosen = Some(&mine["hand"]).filter(|h| mine["planned"] == true && h.is_object());
-    let plan = bot_plan.or(plans.first().copied()).filter(|_| !plans.is_empty()).map(|suggested| {
-        let sizes: Vec<u64> =
-            plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
-        let min = sizes.iter().copied().min().unwrap_or(6);
-        let max = sizes.iter().copied().max().unwrap_or(6);
-        let cards: Vec<Value> = CARDS
-            .iter()
-            .map(|(k, name)| {
-                let bot = suggested["hand"][*k].as_u64().unwrap_or(0).to_string();
-                let value = if again(PLAN) {
-                    entered.get(&format!("hand.{k}")).cloned().unwrap_or_default()
-                } else if let Some(h) = chosen {
-                    h[*k].as_u64().unwrap_or(0).to_string()
-                } else {
-                    bot.clone()
-                };
-                json!({"key": k, "name": name, "value": value, "bot": bot})
-            })
-            .collect();
-        json!({
-            "min": min,
-            "max": max,
-            "size": if min == max { min.to_string() } else { format!("{min} to {max}") },
-            "cards": cards,
-            "bot_words": hand_words(&suggested["hand"]),
-            "chosen_words": chosen.map(hand_words),
-        })
-    });
-
-    let mut groups: Vec<Value> = CARDS
+    let sizes: Vec<u64> =
+        plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
+    let min = sizes.iter().copied().min().unwrap_or(6);
+    let max = sizes.iter().copied().max().unwrap_or(6);
+    let size = if min == max { min.to_string() } else { format!("{min} to {max}") };
+    let fields: Vec<Part> = CARDS
         .iter()
-        .map(|(k, n)| {
-            json!({"key": k, "name": n, "buttons": [], "list": {
-                "id": format!("move-{k}"), "class": "unit-move", "label": format!("Move the {n} to"),
-                "button": "Move", "options": [],
-            }})
+        .map(|(k, name)| {
+            let value = match (entered, chosen) {
+                (Some(e), _) => e.get(&format!("hand.{k}")).cloned().unwrap_or_default(),
+                (None, Some(h)) => h[*k].as_u64().unwrap_or(0).to_string(),
+                (None, None) => suggested["hand"][*k].as_u64().unwrap_or(0).to_string(),
+            };
+            Field::new(format!("hand-{k}"), format!("hand.{k}"), *name, Input::Number { min: 0, max: 6 })
+                .value(value)
+                .class("hand-count")
+                .wrap(format!("card-count card-{k}"))
+                .described_by("plan-count")
+                .into()
         })
-        .chain(std::iter::once(json!({"key": "other", "name": "Other", "buttons": [], "list": {
-            "id": "exchange", "class": "exchange", "label": "Discard two cards for one:",
-            "button": "Exchange", "options": [], "placeholder": "(choose the two cards and the one to take)",
-        }})))
         .collect();
-    let mut suggestion = Value::Null;
-    let mut end_turn = Value::Null;
+    let bot_words = hand_words(&suggested["hand"]);
+    let note = match chosen {
+        Some(h) => Note::small(format!(
+            "Your plan now: {}. You may replace it until every clan has chosen. The bot would choose {bot_words}.",
+            hand_words(h)
+        ))
+        .id("plan-chosen"),
+        None => Note::small(format!(
+            "Filled in with the bot's suggestion: {bot_words}. Only you see your plan until your turn lays the cards down."
+        )),
+    };
+    let sum = Sum {
+        id: "plan-count".into(),
+        fields: CARDS.iter().map(|(k, _)| format!("hand.{k}")).collect(),
+        min: min as i64,
+        max: max as i64,
+        words: format!("The four numbers must add up to {size} (at most 6 of a kind)."),
+    };
+    let fieldset = Group::new(
+        Frame::Fieldset { legend: format!("Pick the plan's cards: {size} of your 24, in secret") },
+        vec![
+            Part::Refusal { build: PLAN.into() },
+            Group::new(Frame::Box, fields).class("card-counts").into(),
+            sum.into(),
+            note.into(),
+            Submit::new("Choose these cards").class("primary").id("plan-submit").into(),
+        ],
+    );
+    Some(Form::new(vec![fieldset.into()]).id("plan-form").class("plan-picker").build(PLAN).into())
+}
+
+/// One unit's group of the composer: its actions as buttons, its moves
+/// (or the exchanges) as a list.
+struct UnitGroup {
+    key: &'static str,
+    name: &'static str,
+    buttons: Vec<Submit>,
+    list: Vec<Choice>,
+}
+
+/// The turn composer: the seat's cards, end turn, the legal card actions
+/// grouped by unit, and the bot's whole turn.
+fn turn_form(
+    legal: &[Value],
+    labels: &[String],
+    view: &Value,
+    mine: &Value,
+    me: u8,
+    entered: &BTreeMap<String, String>,
+) -> Option<Part> {
+    let mut groups: Vec<UnitGroup> = CARDS
+        .iter()
+        .map(|(k, n)| (*k, *n))
+        .chain(std::iter::once(("other", "Other")))
+        .map(|(key, name)| UnitGroup { key, name, buttons: Vec::new(), list: Vec::new() })
+        .collect();
+    let mut suggestion = None;
+    let mut end_turn = None;
     let mut any_step = false;
     for (i, c) in legal.iter().enumerate() {
         let label = labels.get(i).cloned().unwrap_or_else(|| c["type"].as_str().unwrap_or("command").to_owned());
@@ -301,12 +360,11 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
                 if let Some(steps) = turn["steps"].as_array_mut() {
                     steps.retain(|s| s["type"] != "SetOrders");
                 }
-                suggestion = json!({"json": turn.to_string(), "words": turn_words(&turn, view, me as usize)});
+                suggestion = Some((turn.to_string(), turn_words(&turn, view, me as usize)));
             }
-            "EndTurn" => end_turn = json!({"json": c.to_string(), "label": "End turn"}),
+            "EndTurn" => end_turn = Some(c.to_string()),
             "Move" | "Exchange" => {
                 any_step = true;
-                let g = group_of(c);
                 let words = if c["type"] == "Move" {
                     area_name(view, &c["to"])
                 } else {
@@ -314,52 +372,85 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
                     let name = |v: &Value| card_name(v.as_str().unwrap_or_default()).to_owned();
                     format!("{} and {} for {}", name(&d[0]), name(&d[1]), name(&c["take"]))
                 };
-                if let Some(list) = groups[g]["list"]["options"].as_array_mut() {
-                    list.push(json!({"json": c.to_string(), "label": words}));
-                }
+                groups[group_of(c)].list.push(Choice::new(c.to_string(), words));
             }
             _ => {
                 any_step = true;
-                let g = group_of(c);
                 let label = match detail(c, view) {
                     Some(d) => format!("{label} ({d})"),
                     None => label,
                 };
-                if let Some(b) = groups[g]["buttons"].as_array_mut() {
-                    b.push(json!({"json": c.to_string(), "label": label}));
-                }
+                groups[group_of(c)].buttons.push(Submit::new(label).command(c.to_string()).class("cmd"));
             }
         }
     }
-    for g in groups.iter_mut() {
-        if g["list"]["options"].as_array().is_some_and(Vec::is_empty) {
-            g["list"] = Value::Null;
-        }
+    if !any_step && suggestion.is_none() {
+        return None;
     }
-    groups.retain(|g| !g["list"].is_null() || g["buttons"].as_array().is_some_and(|b| !b.is_empty()));
-    if end_turn.is_null() {
+    let mut composer: Vec<Part> = Vec::new();
+    let end = match end_turn {
+        Some(json) => Submit::new("End turn").command(json).class("primary big").id("end-turn"),
         // Not yet legal: shown, with why, so the player knows where it is.
-        end_turn = json!({"disabled": true});
+        None => Submit::new("End turn").class("big").id("end-turn").disabled("Lay down at least one card first."),
+    };
+    composer.push(Form::new(vec![end.into()]).class("end-turn").into());
+    let chosen_cmd = entered.get("cmd").cloned().unwrap_or_default();
+    for g in groups.into_iter().filter(|g| !g.buttons.is_empty() || !g.list.is_empty()) {
+        let mut inside: Vec<Part> = Vec::new();
+        if !g.buttons.is_empty() {
+            inside.push(Form::new(g.buttons.into_iter().map(Part::from).collect()).class("unit-actions").into());
+        }
+        if !g.list.is_empty() {
+            let (id, class, label, button, blank) = if g.key == "other" {
+                (
+                    "exchange".to_owned(),
+                    "exchange",
+                    "Discard two cards for one:".to_owned(),
+                    "Exchange",
+                    Some("(choose the two cards and the one to take)".to_owned()),
+                )
+            } else {
+                (format!("move-{}", g.key), "unit-move", format!("Move the {} to", g.name), "Move", None)
+            };
+            let required = blank.is_some();
+            let field = Field::new(&id, "cmd", label, Input::One { options: g.list, blank, required })
+                .value(chosen_cmd.clone());
+            let submit = Submit::new(button).id(format!("{id}-submit"));
+            inside.push(Form::new(vec![field.into(), submit.into()]).class(class).into());
+        }
+        composer.push(
+            Group::new(Frame::Fieldset { legend: g.name.to_owned() }, inside)
+                .class("unit-group")
+                .id(format!("group-{}", g.key))
+                .into(),
+        );
     }
-    let turn = (any_step || !suggestion.is_null()).then(|| {
-        json!({
-            "groups": groups,
-            "suggestion": suggestion,
-            "end_turn": end_turn,
-            "hand": mine["hand"].as_object().map(|_| hand_words(&mine["hand"])),
-            "played": hand_words(&mine["played"]),
-        })
-    });
-
-    json!({
-        "plan": plan,
-        "turn": turn,
-        "orders": orders_form(view, mine, if again(ORDERS) { Some(entered) } else { None }),
-    })
+    if let Some((json, words)) = suggestion {
+        let bot = Submit::new(format!("Let the bot play this turn: {words}")).command(json).id("bot-turn");
+        composer.push(Form::new(vec![bot.into()]).class("bot-turn").into());
+    }
+    let hand = mine["hand"].as_object().map_or_else(|| "hidden".to_owned(), |_| hand_words(&mine["hand"]));
+    let cards = Group::new(
+        Frame::Aside { heading: "Your cards".into() },
+        vec![
+            Note::new(hand).lead("In hand:", "cards-hand").into(),
+            Note::new(hand_words(&mine["played"])).lead("Played this turn:", "cards-played").into(),
+        ],
+    )
+    .class("my-cards")
+    .id("my-cards");
+    Some(
+        Group::new(
+            Frame::Box,
+            vec![cards.into(), Group::new(Frame::Box, composer).class("composer").id("composer").into()],
+        )
+        .class("turn-layout")
+        .into(),
+    )
 }
 
 /// A build wish as the option of a list: its JSON and its words.
-fn wish_option(w: &Value, market: &[Value]) -> Value {
+fn wish_option(w: &Value, market: &[Value]) -> Choice {
     let b = w["building"].as_str().unwrap_or_default();
     let e = w["effect"].as_str().unwrap_or_default();
     let tile = market.iter().find(|t| t["building"] == b && t["effect"] == e);
@@ -382,12 +473,12 @@ fn wish_option(w: &Value, market: &[Value]) -> Value {
     if w["replace"].is_string() {
         clean.insert("replace".into(), w["replace"].clone());
     }
-    json!({"json": Value::Object(clean).to_string(), "label": words})
+    Choice::new(Value::Object(clean).to_string(), words)
 }
 
-/// The standing orders form: the seat's current orders (or what a failed
+/// The standing orders form: the seat's current orders (or what a refused
 /// submission posted) as initial values, the market as the wishes' choices.
-fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Value {
+fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Part {
     let cur = &mine["orders"];
     let market: Vec<Value> = view["market"].as_array().cloned().unwrap_or_default();
     let get = |k: &str, current: String| match entered {
@@ -395,27 +486,43 @@ fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, Str
         None => current,
     };
     let current_wishes: Vec<Value> = cur["build"].as_array().cloned().unwrap_or_default();
-    let mut options: Vec<Value> = Vec::new();
+    let mut options: Vec<Choice> = Vec::new();
     for w in market.iter().chain(current_wishes.iter()) {
         let o =
             wish_option(&json!({"building": w["building"], "effect": w["effect"], "replace": w["replace"]}), &market);
-        if !options.iter().any(|x| x["json"] == o["json"]) {
+        if !options.iter().any(|x| x.value == o.value) {
             options.push(o);
         }
     }
-    let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
-    let wishes: Vec<Value> = (0..slots)
-        .map(|i| {
-            let current = current_wishes.get(i).map(|w| wish_option(w, &market)["json"].clone());
-            let chosen =
-                get(&format!("build.{i}"), current.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
-            json!({"i": i, "n": i + 1, "chosen": chosen})
-        })
-        .collect();
-    let recruits: Vec<Value> = (0..3)
+    let one = |options: Vec<Choice>, blank: Option<&str>| Input::One {
+        options,
+        blank: blank.map(str::to_owned),
+        required: false,
+    };
+    let goods = |k: &str, other: &str, label: &str| -> Part {
+        let options = vec![
+            Choice::new("auto", format!("{other} or meat, whichever I hold less of")),
+            Choice::new("other", other),
+            Choice::new("meat", "meat"),
+        ];
+        Field::new(format!("orders-{k}"), format!("orders.{k}"), label, one(options, None))
+            .value(get(k, cur[k].as_str().unwrap_or("auto").to_owned()))
+            .wrap("field")
+            .into()
+    };
+    let buildings: Vec<Choice> = BUILDINGS.iter().map(|(k, n)| Choice::new(*k, *n)).collect();
+    let recruits: Vec<Part> = (0..3)
         .map(|i| {
             let current = cur["recruits"][i].as_str().unwrap_or_default().to_owned();
-            json!({"i": i, "n": i + 1, "chosen": get(&format!("recruits.{i}"), current)})
+            let blank = if i == 0 { "the emptiest first" } else { "(then the emptiest)" };
+            Field::new(
+                format!("orders-recruits-{i}"),
+                format!("orders.recruits.{i}"),
+                format!("{}.", i + 1),
+                one(buildings.clone(), Some(blank)),
+            )
+            .value(get(&format!("recruits.{i}"), current))
+            .into()
         })
         .collect();
     let axes_mode = get("axes_mode", cur["axes"]["mode"].as_str().unwrap_or("auto").to_owned());
@@ -430,18 +537,84 @@ fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, Str
         Some(e) => e.contains_key("orders.buy_axes"),
         None => cur["buy_axes"] == true,
     };
-    json!({
-        "known": cur.is_object(),
-        "sheep": get("sheep", cur["sheep"].as_str().unwrap_or("auto").to_owned()),
-        "cattle": get("cattle", cur["cattle"].as_str().unwrap_or("auto").to_owned()),
-        "recruits": recruits,
-        "buildings": BUILDINGS.iter().map(|(k, n)| json!({"key": k, "name": n})).collect::<Vec<_>>(),
-        "buy_axes": buy_axes,
-        "axes_mode": axes_mode,
-        "axes_areas": axes_areas,
-        "wishes": wishes,
-        "options": options,
-    })
+    let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
+    let wishes: Vec<Part> = (0..slots)
+        .map(|i| {
+            let current = current_wishes.get(i).map(|w| wish_option(w, &market).value).unwrap_or_default();
+            let field = Field::new(
+                format!("orders-build-{i}"),
+                format!("orders.build.{i}"),
+                format!("Wish {}", i + 1),
+                one(options.clone(), Some("(nothing)")),
+            )
+            .value(get(&format!("build.{i}"), current))
+            .label_hidden();
+            Group::new(Frame::Item, vec![field.into()]).into()
+        })
+        .collect();
+    let fieldset = |legend: &str, parts: Vec<Part>| -> Part {
+        Group::new(Frame::Fieldset { legend: legend.to_owned() }, parts).into()
+    };
+    let axes_modes = vec![
+        Choice::new("auto", "by themselves: villages, gold mines, borders"),
+        Choice::new("keep", "keep them for later"),
+        Choice::new("areas", "on the areas below, in order"),
+    ];
+    let form = Form::new(vec![
+        Part::Refusal { build: ORDERS.into() },
+        Note::small("These stand until you change them; every round follows them without asking you.").into(),
+        fieldset(
+            "Goods from sheep and cattle areas",
+            vec![goods("sheep", "wool", "Sheep give"), goods("cattle", "hide", "Cattle give")],
+        ),
+        fieldset("Recruits fill these buildings first", recruits),
+        fieldset(
+            "Axes",
+            vec![
+                Field::new(
+                    "orders-buy-axes",
+                    "orders.buy_axes",
+                    "Buy one axe per Barbarian camp I own (1 gold)",
+                    Input::Checkbox { checked: buy_axes },
+                )
+                .into(),
+                Field::new("orders-axes-mode", "orders.axes_mode", "Place axes", one(axes_modes, None))
+                    .value(axes_mode)
+                    .wrap("field")
+                    .into(),
+                Field::new(
+                    "orders-axes-areas",
+                    "orders.axes_areas",
+                    "Areas for axes (names, in order, separated by commas)",
+                    Input::Text { max_len: 500 },
+                )
+                .value(axes_areas)
+                .wrap("field")
+                .into(),
+            ],
+        ),
+        fieldset(
+            "Build order: upgrades wanted, best first",
+            vec![
+                Note::small("The first one you can build is built. The choices are the tiles in the market now.")
+                    .into(),
+                Group::new(Frame::List, wishes).class("wishes").into(),
+            ],
+        ),
+        Submit::new("Save standing orders").id("orders-submit").into(),
+    ])
+    .id("orders-form")
+    .build(ORDERS);
+    Group::new(
+        Frame::Folded {
+            summary: "Standing orders: how the Claim and Build phases go for you".into(),
+            open: entered.is_some(),
+        },
+        vec![form.into()],
+    )
+    .class("orders")
+    .id("orders")
+    .into()
 }
 
 /// The `Plan` command of the plan picker. The total is the rules' to judge.
@@ -558,21 +731,40 @@ mod tests {
         json!({"type": "Plan", "hand": {"berserkur": b, "godi": g, "kaupmadur": k, "knerrir": n}})
     }
 
+    /// The first part (as the page gets it) with this id, anywhere.
+    fn by_id<'a>(v: &'a Value, id: &str) -> Option<&'a Value> {
+        match v {
+            Value::Object(m) if m.get("id").is_some_and(|i| i == id) => Some(v),
+            Value::Object(m) => m.values().find_map(|x| by_id(x, id)),
+            Value::Array(a) => a.iter().find_map(|x| by_id(x, id)),
+            _ => None,
+        }
+    }
+
+    fn described(legal: &[Value], labels: &[String], view: &Value, entered: &BTreeMap<String, String>) -> Value {
+        serde_json::to_value(form_parts(legal, labels, view, 0, entered)).unwrap()
+    }
+
     #[test]
     fn the_picker_takes_the_sizes_from_the_legal_plans_and_starts_from_the_bots() {
         let view = json!({"players": [{"orders": {}}]});
         let legal = [hand(1, 1, 2, 2), hand(6, 0, 0, 0), hand(4, 4, 0, 0)];
-        let f = forms_data(&legal, &[], &view, 0, &BTreeMap::new());
-        assert_eq!(f["plan"]["size"], "6 to 8");
-        assert_eq!(f["plan"]["cards"][3]["value"], "2", "the bot's plan");
-        assert!(f["turn"].is_null());
+        let f = described(&legal, &[], &view, &BTreeMap::new());
+        let sum = by_id(&f, "plan-count").unwrap();
+        assert_eq!((sum["kind"].as_str(), sum["min"].as_i64(), sum["max"].as_i64()), (Some("sum"), Some(6), Some(8)));
+        assert!(sum["words"].as_str().unwrap().contains("add up to 6 to 8"));
+        assert_eq!(sum["fields"][3], "hand.knerrir");
+        let knerrir = by_id(&f, "hand-knerrir").unwrap();
+        assert_eq!(knerrir["value"], "2", "the bot's plan");
+        assert_eq!(knerrir["input"], json!({"type": "number", "min": 0, "max": 6}));
+        assert!(by_id(&f, "composer").is_none());
         let typed: BTreeMap<String, String> = [("build", "bardagi-plan"), ("hand.berserkur", "5")]
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let f = forms_data(&legal, &[], &view, 0, &typed);
-        assert_eq!(f["plan"]["cards"][0]["value"], "5", "what was typed");
-        assert_eq!(f["plan"]["cards"][1]["value"], "");
+        let f = described(&legal, &[], &view, &typed);
+        assert_eq!(by_id(&f, "hand-berserkur").unwrap()["value"], "5", "what was typed");
+        assert_eq!(by_id(&f, "hand-godi").unwrap()["value"], "");
     }
 
     #[test]
@@ -596,17 +788,22 @@ mod tests {
             ["a whole turn", "set standing orders", "Berserkur moves to Forest 7", "Godi converts Home", "exchange"]
                 .map(String::from)
                 .to_vec();
-        let f = forms_data(&legal, &labels, &view, 0, &BTreeMap::new());
-        let t = &f["turn"];
-        assert_eq!(t["suggestion"]["words"], "Berserkur to Forest 7, Berserkur attacks Forest 7");
-        assert!(!t["suggestion"]["json"].as_str().unwrap().contains("SetOrders"));
-        assert_eq!(t["end_turn"]["disabled"], true, "no EndTurn among the legal commands yet");
-        let keys: Vec<&str> = t["groups"].as_array().unwrap().iter().map(|g| g["key"].as_str().unwrap()).collect();
-        assert_eq!(keys, ["berserkur", "godi", "other"]);
-        assert_eq!(t["groups"][0]["list"]["options"][0]["label"], "Forest 7");
-        assert_eq!(t["groups"][1]["buttons"][0]["label"], "Godi converts Home");
-        assert_eq!(t["groups"][2]["list"]["options"][0]["label"], "Godi and Godi for Knerrir");
-        assert_eq!(t["hand"], "1 Godi");
+        let f = described(&legal, &labels, &view, &BTreeMap::new());
+        let bot = by_id(&f, "bot-turn").unwrap();
+        assert_eq!(bot["label"], "Let the bot play this turn: Berserkur to Forest 7, Berserkur attacks Forest 7");
+        assert!(!bot["command"].as_str().unwrap().contains("SetOrders"));
+        assert!(by_id(&f, "end-turn").unwrap()["disabled"].is_string(), "no EndTurn among the legal commands yet");
+        let groups: Vec<&str> = by_id(&f, "composer").unwrap()["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["id"].as_str())
+            .collect();
+        assert_eq!(groups, ["group-berserkur", "group-godi", "group-other"]);
+        assert_eq!(by_id(&f, "move-berserkur").unwrap()["input"]["options"][0]["label"], "Forest 7");
+        assert_eq!(by_id(&f, "group-godi").unwrap()["parts"][0]["parts"][0]["label"], "Godi converts Home");
+        assert_eq!(by_id(&f, "exchange").unwrap()["input"]["options"][0]["label"], "Godi and Godi for Knerrir");
+        assert_eq!(by_id(&f, "my-cards").unwrap()["parts"][0]["text"], "1 Godi");
     }
 
     #[test]

@@ -253,6 +253,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_posted_form_gives_the_first_value_or_every_value_of_a_name() {
+        let posted = Posted::from(
+            [("sev", "a"), ("x", "1"), ("sev", "c")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(posted.get("sev"), Some("a"));
+        assert_eq!(posted.all("sev").collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(posted.all("none").count(), 0);
+    }
+
+    #[test]
     fn escaping_covers_markup_and_quotes() {
         assert_eq!(esc("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
     }

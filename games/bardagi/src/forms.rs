@@ -6,7 +6,12 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
+
+use crate::build::Effect;
+use crate::state::{AxeOrder, Building, Hand, Loc, Orders};
+use crate::view::{PlayerView, TileView, View};
 
 use runestone_engine::present::{
     Choice, Field, Form, Forms, FormsInput, Frame, Group, Input, Note, Part, Posted, Submit, Sum,
@@ -29,9 +34,30 @@ const SPARE_WISHES: usize = 2;
 const MIN_WISHES: usize = 3;
 
 /// The name of area `a` on the view's board.
-fn area_name(view: &Value, a: &Value) -> String {
+fn area_name(view: &View, a: &Value) -> String {
     let Some(i) = a.as_u64() else { return "?".into() };
-    view["board"]["area"][i as usize]["name"].as_str().map(str::to_owned).unwrap_or_else(|| format!("area {i}"))
+    view.board.areas.get(i as usize).map(|a| a.name.clone()).unwrap_or_else(|| format!("area {i}"))
+}
+
+/// A value's name as the view and commands write it ("hof", "gold_two").
+fn name_of<T: Serialize>(x: &T) -> String {
+    serde_json::to_value(x).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// A typed hand in words: "2 Berserkur, 1 Knerrir".
+fn hand_of(h: &Hand) -> String {
+    hand_words(&json!({"berserkur": h.berserkur, "godi": h.godi, "kaupmadur": h.kaupmadur, "knerrir": h.knerrir}))
+}
+
+/// The number of cards of a type (by its name) in a typed hand.
+fn count_in(h: &Hand, key: &str) -> u8 {
+    match key {
+        "berserkur" => h.berserkur,
+        "godi" => h.godi,
+        "kaupmadur" => h.kaupmadur,
+        "knerrir" => h.knerrir,
+        _ => 0,
+    }
 }
 
 fn card_name(key: &str) -> &str {
@@ -110,7 +136,7 @@ fn goods_list(v: &Value) -> String {
 }
 
 /// The words that tell apart commands the game labels alike.
-fn detail(c: &Value, view: &Value) -> Option<String> {
+fn detail(c: &Value, view: &View) -> Option<String> {
     match c["type"].as_str()? {
         "Attack" => match c["reinforce"].as_u64() {
             Some(n) if n > 0 => Some(format!("with {n} more disk(s) from Virki")),
@@ -172,7 +198,7 @@ fn rune_words(r: &Value) -> &str {
 }
 
 /// A step of the bot's whole turn in words; `at` follows the units' moves.
-fn step_words(c: &Value, view: &Value, at: &mut [Value; 3]) -> String {
+fn step_words(c: &Value, view: &View, at: &mut [Value; 3]) -> String {
     let unit = c["unit"].as_str().map(card_name).unwrap_or("?").to_owned();
     let unit_idx = CARDS.iter().position(|(k, _)| c["unit"] == *k).filter(|i| *i < 3);
     let here = |i: usize, at: &[Value; 3]| area_name(view, &at[i]);
@@ -211,10 +237,15 @@ fn step_words(c: &Value, view: &Value, at: &mut [Value; 3]) -> String {
 }
 
 /// The bot's whole turn in words.
-fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
-    let units = &view["players"][me]["units"];
-    let mut at: [Value; 3] =
-        [units["berserkur"]["area"].clone(), units["godi"]["area"].clone(), units["kaupmadur"]["area"].clone()];
+fn turn_words(turn: &Value, view: &View, me: usize) -> String {
+    let area = |l: Loc| match l {
+        Loc::Area(a) => json!(a),
+        Loc::Aboard | Loc::Fallen => Value::Null,
+    };
+    let mut at: [Value; 3] = match view.players.get(me) {
+        Some(p) => [area(p.units.berserkur), area(p.units.godi), area(p.units.kaupmadur)],
+        None => [Value::Null, Value::Null, Value::Null],
+    };
     let steps: Vec<String> =
         turn["steps"].as_array().into_iter().flatten().map(|s| step_words(s, view, &mut at)).collect();
     if steps.is_empty() {
@@ -227,7 +258,7 @@ fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
 /// The forms of `me` for this position: the plan picker (when a plan is
 /// to be chosen), the turn composer (when the turn is on) and the standing
 /// orders, with what a refused form posted (`entered`) kept.
-pub fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     let parts = form_parts(input.legal, input.labels, input.view, input.seat, input.entered);
     Some(Forms { parts })
 }
@@ -235,11 +266,11 @@ pub fn forms(input: &FormsInput<'_>) -> Option<Forms> {
 fn form_parts(
     legal: &[Value],
     labels: &[String],
-    view: &Value,
+    view: &View,
     me: u8,
     entered: &BTreeMap<String, String>,
 ) -> Vec<Part> {
-    let mine = &view["players"][me as usize];
+    let Some(mine) = view.players.get(me as usize) else { return Vec::new() };
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
     let mut parts = Vec::new();
     if let Some(plan) = plan_form(legal, mine, if again(PLAN) { Some(entered) } else { None }) {
@@ -254,7 +285,7 @@ fn form_parts(
 
 /// The plan picker: a number per card type, adding up to the plan's size,
 /// filled in with what was typed, the plan chosen, or the bot's.
-fn plan_form(legal: &[Value], mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Option<Part> {
+fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Option<Part> {
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
     if plans.is_empty() {
         return None;
@@ -268,7 +299,7 @@ fn plan_form(legal: &[Value], mine: &Value, entered: Option<&BTreeMap<String, St
     });
     let suggested = bot_plan.unwrap_or(plans[0]);
     // A plan already chosen (and still replaceable): the picker starts from it.
-    let chosen = Some(&mine["hand"]).filter(|h| mine["planned"] == true && h.is_object());
+    let chosen = mine.hand.as_ref().filter(|_| mine.planned);
     let sizes: Vec<u64> =
         plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
     let min = sizes.iter().copied().min().unwrap_or(6);
@@ -279,7 +310,7 @@ fn plan_form(legal: &[Value], mine: &Value, entered: Option<&BTreeMap<String, St
         .map(|(k, name)| {
             let value = match (entered, chosen) {
                 (Some(e), _) => e.get(&format!("hand.{k}")).cloned().unwrap_or_default(),
-                (None, Some(h)) => h[*k].as_u64().unwrap_or(0).to_string(),
+                (None, Some(h)) => count_in(h, k).to_string(),
                 (None, None) => suggested["hand"][*k].as_u64().unwrap_or(0).to_string(),
             };
             Field::new(format!("hand-{k}"), format!("hand.{k}"), *name, Input::Number { min: 0, max: 6 })
@@ -294,7 +325,7 @@ fn plan_form(legal: &[Value], mine: &Value, entered: Option<&BTreeMap<String, St
     let note = match chosen {
         Some(h) => Note::small(format!(
             "Your plan now: {}. You may replace it until every clan has chosen. The bot would choose {bot_words}.",
-            hand_words(h)
+            hand_of(h)
         ))
         .id("plan-chosen"),
         None => Note::small(format!(
@@ -335,8 +366,8 @@ struct UnitGroup {
 fn turn_form(
     legal: &[Value],
     labels: &[String],
-    view: &Value,
-    mine: &Value,
+    view: &View,
+    mine: &PlayerView,
     me: u8,
     entered: &BTreeMap<String, String>,
 ) -> Option<Part> {
@@ -429,12 +460,12 @@ fn turn_form(
         let bot = Submit::new(format!("Let the bot play this turn: {words}")).command(json).id("bot-turn");
         composer.push(Form::new(vec![bot.into()]).class("bot-turn").into());
     }
-    let hand = mine["hand"].as_object().map_or_else(|| "hidden".to_owned(), |_| hand_words(&mine["hand"]));
+    let hand = mine.hand.as_ref().map_or_else(|| "hidden".to_owned(), hand_of);
     let cards = Group::new(
         Frame::Aside { heading: "Your cards".into() },
         vec![
             Note::new(hand).lead("In hand:", "cards-hand").into(),
-            Note::new(hand_words(&mine["played"])).lead("Played this turn:", "cards-played").into(),
+            Note::new(hand_of(&mine.played)).lead("Played this turn:", "cards-played").into(),
         ],
     )
     .class("my-cards")
@@ -450,46 +481,40 @@ fn turn_form(
 }
 
 /// A build wish as the option of a list: its JSON and its words.
-fn wish_option(w: &Value, market: &[Value]) -> Choice {
-    let b = w["building"].as_str().unwrap_or_default();
-    let e = w["effect"].as_str().unwrap_or_default();
-    let tile = market.iter().find(|t| t["building"] == b && t["effect"] == e);
+fn wish_option(building: Building, effect: Effect, replace: Option<Effect>, market: &[TileView]) -> Choice {
+    let (b, e) = (name_of(&building), name_of(&effect));
+    let tile = market.iter().find(|t| t.building == building && t.effect == effect);
     let mut words = match tile {
-        Some(t) => format!(
-            "{} · {} level {}: {}",
-            t["name"].as_str().unwrap_or_default(),
-            building_name(b),
-            t["level"],
-            effect_words(e)
-        ),
-        None => format!("{}: {} (not in the market now)", building_name(b), effect_words(e)),
+        Some(t) => format!("{} · {} level {}: {}", t.name, building_name(&b), t.level, effect_words(&e)),
+        None => format!("{}: {} (not in the market now)", building_name(&b), effect_words(&e)),
     };
-    if let Some(r) = w["replace"].as_str() {
-        words = format!("{words}, replacing {}", effect_words(r));
+    if let Some(r) = replace {
+        words = format!("{words}, replacing {}", effect_words(&name_of(&r)));
     }
     let mut clean = Map::new();
     clean.insert("building".into(), json!(b));
     clean.insert("effect".into(), json!(e));
-    if w["replace"].is_string() {
-        clean.insert("replace".into(), w["replace"].clone());
+    if let Some(r) = replace {
+        clean.insert("replace".into(), json!(name_of(&r)));
     }
     Choice::new(Value::Object(clean).to_string(), words)
 }
 
 /// The standing orders form: the seat's current orders (or what a refused
 /// submission posted) as initial values, the market as the wishes' choices.
-fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Part {
-    let cur = &mine["orders"];
-    let market: Vec<Value> = view["market"].as_array().cloned().unwrap_or_default();
+fn orders_form(view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
+    let default = Orders::default();
+    let cur = mine.orders.as_ref().unwrap_or(&default);
+    let market = &view.market;
     let get = |k: &str, current: String| match entered {
         Some(e) => e.get(&format!("orders.{k}")).cloned().unwrap_or_default(),
         None => current,
     };
-    let current_wishes: Vec<Value> = cur["build"].as_array().cloned().unwrap_or_default();
+    let current_wishes = &cur.build;
     let mut options: Vec<Choice> = Vec::new();
-    for w in market.iter().chain(current_wishes.iter()) {
-        let o =
-            wish_option(&json!({"building": w["building"], "effect": w["effect"], "replace": w["replace"]}), &market);
+    let offered = market.iter().map(|t| (t.building, t.effect, None));
+    for (b, e, r) in offered.chain(current_wishes.iter().map(|w| (w.building, w.effect, w.replace))) {
+        let o = wish_option(b, e, r, market);
         if !options.iter().any(|x| x.value == o.value) {
             options.push(o);
         }
@@ -506,14 +531,14 @@ fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, Str
             Choice::new("meat", "meat"),
         ];
         Field::new(format!("orders-{k}"), format!("orders.{k}"), label, one(options, None))
-            .value(get(k, cur[k].as_str().unwrap_or("auto").to_owned()))
+            .value(get(k, name_of(if k == "sheep" { &cur.sheep } else { &cur.cattle })))
             .wrap("field")
             .into()
     };
     let buildings: Vec<Choice> = BUILDINGS.iter().map(|(k, n)| Choice::new(*k, *n)).collect();
     let recruits: Vec<Part> = (0..3)
         .map(|i| {
-            let current = cur["recruits"][i].as_str().unwrap_or_default().to_owned();
+            let current = cur.recruits.get(i).map(name_of).unwrap_or_default();
             let blank = if i == 0 { "the emptiest first" } else { "(then the emptiest)" };
             Field::new(
                 format!("orders-recruits-{i}"),
@@ -525,22 +550,24 @@ fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, Str
             .into()
         })
         .collect();
-    let axes_mode = get("axes_mode", cur["axes"]["mode"].as_str().unwrap_or("auto").to_owned());
-    let axes_areas = get(
-        "axes_areas",
-        cur["axes"]["areas"]
-            .as_array()
-            .map(|a| a.iter().map(|x| area_name(view, x)).collect::<Vec<_>>().join(", "))
-            .unwrap_or_default(),
-    );
+    let (mode, areas) = match &cur.axes {
+        AxeOrder::Auto => ("auto", String::new()),
+        AxeOrder::Keep => ("keep", String::new()),
+        AxeOrder::Areas(a) => ("areas", a.iter().map(|x| area_name(view, &json!(x))).collect::<Vec<_>>().join(", ")),
+    };
+    let axes_mode = get("axes_mode", mode.to_owned());
+    let axes_areas = get("axes_areas", areas);
     let buy_axes = match entered {
         Some(e) => e.contains_key("orders.buy_axes"),
-        None => cur["buy_axes"] == true,
+        None => cur.buy_axes,
     };
     let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
     let wishes: Vec<Part> = (0..slots)
         .map(|i| {
-            let current = current_wishes.get(i).map(|w| wish_option(w, &market).value).unwrap_or_default();
+            let current = current_wishes
+                .get(i)
+                .map(|w| wish_option(w.building, w.effect, w.replace, market).value)
+                .unwrap_or_default();
             let field = Field::new(
                 format!("orders-build-{i}"),
                 format!("orders.build.{i}"),
@@ -634,7 +661,7 @@ pub fn plan_command(form: &Posted) -> Result<Value, String> {
 
 /// The `SetOrders` command of the standing orders form; area names are
 /// read against the view's board.
-pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
+pub fn orders_command(form: &Posted, view: &View) -> Result<Value, String> {
     let choice = |k: &str, other: &str| -> Result<Value, String> {
         match form.get(&format!("orders.{k}")).unwrap_or("auto") {
             v @ ("auto" | "other" | "meat") => Ok(json!(v)),
@@ -659,7 +686,7 @@ pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
         "auto" => json!({"mode": "auto"}),
         "keep" => json!({"mode": "keep"}),
         "areas" => {
-            let names = view["board"]["area"].as_array().cloned().unwrap_or_default();
+            let names = &view.board.areas;
             let mut ids = Vec::new();
             for part in form.get("orders.axes_areas").unwrap_or_default().split(',') {
                 let p = part.trim();
@@ -670,7 +697,7 @@ pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
                     Ok(n) => n,
                     Err(_) => names
                         .iter()
-                        .position(|a| a["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(p)))
+                        .position(|a| a.name.eq_ignore_ascii_case(p))
                         .map(|i| i as u64)
                         .ok_or_else(|| format!("axes: there is no area called {p:?} on this board"))?,
                 };
@@ -741,13 +768,13 @@ mod tests {
         }
     }
 
-    fn described(legal: &[Value], labels: &[String], view: &Value, entered: &BTreeMap<String, String>) -> Value {
+    fn described(legal: &[Value], labels: &[String], view: &View, entered: &BTreeMap<String, String>) -> Value {
         serde_json::to_value(form_parts(legal, labels, view, 0, entered)).unwrap()
     }
 
     #[test]
     fn the_picker_takes_the_sizes_from_the_legal_plans_and_starts_from_the_bots() {
-        let view = json!({"players": [{"orders": {}}]});
+        let view = crate::tests::patched_view(json!({"players": [{"orders": {}}]}));
         let legal = [hand(1, 1, 2, 2), hand(6, 0, 0, 0), hand(4, 4, 0, 0)];
         let f = described(&legal, &[], &view, &BTreeMap::new());
         let sum = by_id(&f, "plan-count").unwrap();
@@ -769,10 +796,13 @@ mod tests {
 
     #[test]
     fn the_composer_groups_steps_by_unit_and_offers_the_bots_turn_without_its_orders() {
-        let view = json!({
-            "board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]},
+        let view = crate::tests::patched_view(json!({
+            "board": {"area": [
+                {"id": 0, "name": "Home", "kind": "home", "cells": [[0, 0]]},
+                {"id": 1, "name": "Forest 7", "kind": "forest", "cells": [[1, 0]]},
+            ]},
             "players": [{"orders": {}, "hand": {"godi": 1}, "played": {}, "units": {"berserkur": {"area": 0}}}],
-        });
+        }));
         let bot = json!({"type": "PlayTurn", "steps": [
             {"type": "SetOrders", "orders": {}}, {"type": "Move", "unit": "berserkur", "to": 1},
             {"type": "Attack", "claim": true, "reinforce": 0},
@@ -808,7 +838,10 @@ mod tests {
 
     #[test]
     fn the_orders_form_posts_standing_orders() {
-        let view = json!({"board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]}});
+        let view = crate::tests::patched_view(json!({"board": {"area": [
+            {"id": 0, "name": "Home", "kind": "home", "cells": [[0, 0]]},
+            {"id": 1, "name": "Forest 7", "kind": "forest", "cells": [[1, 0]]},
+        ]}}));
         let c = orders_command(
             &form(&[
                 ("orders.sheep", "meat"),

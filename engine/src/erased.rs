@@ -123,7 +123,7 @@ pub trait DynGame: Send + Sync {
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
     fn stylesheet(&self) -> &'static str;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
-    fn forms(&self, input: &FormsInput<'_>) -> Option<Forms>;
+    fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
 }
 
@@ -234,29 +234,45 @@ impl<G: Present> DynGame for Erased<G> {
         G::fixture()
     }
     fn svg(&self, view: &Value, seats: &[String]) -> Option<String> {
-        G::svg(view, seats)
+        G::svg(&typed::<G>(view)?, seats)
     }
     fn areas(&self, view: &Value, seats: &[String]) -> Vec<Area> {
-        G::areas(view, seats)
+        typed::<G>(view).map(|v| G::areas(&v, seats)).unwrap_or_default()
     }
     fn text(&self, view: &Value, seats: &[String]) -> Option<String> {
-        G::text(view, seats)
+        G::text(&typed::<G>(view)?, seats)
     }
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String> {
-        G::seat_class(view, seat)
+        G::seat_class(&typed::<G>(view)?, seat)
     }
     fn stylesheet(&self) -> &'static str {
         G::stylesheet()
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
-        G::templates(view, seat)
+        typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()
     }
-    fn forms(&self, input: &FormsInput<'_>) -> Option<Forms> {
-        G::forms(input)
+    fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
+        let view = typed::<G>(input.view)?;
+        G::forms(&FormsInput {
+            seat: input.seat,
+            view: &view,
+            legal: input.legal,
+            labels: input.labels,
+            entered: input.entered,
+        })
     }
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
-        G::command_of_form(build, posted, view)
+        match typed::<G>(view) {
+            Some(v) => G::command_of_form(build, posted, &v),
+            None => Some(Err("the game could not be read to build this form's command; reload the page".into())),
+        }
     }
+}
+
+/// A view's JSON as the game's typed view. Only a view its own `view` did
+/// not write fails (then the page falls back to the generic rendering).
+fn typed<G: Present>(view: &Value) -> Option<G::View> {
+    G::View::deserialize(view).ok()
 }
 
 /// Erase one game.

@@ -41,6 +41,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("error.html", include_str!("../../templates/web/error.html")),
     ("landing.html", include_str!("../../templates/web/landing.html")),
     ("game.html", include_str!("../../templates/web/game.html")),
+    ("forms.html", include_str!("../../templates/web/forms.html")),
     ("host_new.html", include_str!("../../templates/web/host_new.html")),
     ("host_created.html", include_str!("../../templates/web/host_created.html")),
     ("host.html", include_str!("../../templates/web/host.html")),
@@ -426,21 +427,6 @@ fn game_of<'a>(svc: &'a Service, summary: &Value) -> Option<&'a dyn DynGame> {
     svc.registry().get(summary["ruleset"].as_str().unwrap_or_default()).map(|g| g.as_ref())
 }
 
-/// A game's own page template (its decision forms) rendered with `ctx`;
-/// HTML-escaped like every page.
-fn render_fragment(template: &str, ctx: &Value) -> Result<String, PageError> {
-    let mut env = Environment::new();
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    env.render_named_str("forms.html", template, ctx).map_err(|e| {
-        tracing::error!(error = %e, "a game's forms template failed");
-        PageError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The page could not be drawn",
-            "The game's forms could not be drawn; please report this.".to_owned(),
-        )
-    })
-}
-
 /// What the user typed, given back when a form fails.
 #[derive(Default)]
 struct Entered {
@@ -597,10 +583,7 @@ async fn render_game(
         "entered": entered.values,
     });
     if let Some(f) = own_forms {
-        let mut inner = ctx.clone();
-        inner["forms"] = f.data;
-        inner["csrf"] = json!(csrf.value);
-        ctx["game_forms"] = json!(render_fragment(f.template, &inner)?);
+        ctx["forms"] = json!(f.parts);
     }
     Ok(render(status, "game.html", ctx, Some(&csrf)))
 }
@@ -1035,6 +1018,87 @@ async fn host_substitute(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_generic_forms_template_renders_every_kind_of_part() {
+        use runestone_engine::present::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
+        let options = vec![Choice::new("a", "Apples"), Choice::new("b", "<Bread>")];
+        let form = Form::new(vec![
+            Part::Refusal { build: "shop".into() },
+            Group::new(
+                Frame::Fieldset { legend: "Basket".into() },
+                vec![
+                    Field::new("n", "count.n", "How many", Input::Number { min: 1, max: 4 }).value("2").into(),
+                    Field::new("m", "count.m", "More", Input::Number { min: 0, max: 4 }).into(),
+                    Sum {
+                        id: "total".into(),
+                        fields: vec!["count.n".into(), "count.m".into()],
+                        min: 3,
+                        max: 3,
+                        words: "three in all".into(),
+                    }
+                    .into(),
+                    Field::new(
+                        "one",
+                        "one",
+                        "Pick",
+                        Input::One { options: options.clone(), blank: Some("none".into()), required: true },
+                    )
+                    .value("b")
+                    .into(),
+                    Field::new("sev", "sev", "Any", Input::Several { options, values: vec!["a".into()] }).into(),
+                    Field::new("tick", "tick", "Tick", Input::Checkbox { checked: true }).into(),
+                    Field::new("words", "words", "Say", Input::Text { max_len: 80 }).value("hi").into(),
+                    Note::small("help").into(),
+                ],
+            )
+            .into(),
+            Submit::new("Buy").id("buy").into(),
+            Submit::new("Do it").command("{\"type\":\"X\"}").id("x").into(),
+            Submit::new("Later").id("later").disabled("not yet").into(),
+        ])
+        .id("shop-form")
+        .build("shop")
+        .hidden("extra", "1");
+        let parts: Vec<Part> =
+            vec![Group::new(Frame::Folded { summary: "Shop".into(), open: true }, vec![form.into()]).id("shop").into()];
+        let ctx = json!({
+            "forms": parts, "game": "g1", "csrf": "tok", "guard_seq": true, "rewind": {"head": 7},
+            "error": "too few", "error_at": "shop", "entered": {"cmd": "{\"type\":\"X\"}"},
+        });
+        let html = templates().get_template("forms.html").unwrap().render(&ctx).unwrap();
+        for want in [
+            "<details id=\"shop\" open>",
+            "<summary>Shop</summary>",
+            "<form method=\"post\" action=\"/games/g1/commands\" id=\"shop-form\">",
+            "<input type=\"hidden\" name=\"csrf\" value=\"tok\">",
+            "<input type=\"hidden\" name=\"seq\" value=\"7\">",
+            "<input type=\"hidden\" name=\"build\" value=\"shop\">",
+            "<input type=\"hidden\" name=\"extra\" value=\"1\">",
+            "id=\"error\"><strong>Not accepted:</strong> too few",
+            "<legend>Basket</legend>",
+            "<input type=\"number\" id=\"n\" name=\"count.n\" min=\"1\" max=\"4\" step=\"1\" inputmode=\"numeric\" value=\"2\">",
+            "data-min=\"3\" data-max=\"3\">three in all</p>",
+            "<select id=\"one\" name=\"one\" required>",
+            "<option value=\"\">none</option>",
+            "<option value=\"b\" selected>&lt;Bread&gt;</option>",
+            "<input type=\"checkbox\" name=\"sev\" value=\"a\" checked> Apples",
+            "<input type=\"checkbox\" name=\"sev\" value=\"b\"> &lt;Bread&gt;",
+            "<input type=\"checkbox\" id=\"tick\" name=\"tick\" value=\"on\" checked>",
+            "<input type=\"text\" id=\"words\" name=\"words\" value=\"hi\" maxlength=\"80\">",
+            "<p class=\"small\">help</p>",
+            "<button type=\"submit\" id=\"buy\">Buy</button>",
+            "class=\"chosen\" id=\"x\">Do it</button>",
+            "<button type=\"button\" id=\"later\" disabled aria-describedby=\"later-why\">Later</button>",
+        ] {
+            assert!(html.contains(want), "{want} in {html}");
+        }
+        assert!(html.contains("data-sum-of=\"input[name=") && html.contains("count.m"), "{html}");
+        let quiet =
+            json!({"forms": parts, "game": "g1", "csrf": "tok", "error": "x", "error_at": "other", "entered": {}});
+        let html = templates().get_template("forms.html").unwrap().render(&quiet).unwrap();
+        assert!(!html.contains("id=\"error\"") && !html.contains("name=\"seq\""), "{html}");
+    }
 
     #[test]
     fn stamps_read_as_minutes_in_utc() {

@@ -1,25 +1,28 @@
 //! The presentation contract: how a game shows itself on pages, beside its
 //! rules. A game draws its board and describes its decision forms from its
-//! own view (the JSON its `view` gave one viewer, already cut to what that
-//! viewer may know) and its legal commands, and turns a posted form back
-//! into a command. Everything here is pure: strings in, strings out.
+//! own typed view (`Present::View`, what its `view` gave one viewer,
+//! already cut to what that viewer may know) and its legal commands, and
+//! turns a posted form back into a command. Everything here is pure: strings in, strings out.
 //!
 //! The rules live in [`Game`]; this is the separate [`Present`] trait, so a
 //! rules-only game still compiles against `Game` alone. The erased registry
 //! requires both for a game it hosts; every method has a plain default, so
-//! `impl Present for MyGame { fn schemas() -> Schemas { schemas_of::<…>() } }`
-//! is a whole (if plain) presentation.
+//! `impl Present for MyGame { type View = MyView; fn schemas() -> Schemas {
+//! schemas_of::<…>() } }` is a whole (if plain) presentation.
 
+pub mod form;
 mod generic;
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::game::{Game, Seat};
 
+pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
 
 /// One area of a board as drawn: its id and its owner (a seat), if any.
@@ -65,13 +68,14 @@ pub enum FieldKind {
     Number,
 }
 
-/// What the page knows when it asks a game for its decision forms.
-#[derive(Clone, Copy, Debug)]
-pub struct FormsInput<'a> {
+/// What the page knows when it asks a game for its decision forms; `V`
+/// is the game's typed view.
+#[derive(Debug)]
+pub struct FormsInput<'a, V> {
     /// The seat deciding.
     pub seat: Seat,
     /// Its view of the game.
-    pub view: &'a Value,
+    pub view: &'a V,
     /// Its legal commands, and each one's label in words (same order).
     pub legal: &'a [Value],
     pub labels: &'a [String],
@@ -80,21 +84,12 @@ pub struct FormsInput<'a> {
     pub entered: &'a BTreeMap<String, String>,
 }
 
-/// A game's own decision forms: a page template (minijinja markup, HTML,
-/// escaped automatically) and the data it is rendered with. The page
-/// renders it in place of the generic list of legal commands, with these
-/// names defined beside `forms`: `game` (the game's id), `csrf` (the form
-/// token to post in a hidden `csrf` field), `guard_seq` and `rewind.head`
-/// (post `seq` = `rewind.head` when `guard_seq`), `error`, `error_at` (the
-/// `build` of the form that was refused) and `entered`.
-///
-/// A form posts to `/games/{game}/commands`, either `cmd` (a command's
-/// JSON) or `build` (the name of one of the game's forms) with its fields;
-/// [`Present::command_of_form`] builds the command from those fields.
-#[derive(Clone, Debug)]
+/// A game's own decision forms, described as data (see [`form`]): the
+/// page renders them with its one generic template in place of the generic
+/// list of legal commands, and posts them back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Forms {
-    pub template: &'static str,
-    pub data: Value,
+    pub parts: Vec<Part>,
 }
 
 /// A posted form's fields, in the order posted.
@@ -105,6 +100,12 @@ impl Posted {
     /// The first value of `name`, if posted.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`, in the order posted (the options ticked of
+    /// an [`Input::Several`] field).
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
@@ -157,6 +158,11 @@ where
 
 /// How a game shows itself. See the module documentation.
 pub trait Present: Game {
+    /// The game's typed view: what its `view` serialises. The erased layer
+    /// reads the view JSON into it once, so every method below reads typed
+    /// fields (a renamed field is a compile error, not a silent blank).
+    type View: DeserializeOwned;
+
     /// The published schemas (usually `schemas_of::<Self, MyView>()`).
     fn schemas() -> Schemas;
 
@@ -169,27 +175,27 @@ pub trait Present: Game {
     /// when the game draws no board. Each of [`Present::areas`] must be
     /// drawn exactly once, as an element with `data-area` and (when owned)
     /// `data-owner`. `seats` are the seats' display names.
-    fn svg(view: &Value, seats: &[String]) -> Option<String> {
+    fn svg(view: &Self::View, seats: &[String]) -> Option<String> {
         let _ = (view, seats);
         None
     }
 
     /// The areas this view has, as the rules define them.
-    fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+    fn areas(view: &Self::View, seats: &[String]) -> Vec<Area> {
         let _ = (view, seats);
         Vec::new()
     }
 
     /// The view told in words as HTML (the board's text alternative);
     /// `None` for the generic rendering of the view.
-    fn text(view: &Value, seats: &[String]) -> Option<String> {
+    fn text(view: &Self::View, seats: &[String]) -> Option<String> {
         let _ = (view, seats);
         None
     }
 
     /// The CSS class of `seat`'s colour on the pages, when the game gives
     /// seats colours of its own (a clan's colour); `seat-N` otherwise.
-    fn seat_class(view: &Value, seat: Seat) -> Option<String> {
+    fn seat_class(view: &Self::View, seat: Seat) -> Option<String> {
         let _ = (view, seat);
         None
     }
@@ -201,14 +207,14 @@ pub trait Present: Game {
     }
 
     /// Commands with free fields `seat` may send now.
-    fn templates(view: &Value, seat: Seat) -> Vec<CommandTemplate> {
+    fn templates(view: &Self::View, seat: Seat) -> Vec<CommandTemplate> {
         let _ = (view, seat);
         Vec::new()
     }
 
     /// The game's own decision forms for a seat, in place of the generic
     /// list of its legal commands; `None` for the generic list.
-    fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+    fn forms(input: &FormsInput<'_, Self::View>) -> Option<Forms> {
         let _ = input;
         None
     }
@@ -216,7 +222,7 @@ pub trait Present: Game {
     /// The command a posted form of the game's own (named `build`) stands
     /// for, built from its fields and the seat's view; `None` when the game
     /// has no form of that name. `Err` says in words what was wrong.
-    fn command_of_form(build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+    fn command_of_form(build: &str, posted: &Posted, view: &Self::View) -> Option<Result<Value, String>> {
         let _ = (build, posted, view);
         None
     }
@@ -252,6 +258,19 @@ pub fn seat_name(seats: &[String], seat: Seat) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_posted_form_gives_the_first_value_or_every_value_of_a_name() {
+        let posted = Posted::from(
+            [("sev", "a"), ("x", "1"), ("sev", "c")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(posted.get("sev"), Some("a"));
+        assert_eq!(posted.all("sev").collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(posted.all("none").count(), 0);
+    }
 
     #[test]
     fn escaping_covers_markup_and_quotes() {

@@ -8,9 +8,14 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use runestone_engine::present::{esc, generic_html, seat_name, Area};
+
+use super::board::{Area as MapArea, BoardData, SeaNode};
+use super::state::Loc;
+use super::view::{AreaView, KnerrirView, Units, View};
 
 /// Hex size (centre to corner) in SVG units.
 const S: f64 = 14.0;
@@ -20,8 +25,18 @@ fn centre(q: i64, r: i64) -> (f64, f64) {
     (S * SQRT3 * (q as f64 + r as f64 / 2.0), S * 1.5 * r as f64)
 }
 
-fn cell_of(v: &Value) -> Option<(i64, i64)> {
-    Some((v.get(0)?.as_i64()?, v.get(1)?.as_i64()?))
+fn cell_of(c: &[i32; 2]) -> (i64, i64) {
+    (i64::from(c[0]), i64::from(c[1]))
+}
+
+/// A value's name as the view writes it ("gold_mine", "red", "action").
+fn name_of<T: Serialize>(x: &T) -> String {
+    serde_json::to_value(x).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Each unit with its name as the view writes it, in the view's order.
+fn units_of(u: &Units) -> [(&'static str, Loc); 3] {
+    [("berserkur", u.berserkur), ("godi", u.godi), ("kaupmadur", u.kaupmadur)]
 }
 
 fn hex_points(x: f64, y: f64) -> String {
@@ -99,32 +114,29 @@ type CellOwners = HashMap<(i64, i64), u64>;
 type AreaCentres = HashMap<u64, Vec<(f64, f64)>>;
 
 struct Seen<'a> {
-    view: &'a Value,
+    view: &'a View,
     seats: &'a [String],
 }
 
 impl Seen<'_> {
-    fn board(&self) -> &Value {
-        &self.view["board"]
+    fn board(&self) -> &BoardData {
+        &self.view.board
     }
 
-    fn map_areas(&self) -> &[Value] {
-        self.board()["area"].as_array().map_or(&[], Vec::as_slice)
+    fn map_areas(&self) -> &[MapArea] {
+        &self.board().areas
     }
 
-    fn state_of(&self, id: u64) -> &Value {
-        self.view["areas"]
-            .as_array()
-            .and_then(|a| a.iter().find(|s| s["id"].as_u64() == Some(id)))
-            .unwrap_or(&Value::Null)
+    fn state_of(&self, id: u64) -> Option<&AreaView> {
+        self.view.areas.iter().find(|s| s.id as u64 == id)
     }
 
     fn owner(&self, id: u64) -> Option<u8> {
-        self.state_of(id)["owner"].as_u64().map(|o| o as u8)
+        self.state_of(id).and_then(|s| s.owner)
     }
 
-    fn clan(&self, seat: u8) -> &str {
-        self.view["players"][seat as usize]["colour"].as_str().unwrap_or("")
+    fn clan(&self, seat: u8) -> String {
+        self.view.players.get(seat as usize).and_then(|p| p.colour.as_ref()).map(name_of).unwrap_or_default()
     }
 
     fn who(&self, seat: u8) -> String {
@@ -141,8 +153,8 @@ impl Seen<'_> {
         let mut owner_of = HashMap::new();
         let mut centres: HashMap<u64, Vec<(f64, f64)>> = HashMap::new();
         for a in self.map_areas() {
-            let Some(id) = a["id"].as_u64() else { continue };
-            for c in a["cells"].as_array().into_iter().flatten().filter_map(cell_of) {
+            let id = u64::from(a.id);
+            for c in a.cells.iter().map(cell_of) {
                 owner_of.insert(c, id);
                 centres.entry(id).or_default().push(centre(c.0, c.1));
             }
@@ -192,42 +204,37 @@ fn shared_edges(a: u64, b: u64, owner_of: &CellOwners) -> Vec<((f64, f64), (f64,
     out
 }
 
-fn pairs(v: &Value) -> Vec<(u64, u64)> {
-    v.as_array().into_iter().flatten().filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?))).collect()
+fn pairs(v: &[[u8; 2]]) -> Vec<(u64, u64)> {
+    v.iter().map(|p| (u64::from(p[0]), u64::from(p[1]))).collect()
 }
 
-pub fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+pub fn areas(view: &View, seats: &[String]) -> Vec<Area> {
     let seen = Seen { view, seats };
     seen.map_areas()
         .iter()
-        .filter_map(|a| a["id"].as_u64())
+        .map(|a| u64::from(a.id))
         .map(|id| Area { id: format!("area-{id}"), owner: seen.owner(id) })
         .collect()
 }
 
-pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
+pub fn svg(view: &View, seats: &[String]) -> Option<String> {
     let seen = Seen { view, seats };
     if seen.map_areas().is_empty() {
         return None;
     }
     let (owner_of, centres) = seen.cells();
-    let oceans: Vec<(u64, (f64, f64))> = seen.board()["ocean"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| {
-            let (q, r) = cell_of(&o["cell"])?;
-            Some((o["id"].as_u64()?, centre(q, r)))
+    let oceans: Vec<(u64, (f64, f64))> = seen
+        .board()
+        .oceans
+        .iter()
+        .map(|o| {
+            let (q, r) = cell_of(&o.cell);
+            (u64::from(o.id), centre(q, r))
         })
         .collect();
     let ocean_at: HashMap<u64, (f64, f64)> = oceans.iter().copied().collect();
-    let mountains: Vec<(f64, f64)> = seen.board()["mountain"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["cells"].as_array().into_iter().flatten().filter_map(cell_of))
-        .map(|(q, r)| centre(q, r))
-        .collect();
+    let mountains: Vec<(f64, f64)> =
+        seen.board().mountains.iter().flat_map(|m| m.cells.iter().map(cell_of)).map(|(q, r)| centre(q, r)).collect();
 
     // The extent of everything drawn.
     let all: Vec<(f64, f64)> = centres
@@ -250,12 +257,12 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
     s.push_str(
         "<g class=\"sea-routes\" stroke=\"#5d8aa8\" stroke-width=\"1.2\" stroke-dasharray=\"3 3\" fill=\"none\">",
     );
-    for (a, b) in pairs(&seen.board()["sea_routes"]) {
+    for (a, b) in pairs(&seen.board().sea_routes) {
         if let (Some(p), Some(q)) = (ocean_at.get(&a), ocean_at.get(&b)) {
             let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
         }
     }
-    for (area, ocean) in pairs(&seen.board()["harbour_routes"]) {
+    for (area, ocean) in pairs(&seen.board().harbour_routes) {
         if let (Some(p), Some(q)) = (harbour_spot(area), ocean_at.get(&ocean)) {
             let _ = write!(s, "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", p.0, p.1, q.0, q.1);
         }
@@ -273,27 +280,29 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
 
     // Areas: cells, then what stands on them.
     for a in seen.map_areas() {
-        let Some(id) = a["id"].as_u64() else { continue };
-        let kind = a["kind"].as_str().unwrap_or("");
+        let id = u64::from(a.id);
+        let kind = &name_of(&a.kind);
+        let kind = kind.as_str();
         let st = seen.state_of(id);
+        let disks = st.map_or(0, |s| s.disks);
         let owner = seen.owner(id);
-        let home_of = a["colour"].as_str();
-        let fill = match home_of {
+        let home_of = a.colour.as_ref().map(name_of);
+        let fill = match home_of.as_deref() {
             Some(c) if kind == "home" => clan_paint(c),
             _ => kind_paint(kind),
         };
-        let mut title = format!("{} {id}: {}", a["name"].as_str().unwrap_or(""), kind_words(kind));
-        if let Some(c) = home_of {
+        let mut title = format!("{} {id}: {}", a.name, kind_words(kind));
+        if let Some(c) = &home_of {
             let _ = write!(title, ", home of {c}");
         }
         if let Some(o) = owner {
-            let _ = write!(title, ", held by {} with {} disk(s)", seen.who(o), st["disks"]);
+            let _ = write!(title, ", held by {} with {disks} disk(s)", seen.who(o));
         }
-        let axes = st["axes"].as_u64().unwrap_or(0);
+        let axes = st.map_or(0, |s| s.axes);
         if axes > 0 {
             let _ = write!(title, ", {axes} axe(s)");
         }
-        if a["harbour"] == true {
+        if a.harbour {
             title.push_str(", harbour");
         }
         let owner_attr = owner.map(|o| format!(" data-owner=\"{o}\"")).unwrap_or_default();
@@ -304,7 +313,7 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
             esc(&title)
         );
         let opacity = if kind == "home" { "0.45" } else { "1" };
-        for c in a["cells"].as_array().into_iter().flatten().filter_map(cell_of) {
+        for c in a.cells.iter().map(cell_of) {
             let (x, y) = centre(c.0, c.1);
             let _ = write!(
                     s,
@@ -320,14 +329,14 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
             cy - S * 0.55
         );
         if let Some(o) = owner {
-            let paint = clan_paint(seen.clan(o));
+            let paint = clan_paint(&seen.clan(o));
             let _ = write!(
                     s,
                     "<circle class=\"disks\" cx=\"{cx:.1}\" cy=\"{:.1}\" r=\"6.5\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"1\"/>\
 <text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\" fill=\"#fff\" font-weight=\"bold\">{}</text>",
                     cy + 2.0,
                     cy + 4.8,
-                    st["disks"]
+                    disks
                 );
         }
         if axes > 0 {
@@ -341,8 +350,8 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
                     cy + 3.0
                 );
         }
-        for (i, rune) in st["runes"].as_array().into_iter().flatten().filter_map(Value::as_str).enumerate() {
-            let (mark, name) = rune_mark(rune);
+        for (i, rune) in st.map(|s| s.runes.as_slice()).unwrap_or_default().iter().map(name_of).enumerate() {
+            let (mark, name) = rune_mark(&rune);
             let (rx, ry) = (cx - 10.0 - 8.0 * i as f64, cy - 2.0);
             let _ = write!(
                     s,
@@ -351,7 +360,7 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
                     ry + 2.0
                 );
         }
-        if a["harbour"] == true {
+        if a.harbour {
             let (hx, hy) = (cx, cy + S * 0.75);
             let _ = write!(
                     s,
@@ -364,8 +373,8 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
     }
 
     // Rivers and bridges on the shared edges.
-    let bridges = pairs(&seen.board()["bridges"]);
-    for (a, b) in pairs(&seen.board()["rivers"]) {
+    let bridges = pairs(&seen.board().bridges);
+    for (a, b) in pairs(&seen.board().rivers) {
         let bridged = bridges.iter().any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b));
         let _ = write!(
             s,
@@ -406,36 +415,37 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
     }
 
     // Units and Knerrir of each clan.
-    let players = view["players"].as_array().cloned().unwrap_or_default();
-    for (seat, p) in players.iter().enumerate() {
+    for (seat, p) in view.players.iter().enumerate() {
         let seat = seat as u8;
-        let paint = clan_paint(seen.clan(seat));
+        let paint = clan_paint(&seen.clan(seat));
         let who = seen.who(seat);
-        if let Some(units) = p["units"].as_object() {
-            for (i, (unit, at)) in units.iter().enumerate() {
-                let (mark, name) = unit_mark(unit);
-                let Some(area) = at.get("area").and_then(Value::as_u64) else { continue };
-                let Some(cells) = centres.get(&area) else { continue };
-                let (cx, cy) = anchor(cells);
-                let (ux, uy) = (cx - 9.0 + 7.0 * i as f64 + (seat as f64) * 1.5, cy + S * 0.55 + seat as f64 * 1.5);
-                let _ = write!(
-                        s,
-                        "<g class=\"unit\" data-unit=\"{unit}\" data-seat=\"{seat}\"><title>{} of {}, on area {area}</title>\
+        for (i, (unit, at)) in units_of(&p.units).into_iter().enumerate() {
+            let (mark, name) = unit_mark(unit);
+            let Loc::Area(area) = at else { continue };
+            let area = u64::from(area);
+            let Some(cells) = centres.get(&area) else { continue };
+            let (cx, cy) = anchor(cells);
+            let (ux, uy) = (cx - 9.0 + 7.0 * i as f64 + (seat as f64) * 1.5, cy + S * 0.55 + seat as f64 * 1.5);
+            let _ = write!(
+                s,
+                "<g class=\"unit\" data-unit=\"{unit}\" data-seat=\"{seat}\"><title>{} of {}, on area {area}</title>\
 <rect x=\"{:.1}\" y=\"{:.1}\" width=\"7\" height=\"7\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"0.6\"/>\
 <text x=\"{ux:.1}\" y=\"{:.1}\" font-size=\"5.5\" text-anchor=\"middle\" fill=\"#fff\">{mark}</text></g>",
-                        name,
-                        esc(&who),
-                        ux - 3.5,
-                        uy - 3.5,
-                        uy + 2.0
-                    );
-            }
+                name,
+                esc(&who),
+                ux - 3.5,
+                uy - 3.5,
+                uy + 2.0
+            );
         }
-        let ship = &p["knerrir"];
-        let spot = match (ship.get("ocean").and_then(Value::as_u64), ship.get("harbour").and_then(Value::as_u64)) {
-            (Some(o), _) => ocean_at.get(&o).copied().map(|c| (c, format!("ocean square {o}"))),
-            (_, Some(h)) => harbour_spot(h).map(|(x, y)| ((x, y + S * 0.75), format!("the harbour of area {h}"))),
-            _ => None,
+        let spot = match p.knerrir {
+            KnerrirView::At(SeaNode::Ocean(o)) => {
+                ocean_at.get(&u64::from(o)).copied().map(|c| (c, format!("ocean square {o}")))
+            }
+            KnerrirView::At(SeaNode::Harbour(h)) => {
+                harbour_spot(u64::from(h)).map(|(x, y)| ((x, y + S * 0.75), format!("the harbour of area {h}")))
+            }
+            KnerrirView::PlayerBoard(_) => None,
         };
         if let Some(((x, y), place)) = spot {
             let (x, y) = (x + seat as f64 * 2.0, y - 3.0);
@@ -453,14 +463,14 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
         }
     }
 
-    let name = seen.board()["name"].as_str().unwrap_or("Bardagi");
+    let name = seen.board().name.as_str();
     let desc = format!(
             "The {name} board: {} areas, {} ocean squares. Round {} of {}, phase {}. The tables below tell the same in words.",
             seen.map_areas().len(),
             oceans.len(),
-            view["round"],
-            view["rounds"],
-            view["phase"].as_str().unwrap_or("?")
+            view.round,
+            view.rounds,
+            name_of(&view.phase)
         );
     Some(format!(
             "<svg class=\"board\" viewBox=\"{vx:.1} {vy:.1} {vw:.1} {vh:.1}\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
@@ -471,21 +481,25 @@ xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
         ))
 }
 
-pub fn seat_class(view: &Value, seat: u8) -> Option<String> {
-    let c = view["players"][seat as usize]["colour"].as_str()?;
-    matches!(c, "red" | "yellow" | "blue" | "green" | "black").then(|| format!("clan-{c}"))
+pub fn seat_class(view: &View, seat: u8) -> Option<String> {
+    let c = view.players.get(seat as usize)?.colour.as_ref()?;
+    Some(format!("clan-{}", name_of(c)))
 }
 
-pub fn text(view: &Value, seats: &[String]) -> Option<String> {
+pub fn text(view: &View, seats: &[String]) -> Option<String> {
     let seen = Seen { view, seats };
     if seen.map_areas().is_empty() {
         return None;
     }
     let mut units_on: HashMap<u64, Vec<String>> = HashMap::new();
-    for (seat, p) in view["players"].as_array().into_iter().flatten().enumerate() {
-        for (unit, at) in p["units"].as_object().into_iter().flatten() {
-            if let Some(a) = at.get("area").and_then(Value::as_u64) {
-                units_on.entry(a).or_default().push(format!("{} of {}", unit_mark(unit).1, seen.who(seat as u8)));
+    for (seat, p) in view.players.iter().enumerate() {
+        for (unit, at) in units_of(&p.units) {
+            if let Loc::Area(a) = at {
+                units_on.entry(u64::from(a)).or_default().push(format!(
+                    "{} of {}",
+                    unit_mark(unit).1,
+                    seen.who(seat as u8)
+                ));
             }
         }
     }
@@ -495,40 +509,37 @@ pub fn text(view: &Value, seats: &[String]) -> Option<String> {
 <th scope=\"col\">Axes</th><th scope=\"col\">Runes</th><th scope=\"col\">Units</th></tr></thead><tbody>",
     );
     for a in seen.map_areas() {
-        let Some(id) = a["id"].as_u64() else { continue };
+        let id = u64::from(a.id);
         let st = seen.state_of(id);
-        let mut kind = kind_words(a["kind"].as_str().unwrap_or(""));
-        if let Some(c) = a["colour"].as_str() {
-            let _ = write!(kind, " ({c})");
+        let mut kind = kind_words(&name_of(&a.kind));
+        if let Some(c) = &a.colour {
+            let _ = write!(kind, " ({})", name_of(c));
         }
-        if a["harbour"] == true {
+        if a.harbour {
             kind.push_str(", harbour");
         }
         let runes: Vec<&str> =
-            st["runes"].as_array().into_iter().flatten().filter_map(Value::as_str).map(|r| rune_mark(r).1).collect();
+            st.map(|s| s.runes.as_slice()).unwrap_or_default().iter().map(|r| rune_mark(&name_of(r)).1).collect();
         let _ = write!(
                 h,
                 "<tr data-area-row=\"{id}\"><th scope=\"row\">{id} {}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(a["name"].as_str().unwrap_or("")),
+                esc(&a.name),
                 esc(&kind),
                 esc(&seen.owner(id).map_or("—".to_owned(), |o| seen.who(o))),
-                st["disks"].as_u64().unwrap_or(0),
-                st["axes"].as_u64().unwrap_or(0),
+                st.map_or(0, |s| s.disks),
+                st.map_or(0, |s| s.axes),
                 esc(&if runes.is_empty() { "—".to_owned() } else { runes.join(", ") }),
                 esc(&units_on.get(&id).map_or("—".to_owned(), |u| u.join(", "))),
             );
     }
     h.push_str("</tbody></table>");
     // Everything else of the view but the map's raw cells and the areas.
-    let mut rest = Map::new();
-    if let Some(o) = view.as_object() {
-        for (k, v) in o {
-            if k != "board" && k != "areas" {
-                rest.insert(k.clone(), v.clone());
-            }
-        }
+    let mut rest = serde_json::to_value(view).unwrap_or(Value::Null);
+    if let Some(o) = rest.as_object_mut() {
+        o.remove("board");
+        o.remove("areas");
     }
-    h.push_str(&generic_html(&Value::Object(rest), seats));
+    h.push_str(&generic_html(&rest, seats));
     h.push_str("</div>");
     Some(h)
 }
@@ -541,8 +552,8 @@ mod tests {
 
     /// Two areas with a bridged river between them, a harbour, an ocean
     /// square and a mountain; one clan holding area 1 with axes and runes.
-    fn view() -> Value {
-        json!({
+    fn view() -> View {
+        crate::tests::patched_view(json!({
             "board": {
                 "name": "Tiny", "min_players": 2, "max_players": 2,
                 "rivers": [[0, 1]], "bridges": [[0, 1]], "sea_routes": [], "harbour_routes": [[0, 0]],
@@ -562,7 +573,7 @@ mod tests {
                 {"seat": 0, "colour": "red", "units": {"berserkur": {"area": 0}, "godi": "aboard", "kaupmadur": "fallen"}, "knerrir": {"harbour": 0}},
                 {"seat": 1, "colour": "yellow", "units": {"berserkur": {"area": 1}, "godi": {"area": 1}, "kaupmadur": {"area": 0}}, "knerrir": {"ocean": 0}}
             ]
-        })
+        }))
     }
 
     #[test]

@@ -6,16 +6,20 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use runestone_engine::present::{Forms, FormsInput, Posted};
+use crate::build::Effect;
+use crate::state::{AxeOrder, Building, Hand, Loc, Orders};
+use crate::view::{PlayerView, TileView, View};
+
+use runestone_engine::present::{
+    Choice, Field, Form, Forms, FormsInput, Frame, Group, Input, Note, Part, Posted, Submit, Sum,
+};
 
 /// The `build` names of the plan picker and the standing orders forms.
 pub const PLAN: &str = "bardagi-plan";
 pub const ORDERS: &str = "bardagi-orders";
-
-/// The page template of the forms (minijinja markup).
-const TEMPLATE: &str = include_str!("forms.html");
 
 /// The card types, as the `Hand` JSON names them, and in words.
 const CARDS: [(&str, &str); 4] =
@@ -30,9 +34,30 @@ const SPARE_WISHES: usize = 2;
 const MIN_WISHES: usize = 3;
 
 /// The name of area `a` on the view's board.
-fn area_name(view: &Value, a: &Value) -> String {
+fn area_name(view: &View, a: &Value) -> String {
     let Some(i) = a.as_u64() else { return "?".into() };
-    view["board"]["area"][i as usize]["name"].as_str().map(str::to_owned).unwrap_or_else(|| format!("area {i}"))
+    view.board.areas.get(i as usize).map(|a| a.name.clone()).unwrap_or_else(|| format!("area {i}"))
+}
+
+/// A value's name as the view and commands write it ("hof", "gold_two").
+fn name_of<T: Serialize>(x: &T) -> String {
+    serde_json::to_value(x).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// A typed hand in words: "2 Berserkur, 1 Knerrir".
+fn hand_of(h: &Hand) -> String {
+    hand_words(&json!({"berserkur": h.berserkur, "godi": h.godi, "kaupmadur": h.kaupmadur, "knerrir": h.knerrir}))
+}
+
+/// The number of cards of a type (by its name) in a typed hand.
+fn count_in(h: &Hand, key: &str) -> u8 {
+    match key {
+        "berserkur" => h.berserkur,
+        "godi" => h.godi,
+        "kaupmadur" => h.kaupmadur,
+        "knerrir" => h.knerrir,
+        _ => 0,
+    }
 }
 
 fn card_name(key: &str) -> &str {
@@ -111,7 +136,7 @@ fn goods_list(v: &Value) -> String {
 }
 
 /// The words that tell apart commands the game labels alike.
-fn detail(c: &Value, view: &Value) -> Option<String> {
+fn detail(c: &Value, view: &View) -> Option<String> {
     match c["type"].as_str()? {
         "Attack" => match c["reinforce"].as_u64() {
             Some(n) if n > 0 => Some(format!("with {n} more disk(s) from Virki")),
@@ -173,7 +198,7 @@ fn rune_words(r: &Value) -> &str {
 }
 
 /// A step of the bot's whole turn in words; `at` follows the units' moves.
-fn step_words(c: &Value, view: &Value, at: &mut [Value; 3]) -> String {
+fn step_words(c: &Value, view: &View, at: &mut [Value; 3]) -> String {
     let unit = c["unit"].as_str().map(card_name).unwrap_or("?").to_owned();
     let unit_idx = CARDS.iter().position(|(k, _)| c["unit"] == *k).filter(|i| *i < 3);
     let here = |i: usize, at: &[Value; 3]| area_name(view, &at[i]);
@@ -212,10 +237,15 @@ fn step_words(c: &Value, view: &Value, at: &mut [Value; 3]) -> String {
 }
 
 /// The bot's whole turn in words.
-fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
-    let units = &view["players"][me]["units"];
-    let mut at: [Value; 3] =
-        [units["berserkur"]["area"].clone(), units["godi"]["area"].clone(), units["kaupmadur"]["area"].clone()];
+fn turn_words(turn: &Value, view: &View, me: usize) -> String {
+    let area = |l: Loc| match l {
+        Loc::Area(a) => json!(a),
+        Loc::Aboard | Loc::Fallen => Value::Null,
+    };
+    let mut at: [Value; 3] = match view.players.get(me) {
+        Some(p) => [area(p.units.berserkur), area(p.units.godi), area(p.units.kaupmadur)],
+        None => [Value::Null, Value::Null, Value::Null],
+    };
     let steps: Vec<String> =
         turn["steps"].as_array().into_iter().flatten().map(|s| step_words(s, view, &mut at)).collect();
     if steps.is_empty() {
@@ -225,17 +255,41 @@ fn turn_words(turn: &Value, view: &Value, me: usize) -> String {
     }
 }
 
-/// The forms of `me` for this position: `plan` (or null), `turn` (or
-/// null) and `orders`, with what a failed form posted (`entered`) kept.
-pub fn forms(input: &FormsInput<'_>) -> Option<Forms> {
-    let data = forms_data(input.legal, input.labels, input.view, input.seat, input.entered);
-    Some(Forms { template: TEMPLATE, data })
+/// The forms of `me` for this position: the plan picker (when a plan is
+/// to be chosen), the turn composer (when the turn is on) and the standing
+/// orders, with what a refused form posted (`entered`) kept.
+pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
+    let parts = form_parts(input.legal, input.labels, input.view, input.seat, input.entered);
+    Some(Forms { parts })
 }
 
-fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered: &BTreeMap<String, String>) -> Value {
-    let mine = &view["players"][me as usize];
+fn form_parts(
+    legal: &[Value],
+    labels: &[String],
+    view: &View,
+    me: u8,
+    entered: &BTreeMap<String, String>,
+) -> Vec<Part> {
+    let Some(mine) = view.players.get(me as usize) else { return Vec::new() };
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
+    let mut parts = Vec::new();
+    if let Some(plan) = plan_form(legal, mine, if again(PLAN) { Some(entered) } else { None }) {
+        parts.push(plan);
+    }
+    if let Some(turn) = turn_form(legal, labels, view, mine, me, entered) {
+        parts.push(turn);
+    }
+    parts.push(orders_form(view, mine, if again(ORDERS) { Some(entered) } else { None }));
+    parts
+}
+
+/// The plan picker: a number per card type, adding up to the plan's size,
+/// filled in with what was typed, the plan chosen, or the bot's.
+fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Option<Part> {
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
+    if plans.is_empty() {
+        return None;
+    }
     // The bot's plan: the first legal command, or (in the easier variant,
     // where cards are chosen as the turn begins) its whole turn's first step.
     let bot_plan = legal.first().and_then(|c| match c["type"].as_str() {
@@ -243,52 +297,88 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
         Some("PlayTurn") => c["steps"].as_array().and_then(|s| s.first()).filter(|s| s["type"] == "Plan"),
         _ => None,
     });
+    let suggested = bot_plan.unwrap_or(plans[0]);
     // A plan already chosen (and still replaceable): the picker starts from it.
-    let chosen = Some(&mine["hand"]).filter(|h| mine["planned"] == true && h.is_object());
-    let plan = bot_plan.or(plans.first().copied()).filter(|_| !plans.is_empty()).map(|suggested| {
-        let sizes: Vec<u64> =
-            plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
-        let min = sizes.iter().copied().min().unwrap_or(6);
-        let max = sizes.iter().copied().max().unwrap_or(6);
-        let cards: Vec<Value> = CARDS
-            .iter()
-            .map(|(k, name)| {
-                let bot = suggested["hand"][*k].as_u64().unwrap_or(0).to_string();
-                let value = if again(PLAN) {
-                    entered.get(&format!("hand.{k}")).cloned().unwrap_or_default()
-                } else if let Some(h) = chosen {
-                    h[*k].as_u64().unwrap_or(0).to_string()
-                } else {
-                    bot.clone()
-                };
-                json!({"key": k, "name": name, "value": value, "bot": bot})
-            })
-            .collect();
-        json!({
-            "min": min,
-            "max": max,
-            "size": if min == max { min.to_string() } else { format!("{min} to {max}") },
-            "cards": cards,
-            "bot_words": hand_words(&suggested["hand"]),
-            "chosen_words": chosen.map(hand_words),
-        })
-    });
-
-    let mut groups: Vec<Value> = CARDS
+    let chosen = mine.hand.as_ref().filter(|_| mine.planned);
+    let sizes: Vec<u64> =
+        plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
+    let min = sizes.iter().copied().min().unwrap_or(6);
+    let max = sizes.iter().copied().max().unwrap_or(6);
+    let size = if min == max { min.to_string() } else { format!("{min} to {max}") };
+    let fields: Vec<Part> = CARDS
         .iter()
-        .map(|(k, n)| {
-            json!({"key": k, "name": n, "buttons": [], "list": {
-                "id": format!("move-{k}"), "class": "unit-move", "label": format!("Move the {n} to"),
-                "button": "Move", "options": [],
-            }})
+        .map(|(k, name)| {
+            let value = match (entered, chosen) {
+                (Some(e), _) => e.get(&format!("hand.{k}")).cloned().unwrap_or_default(),
+                (None, Some(h)) => count_in(h, k).to_string(),
+                (None, None) => suggested["hand"][*k].as_u64().unwrap_or(0).to_string(),
+            };
+            Field::new(format!("hand-{k}"), format!("hand.{k}"), *name, Input::Number { min: 0, max: 6 })
+                .value(value)
+                .class("hand-count")
+                .wrap(format!("card-count card-{k}"))
+                .described_by("plan-count")
+                .into()
         })
-        .chain(std::iter::once(json!({"key": "other", "name": "Other", "buttons": [], "list": {
-            "id": "exchange", "class": "exchange", "label": "Discard two cards for one:",
-            "button": "Exchange", "options": [], "placeholder": "(choose the two cards and the one to take)",
-        }})))
         .collect();
-    let mut suggestion = Value::Null;
-    let mut end_turn = Value::Null;
+    let bot_words = hand_words(&suggested["hand"]);
+    let note = match chosen {
+        Some(h) => Note::small(format!(
+            "Your plan now: {}. You may replace it until every clan has chosen. The bot would choose {bot_words}.",
+            hand_of(h)
+        ))
+        .id("plan-chosen"),
+        None => Note::small(format!(
+            "Filled in with the bot's suggestion: {bot_words}. Only you see your plan until your turn lays the cards down."
+        )),
+    };
+    let sum = Sum {
+        id: "plan-count".into(),
+        fields: CARDS.iter().map(|(k, _)| format!("hand.{k}")).collect(),
+        min: min as i64,
+        max: max as i64,
+        words: format!("The four numbers must add up to {size} (at most 6 of a kind)."),
+    };
+    let fieldset = Group::new(
+        Frame::Fieldset { legend: format!("Pick the plan's cards: {size} of your 24, in secret") },
+        vec![
+            Part::Refusal { build: PLAN.into() },
+            Group::new(Frame::Box, fields).class("card-counts").into(),
+            sum.into(),
+            note.into(),
+            Submit::new("Choose these cards").class("primary").id("plan-submit").into(),
+        ],
+    );
+    Some(Form::new(vec![fieldset.into()]).id("plan-form").class("plan-picker").build(PLAN).into())
+}
+
+/// One unit's group of the composer: its actions as buttons, its moves
+/// (or the exchanges) as a list.
+struct UnitGroup {
+    key: &'static str,
+    name: &'static str,
+    buttons: Vec<Submit>,
+    list: Vec<Choice>,
+}
+
+/// The turn composer: the seat's cards, end turn, the legal card actions
+/// grouped by unit, and the bot's whole turn.
+fn turn_form(
+    legal: &[Value],
+    labels: &[String],
+    view: &View,
+    mine: &PlayerView,
+    me: u8,
+    entered: &BTreeMap<String, String>,
+) -> Option<Part> {
+    let mut groups: Vec<UnitGroup> = CARDS
+        .iter()
+        .map(|(k, n)| (*k, *n))
+        .chain(std::iter::once(("other", "Other")))
+        .map(|(key, name)| UnitGroup { key, name, buttons: Vec::new(), list: Vec::new() })
+        .collect();
+    let mut suggestion = None;
+    let mut end_turn = None;
     let mut any_step = false;
     for (i, c) in legal.iter().enumerate() {
         let label = labels.get(i).cloned().unwrap_or_else(|| c["type"].as_str().unwrap_or("command").to_owned());
@@ -301,12 +391,11 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
                 if let Some(steps) = turn["steps"].as_array_mut() {
                     steps.retain(|s| s["type"] != "SetOrders");
                 }
-                suggestion = json!({"json": turn.to_string(), "words": turn_words(&turn, view, me as usize)});
+                suggestion = Some((turn.to_string(), turn_words(&turn, view, me as usize)));
             }
-            "EndTurn" => end_turn = json!({"json": c.to_string(), "label": "End turn"}),
+            "EndTurn" => end_turn = Some(c.to_string()),
             "Move" | "Exchange" => {
                 any_step = true;
-                let g = group_of(c);
                 let words = if c["type"] == "Move" {
                     area_name(view, &c["to"])
                 } else {
@@ -314,134 +403,245 @@ fn forms_data(legal: &[Value], labels: &[String], view: &Value, me: u8, entered:
                     let name = |v: &Value| card_name(v.as_str().unwrap_or_default()).to_owned();
                     format!("{} and {} for {}", name(&d[0]), name(&d[1]), name(&c["take"]))
                 };
-                if let Some(list) = groups[g]["list"]["options"].as_array_mut() {
-                    list.push(json!({"json": c.to_string(), "label": words}));
-                }
+                groups[group_of(c)].list.push(Choice::new(c.to_string(), words));
             }
             _ => {
                 any_step = true;
-                let g = group_of(c);
                 let label = match detail(c, view) {
                     Some(d) => format!("{label} ({d})"),
                     None => label,
                 };
-                if let Some(b) = groups[g]["buttons"].as_array_mut() {
-                    b.push(json!({"json": c.to_string(), "label": label}));
-                }
+                groups[group_of(c)].buttons.push(Submit::new(label).command(c.to_string()).class("cmd"));
             }
         }
     }
-    for g in groups.iter_mut() {
-        if g["list"]["options"].as_array().is_some_and(Vec::is_empty) {
-            g["list"] = Value::Null;
-        }
+    if !any_step && suggestion.is_none() {
+        return None;
     }
-    groups.retain(|g| !g["list"].is_null() || g["buttons"].as_array().is_some_and(|b| !b.is_empty()));
-    if end_turn.is_null() {
+    let mut composer: Vec<Part> = Vec::new();
+    let end = match end_turn {
+        Some(json) => Submit::new("End turn").command(json).class("primary big").id("end-turn"),
         // Not yet legal: shown, with why, so the player knows where it is.
-        end_turn = json!({"disabled": true});
+        None => Submit::new("End turn").class("big").id("end-turn").disabled("Lay down at least one card first."),
+    };
+    composer.push(Form::new(vec![end.into()]).class("end-turn").into());
+    let chosen_cmd = entered.get("cmd").cloned().unwrap_or_default();
+    for g in groups.into_iter().filter(|g| !g.buttons.is_empty() || !g.list.is_empty()) {
+        let mut inside: Vec<Part> = Vec::new();
+        if !g.buttons.is_empty() {
+            inside.push(Form::new(g.buttons.into_iter().map(Part::from).collect()).class("unit-actions").into());
+        }
+        if !g.list.is_empty() {
+            let (id, class, label, button, blank) = if g.key == "other" {
+                (
+                    "exchange".to_owned(),
+                    "exchange",
+                    "Discard two cards for one:".to_owned(),
+                    "Exchange",
+                    Some("(choose the two cards and the one to take)".to_owned()),
+                )
+            } else {
+                (format!("move-{}", g.key), "unit-move", format!("Move the {} to", g.name), "Move", None)
+            };
+            let required = blank.is_some();
+            let field = Field::new(&id, "cmd", label, Input::One { options: g.list, blank, required })
+                .value(chosen_cmd.clone());
+            let submit = Submit::new(button).id(format!("{id}-submit"));
+            inside.push(Form::new(vec![field.into(), submit.into()]).class(class).into());
+        }
+        composer.push(
+            Group::new(Frame::Fieldset { legend: g.name.to_owned() }, inside)
+                .class("unit-group")
+                .id(format!("group-{}", g.key))
+                .into(),
+        );
     }
-    let turn = (any_step || !suggestion.is_null()).then(|| {
-        json!({
-            "groups": groups,
-            "suggestion": suggestion,
-            "end_turn": end_turn,
-            "hand": mine["hand"].as_object().map(|_| hand_words(&mine["hand"])),
-            "played": hand_words(&mine["played"]),
-        })
-    });
-
-    json!({
-        "plan": plan,
-        "turn": turn,
-        "orders": orders_form(view, mine, if again(ORDERS) { Some(entered) } else { None }),
-    })
+    if let Some((json, words)) = suggestion {
+        let bot = Submit::new(format!("Let the bot play this turn: {words}")).command(json).id("bot-turn");
+        composer.push(Form::new(vec![bot.into()]).class("bot-turn").into());
+    }
+    let hand = mine.hand.as_ref().map_or_else(|| "hidden".to_owned(), hand_of);
+    let cards = Group::new(
+        Frame::Aside { heading: "Your cards".into() },
+        vec![
+            Note::new(hand).lead("In hand:", "cards-hand").into(),
+            Note::new(hand_of(&mine.played)).lead("Played this turn:", "cards-played").into(),
+        ],
+    )
+    .class("my-cards")
+    .id("my-cards");
+    Some(
+        Group::new(
+            Frame::Box,
+            vec![cards.into(), Group::new(Frame::Box, composer).class("composer").id("composer").into()],
+        )
+        .class("turn-layout")
+        .into(),
+    )
 }
 
 /// A build wish as the option of a list: its JSON and its words.
-fn wish_option(w: &Value, market: &[Value]) -> Value {
-    let b = w["building"].as_str().unwrap_or_default();
-    let e = w["effect"].as_str().unwrap_or_default();
-    let tile = market.iter().find(|t| t["building"] == b && t["effect"] == e);
+fn wish_option(building: Building, effect: Effect, replace: Option<Effect>, market: &[TileView]) -> Choice {
+    let (b, e) = (name_of(&building), name_of(&effect));
+    let tile = market.iter().find(|t| t.building == building && t.effect == effect);
     let mut words = match tile {
-        Some(t) => format!(
-            "{} · {} level {}: {}",
-            t["name"].as_str().unwrap_or_default(),
-            building_name(b),
-            t["level"],
-            effect_words(e)
-        ),
-        None => format!("{}: {} (not in the market now)", building_name(b), effect_words(e)),
+        Some(t) => format!("{} · {} level {}: {}", t.name, building_name(&b), t.level, effect_words(&e)),
+        None => format!("{}: {} (not in the market now)", building_name(&b), effect_words(&e)),
     };
-    if let Some(r) = w["replace"].as_str() {
-        words = format!("{words}, replacing {}", effect_words(r));
+    if let Some(r) = replace {
+        words = format!("{words}, replacing {}", effect_words(&name_of(&r)));
     }
     let mut clean = Map::new();
     clean.insert("building".into(), json!(b));
     clean.insert("effect".into(), json!(e));
-    if w["replace"].is_string() {
-        clean.insert("replace".into(), w["replace"].clone());
+    if let Some(r) = replace {
+        clean.insert("replace".into(), json!(name_of(&r)));
     }
-    json!({"json": Value::Object(clean).to_string(), "label": words})
+    Choice::new(Value::Object(clean).to_string(), words)
 }
 
-/// The standing orders form: the seat's current orders (or what a failed
+/// The standing orders form: the seat's current orders (or what a refused
 /// submission posted) as initial values, the market as the wishes' choices.
-fn orders_form(view: &Value, mine: &Value, entered: Option<&BTreeMap<String, String>>) -> Value {
-    let cur = &mine["orders"];
-    let market: Vec<Value> = view["market"].as_array().cloned().unwrap_or_default();
+fn orders_form(view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
+    let default = Orders::default();
+    let cur = mine.orders.as_ref().unwrap_or(&default);
+    let market = &view.market;
     let get = |k: &str, current: String| match entered {
         Some(e) => e.get(&format!("orders.{k}")).cloned().unwrap_or_default(),
         None => current,
     };
-    let current_wishes: Vec<Value> = cur["build"].as_array().cloned().unwrap_or_default();
-    let mut options: Vec<Value> = Vec::new();
-    for w in market.iter().chain(current_wishes.iter()) {
-        let o =
-            wish_option(&json!({"building": w["building"], "effect": w["effect"], "replace": w["replace"]}), &market);
-        if !options.iter().any(|x| x["json"] == o["json"]) {
+    let current_wishes = &cur.build;
+    let mut options: Vec<Choice> = Vec::new();
+    let offered = market.iter().map(|t| (t.building, t.effect, None));
+    for (b, e, r) in offered.chain(current_wishes.iter().map(|w| (w.building, w.effect, w.replace))) {
+        let o = wish_option(b, e, r, market);
+        if !options.iter().any(|x| x.value == o.value) {
             options.push(o);
         }
     }
-    let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
-    let wishes: Vec<Value> = (0..slots)
+    let one = |options: Vec<Choice>, blank: Option<&str>| Input::One {
+        options,
+        blank: blank.map(str::to_owned),
+        required: false,
+    };
+    let goods = |k: &str, other: &str, label: &str| -> Part {
+        let options = vec![
+            Choice::new("auto", format!("{other} or meat, whichever I hold less of")),
+            Choice::new("other", other),
+            Choice::new("meat", "meat"),
+        ];
+        Field::new(format!("orders-{k}"), format!("orders.{k}"), label, one(options, None))
+            .value(get(k, name_of(if k == "sheep" { &cur.sheep } else { &cur.cattle })))
+            .wrap("field")
+            .into()
+    };
+    let buildings: Vec<Choice> = BUILDINGS.iter().map(|(k, n)| Choice::new(*k, *n)).collect();
+    let recruits: Vec<Part> = (0..3)
         .map(|i| {
-            let current = current_wishes.get(i).map(|w| wish_option(w, &market)["json"].clone());
-            let chosen =
-                get(&format!("build.{i}"), current.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
-            json!({"i": i, "n": i + 1, "chosen": chosen})
+            let current = cur.recruits.get(i).map(name_of).unwrap_or_default();
+            let blank = if i == 0 { "the emptiest first" } else { "(then the emptiest)" };
+            Field::new(
+                format!("orders-recruits-{i}"),
+                format!("orders.recruits.{i}"),
+                format!("{}.", i + 1),
+                one(buildings.clone(), Some(blank)),
+            )
+            .value(get(&format!("recruits.{i}"), current))
+            .into()
         })
         .collect();
-    let recruits: Vec<Value> = (0..3)
-        .map(|i| {
-            let current = cur["recruits"][i].as_str().unwrap_or_default().to_owned();
-            json!({"i": i, "n": i + 1, "chosen": get(&format!("recruits.{i}"), current)})
-        })
-        .collect();
-    let axes_mode = get("axes_mode", cur["axes"]["mode"].as_str().unwrap_or("auto").to_owned());
-    let axes_areas = get(
-        "axes_areas",
-        cur["axes"]["areas"]
-            .as_array()
-            .map(|a| a.iter().map(|x| area_name(view, x)).collect::<Vec<_>>().join(", "))
-            .unwrap_or_default(),
-    );
+    let (mode, areas) = match &cur.axes {
+        AxeOrder::Auto => ("auto", String::new()),
+        AxeOrder::Keep => ("keep", String::new()),
+        AxeOrder::Areas(a) => ("areas", a.iter().map(|x| area_name(view, &json!(x))).collect::<Vec<_>>().join(", ")),
+    };
+    let axes_mode = get("axes_mode", mode.to_owned());
+    let axes_areas = get("axes_areas", areas);
     let buy_axes = match entered {
         Some(e) => e.contains_key("orders.buy_axes"),
-        None => cur["buy_axes"] == true,
+        None => cur.buy_axes,
     };
-    json!({
-        "known": cur.is_object(),
-        "sheep": get("sheep", cur["sheep"].as_str().unwrap_or("auto").to_owned()),
-        "cattle": get("cattle", cur["cattle"].as_str().unwrap_or("auto").to_owned()),
-        "recruits": recruits,
-        "buildings": BUILDINGS.iter().map(|(k, n)| json!({"key": k, "name": n})).collect::<Vec<_>>(),
-        "buy_axes": buy_axes,
-        "axes_mode": axes_mode,
-        "axes_areas": axes_areas,
-        "wishes": wishes,
-        "options": options,
-    })
+    let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
+    let wishes: Vec<Part> = (0..slots)
+        .map(|i| {
+            let current = current_wishes
+                .get(i)
+                .map(|w| wish_option(w.building, w.effect, w.replace, market).value)
+                .unwrap_or_default();
+            let field = Field::new(
+                format!("orders-build-{i}"),
+                format!("orders.build.{i}"),
+                format!("Wish {}", i + 1),
+                one(options.clone(), Some("(nothing)")),
+            )
+            .value(get(&format!("build.{i}"), current))
+            .label_hidden();
+            Group::new(Frame::Item, vec![field.into()]).into()
+        })
+        .collect();
+    let fieldset = |legend: &str, parts: Vec<Part>| -> Part {
+        Group::new(Frame::Fieldset { legend: legend.to_owned() }, parts).into()
+    };
+    let axes_modes = vec![
+        Choice::new("auto", "by themselves: villages, gold mines, borders"),
+        Choice::new("keep", "keep them for later"),
+        Choice::new("areas", "on the areas below, in order"),
+    ];
+    let form = Form::new(vec![
+        Part::Refusal { build: ORDERS.into() },
+        Note::small("These stand until you change them; every round follows them without asking you.").into(),
+        fieldset(
+            "Goods from sheep and cattle areas",
+            vec![goods("sheep", "wool", "Sheep give"), goods("cattle", "hide", "Cattle give")],
+        ),
+        fieldset("Recruits fill these buildings first", recruits),
+        fieldset(
+            "Axes",
+            vec![
+                Field::new(
+                    "orders-buy-axes",
+                    "orders.buy_axes",
+                    "Buy one axe per Barbarian camp I own (1 gold)",
+                    Input::Checkbox { checked: buy_axes },
+                )
+                .into(),
+                Field::new("orders-axes-mode", "orders.axes_mode", "Place axes", one(axes_modes, None))
+                    .value(axes_mode)
+                    .wrap("field")
+                    .into(),
+                Field::new(
+                    "orders-axes-areas",
+                    "orders.axes_areas",
+                    "Areas for axes (names, in order, separated by commas)",
+                    Input::Text { max_len: 500 },
+                )
+                .value(axes_areas)
+                .wrap("field")
+                .into(),
+            ],
+        ),
+        fieldset(
+            "Build order: upgrades wanted, best first",
+            vec![
+                Note::small("The first one you can build is built. The choices are the tiles in the market now.")
+                    .into(),
+                Group::new(Frame::List, wishes).class("wishes").into(),
+            ],
+        ),
+        Submit::new("Save standing orders").id("orders-submit").into(),
+    ])
+    .id("orders-form")
+    .build(ORDERS);
+    Group::new(
+        Frame::Folded {
+            summary: "Standing orders: how the Claim and Build phases go for you".into(),
+            open: entered.is_some(),
+        },
+        vec![form.into()],
+    )
+    .class("orders")
+    .id("orders")
+    .into()
 }
 
 /// The `Plan` command of the plan picker. The total is the rules' to judge.
@@ -461,7 +661,7 @@ pub fn plan_command(form: &Posted) -> Result<Value, String> {
 
 /// The `SetOrders` command of the standing orders form; area names are
 /// read against the view's board.
-pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
+pub fn orders_command(form: &Posted, view: &View) -> Result<Value, String> {
     let choice = |k: &str, other: &str| -> Result<Value, String> {
         match form.get(&format!("orders.{k}")).unwrap_or("auto") {
             v @ ("auto" | "other" | "meat") => Ok(json!(v)),
@@ -486,7 +686,7 @@ pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
         "auto" => json!({"mode": "auto"}),
         "keep" => json!({"mode": "keep"}),
         "areas" => {
-            let names = view["board"]["area"].as_array().cloned().unwrap_or_default();
+            let names = &view.board.areas;
             let mut ids = Vec::new();
             for part in form.get("orders.axes_areas").unwrap_or_default().split(',') {
                 let p = part.trim();
@@ -497,7 +697,7 @@ pub fn orders_command(form: &Posted, view: &Value) -> Result<Value, String> {
                     Ok(n) => n,
                     Err(_) => names
                         .iter()
-                        .position(|a| a["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(p)))
+                        .position(|a| a.name.eq_ignore_ascii_case(p))
                         .map(|i| i as u64)
                         .ok_or_else(|| format!("axes: there is no area called {p:?} on this board"))?,
                 };
@@ -558,29 +758,51 @@ mod tests {
         json!({"type": "Plan", "hand": {"berserkur": b, "godi": g, "kaupmadur": k, "knerrir": n}})
     }
 
+    /// The first part (as the page gets it) with this id, anywhere.
+    fn by_id<'a>(v: &'a Value, id: &str) -> Option<&'a Value> {
+        match v {
+            Value::Object(m) if m.get("id").is_some_and(|i| i == id) => Some(v),
+            Value::Object(m) => m.values().find_map(|x| by_id(x, id)),
+            Value::Array(a) => a.iter().find_map(|x| by_id(x, id)),
+            _ => None,
+        }
+    }
+
+    fn described(legal: &[Value], labels: &[String], view: &View, entered: &BTreeMap<String, String>) -> Value {
+        serde_json::to_value(form_parts(legal, labels, view, 0, entered)).unwrap()
+    }
+
     #[test]
     fn the_picker_takes_the_sizes_from_the_legal_plans_and_starts_from_the_bots() {
-        let view = json!({"players": [{"orders": {}}]});
+        let view = crate::tests::patched_view(json!({"players": [{"orders": {}}]}));
         let legal = [hand(1, 1, 2, 2), hand(6, 0, 0, 0), hand(4, 4, 0, 0)];
-        let f = forms_data(&legal, &[], &view, 0, &BTreeMap::new());
-        assert_eq!(f["plan"]["size"], "6 to 8");
-        assert_eq!(f["plan"]["cards"][3]["value"], "2", "the bot's plan");
-        assert!(f["turn"].is_null());
+        let f = described(&legal, &[], &view, &BTreeMap::new());
+        let sum = by_id(&f, "plan-count").unwrap();
+        assert_eq!((sum["kind"].as_str(), sum["min"].as_i64(), sum["max"].as_i64()), (Some("sum"), Some(6), Some(8)));
+        assert!(sum["words"].as_str().unwrap().contains("add up to 6 to 8"));
+        assert_eq!(sum["fields"][3], "hand.knerrir");
+        let knerrir = by_id(&f, "hand-knerrir").unwrap();
+        assert_eq!(knerrir["value"], "2", "the bot's plan");
+        assert_eq!(knerrir["input"], json!({"type": "number", "min": 0, "max": 6}));
+        assert!(by_id(&f, "composer").is_none());
         let typed: BTreeMap<String, String> = [("build", "bardagi-plan"), ("hand.berserkur", "5")]
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let f = forms_data(&legal, &[], &view, 0, &typed);
-        assert_eq!(f["plan"]["cards"][0]["value"], "5", "what was typed");
-        assert_eq!(f["plan"]["cards"][1]["value"], "");
+        let f = described(&legal, &[], &view, &typed);
+        assert_eq!(by_id(&f, "hand-berserkur").unwrap()["value"], "5", "what was typed");
+        assert_eq!(by_id(&f, "hand-godi").unwrap()["value"], "");
     }
 
     #[test]
     fn the_composer_groups_steps_by_unit_and_offers_the_bots_turn_without_its_orders() {
-        let view = json!({
-            "board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]},
+        let view = crate::tests::patched_view(json!({
+            "board": {"area": [
+                {"id": 0, "name": "Home", "kind": "home", "cells": [[0, 0]]},
+                {"id": 1, "name": "Forest 7", "kind": "forest", "cells": [[1, 0]]},
+            ]},
             "players": [{"orders": {}, "hand": {"godi": 1}, "played": {}, "units": {"berserkur": {"area": 0}}}],
-        });
+        }));
         let bot = json!({"type": "PlayTurn", "steps": [
             {"type": "SetOrders", "orders": {}}, {"type": "Move", "unit": "berserkur", "to": 1},
             {"type": "Attack", "claim": true, "reinforce": 0},
@@ -596,22 +818,30 @@ mod tests {
             ["a whole turn", "set standing orders", "Berserkur moves to Forest 7", "Godi converts Home", "exchange"]
                 .map(String::from)
                 .to_vec();
-        let f = forms_data(&legal, &labels, &view, 0, &BTreeMap::new());
-        let t = &f["turn"];
-        assert_eq!(t["suggestion"]["words"], "Berserkur to Forest 7, Berserkur attacks Forest 7");
-        assert!(!t["suggestion"]["json"].as_str().unwrap().contains("SetOrders"));
-        assert_eq!(t["end_turn"]["disabled"], true, "no EndTurn among the legal commands yet");
-        let keys: Vec<&str> = t["groups"].as_array().unwrap().iter().map(|g| g["key"].as_str().unwrap()).collect();
-        assert_eq!(keys, ["berserkur", "godi", "other"]);
-        assert_eq!(t["groups"][0]["list"]["options"][0]["label"], "Forest 7");
-        assert_eq!(t["groups"][1]["buttons"][0]["label"], "Godi converts Home");
-        assert_eq!(t["groups"][2]["list"]["options"][0]["label"], "Godi and Godi for Knerrir");
-        assert_eq!(t["hand"], "1 Godi");
+        let f = described(&legal, &labels, &view, &BTreeMap::new());
+        let bot = by_id(&f, "bot-turn").unwrap();
+        assert_eq!(bot["label"], "Let the bot play this turn: Berserkur to Forest 7, Berserkur attacks Forest 7");
+        assert!(!bot["command"].as_str().unwrap().contains("SetOrders"));
+        assert!(by_id(&f, "end-turn").unwrap()["disabled"].is_string(), "no EndTurn among the legal commands yet");
+        let groups: Vec<&str> = by_id(&f, "composer").unwrap()["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["id"].as_str())
+            .collect();
+        assert_eq!(groups, ["group-berserkur", "group-godi", "group-other"]);
+        assert_eq!(by_id(&f, "move-berserkur").unwrap()["input"]["options"][0]["label"], "Forest 7");
+        assert_eq!(by_id(&f, "group-godi").unwrap()["parts"][0]["parts"][0]["label"], "Godi converts Home");
+        assert_eq!(by_id(&f, "exchange").unwrap()["input"]["options"][0]["label"], "Godi and Godi for Knerrir");
+        assert_eq!(by_id(&f, "my-cards").unwrap()["parts"][0]["text"], "1 Godi");
     }
 
     #[test]
     fn the_orders_form_posts_standing_orders() {
-        let view = json!({"board": {"area": [{"name": "Home"}, {"name": "Forest 7"}]}});
+        let view = crate::tests::patched_view(json!({"board": {"area": [
+            {"id": 0, "name": "Home", "kind": "home", "cells": [[0, 0]]},
+            {"id": 1, "name": "Forest 7", "kind": "forest", "cells": [[1, 0]]},
+        ]}}));
         let c = orders_command(
             &form(&[
                 ("orders.sheep", "meat"),

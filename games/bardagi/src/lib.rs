@@ -367,23 +367,25 @@ impl Game for Bardagi {
 }
 
 impl Present for Bardagi {
+    type View = view::View;
+
     fn schemas() -> Schemas {
         schemas_of::<Bardagi, view::View>()
     }
 
-    fn svg(view: &Value, seats: &[String]) -> Option<String> {
+    fn svg(view: &view::View, seats: &[String]) -> Option<String> {
         drawing::svg(view, seats)
     }
 
-    fn areas(view: &Value, seats: &[String]) -> Vec<Area> {
+    fn areas(view: &view::View, seats: &[String]) -> Vec<Area> {
         drawing::areas(view, seats)
     }
 
-    fn text(view: &Value, seats: &[String]) -> Option<String> {
+    fn text(view: &view::View, seats: &[String]) -> Option<String> {
         drawing::text(view, seats)
     }
 
-    fn seat_class(view: &Value, seat: Seat) -> Option<String> {
+    fn seat_class(view: &view::View, seat: Seat) -> Option<String> {
         drawing::seat_class(view, seat)
     }
 
@@ -391,11 +393,11 @@ impl Present for Bardagi {
         include_str!("forms.css")
     }
 
-    fn forms(input: &FormsInput<'_>) -> Option<Forms> {
+    fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
         forms::forms(input)
     }
 
-    fn command_of_form(build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
+    fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<Value, String>> {
         match build {
             forms::PLAN => Some(forms::plan_command(posted)),
             forms::ORDERS => Some(forms::orders_command(posted, view)),

@@ -3,7 +3,7 @@
 //! standing orders. Public: everything on the board and the player boards.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::board::{AreaId, AreaKind, BoardData, Colour, SeaNode};
 use super::build::{tile, Effect};
@@ -12,7 +12,7 @@ use super::state::{Building, DiskSpot, Event, Hand, Loc, Orders, Phase, RuneKind
 use runestone_engine::game::{Seat, Viewer};
 
 /// What one viewer sees of a game of Bardagi (its `view`, as JSON).
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct View {
     /// The board's data: its areas, cells, sea and routes.
     pub board: BoardData,
@@ -37,7 +37,7 @@ pub struct View {
 }
 
 /// The options that change how a game plays.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct OptionsView {
     pub easy_cards: bool,
     pub eight_cards: bool,
@@ -45,7 +45,7 @@ pub struct OptionsView {
 }
 
 /// One clan as the viewer may see it (`null` where it is secret).
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct PlayerView {
     pub seat: usize,
     pub colour: Option<Colour>,
@@ -75,7 +75,7 @@ pub struct PlayerView {
 }
 
 /// A number per unit building.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Buildings {
     pub virki: u8,
     pub hof: u8,
@@ -83,7 +83,7 @@ pub struct Buildings {
 }
 
 /// Where each unit stands.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Units {
     pub berserkur: Loc,
     pub godi: Loc,
@@ -91,7 +91,7 @@ pub struct Units {
 }
 
 /// Where the Knerrir is: on the player board, or on the game board.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum KnerrirView {
     PlayerBoard(OnPlayerBoard),
@@ -99,21 +99,21 @@ pub enum KnerrirView {
 }
 
 /// The Knerrir waits on the player board.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub enum OnPlayerBoard {
     #[serde(rename = "player_board")]
     PlayerBoard,
 }
 
 /// How many runes of a kind a clan holds.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RuneCount {
     pub rune: RuneKind,
     pub count: u8,
 }
 
 /// An upgrade tile.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct TileView {
     pub tile: u8,
     pub name: String,
@@ -123,7 +123,7 @@ pub struct TileView {
 }
 
 /// One area of the board in play.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct AreaView {
     pub id: usize,
     pub owner: Option<Seat>,

@@ -1,28 +1,27 @@
 //! Duel (the test fixture): one area per seat with its score, budget and
 //! bid (as the viewer may see it), the die and the round between them.
 
-use serde_json::Value;
-
 use runestone_engine::present::{esc, seat_colour, seat_name, Area};
 
-fn seats_in(view: &Value) -> usize {
-    view["scores"].as_array().map_or(0, Vec::len)
+use super::{BidView, DuelView};
+
+fn seats_in(view: &DuelView) -> usize {
+    view.scores.len()
 }
 
-fn bid_text(b: &Value) -> String {
+fn bid_text(b: Option<&BidView>) -> String {
     match b {
-        Value::Null => "no bid yet".into(),
-        Value::String(s) if s == "hidden" => "bid hidden".into(),
-        Value::Number(n) => format!("bid {n}"),
-        other => format!("bid {other}"),
+        None => "no bid yet".into(),
+        Some(BidView::Hidden(_)) => "bid hidden".into(),
+        Some(BidView::Amount(n)) => format!("bid {n}"),
     }
 }
 
-pub fn areas(view: &Value, _seats: &[String]) -> Vec<Area> {
+pub fn areas(view: &DuelView, _seats: &[String]) -> Vec<Area> {
     (0..seats_in(view) as u8).map(|s| Area { id: format!("seat-{s}"), owner: Some(s) }).collect()
 }
 
-pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
+pub fn svg(view: &DuelView, seats: &[String]) -> Option<String> {
     let n = seats_in(view);
     if n == 0 {
         return None;
@@ -30,19 +29,19 @@ pub fn svg(view: &Value, seats: &[String]) -> Option<String> {
     let (w, pw, gap) = (640.0_f64, 140.0_f64, 16.0_f64);
     let total = n as f64 * pw + (n as f64 - 1.0) * gap;
     let x0 = (w - total) / 2.0;
-    let round = view["round"].as_u64().unwrap_or(0) + 1;
-    let rounds = view["rounds"].as_u64().unwrap_or(0);
-    let claimer = view["claimer"].as_u64();
-    let die = view["die"].as_u64();
+    let round = u64::from(view.round) + 1;
+    let rounds = view.rounds;
+    let claimer = view.claimer.map(u64::from);
+    let die = view.die;
     let mut desc = format!("Round {round} of {rounds}. ");
     let mut s = String::new();
     for i in 0..n {
         let seat = i as u8;
         let name = seat_name(seats, seat);
         let x = x0 + i as f64 * (pw + gap);
-        let score = &view["scores"][i];
-        let budget = &view["budgets"][i];
-        let bid = bid_text(&view["bids"][i]);
+        let score = view.scores[i];
+        let budget = view.budgets.get(i).copied().unwrap_or(0);
+        let bid = bid_text(view.bids.get(i).and_then(Option::as_ref));
         let claiming = claimer == Some(i as u64);
         desc.push_str(&format!("{name}: score {score}, budget {budget}, {bid}"));
         if claiming {

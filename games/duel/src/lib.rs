@@ -138,6 +138,8 @@ pub enum Hidden {
 }
 
 impl Present for Duel {
+    type View = DuelView;
+
     fn schemas() -> Schemas {
         schemas_of::<Duel, DuelView>()
     }
@@ -146,16 +148,16 @@ impl Present for Duel {
         true
     }
 
-    fn svg(view: &serde_json::Value, seats: &[String]) -> Option<String> {
+    fn svg(view: &DuelView, seats: &[String]) -> Option<String> {
         drawing::svg(view, seats)
     }
 
-    fn areas(view: &serde_json::Value, seats: &[String]) -> Vec<Area> {
+    fn areas(view: &DuelView, seats: &[String]) -> Vec<Area> {
         drawing::areas(view, seats)
     }
 
-    fn templates(view: &serde_json::Value, seat: Seat) -> Vec<CommandTemplate> {
-        if view["claimer"].as_u64() != Some(seat as u64) || view["over"] == json!(true) {
+    fn templates(view: &DuelView, seat: Seat) -> Vec<CommandTemplate> {
+        if view.claimer != Some(seat) || view.over {
             return Vec::new();
         }
         vec![CommandTemplate {

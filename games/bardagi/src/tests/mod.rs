@@ -256,3 +256,33 @@ impl Driver {
         }
     }
 }
+
+/// A real view (seat 0's, of a fresh game on the mini board) with `patch`
+/// laid over it: objects are merged, the `players` list element by element,
+/// anything else replaced. Tests of the drawing and the forms start from
+/// the typed view a game really writes, changed where they need.
+pub fn patched_view(patch: serde_json::Value) -> super::view::View {
+    use serde_json::Value;
+    fn lay(base: &mut Value, patch: Value, key: &str) {
+        match (base, patch) {
+            (Value::Object(b), Value::Object(p)) => {
+                for (k, v) in p {
+                    lay(b.entry(k.clone()).or_insert(Value::Null), v, &k);
+                }
+            }
+            (Value::Array(b), Value::Array(p)) if key == "players" => {
+                for (i, v) in p.into_iter().enumerate() {
+                    if let Some(slot) = b.get_mut(i) {
+                        lay(slot, v, "");
+                    }
+                }
+            }
+            (b, p) => *b = p,
+        }
+    }
+    let d = mini(2);
+    let mut v = serde_json::to_value(super::view::view(&d.state, runestone_engine::game::Viewer::Seat(0)))
+        .expect("a view is JSON");
+    lay(&mut v, patch, "");
+    serde_json::from_value(v).expect("the patched view is still a view")
+}

@@ -237,6 +237,9 @@ pub fn pending(s: &State) -> Vec<Pending> {
 /// Fallen Kingdoms is hosted (not written yet), so the kernel's generic
 /// rendering is what a viewer would get.
 impl Present for FallenKingdoms {
+    /// Read back as JSON: nothing draws from it until the game is hosted.
+    type View = serde_json::Value;
+
     fn schemas() -> Schemas {
         schemas_of::<FallenKingdoms, view::View>()
     }

@@ -170,6 +170,9 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
 /// when Realms is hosted (its board and pages are not written yet), so the
 /// kernel's generic rendering is what a viewer would get.
 impl Present for Realms {
+    /// Read back as JSON: nothing draws from it until the game is hosted.
+    type View = serde_json::Value;
+
     fn schemas() -> Schemas {
         schemas_of::<Realms, view::View>()
     }

@@ -50,6 +50,9 @@ pub struct Thingvellir;
 /// Road to Thingvellir is hosted (not written yet), so the kernel's generic
 /// rendering is what a viewer would get.
 impl Present for Thingvellir {
+    /// Read back as JSON: nothing draws from it until the game is hosted.
+    type View = serde_json::Value;
+
     fn schemas() -> Schemas {
         schemas_of::<Thingvellir, view::View>()
     }

@@ -95,8 +95,8 @@ struct Shared {
     path: PathBuf,
     /// The open database; `None` only while the recovery thread reopens it.
     state: RwLock<Option<Arc<Open>>>,
-    /// Why writes are refused since a flush failed (`None` when healthy).
-    broken: Mutex<Option<String>>,
+    /// Set by the committer when a flush fails (`None` when healthy).
+    broken: BrokenCell,
     closed: AtomicBool,
     /// Where a clean close writes its summary into the marker file (`None`
     /// for a store opened unchecked, whose state must not become the reference).
@@ -123,6 +123,19 @@ struct Open {
     #[cfg(test)]
     fail_syncs: Arc<AtomicBool>,
 }
+
+/// What a failed flush left: why, and what its writes touched, which sled's
+/// memory shows but the disk may not hold. Until the store is reopened, reads
+/// of these answer that the store is recovering, never with that content.
+#[derive(Clone, Debug, Default)]
+struct Broken {
+    why: String,
+    games: HashSet<GameKey>,
+    /// Main-tree keys of side records (with their kind byte).
+    keys: HashSet<Vec<u8>>,
+}
+
+type BrokenCell = Arc<Mutex<Option<Broken>>>;
 
 /// What a read met while the store is being reopened after a full disk.
 const RECOVERING: &str = "the store is recovering from a full disk; try again in a moment";
@@ -378,11 +391,12 @@ impl SledStore {
 
     fn start(path: &Path, (db, main, snapshots): (Db, Tree, Tree), checked: bool) -> StoreResult<SledStore> {
         let (failures, failed) = mpsc::channel();
-        let open = Open::start(path, db, main, snapshots, failures.clone())?;
+        let broken = BrokenCell::default();
+        let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
         let shared = Arc::new(Shared {
             path: path.to_owned(),
             state: RwLock::new(Some(Arc::new(open))),
-            broken: Mutex::new(None),
+            broken,
             closed: AtomicBool::new(false),
             summary_dir: checked.then(|| path.to_owned()),
             reserve: Mutex::new(None),
@@ -756,7 +770,28 @@ fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 
 impl Shared {
     fn broken(&self) -> Option<String> {
-        lock(&self.broken).clone()
+        lock(&self.broken).as_ref().map(|b| b.why.clone())
+    }
+
+    /// Refuse a read of a game a failed flush may have lost writes of.
+    fn doubt_game(&self, game: &GameKey) -> StoreResult<()> {
+        match lock(&self.broken).as_ref() {
+            Some(b) if b.games.contains(game) => Err(StoreError::Refused(RECOVERING.into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuse a read of a side record a failed flush may have lost.
+    fn doubt_key(&self, key: &[u8]) -> StoreResult<()> {
+        match lock(&self.broken).as_ref() {
+            Some(b) if b.keys.contains(key) => Err(StoreError::Refused(RECOVERING.into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// What a failed flush left in doubt (empty when healthy).
+    fn in_doubt(&self) -> (HashSet<GameKey>, HashSet<Vec<u8>>) {
+        lock(&self.broken).as_ref().map(|b| (b.games.clone(), b.keys.clone())).unwrap_or_default()
     }
 
     /// Free space needed before a reopen, and what is free now.
@@ -792,7 +827,7 @@ impl Shared {
             }
         }
         let (db, main, snapshots) = open_checked(&self.path)?;
-        let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone())?;
+        let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
         let mut state = write_lock(&self.state);
         if self.closed.load(Ordering::SeqCst) {
             drop(state);
@@ -809,11 +844,8 @@ impl Shared {
 /// refused at once); once the filesystem has room again it is reopened.
 /// Ends when the store is dropped.
 fn run_recovery(shared: Weak<Shared>, failed: mpsc::Receiver<String>) {
+    // The committer has set the broken state before it reports here.
     while let Ok(why) = failed.recv() {
-        {
-            let Some(s) = shared.upgrade() else { return };
-            *lock(&s.broken) = Some(why.clone());
-        }
         tracing::error!(
             error = %why,
             "the event store is broken after a failed flush: writes are refused until it is reopened, which it does by itself once the disk has room"
@@ -854,7 +886,14 @@ fn run_recovery(shared: Weak<Shared>, failed: mpsc::Receiver<String>) {
 }
 
 impl Open {
-    fn start(path: &Path, db: Db, main: Tree, snapshots: Tree, failures: mpsc::Sender<String>) -> StoreResult<Open> {
+    fn start(
+        path: &Path,
+        db: Db,
+        main: Tree,
+        snapshots: Tree,
+        failures: mpsc::Sender<String>,
+        broken: BrokenCell,
+    ) -> StoreResult<Open> {
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
@@ -864,7 +903,7 @@ impl Open {
             let (db, main, unconfirmed) = (db.clone(), main.clone(), unconfirmed.clone());
             std::thread::Builder::new()
                 .name("sled-committer".into())
-                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures))
+                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken))
                 .map_err(|e| io("starting the committer thread", e))?
         };
         Ok(Open {
@@ -923,6 +962,7 @@ fn run_committer(
     unconfirmed: Unconfirmed,
     rx: mpsc::Receiver<Job>,
     failures: mpsc::Sender<String>,
+    broken: BrokenCell,
 ) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
@@ -947,7 +987,7 @@ fn run_committer(
                 }
             }
             None => {
-                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &mut group) {
+                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
                     let _ = failures.send(e.clone());
                     failed = Some(e);
@@ -986,8 +1026,11 @@ fn commit_group(
     main: &Tree,
     syncer: &mut Syncer,
     unconfirmed: &Unconfirmed,
+    broken: &BrokenCell,
     group: &mut Vec<Job>,
 ) -> Result<(), String> {
+    // What the applied writes touch, in doubt if the flush fails.
+    let mut doubt = Broken::default();
     // Heads as left by the writes this group already applied.
     let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
     let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
@@ -1001,6 +1044,13 @@ fn commit_group(
                 *set.entry(k.clone()).or_default() += 1;
             }
         }
+        let touched: Vec<Vec<u8>> = match &job {
+            Job::Append { side, .. } | Job::Put { side, .. } => side.iter().map(|(k, _)| k.clone()).collect(),
+        };
+        let game = match &job {
+            Job::Append { game, .. } => Some(*game),
+            Job::Put { .. } => None,
+        };
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, reply } => {
                 (apply_append(main, &mut heads, game, expect_head, events, last_hash, side), reply)
@@ -1015,6 +1065,8 @@ fn commit_group(
             Ok(()) => {
                 applied.push(reply);
                 outbox_keys.extend(keys);
+                doubt.games.extend(game);
+                doubt.keys.extend(touched);
             }
             // Refused or failed writes were not written: answer at once.
             Err(e) => {
@@ -1027,8 +1079,13 @@ fn commit_group(
         return Ok(());
     }
     let flushed = flush(db, syncer);
-    if flushed.is_ok() {
-        confirm(unconfirmed, outbox_keys);
+    match &flushed {
+        Ok(()) => confirm(unconfirmed, outbox_keys),
+        // Before anyone is answered: no read shows these writes from now on.
+        Err(e) => {
+            doubt.why = e.clone();
+            *lock(broken) = Some(doubt);
+        }
     }
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
     for reply in applied {
@@ -1252,6 +1309,7 @@ impl EventStore for SledStore {
 
     fn head(&self, game: &str) -> StoreResult<Option<u64>> {
         let key = game_key(game)?;
+        self.shared.doubt_game(&key)?;
         self.read(|open| verified_head(&open.main, &key))
     }
 
@@ -1261,6 +1319,7 @@ impl EventStore for SledStore {
         if to < from {
             return Ok(Vec::new());
         }
+        self.shared.doubt_game(&key)?;
         self.read(|open| {
             let recorded = read_head_record(&open.main, &key)?;
             let mut out: Vec<Envelope> = Vec::new();
@@ -1283,6 +1342,7 @@ impl EventStore for SledStore {
     }
 
     fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        self.shared.doubt_key(&side_key(side, key))?;
         self.read(|open| {
             let v = open.main.get(side_key(side, key)).map_err(|e| read_err("reading a side record", e))?;
             Ok(v.map(|v| v.to_vec()))
@@ -1290,6 +1350,8 @@ impl EventStore for SledStore {
     }
 
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        // Records of a failed flush are not known to exist until the reopen.
+        let (_, doubt) = self.shared.in_doubt();
         self.read(|open| {
             // Outbox records of writes not yet flushed are not there yet.
             let hidden = if side == Side::Outbox { lock(&open.unconfirmed).clone() } else { HashMap::new() };
@@ -1299,7 +1361,7 @@ impl EventStore for SledStore {
                     break;
                 }
                 let (k, v) = item.map_err(|e| read_err("scanning side records", e))?;
-                if hidden.contains_key(&k[..]) {
+                if hidden.contains_key(&k[..]) || doubt.contains(&k[..]) {
                     continue;
                 }
                 out.push((k[1..].to_vec(), v.to_vec()));
@@ -1342,6 +1404,8 @@ impl EventStore for SledStore {
     fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>> {
         // One seek per game: past the last possible key of the previous one.
         let mut cursor = after.map(game_key).transpose()?;
+        // A game a failed flush touched is listed; reading it answers that
+        // the store is recovering until the reopen.
         self.read(|open| {
             let mut out = Vec::new();
             while out.len() < limit {
@@ -1638,6 +1702,8 @@ mod tests {
         }
         assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Refused(_))));
         assert_eq!(store.head(&other).expect("head"), None, "the refused write was not applied");
+        // The game of the failed flush is not read from sled's memory.
+        assert!(matches!(store.load(&g, 0, None), Err(StoreError::Refused(m)) if m.contains("recovering")));
         // The recovery thread has seen the failure (it sets the broken state).
         let t = std::time::Instant::now();
         while store.recovering().is_none() {
@@ -1684,6 +1750,7 @@ mod tests {
     #[tokio::test]
     async fn outbox_records_of_a_failed_flush_are_never_scanned() {
         let (store, _dir) = fresh();
+        store.shared.hold_recovery.store(true, Ordering::SeqCst);
         let put = |key: &[u8]| SideWrite { side: Side::Outbox, key: key.to_vec(), value: Some(b"mail".to_vec()) };
         store.put(vec![put(b"q-ok")]).await.expect("put");
         store.fail_syncs(true);
@@ -1691,8 +1758,14 @@ mod tests {
         let mut write = suite::new_game_write(&g, 1);
         write.side.push(put(b"q-lost"));
         assert!(matches!(store.append(write).await, Err(StoreError::Io(_))));
-        // In sled's memory, maybe not on disk: a mail for it must not leave.
-        assert_eq!(store.head(&g).expect("head"), Some(0));
+        // In sled's memory, maybe not on disk: no read shows it, and a mail
+        // for it must not leave.
+        for read in [store.head(&g).map(|_| ()), store.load(&g, 0, None).map(|_| ())] {
+            match read {
+                Err(StoreError::Refused(msg)) => assert!(msg.contains("recovering from a full disk"), "{msg}"),
+                other => panic!("expected the recovering answer, got {other:?}"),
+            }
+        }
         let keys: Vec<Vec<u8>> =
             store.scan(Side::Outbox, b"q", 10).expect("scan").into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, vec![b"q-ok".to_vec()]);

@@ -34,7 +34,14 @@
 //! from then on the store refuses every write with [`StoreError::Refused`]
 //! (nothing of it written) until it is reopened: after a failed fsync a later
 //! one can succeed without the lost pages, and sled itself keeps answering
-//! the first IO error it met.
+//! the first IO error it met. Until then the store is "broken": the games
+//! and records the failed group touched are not read from sled's memory
+//! (they answer that the store is recovering), and a recovery thread checks
+//! the free space (after 1 s, doubling to 30 s); once there is room for
+//! [`MIN_FREE_TO_OPEN`] plus the server's reserve it stops the committer,
+//! drops every sled handle, opens the store again through the checked path
+//! of a start (`prepare_open`, `open_caught`, `check_manifest`) and starts a
+//! new committer, without a restart.
 //!
 //! A writer waits at most [`WRITE_BOUND`] for its answer, then gets
 //! [`StoreError::TimedOut`]: the outcome is then unknown, and said so.
@@ -1031,6 +1038,11 @@ fn commit_group(
 ) -> Result<(), String> {
     // What the applied writes touch, in doubt if the flush fails.
     let mut doubt = Broken::default();
+    // A write sled failed to apply with an IO error (sled keeps answering
+    // the first one it met, from its own background flush too): its outcome
+    // is unknown and the store is broken like after a failed flush.
+    let mut failed = Broken::default();
+    let mut failed_replies: Vec<(Reply, StoreError)> = Vec::new();
     // Heads as left by the writes this group already applied.
     let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
     let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
@@ -1068,24 +1080,43 @@ fn commit_group(
                 doubt.games.extend(game);
                 doubt.keys.extend(touched);
             }
-            // Refused or failed writes were not written: answer at once.
+            // Its outbox records stay hidden: they may be in sled's memory.
+            Err(e @ StoreError::Io(_)) => {
+                if failed.why.is_empty() {
+                    failed.why = e.to_string();
+                }
+                failed.games.extend(game);
+                failed.keys.extend(touched);
+                failed_replies.push((reply, e));
+            }
+            // Refused writes were not written: answer at once.
             Err(e) => {
                 confirm(unconfirmed, keys);
                 let _ = reply.send(Err(e));
             }
         }
     }
-    if applied.is_empty() {
-        return Ok(());
-    }
-    let flushed = flush(db, syncer);
-    match &flushed {
-        Ok(()) => confirm(unconfirmed, outbox_keys),
-        // Before anyone is answered: no read shows these writes from now on.
+    let flushed = if applied.is_empty() { Ok(()) } else { flush(db, syncer) };
+    // Before anyone is answered: no read shows these writes from now on.
+    let failure = match &flushed {
+        Ok(()) => {
+            confirm(unconfirmed, outbox_keys);
+            (!failed.why.is_empty()).then_some(failed)
+        }
         Err(e) => {
             doubt.why = e.clone();
-            *lock(broken) = Some(doubt);
+            doubt.games.extend(failed.games);
+            doubt.keys.extend(failed.keys);
+            Some(doubt)
         }
+    };
+    let failure = failure.map(|f| {
+        let why = f.why.clone();
+        *lock(broken) = Some(f);
+        why
+    });
+    for (reply, e) in failed_replies {
+        let _ = reply.send(Err(e));
     }
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
     for reply in applied {
@@ -1097,7 +1128,7 @@ fn commit_group(
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
-    flushed
+    failure.map_or(Ok(()), Err)
 }
 
 /// Make outbox keys visible to scans again (one write of them is settled).

@@ -28,10 +28,12 @@ impl Application {
         // A brand-new data directory gets its signing key silently; an
         // existing store whose key is gone needs the operator's word.
         let fresh = !dir.join("events").exists();
-        let store: Arc<dyn EventStore> = Arc::new(
-            SledStore::open(&dir.join("events"))
-                .with_context(|| format!("cannot open the event store under {}", dir.display()))?,
-        );
+        let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
+        let sled = SledStore::open(&dir.join("events"))
+            .with_context(|| format!("cannot open the event store under {}", dir.display()))?;
+        // After a full disk it reopens itself once the reserve is free again.
+        sled.recover_above(reserve);
+        let store: Arc<dyn EventStore> = Arc::new(sled);
         if settings.auth.new_signing_key && !fresh && !dir.join("jwt.key").exists() {
             tracing::warn!(
                 "making a new token signing key as asked: every token and every link already sent is revoked"
@@ -63,7 +65,6 @@ impl Application {
                 cache_games: settings.storage.cache_games,
             },
         ));
-        let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
         service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
         if let Some(level) = service.space() {
             tracing::info!(

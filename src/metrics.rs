@@ -27,6 +27,9 @@ pub struct Metrics {
     pub reserve_refusals: AtomicU64,
     /// Gauge: 1 while free space is below the reserve.
     pub storage_low: AtomicU64,
+    /// Gauge: 1 while the store refuses writes after a failed flush, until
+    /// it has reopened itself.
+    pub store_recovering: AtomicU64,
 }
 
 impl Metrics {
@@ -75,6 +78,7 @@ impl Metrics {
         );
         let _ = writeln!(out, "# HELP runestone_mail_held Messages sent whose outbox record is held in memory until the store takes it.\n# TYPE runestone_mail_held gauge\nrunestone_mail_held {}", self.mail_held.load(Relaxed));
         let _ = writeln!(out, "# HELP runestone_storage_low 1 while free space is below the configured reserve.\n# TYPE runestone_storage_low gauge\nrunestone_storage_low {}", self.storage_low.load(Relaxed));
+        let _ = writeln!(out, "# HELP runestone_store_recovering 1 while the store refuses writes after a failed flush (a full disk), until it has reopened itself.\n# TYPE runestone_store_recovering gauge\nrunestone_store_recovering {}", self.store_recovering.load(Relaxed));
         let _ = writeln!(out, "# HELP runestone_outbox_depth Messages waiting to be sent.\n# TYPE runestone_outbox_depth gauge\nrunestone_outbox_depth {outbox}");
         let _ = writeln!(out, "# HELP runestone_outbox_dead_letters Dead letters waiting for a host.\n# TYPE runestone_outbox_dead_letters gauge\nrunestone_outbox_dead_letters {dead}");
         let _ = writeln!(out, "# HELP runestone_games_cached Games held folded in memory.\n# TYPE runestone_games_cached gauge\nrunestone_games_cached {cached}");

@@ -471,8 +471,36 @@ impl Service {
             Err(e) => {
                 // The outcome is unknown: fold the game again from storage next time.
                 self.forget(&game);
-                Err(e.into())
+                Err(self.with_head(&game, e).into())
             }
+        }
+    }
+
+    /// A write whose outcome is unknown says what the store knows of the
+    /// game's head, or why it cannot say yet.
+    fn with_head(&self, game: &str, e: StoreError) -> StoreError {
+        // After a failed flush sled's memory may hold what the disk does not:
+        // the head is only known again once the store has reopened.
+        let flush_failed = matches!(e, StoreError::NoSpace(_) | StoreError::Io(_));
+        let head = || -> String {
+            if flush_failed || self.store.recovering().is_some() {
+                return "the game's head cannot be read until the store has reopened itself (once the disk has room): \
+                        read the game's log then"
+                    .into();
+            }
+            match self.store.head(game) {
+                Ok(Some(seq)) => format!("the store's log of the game now ends at seq {seq}"),
+                Ok(None) => "the store holds no log of this game".into(),
+                Err(e) => format!("the game's head could not be read ({e})"),
+            }
+        };
+        match e {
+            StoreError::NoSpace(m) => StoreError::NoSpace(format!("{m}; {}", head())),
+            StoreError::Io(m) => StoreError::Io(format!("{m}; {}", head())),
+            StoreError::TimedOut(secs) => {
+                StoreError::Io(format!("the store did not confirm the write within {secs} seconds; {}", head()))
+            }
+            other => other,
         }
     }
 

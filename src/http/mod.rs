@@ -232,27 +232,40 @@ fn answer(a: Answer) -> HttpResponse {
 }
 
 /// `{"status": "ok"}`, or `"degraded"` with the reason while free space is
-/// below the reserve (still 200: the server serves and plays on).
+/// below the reserve or the store recovers from a full disk (still 200: the
+/// server serves what it can).
 async fn healthz(svc: Svc) -> HttpResponse {
-    match svc.space() {
-        Some(level) if level.low() => HttpResponse::Ok().json(json!({
-            "status": "degraded",
-            "storage": {
-                "free_bytes": level.free,
-                "reserve_bytes": level.reserve,
-                "detail": level.refusal(),
-            },
-        })),
-        Some(level) => HttpResponse::Ok().json(json!({
-            "status": "ok",
-            "storage": { "free_bytes": level.free, "reserve_bytes": level.reserve },
-        })),
-        None => HttpResponse::Ok().json(json!({ "status": "ok" })),
+    let recovering = svc.store().recovering();
+    let level = svc.space();
+    let mut storage = serde_json::Map::new();
+    if let Some(level) = &level {
+        storage.insert("free_bytes".into(), json!(level.free));
+        storage.insert("reserve_bytes".into(), json!(level.reserve));
     }
+    let mut details = Vec::new();
+    if let Some(why) = &recovering {
+        storage.insert("recovering".into(), json!(true));
+        details.push(format!(
+            "the store refuses writes since a flush failed ({why}); it reopens by itself once the disk has room"
+        ));
+    }
+    if let Some(level) = level.as_ref().filter(|l| l.low()) {
+        details.push(level.refusal());
+    }
+    let status = if details.is_empty() { "ok" } else { "degraded" };
+    if !details.is_empty() {
+        storage.insert("detail".into(), json!(details.join("; ")));
+    }
+    if storage.is_empty() {
+        return HttpResponse::Ok().json(json!({ "status": status }));
+    }
+    HttpResponse::Ok().json(json!({ "status": status, "storage": storage }))
 }
 
 async fn metrics(svc: Svc) -> HttpResponse {
     let (outbox, dead) = svc.outbox_depth();
+    let recovering = u64::from(svc.store().recovering().is_some());
+    svc.metrics.store_recovering.store(recovering, std::sync::atomic::Ordering::Relaxed);
     HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(
         svc.cached_games(),
         outbox,

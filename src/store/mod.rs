@@ -135,6 +135,12 @@ pub trait EventStore: Send + Sync + 'static {
     /// Every game id with a log, in id order, starting after `after`.
     fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>>;
 
+    /// Why the store refuses writes while it recovers from a failed flush
+    /// (a full disk), `None` when it accepts them.
+    fn recovering(&self) -> Option<String> {
+        None
+    }
+
     /// Make every acknowledged write durable and stop accepting new ones.
     fn close(&self) -> StoreResult<()>;
 }

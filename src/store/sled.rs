@@ -34,7 +34,14 @@
 //! from then on the store refuses every write with [`StoreError::Refused`]
 //! (nothing of it written) until it is reopened: after a failed fsync a later
 //! one can succeed without the lost pages, and sled itself keeps answering
-//! the first IO error it met.
+//! the first IO error it met. Until then the store is "broken": the games
+//! and records the failed group touched are not read from sled's memory
+//! (they answer that the store is recovering), and a recovery thread checks
+//! the free space (after 1 s, doubling to 30 s); once there is room for
+//! [`MIN_FREE_TO_OPEN`] plus the server's reserve it stops the committer,
+//! drops every sled handle, opens the store again through the checked path
+//! of a start (`prepare_open`, `open_caught`, `check_manifest`) and starts a
+//! new committer, without a restart.
 //!
 //! A writer waits at most [`WRITE_BOUND`] for its answer, then gets
 //! [`StoreError::TimedOut`]: the outcome is then unknown, and said so.
@@ -48,13 +55,16 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::thread::JoinHandle;
 
 use runestone_engine::Envelope;
 use sled::{Batch, Db, Tree};
 use tokio::sync::oneshot;
+
+use crate::config::Reserve;
 
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
@@ -84,6 +94,31 @@ type Reply = oneshot::Sender<StoreResult<()>>;
 
 /// The sled-backed [`EventStore`].
 pub struct SledStore {
+    shared: Arc<Shared>,
+}
+
+/// What the store and its recovery thread share.
+struct Shared {
+    path: PathBuf,
+    /// The open database; `None` only while the recovery thread reopens it.
+    state: RwLock<Option<Arc<Open>>>,
+    /// Set by the committer when a flush fails (`None` when healthy).
+    broken: BrokenCell,
+    closed: AtomicBool,
+    /// Where a clean close writes its summary into the marker file (`None`
+    /// for a store opened unchecked, whose state must not become the reference).
+    summary_dir: Option<PathBuf>,
+    /// Free space kept beyond [`MIN_FREE_TO_OPEN`] before a reopen.
+    reserve: Mutex<Option<Reserve>>,
+    /// Each committer reports its failed flush here.
+    failures: Mutex<mpsc::Sender<String>>,
+    /// Tests hold the recovery thread back while they look at the broken state.
+    #[cfg(test)]
+    hold_recovery: AtomicBool,
+}
+
+/// One opened sled database with its committer.
+struct Open {
     db: Db,
     main: Tree,
     snapshots: Tree,
@@ -91,13 +126,30 @@ pub struct SledStore {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
     unconfirmed: Unconfirmed,
-    /// Where a clean close writes its summary into the marker file (`None`
-    /// for a store opened unchecked, whose state must not become the reference).
-    summary_dir: Option<PathBuf>,
     /// Tests set this to make the committer's fdatasyncs fail.
     #[cfg(test)]
-    fail_syncs: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    fail_syncs: Arc<AtomicBool>,
 }
+
+/// What a failed flush left: why, and what its writes touched, which sled's
+/// memory shows but the disk may not hold. Until the store is reopened, reads
+/// of these answer that the store is recovering, never with that content.
+#[derive(Clone, Debug, Default)]
+struct Broken {
+    why: String,
+    games: HashSet<GameKey>,
+    /// Main-tree keys of side records (with their kind byte).
+    keys: HashSet<Vec<u8>>,
+}
+
+type BrokenCell = Arc<Mutex<Option<Broken>>>;
+
+/// What a read met while the store is being reopened after a full disk.
+const RECOVERING: &str = "the store is recovering from a full disk; try again in a moment";
+
+/// The first and the longest wait between two attempts to reopen.
+const RECOVERY_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+const RECOVERY_MAX: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A write checked and serialized by its caller, ready for the committer.
 enum Job {
@@ -332,12 +384,8 @@ impl SledStore {
     /// Open (or create) the store in the directory `path`, refusing one
     /// whose manifest of games does not match what is stored.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
-        prepare_open(path)?;
-        let (db, main, snapshots) = open_caught(path)?;
-        check_manifest(path, &db, &main)?;
-        let mut store = Self::start(path, db, main, snapshots)?;
-        store.summary_dir = Some(path.to_owned());
-        Ok(store)
+        let open = open_checked(path)?;
+        Self::start(path, open, true)
     }
 
     /// Open for `runestone check`: like [`open`](Self::open) but without the
@@ -345,45 +393,72 @@ impl SledStore {
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
         let (db, main, snapshots) = open_caught(path)?;
-        Self::start(path, db, main, snapshots)
+        Self::start(path, (db, main, snapshots), false)
     }
 
-    fn start(path: &Path, db: Db, main: Tree, snapshots: Tree) -> StoreResult<SledStore> {
-        let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
-        #[cfg(test)]
-        let fail_syncs = syncer.fail.clone();
-        let (tx, rx) = mpsc::channel();
-        let unconfirmed = Unconfirmed::default();
-        let committer = {
-            let (db, main, unconfirmed) = (db.clone(), main.clone(), unconfirmed.clone());
-            std::thread::Builder::new()
-                .name("sled-committer".into())
-                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx))
-                .map_err(|e| io("starting the committer thread", e))?
-        };
-        Ok(SledStore {
-            db,
-            main,
-            snapshots,
-            queue: Mutex::new(Some(tx)),
-            committer: Mutex::new(Some(committer)),
-            unconfirmed,
-            summary_dir: None,
+    fn start(path: &Path, (db, main, snapshots): (Db, Tree, Tree), checked: bool) -> StoreResult<SledStore> {
+        let (failures, failed) = mpsc::channel();
+        let broken = BrokenCell::default();
+        let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
+        let shared = Arc::new(Shared {
+            path: path.to_owned(),
+            state: RwLock::new(Some(Arc::new(open))),
+            broken,
+            closed: AtomicBool::new(false),
+            summary_dir: checked.then(|| path.to_owned()),
+            reserve: Mutex::new(None),
+            failures: Mutex::new(failures),
             #[cfg(test)]
-            fail_syncs,
-        })
+            hold_recovery: AtomicBool::new(false),
+        });
+        let weak = Arc::downgrade(&shared);
+        std::thread::Builder::new()
+            .name("sled-recovery".into())
+            .spawn(move || run_recovery(weak, failed))
+            .map_err(|e| io("starting the store's recovery thread", e))?;
+        Ok(SledStore { shared })
+    }
+
+    /// Keep this much free space (beyond [`MIN_FREE_TO_OPEN`]) before the
+    /// store reopens itself after a full disk: the server's reserve.
+    pub fn recover_above(&self, reserve: Reserve) {
+        *lock(&self.shared.reserve) = Some(reserve);
+    }
+
+    /// The open database, or the answer of a store being reopened.
+    fn cur(&self) -> StoreResult<Arc<Open>> {
+        read_lock(&self.shared.state).clone().ok_or_else(|| StoreError::Refused(RECOVERING.into()))
+    }
+
+    /// Run a read on the open database; while broken, an IO error of sled
+    /// (it keeps answering its first one) is the store recovering.
+    fn read<T>(&self, f: impl FnOnce(&Open) -> StoreResult<T>) -> StoreResult<T> {
+        let open = self.cur()?;
+        match f(&open) {
+            Err(StoreError::Io(e)) if self.shared.broken().is_some() => {
+                Err(StoreError::Refused(format!("{RECOVERING} ({e})")))
+            }
+            other => other,
+        }
     }
 
     /// Make the committer's fdatasyncs fail (tests of what a full disk does).
     #[cfg(test)]
     pub(crate) fn fail_syncs(&self, on: bool) {
-        self.fail_syncs.store(on, std::sync::atomic::Ordering::SeqCst);
+        if let Ok(open) = self.cur() {
+            open.fail_syncs.store(on, Ordering::SeqCst);
+        }
     }
 
     /// What is wrong with the store as a whole (marker, manifest), in words.
     pub fn manifest_problems(&self, path: &Path) -> Vec<String> {
+        let open = match self.cur() {
+            Ok(open) => open,
+            Err(e) => return vec![e.to_string()],
+        };
+        let main = &open.main;
         let mut out = Vec::new();
-        match read_manifest(&self.main) {
+        match read_manifest(main) {
             Err(e) => out.push(e.to_string()),
             Ok(None) if path.join(MARKER).exists() => out.push(format!(
                 "{} says a store was created here, but sled's files hold no manifest of games: the `db` file was lost or damaged",
@@ -391,7 +466,7 @@ impl SledStore {
             )),
             // An older server's store: nothing to check it against yet.
             Ok(None) => {}
-            Ok(Some(n)) => match count_head_records(&self.main) {
+            Ok(Some(n)) => match count_head_records(main) {
                 Err(e) => out.push(e.to_string()),
                 Ok(k) if k != n => out.push(format!(
                     "the manifest counts {n} games with a head record, {k} were found: {} games lost their head record or their whole log",
@@ -400,7 +475,7 @@ impl SledStore {
                 Ok(_) => {}
             },
         }
-        if let (Some((games, events)), Ok((k, e))) = (read_summary(path), head_totals(&self.main)) {
+        if let (Some((games, events)), Ok((k, e))) = (read_summary(path), head_totals(main)) {
             if k < games || e < events {
                 out.push(format!(
                     "at the last clean stop the store held {games} games and {events} events, now {k} games and {e} events: the latest writes were lost"
@@ -412,21 +487,20 @@ impl SledStore {
 
     /// Every game with a head record, in id order.
     pub fn head_record_games(&self) -> StoreResult<Vec<GameId>> {
-        self.main
-            .scan_prefix([HEAD])
-            .map(|item| {
-                let (k, _) = item.map_err(|e| read_err("listing head records", e))?;
-                Ok(String::from_utf8_lossy(&k[1..]).into_owned())
-            })
-            .collect()
+        self.read(|open| {
+            open.main
+                .scan_prefix([HEAD])
+                .map(|item| {
+                    let (k, _) = item.map_err(|e| read_err("listing head records", e))?;
+                    Ok(String::from_utf8_lossy(&k[1..]).into_owned())
+                })
+                .collect()
+        })
     }
 
     /// Hand a job to the committer; `Closed` once the store is closed.
     fn enqueue(&self, job: Job) -> StoreResult<()> {
-        match lock(&self.queue).as_ref() {
-            Some(tx) => tx.send(job).map_err(|_| StoreError::Closed),
-            None => Err(StoreError::Closed),
-        }
+        self.cur()?.enqueue(job)
     }
 
     async fn wait(rx: oneshot::Receiver<StoreResult<()>>) -> StoreResult<()> {
@@ -443,15 +517,21 @@ impl SledStore {
 
     /// Stop the committer after it has drained its queue, then flush.
     fn shutdown(&self) -> StoreResult<()> {
-        drop(lock(&self.queue).take());
-        let handle = lock(&self.committer).take();
-        let first_close = handle.is_some();
-        if let Some(handle) = handle {
-            handle.join().map_err(|_| StoreError::Io("the committer thread panicked".into()))?;
+        // Under the state lock, so the recovery thread installs no new one.
+        let open = {
+            let state = write_lock(&self.shared.state);
+            self.shared.closed.store(true, Ordering::SeqCst);
+            state.clone()
+        };
+        let Some(open) = open else { return Ok(()) };
+        let first_close = open.stop()?;
+        if self.shared.broken().is_some() {
+            // Nothing more can be made durable; what was acknowledged is.
+            return Ok(());
         }
-        self.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))?;
+        open.db.flush().map(|_| ()).map_err(|e| io("flushing on close", e))?;
         if first_close {
-            self.write_summary();
+            self.write_summary(&open.main);
         }
         Ok(())
     }
@@ -459,10 +539,10 @@ impl SledStore {
     /// After a clean close, record in the marker file how many games and
     /// events the store holds, so a start that finds fewer (sled recovers a
     /// damaged log file by dropping everything after the damage) refuses.
-    fn write_summary(&self) {
-        let Some(dir) = &self.summary_dir else { return };
+    fn write_summary(&self, main: &Tree) {
+        let Some(dir) = &self.shared.summary_dir else { return };
         let write = || -> StoreResult<()> {
-            let (games, events) = head_totals(&self.main)?;
+            let (games, events) = head_totals(main)?;
             let text = format!("{MARKER_TEXT}games {games}\nevents {events}\n");
             let tmp = dir.join(format!("{MARKER}.tmp"));
             let fail = |e: std::io::Error| io(&format!("writing {}", dir.join(MARKER).display()), e);
@@ -678,6 +758,201 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
     }
 }
 
+/// Open through the safe path of a start: room to open, no interrupted
+/// snapshot, sled's panics caught, the manifest checked.
+fn open_checked(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+    prepare_open(path)?;
+    let (db, main, snapshots) = open_caught(path)?;
+    check_manifest(path, &db, &main)?;
+    Ok((db, main, snapshots))
+}
+
+fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    fn broken(&self) -> Option<String> {
+        lock(&self.broken).as_ref().map(|b| b.why.clone())
+    }
+
+    /// Refuse a read of a game a failed flush may have lost writes of.
+    fn doubt_game(&self, game: &GameKey) -> StoreResult<()> {
+        match lock(&self.broken).as_ref() {
+            Some(b) if b.games.contains(game) => Err(StoreError::Refused(RECOVERING.into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuse a read of a side record a failed flush may have lost.
+    fn doubt_key(&self, key: &[u8]) -> StoreResult<()> {
+        match lock(&self.broken).as_ref() {
+            Some(b) if b.keys.contains(key) => Err(StoreError::Refused(RECOVERING.into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// What a failed flush left in doubt (empty when healthy).
+    fn in_doubt(&self) -> (HashSet<GameKey>, HashSet<Vec<u8>>) {
+        lock(&self.broken).as_ref().map(|b| (b.games.clone(), b.keys.clone())).unwrap_or_default()
+    }
+
+    /// Free space needed before a reopen, and what is free now.
+    fn room(&self) -> StoreResult<(u64, u64)> {
+        let free = fs2::available_space(&self.path).map_err(|e| io("measuring the free space", e))?;
+        let total = fs2::total_space(&self.path).map_err(|e| io("measuring the disk", e))?;
+        let reserve = lock(&self.reserve).as_ref().map_or(0, |r| r.bytes(total));
+        Ok((MIN_FREE_TO_OPEN.saturating_add(reserve), free))
+    }
+
+    /// Stop the broken database, drop every handle on it and open the store
+    /// again through the path of a start.
+    fn reopen(&self) -> StoreResult<()> {
+        let old = write_lock(&self.state).take();
+        if let Some(old) = old {
+            let _ = old.stop();
+            // Readers hold a handle only for the length of one read.
+            let mut old = old;
+            let since = std::time::Instant::now();
+            loop {
+                match Arc::try_unwrap(old) {
+                    Ok(open) => {
+                        drop(open);
+                        break;
+                    }
+                    Err(still) if since.elapsed() < std::time::Duration::from_secs(30) => {
+                        old = still;
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    // `open_db` waits a while for sled's lock, then says so.
+                    Err(_) => break,
+                }
+            }
+        }
+        let (db, main, snapshots) = open_checked(&self.path)?;
+        let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
+        let mut state = write_lock(&self.state);
+        if self.closed.load(Ordering::SeqCst) {
+            drop(state);
+            let _ = open.stop();
+            return Ok(());
+        }
+        *state = Some(Arc::new(open));
+        *lock(&self.broken) = None;
+        Ok(())
+    }
+}
+
+/// The recovery thread: after a failed flush the store is broken (writes
+/// refused at once); once the filesystem has room again it is reopened.
+/// Ends when the store is dropped.
+fn run_recovery(shared: Weak<Shared>, failed: mpsc::Receiver<String>) {
+    // The committer has set the broken state before it reports here.
+    while let Ok(why) = failed.recv() {
+        tracing::error!(
+            error = %why,
+            "the event store is broken after a failed flush: writes are refused until it is reopened, which it does by itself once the disk has room"
+        );
+        let mut wait = RECOVERY_FIRST;
+        loop {
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(RECOVERY_MAX);
+            let Some(s) = shared.upgrade() else { return };
+            if s.closed.load(Ordering::SeqCst) {
+                return;
+            }
+            #[cfg(test)]
+            if s.hold_recovery.load(Ordering::SeqCst) {
+                wait = std::time::Duration::from_millis(20);
+                continue;
+            }
+            match s.room() {
+                Ok((need, free)) if free < need => {
+                    tracing::debug!(free, need, "waiting for space to reopen the event store");
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!("reopening the event store: {e}");
+                    continue;
+                }
+            }
+            match s.reopen() {
+                Ok(()) => {
+                    tracing::warn!("the event store is reopened after a full disk and accepts writes again");
+                    break;
+                }
+                Err(e) => tracing::error!("reopening the event store failed, trying again later: {e}"),
+            }
+        }
+    }
+}
+
+impl Open {
+    fn start(
+        path: &Path,
+        db: Db,
+        main: Tree,
+        snapshots: Tree,
+        failures: mpsc::Sender<String>,
+        broken: BrokenCell,
+    ) -> StoreResult<Open> {
+        let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+        #[cfg(test)]
+        let fail_syncs = syncer.fail.clone();
+        let (tx, rx) = mpsc::channel();
+        let unconfirmed = Unconfirmed::default();
+        let committer = {
+            let (db, main, unconfirmed) = (db.clone(), main.clone(), unconfirmed.clone());
+            std::thread::Builder::new()
+                .name("sled-committer".into())
+                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken))
+                .map_err(|e| io("starting the committer thread", e))?
+        };
+        Ok(Open {
+            db,
+            main,
+            snapshots,
+            queue: Mutex::new(Some(tx)),
+            committer: Mutex::new(Some(committer)),
+            unconfirmed,
+            #[cfg(test)]
+            fail_syncs,
+        })
+    }
+
+    fn enqueue(&self, job: Job) -> StoreResult<()> {
+        match lock(&self.queue).as_ref() {
+            Some(tx) => tx.send(job).map_err(|_| StoreError::Closed),
+            None => Err(StoreError::Closed),
+        }
+    }
+
+    /// Stop the committer after it has drained its queue; `true` when this
+    /// call stopped it.
+    fn stop(&self) -> StoreResult<bool> {
+        drop(lock(&self.queue).take());
+        let handle = lock(&self.committer).take();
+        let first = handle.is_some();
+        if let Some(handle) = handle {
+            handle.join().map_err(|_| StoreError::Io("the committer thread panicked".into()))?;
+        }
+        Ok(first)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop() {
+            tracing::error!("stopping the committer: {e}");
+        }
+    }
+}
+
 impl Drop for SledStore {
     fn drop(&mut self) {
         if let Err(e) = self.shutdown() {
@@ -687,7 +962,15 @@ impl Drop for SledStore {
 }
 
 /// The committer thread: one group per turn until the queue is closed.
-fn run_committer(db: Db, main: Tree, mut syncer: Syncer, unconfirmed: Unconfirmed, rx: mpsc::Receiver<Job>) {
+fn run_committer(
+    db: Db,
+    main: Tree,
+    mut syncer: Syncer,
+    unconfirmed: Unconfirmed,
+    rx: mpsc::Receiver<Job>,
+    failures: mpsc::Sender<String>,
+    broken: BrokenCell,
+) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
     while let Ok(first) = rx.recv() {
@@ -705,14 +988,15 @@ fn run_committer(db: Db, main: Tree, mut syncer: Syncer, unconfirmed: Unconfirme
             Some(why) => {
                 for job in group.drain(..) {
                     let msg = format!(
-                        "the store refuses writes since a flush failed ({why}) until the server is restarted; nothing of this one was written"
+                        "the store refuses writes since a flush failed ({why}) until it has reopened itself, once the disk has room; nothing of this one was written"
                     );
                     let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
             None => {
-                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &mut group) {
+                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
+                    let _ = failures.send(e.clone());
                     failed = Some(e);
                 }
             }
@@ -749,8 +1033,16 @@ fn commit_group(
     main: &Tree,
     syncer: &mut Syncer,
     unconfirmed: &Unconfirmed,
+    broken: &BrokenCell,
     group: &mut Vec<Job>,
 ) -> Result<(), String> {
+    // What the applied writes touch, in doubt if the flush fails.
+    let mut doubt = Broken::default();
+    // A write sled failed to apply with an IO error (sled keeps answering
+    // the first one it met, from its own background flush too): its outcome
+    // is unknown and the store is broken like after a failed flush.
+    let mut failed = Broken::default();
+    let mut failed_replies: Vec<(Reply, StoreError)> = Vec::new();
     // Heads as left by the writes this group already applied.
     let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
     let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
@@ -764,6 +1056,13 @@ fn commit_group(
                 *set.entry(k.clone()).or_default() += 1;
             }
         }
+        let touched: Vec<Vec<u8>> = match &job {
+            Job::Append { side, .. } | Job::Put { side, .. } => side.iter().map(|(k, _)| k.clone()).collect(),
+        };
+        let game = match &job {
+            Job::Append { game, .. } => Some(*game),
+            Job::Put { .. } => None,
+        };
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, reply } => {
                 (apply_append(main, &mut heads, game, expect_head, events, last_hash, side), reply)
@@ -778,20 +1077,46 @@ fn commit_group(
             Ok(()) => {
                 applied.push(reply);
                 outbox_keys.extend(keys);
+                doubt.games.extend(game);
+                doubt.keys.extend(touched);
             }
-            // Refused or failed writes were not written: answer at once.
+            // Its outbox records stay hidden: they may be in sled's memory.
+            Err(e @ StoreError::Io(_)) => {
+                if failed.why.is_empty() {
+                    failed.why = e.to_string();
+                }
+                failed.games.extend(game);
+                failed.keys.extend(touched);
+                failed_replies.push((reply, e));
+            }
+            // Refused writes were not written: answer at once.
             Err(e) => {
                 confirm(unconfirmed, keys);
                 let _ = reply.send(Err(e));
             }
         }
     }
-    if applied.is_empty() {
-        return Ok(());
-    }
-    let flushed = flush(db, syncer);
-    if flushed.is_ok() {
-        confirm(unconfirmed, outbox_keys);
+    let flushed = if applied.is_empty() { Ok(()) } else { flush(db, syncer) };
+    // Before anyone is answered: no read shows these writes from now on.
+    let failure = match &flushed {
+        Ok(()) => {
+            confirm(unconfirmed, outbox_keys);
+            (!failed.why.is_empty()).then_some(failed)
+        }
+        Err(e) => {
+            doubt.why = e.clone();
+            doubt.games.extend(failed.games);
+            doubt.keys.extend(failed.keys);
+            Some(doubt)
+        }
+    };
+    let failure = failure.map(|f| {
+        let why = f.why.clone();
+        *lock(broken) = Some(f);
+        why
+    });
+    for (reply, e) in failed_replies {
+        let _ = reply.send(Err(e));
     }
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
     for reply in applied {
@@ -803,7 +1128,7 @@ fn commit_group(
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
-    flushed
+    failure.map_or(Ok(()), Err)
 }
 
 /// Make outbox keys visible to scans again (one write of them is settled).
@@ -1014,7 +1339,9 @@ impl EventStore for SledStore {
     }
 
     fn head(&self, game: &str) -> StoreResult<Option<u64>> {
-        verified_head(&self.main, &game_key(game)?)
+        let key = game_key(game)?;
+        self.shared.doubt_game(&key)?;
+        self.read(|open| verified_head(&open.main, &key))
     }
 
     fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
@@ -1023,45 +1350,55 @@ impl EventStore for SledStore {
         if to < from {
             return Ok(Vec::new());
         }
-        let recorded = read_head_record(&self.main, &key)?;
-        let mut out: Vec<Envelope> = Vec::new();
-        for item in self.main.range(event_key(&key, from)..=event_key(&key, to)) {
-            let want = from + out.len() as u64;
-            let (k, v) = item.map_err(|e| read_err(&format!("game {game} seq {want}"), e))?;
-            let env = Self::parse_event(game, &k, &v)?;
-            if env.seq != want {
-                return Err(StoreError::Corrupt(format!(
-                    "game {game} seq {want}: missing (the log jumps to {})",
-                    env.seq
-                )));
+        self.shared.doubt_game(&key)?;
+        self.read(|open| {
+            let recorded = read_head_record(&open.main, &key)?;
+            let mut out: Vec<Envelope> = Vec::new();
+            for item in open.main.range(event_key(&key, from)..=event_key(&key, to)) {
+                let want = from + out.len() as u64;
+                let (k, v) = item.map_err(|e| read_err(&format!("game {game} seq {want}"), e))?;
+                let env = Self::parse_event(game, &k, &v)?;
+                if env.seq != want {
+                    return Err(StoreError::Corrupt(format!(
+                        "game {game} seq {want}: missing (the log jumps to {})",
+                        env.seq
+                    )));
+                }
+                check_link(game, out.last(), &env)?;
+                out.push(env);
             }
-            check_link(game, out.last(), &env)?;
-            out.push(env);
-        }
-        check_against_head(&key, recorded, from, to, &out)?;
-        Ok(out)
+            check_against_head(&key, recorded, from, to, &out)?;
+            Ok(out)
+        })
     }
 
     fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
-        let v = self.main.get(side_key(side, key)).map_err(|e| read_err("reading a side record", e))?;
-        Ok(v.map(|v| v.to_vec()))
+        self.shared.doubt_key(&side_key(side, key))?;
+        self.read(|open| {
+            let v = open.main.get(side_key(side, key)).map_err(|e| read_err("reading a side record", e))?;
+            Ok(v.map(|v| v.to_vec()))
+        })
     }
 
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
-        // Outbox records of writes not yet flushed are not there yet.
-        let hidden = if side == Side::Outbox { lock(&self.unconfirmed).clone() } else { HashMap::new() };
-        let mut out = Vec::new();
-        for item in self.main.scan_prefix(side_key(side, prefix)) {
-            if out.len() >= limit {
-                break;
+        // Records of a failed flush are not known to exist until the reopen.
+        let (_, doubt) = self.shared.in_doubt();
+        self.read(|open| {
+            // Outbox records of writes not yet flushed are not there yet.
+            let hidden = if side == Side::Outbox { lock(&open.unconfirmed).clone() } else { HashMap::new() };
+            let mut out = Vec::new();
+            for item in open.main.scan_prefix(side_key(side, prefix)) {
+                if out.len() >= limit {
+                    break;
+                }
+                let (k, v) = item.map_err(|e| read_err("scanning side records", e))?;
+                if hidden.contains_key(&k[..]) || doubt.contains(&k[..]) {
+                    continue;
+                }
+                out.push((k[1..].to_vec(), v.to_vec()));
             }
-            let (k, v) = item.map_err(|e| read_err("scanning side records", e))?;
-            if hidden.contains_key(&k[..]) {
-                continue;
-            }
-            out.push((k[1..].to_vec(), v.to_vec()));
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
@@ -1074,13 +1411,17 @@ impl EventStore for SledStore {
 
     fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()> {
         let key = game_key(game)?;
-        self.snapshots.insert(snapshot_key(&key, seq), snapshot).map_err(|e| io("caching a snapshot", e))?;
-        Ok(())
+        self.read(|open| {
+            open.snapshots.insert(snapshot_key(&key, seq), snapshot).map_err(|e| io("caching a snapshot", e))?;
+            Ok(())
+        })
     }
 
     fn snapshot_at_or_before(&self, game: &str, seq: u64) -> StoreResult<Option<(u64, Vec<u8>)>> {
         let key = game_key(game)?;
-        match self.snapshots.range(snapshot_key(&key, 0)..=snapshot_key(&key, seq)).next_back() {
+        // A cache: while the store is reopened the log is read instead.
+        let Ok(open) = self.cur() else { return Ok(None) };
+        match open.snapshots.range(snapshot_key(&key, 0)..=snapshot_key(&key, seq)).next_back() {
             None => Ok(None),
             // A cache: the log is read instead.
             Some(Err(e)) => {
@@ -1094,27 +1435,35 @@ impl EventStore for SledStore {
     fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>> {
         // One seek per game: past the last possible key of the previous one.
         let mut cursor = after.map(game_key).transpose()?;
-        let mut out = Vec::new();
-        while out.len() < limit {
-            let next = match &cursor {
-                None => self.main.scan_prefix([EVENT]).next(),
-                Some(g) => self.main.range((Bound::Excluded(event_key(g, u64::MAX)), Bound::Unbounded)).next(),
-            };
-            let Some(item) = next else { break };
-            let (k, _) = item.map_err(|e| read_err("listing games", e))?;
-            if k[0] != EVENT {
-                break;
+        // A game a failed flush touched is listed; reading it answers that
+        // the store is recovering until the reopen.
+        self.read(|open| {
+            let mut out = Vec::new();
+            while out.len() < limit {
+                let next = match &cursor {
+                    None => open.main.scan_prefix([EVENT]).next(),
+                    Some(g) => open.main.range((Bound::Excluded(event_key(g, u64::MAX)), Bound::Unbounded)).next(),
+                };
+                let Some(item) = next else { break };
+                let (k, _) = item.map_err(|e| read_err("listing games", e))?;
+                if k[0] != EVENT {
+                    break;
+                }
+                if k.len() != EVENT_KEY_LEN {
+                    return Err(StoreError::Corrupt(format!("event key {k:?} has the wrong length")));
+                }
+                let g: GameKey = k[1..1 + GAME_ID_LEN].try_into().expect("16 bytes");
+                let id = String::from_utf8(g.to_vec())
+                    .map_err(|_| StoreError::Corrupt(format!("event key {k:?}: the game id is not UTF-8")))?;
+                out.push(id);
+                cursor = Some(g);
             }
-            if k.len() != EVENT_KEY_LEN {
-                return Err(StoreError::Corrupt(format!("event key {k:?} has the wrong length")));
-            }
-            let g: GameKey = k[1..1 + GAME_ID_LEN].try_into().expect("16 bytes");
-            let id = String::from_utf8(g.to_vec())
-                .map_err(|_| StoreError::Corrupt(format!("event key {k:?}: the game id is not UTF-8")))?;
-            out.push(id);
-            cursor = Some(g);
-        }
-        Ok(out)
+            Ok(out)
+        })
+    }
+
+    fn recovering(&self) -> Option<String> {
+        self.shared.broken()
     }
 
     fn close(&self) -> StoreResult<()> {
@@ -1353,18 +1702,28 @@ mod tests {
         assert!(dir.path().join(MARKER).exists());
     }
 
-    #[tokio::test]
-    async fn a_failed_flush_fails_the_group_and_every_later_write() {
+    /// Wait (with a generous bound) until the store has reopened itself.
+    async fn until_recovered(store: &SledStore) {
+        let t = std::time::Instant::now();
+        while store.recovering().is_some() {
+            assert!(t.elapsed() < std::time::Duration::from_secs(120), "the store did not reopen itself");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_flush_refuses_writes_until_the_store_reopens_itself() {
         let (store, _dir) = fresh();
+        store.shared.hold_recovery.store(true, Ordering::SeqCst);
         let g = suite::game_id("fail", 1);
         store.append(suite::new_game_write(&g, 1)).await.expect("append");
         let last = store.load(&g, 0, None).expect("load").pop().expect("event");
-        store.fail_syncs.store(true, std::sync::atomic::Ordering::SeqCst);
+        store.fail_syncs(true);
         match store.append(suite::next_write(&last, 1)).await {
             Err(StoreError::Io(msg)) => assert!(msg.contains("injected"), "{msg}"),
             other => panic!("expected Io, got {other:?}"),
         }
-        store.fail_syncs.store(false, std::sync::atomic::Ordering::SeqCst);
+        store.fail_syncs(false);
         let other = suite::game_id("fail", 2);
         match store.append(suite::new_game_write(&other, 1)).await {
             Err(StoreError::Refused(msg)) => {
@@ -1374,6 +1733,31 @@ mod tests {
         }
         assert!(matches!(store.put(Vec::new()).await, Err(StoreError::Refused(_))));
         assert_eq!(store.head(&other).expect("head"), None, "the refused write was not applied");
+        // The game of the failed flush is not read from sled's memory.
+        assert!(matches!(store.load(&g, 0, None), Err(StoreError::Refused(m)) if m.contains("recovering")));
+        // The recovery thread has seen the failure (it sets the broken state).
+        let t = std::time::Instant::now();
+        while store.recovering().is_none() {
+            assert!(t.elapsed() < std::time::Duration::from_secs(120), "the store never said it was broken");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert!(store.recovering().expect("broken").contains("injected"));
+
+        // Released, it reopens through the safe path, without a restart.
+        store.shared.hold_recovery.store(false, Ordering::SeqCst);
+        until_recovered(&store).await;
+        // The write of the failed flush reached sled's file: the log is whole.
+        let head = store.head(&g).expect("head after reopen").expect("a head");
+        let log = store.load(&g, 0, None).expect("load after reopen");
+        assert_eq!(log.len() as u64, head + 1);
+        runestone_engine::log::check_chain(&log).expect("chain");
+        store.append(suite::next_write(log.last().expect("event"), 1)).await.expect("a write after the reopen");
+        store.append(suite::new_game_write(&other, 1)).await.expect("a new game after the reopen");
+        assert_eq!(store.games(None, 10).expect("games").len(), 2);
+        store.close().expect("close");
+        drop(store);
+        let again = SledStore::open(_dir.path()).expect("a clean start after the reopen");
+        assert_eq!(again.head(&g).expect("head"), Some(head + 1));
     }
 
     #[tokio::test]
@@ -1397,15 +1781,22 @@ mod tests {
     #[tokio::test]
     async fn outbox_records_of_a_failed_flush_are_never_scanned() {
         let (store, _dir) = fresh();
+        store.shared.hold_recovery.store(true, Ordering::SeqCst);
         let put = |key: &[u8]| SideWrite { side: Side::Outbox, key: key.to_vec(), value: Some(b"mail".to_vec()) };
         store.put(vec![put(b"q-ok")]).await.expect("put");
-        store.fail_syncs.store(true, std::sync::atomic::Ordering::SeqCst);
+        store.fail_syncs(true);
         let g = suite::game_id("mail", 1);
         let mut write = suite::new_game_write(&g, 1);
         write.side.push(put(b"q-lost"));
         assert!(matches!(store.append(write).await, Err(StoreError::Io(_))));
-        // In sled's memory, maybe not on disk: a mail for it must not leave.
-        assert_eq!(store.head(&g).expect("head"), Some(0));
+        // In sled's memory, maybe not on disk: no read shows it, and a mail
+        // for it must not leave.
+        for read in [store.head(&g).map(|_| ()), store.load(&g, 0, None).map(|_| ())] {
+            match read {
+                Err(StoreError::Refused(msg)) => assert!(msg.contains("recovering from a full disk"), "{msg}"),
+                other => panic!("expected the recovering answer, got {other:?}"),
+            }
+        }
         let keys: Vec<Vec<u8>> =
             store.scan(Side::Outbox, b"q", 10).expect("scan").into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, vec![b"q-ok".to_vec()]);

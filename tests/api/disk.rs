@@ -152,6 +152,27 @@ fn fill(dir: &std::path::Path, keep: u64) {
 }
 
 /// How many copies of each Message-ID arrived.
+/// Create `n` three-seat Duel games whose seats have email addresses
+/// (`{prefix}{game}-{seat}@example.org`): the creation answers, and every
+/// address, whose invitations the test then waits for.
+fn create_emailed_games(a: &ureq::Agent, base: &str, n: usize, prefix: &str) -> (Vec<Value>, HashSet<String>) {
+    let mut created = Vec::new();
+    let mut addresses = HashSet::new();
+    for g in 0..n {
+        let seats: Vec<Value> =
+            (0..3).map(|i| json!({"name": format!("P{i}"), "email": format!("{prefix}{g}-{i}@example.org")})).collect();
+        for s in &seats {
+            addresses.insert(s["email"].as_str().unwrap().to_owned());
+        }
+        let (s, answer) =
+            call(a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+                .expect("the server answers");
+        assert_eq!(s, 201, "{answer}");
+        created.push(answer);
+    }
+    (created, addresses)
+}
+
 fn copies(sink: &SmtpSink) -> HashMap<String, usize> {
     let mut n = HashMap::new();
     for m in sink.received() {
@@ -177,21 +198,9 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
     let a = agent();
 
     // Games with emailed seats: their invitations wait while SMTP is down.
-    let mut games = Vec::new();
-    let mut addresses = HashSet::new();
-    for g in 0..4 {
-        let seats: Vec<Value> =
-            (0..3).map(|i| json!({"name": format!("P{i}"), "email": format!("p{g}-{i}@example.org")})).collect();
-        for s in &seats {
-            addresses.insert(s["email"].as_str().unwrap().to_owned());
-        }
-        let (s, created) =
-            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
-                .expect("the server answers");
-        assert_eq!(s, 201, "{created}");
-        let tokens = seat_tokens(&created);
-        games.push((str_of(&created, "game_id").to_owned(), tokens));
-    }
+    let (created, addresses) = create_emailed_games(&a, &base, 4, "p");
+    let games: Vec<(String, Vec<String>)> =
+        created.iter().map(|c| (str_of(c, "game_id").to_owned(), seat_tokens(c))).collect();
 
     // Fill the disk but for a little room, then play until writes fail.
     fill(&fs.dir, 1 << 20);
@@ -355,20 +364,8 @@ fn smtp_down_and_back_with_a_sigkill_between_delivers_every_message_at_most_twic
     sink.down();
     let (mut child, base) = start(&data, sink.port);
     let a = agent();
-    let mut games = Vec::new();
-    let mut addresses = HashSet::new();
-    for g in 0..6 {
-        let seats: Vec<Value> =
-            (0..3).map(|i| json!({"name": format!("P{i}"), "email": format!("q{g}-{i}@example.org")})).collect();
-        for s in &seats {
-            addresses.insert(s["email"].as_str().unwrap().to_owned());
-        }
-        let (s, created) =
-            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
-                .expect("the server answers");
-        assert_eq!(s, 201, "{created}");
-        games.push(str_of(&created, "game_id").to_owned());
-    }
+    let (created, addresses) = create_emailed_games(&a, &base, 6, "q");
+    let games: Vec<String> = created.iter().map(|c| str_of(c, "game_id").to_owned()).collect();
     // SMTP comes back; the server dies while it delivers.
     sink.up();
     sink.wait_for(1, 120);

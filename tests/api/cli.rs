@@ -138,7 +138,7 @@ fn mail_appended_before_a_sigkill_is_sent_after_the_restart() {
     assert!(sink.received().is_empty());
     sink.up();
     let (mut child, _) = serve(tmp.path(), &env);
-    let got = sink.wait_for(2, 60);
+    let got = sink.wait_for(2, 120);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(sink.received().len(), 2);
     assert!(got.iter().all(|m| m.header("Subject").unwrap().contains("Your seat")));

@@ -36,7 +36,7 @@ fn players_are_invited_and_told_when_and_only_when_it_is_their_move() {
     let game = str_of(&created, "game_id").to_owned();
 
     // Invitations, each with the seat's magic link.
-    let inv = sink.wait_for(3, 30);
+    let inv = sink.wait_for(3, 120);
     let mut tokens = vec![String::new(); 3];
     for m in &inv {
         assert!(m.header("Subject").unwrap().contains("Your seat"), "{:?}", m.header("Subject"));
@@ -57,7 +57,7 @@ fn players_are_invited_and_told_when_and_only_when_it_is_their_move() {
     app.submit(&game, &tokens[2], json!({"type": "Bid", "amount": 1})).ok();
 
     // Only the round's winner must act now, and only they are mailed.
-    let all = sink.wait_for(4, 30);
+    let all = sink.wait_for(4, 120);
     let m = &all[3];
     assert_eq!(to(m), "p1@example.org");
     let text = m.text();
@@ -68,7 +68,7 @@ fn players_are_invited_and_told_when_and_only_when_it_is_their_move() {
 
     // The claim starts round two: everyone must bid again, everyone is mailed.
     app.submit(&game, &token_in(m), json!({"type": "Claim"})).ok();
-    let all = sink.wait_for(7, 30);
+    let all = sink.wait_for(7, 120);
     assert_eq!(all[4..].iter().map(to).collect::<BTreeSet<_>>().len(), 3);
 
     // Unsubscribe: a forged link is refused; the real one works (POST only).
@@ -92,10 +92,10 @@ fn players_are_invited_and_told_when_and_only_when_it_is_their_move() {
     app.submit(&game, &t("p1@example.org"), json!({"type": "Bid", "amount": 2})).ok();
     app.submit(&game, &t("p2@example.org"), json!({"type": "Bid", "amount": 1})).ok();
     app.submit(&game, &t("p3@example.org"), json!({"type": "Bid", "amount": 1})).ok();
-    let claimer_mail = sink.wait_for(8, 30).into_iter().last().unwrap();
+    let claimer_mail = sink.wait_for(8, 120).into_iter().last().unwrap();
     assert_eq!(to(&claimer_mail), "p1@example.org");
     app.submit(&game, &token_in(&claimer_mail), json!({"type": "Claim"})).ok();
-    let all = sink.wait_for(10, 30);
+    let all = sink.wait_for(10, 120);
     let over: Vec<&Received> = all.iter().filter(|m| m.header("Subject").unwrap().contains("is over")).collect();
     assert_eq!(over.len(), 2, "game over to the two still subscribed");
     assert!(over.iter().all(|m| to(m) != "p3@example.org"));
@@ -116,7 +116,7 @@ fn the_outbox_keeps_mail_while_smtp_is_down_and_delivers_each_once() {
     assert!(metrics.contains("runestone_outbox_depth 5"), "{metrics}");
     assert!(!metrics.contains("runestone_mail_failures_total 0\n"), "{metrics}");
     sink.up();
-    let got = sink.wait_for(5, 60);
+    let got = sink.wait_for(5, 120);
     std::thread::sleep(Duration::from_millis(1500));
     let got_after = sink.received();
     assert_eq!(got_after.len(), got.len(), "nothing sent twice");
@@ -161,7 +161,7 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
     let created = created.ok().clone();
     let game = str_of(&created, "game_id").to_owned();
     let host = str_of(&created, "host_token").to_owned();
-    let got = sink.wait_for(2, 60);
+    let got = sink.wait_for(2, 120);
     let alert = got.iter().find(|m| m.to[0] == "host@example.org").expect("the host is alerted");
     assert!(alert.text().contains("could not be delivered"), "{}", alert.text());
     let dead = app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host));
@@ -178,7 +178,7 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
     app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).ok();
     app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).problem(404);
     // Still undeliverable: dead again, and the host told again.
-    sink.wait_for(3, 60);
+    sink.wait_for(3, 120);
     assert_eq!(
         app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host)).ok()["dead_letters"]
             .as_array()

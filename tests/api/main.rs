@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod bardagi;
+mod browser;
 mod cli;
 mod crash;
 mod damage;

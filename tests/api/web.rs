@@ -2,124 +2,12 @@
 //! whole game, every board drawn, and the pages' sessions and secrets
 //! checked over plain HTTP.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::browser::{Browser, Driver};
 use crate::helpers::{seat_tokens, str_of, TestApp};
-
-// ---------------------------------------------------------------- plain HTTP with cookies
-
-/// An HTTP answer of a page.
-struct Page {
-    status: u16,
-    location: String,
-    set_cookies: BTreeMap<String, String>,
-    html: String,
-}
-
-fn page_agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into()
-}
-
-fn urlencode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-fn form_body(fields: &[(&str, &str)]) -> String {
-    fields.iter().map(|(k, v)| format!("{}={}", urlencode(k), urlencode(v))).collect::<Vec<_>>().join("&")
-}
-
-/// A browser-like client: its own cookie jar, no redirects followed.
-struct Browser<'a> {
-    app: &'a TestApp,
-    agent: ureq::Agent,
-    cookies: BTreeMap<String, String>,
-}
-
-impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Browser<'a> {
-        Browser { app, agent: page_agent(), cookies: BTreeMap::new() }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
-    }
-
-    fn finish(&mut self, resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>, what: &str) -> Page {
-        let mut resp = resp.unwrap_or_else(|e| panic!("{what}: {e}"));
-        let mut set_cookies = BTreeMap::new();
-        for v in resp.headers().get_all("set-cookie") {
-            let v = v.to_str().unwrap_or_default();
-            let pair = v.split(';').next().unwrap_or_default();
-            if let Some((k, val)) = pair.split_once('=') {
-                set_cookies.insert(k.trim().to_owned(), val.trim().to_owned());
-            }
-        }
-        self.cookies.extend(set_cookies.clone());
-        let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-        let status = resp.status().as_u16();
-        let html = resp.body_mut().read_to_string().unwrap_or_default();
-        Page { status, location, set_cookies, html }
-    }
-
-    fn get(&mut self, path: &str) -> Page {
-        let url = format!("{}{path}", self.app.base);
-        let r = self.agent.get(&url).header("Cookie", self.cookie_header()).call();
-        self.finish(r, &format!("GET {path}"))
-    }
-
-    fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
-        let url = format!("{}{path}", self.app.base);
-        let r = self
-            .agent
-            .post(&url)
-            .header("Cookie", self.cookie_header())
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .send(form_body(fields));
-        self.finish(r, &format!("POST {path}"))
-    }
-
-    fn csrf(&self) -> String {
-        self.cookies.get("rs_csrf").cloned().expect("a CSRF cookie was set by an earlier page")
-    }
-
-    /// Open a magic link and press its button, as a player would.
-    fn sign_in(&mut self, game: &str, token: &str) -> Page {
-        let landing = self.get(&format!("/play/{game}?token={token}"));
-        assert_eq!(landing.status, 200, "{}", landing.html);
-        assert!(
-            landing.set_cookies.keys().all(|k| k == "rs_csrf"),
-            "the landing page sets no session: {:?}",
-            landing.set_cookies
-        );
-        let csrf = self.csrf();
-        let entered = self.post(&format!("/play/{game}"), &[("csrf", &csrf), ("token", token)]);
-        assert_eq!(entered.status, 303, "{}", entered.html);
-        entered
-    }
-
-    fn command(&mut self, game: &str, command: &Value) -> Page {
-        let csrf = self.csrf();
-        self.post(&format!("/games/{game}/commands"), &[("csrf", &csrf), ("cmd", &command.to_string())])
-    }
-}
 
 fn head(app: &TestApp, game: &str) -> u64 {
     app.get(&format!("/api/v1/games/{game}"), None).ok()["head"].as_u64().unwrap()
@@ -545,228 +433,8 @@ fn every_bardagi_map_draws_each_area_once_with_its_owner_and_every_unit_and_kner
 
 // ---------------------------------------------------------------- a real browser
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
-
-/// chromedriver as a child process, killed on drop.
-struct Driver {
-    child: Child,
-    base: String,
-    agent: ureq::Agent,
-    session: String,
-    _profile: tempfile::TempDir,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        if !self.session.is_empty() {
-            let _ = self.agent.delete(&format!("{}/session/{}", self.base, self.session)).call();
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Driver {
-    fn start() -> Driver {
-        for (path, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
-            assert!(
-                std::path::Path::new(path).exists(),
-                "the browser tests need {path} (Debian package {package}): \
-                 install it with `apt-get install -y chromium chromium-driver`"
-            );
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{CHROMEDRIVER} does not start: {e}"));
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
-        let profile = tempfile::tempdir().unwrap();
-        let mut d = Driver {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            agent,
-            session: String::new(),
-            _profile: profile,
-        };
-        let start = Instant::now();
-        loop {
-            let ready = d
-                .agent
-                .get(&format!("{}/status", d.base))
-                .call()
-                .ok()
-                .and_then(|mut r| r.body_mut().read_json::<Value>().ok());
-            if ready.is_some_and(|v| v["value"]["ready"] == true) {
-                break;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not become ready");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:loggingPrefs": {"browser": "ALL"},
-            "goog:chromeOptions": {
-                "binary": CHROMIUM,
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    format!("--user-data-dir={}", d._profile.path().display()), "--window-size=1000,1400",
-                ],
-            },
-        }}});
-        let v = d.call("POST", "/session", Some(caps));
-        d.session = v["sessionId"].as_str().unwrap_or_else(|| panic!("no WebDriver session: {v}")).to_owned();
-        d.call("POST", &format!("/session/{}/timeouts", d.session), Some(json!({"implicit": 3000, "pageLoad": 20000})));
-        d
-    }
-
-    /// A WebDriver command; returns its `value`, panicking on an error.
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let v = self.try_call(method, path, body);
-        if let Some(err) = v.get("error") {
-            panic!("WebDriver {method} {path}: {err}: {}", v["message"]);
-        }
-        v
-    }
-
-    fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let url = format!("{}{path}", self.base);
-        let resp = match (method, body) {
-            ("GET", _) => self.agent.get(&url).call(),
-            ("DELETE", _) => self.agent.delete(&url).call(),
-            (_, b) => self.agent.post(&url).send_json(b.unwrap_or_else(|| json!({}))),
-        };
-        let mut resp = resp.unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
-        let v: Value = resp.body_mut().read_json().unwrap_or(Value::Null);
-        v["value"].clone()
-    }
-
-    fn s(&self, rest: &str) -> String {
-        format!("/session/{}{rest}", self.session)
-    }
-
-    fn go(&self, url: &str) {
-        self.call("POST", &self.s("/url"), Some(json!({"url": url})));
-    }
-
-    fn url(&self) -> String {
-        self.call("GET", &self.s("/url"), None).as_str().unwrap_or_default().to_owned()
-    }
-
-    fn find_by(&self, using: &str, what: &str) -> String {
-        let v = self.try_call("POST", &self.s("/element"), Some(json!({"using": using, "value": what})));
-        match v[ELEMENT].as_str() {
-            Some(id) => id.to_owned(),
-            None => panic!("no element {what} ({v}) at {}:\n{}", self.url(), self.source()),
-        }
-    }
-
-    fn find(&self, css: &str) -> String {
-        self.find_by("css selector", css)
-    }
-
-    fn exists(&self, css: &str) -> bool {
-        let v = self.try_call("POST", &self.s("/elements"), Some(json!({"using": "css selector", "value": css})));
-        v.as_array().is_some_and(|a| !a.is_empty())
-    }
-
-    fn click(&self, el: &str) {
-        self.call("POST", &self.s(&format!("/element/{el}/click")), Some(json!({})));
-    }
-
-    fn clear(&self, el: &str) {
-        self.call("POST", &self.s(&format!("/element/{el}/clear")), Some(json!({})));
-    }
-
-    fn type_in(&self, el: &str, text: &str) {
-        self.call("POST", &self.s(&format!("/element/{el}/value")), Some(json!({"text": text})));
-    }
-
-    fn text(&self, css: &str) -> String {
-        let el = self.find(css);
-        self.call("GET", &self.s(&format!("/element/{el}/text")), None).as_str().unwrap_or_default().to_owned()
-    }
-
-    fn property(&self, css: &str, name: &str) -> String {
-        let el = self.find(css);
-        let v = self.call("GET", &self.s(&format!("/element/{el}/property/{name}")), None);
-        v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
-    }
-
-    fn source(&self) -> String {
-        self.call("GET", &self.s("/source"), None).as_str().unwrap_or_default().to_owned()
-    }
-
-    /// Click the button whose words are exactly `label`.
-    fn press(&self, label: &str) {
-        let el = self.find_by("xpath", &format!("//button[normalize-space()='{label}']"));
-        self.click(&el);
-    }
-
-    fn screenshot(&self, name: &str) {
-        let b64 = self.call("GET", &self.s("/screenshot"), None);
-        let png = base64_decode(b64.as_str().expect("a base64 PNG"));
-        assert!(png.starts_with(b"\x89PNG"), "a PNG");
-        let dir = screenshot_dir();
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
-    }
-
-    /// The browser console's errors since the last call (CSP violations,
-    /// script errors, failed loads).
-    fn console_errors(&self) -> Vec<String> {
-        let v = self.call("POST", &self.s("/se/log"), Some(json!({"type": "browser"})));
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter(|e| e["level"] == "SEVERE")
-            .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
-            .collect()
-    }
-
-    fn resize(&self, width: u32, height: u32) {
-        self.call("POST", &self.s("/window/rect"), Some(json!({"width": width, "height": height})));
-    }
-
-    /// Run `script` in the page; its return value.
-    fn eval(&self, script: &str) -> Value {
-        self.call("POST", &self.s("/execute/sync"), Some(json!({"script": script, "args": []})))
-    }
-
-    /// Wait until `css` matches (after a navigation the JS may trigger).
-    fn wait_for(&self, css: &str) {
-        let start = Instant::now();
-        while !self.exists(css) {
-            assert!(start.elapsed() < Duration::from_secs(10), "{css} never appeared at {}", self.url());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-fn screenshot_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("web-screenshots")
-}
-
-fn base64_decode(s: &str) -> Vec<u8> {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.decode(s).expect("base64 from WebDriver")
-}
-
 #[test]
 fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
-    let started = Instant::now();
     let app = TestApp::spawn();
     let d = Driver::start();
 
@@ -798,8 +466,7 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     d.wait_for("#board");
     assert!(d.text("#me").contains("Ása"));
     // Her secret choice, by clicking.
-    d.press("Bid 7");
-    d.wait_for("#log");
+    d.loads(|| d.press("Bid 7"));
     assert!(d.text("#log").contains("Ása bid 7"));
     assert_eq!(d.text("svg [data-bid='0']"), "bid 7");
     d.screenshot("04-secret-bid");
@@ -814,8 +481,7 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     assert_eq!(d.text("svg [data-bid='0']"), "bid hidden");
     // By keyboard: Enter on the focused button.
     let bid3 = d.find_by("xpath", "//button[normalize-space()='Bid 3']");
-    d.type_in(&bid3, "\u{E007}");
-    d.wait_for("#log");
+    d.loads(|| d.type_in(&bid3, "\u{E007}"));
     assert!(d.text("#log").contains("Bids revealed: [7, 3]"));
 
     // Ása composes her turn: a taunt, then (after an illegal try) the claim.
@@ -823,8 +489,7 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     d.click(&d.find("#enter"));
     d.wait_for("#form-taunt");
     d.type_in(&d.find("#taunt-text"), "Too slow, Bo!");
-    d.click(&d.find("#taunt-submit"));
-    d.wait_for("#undo");
+    d.loads(|| d.click(&d.find("#taunt-submit")));
     assert!(d.text("#log").contains("Ása says: Too slow, Bo!"));
     d.screenshot("05-taunt");
 
@@ -849,18 +514,13 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     assert!(d.text("#board-h").contains("at event 1 of"));
     assert_eq!(d.text("svg [data-bid='0']"), "no bid yet");
     d.screenshot("08-replay-start");
-    d.click(&d.find("#rewind-next"));
-    d.wait_for("#past-notice");
+    d.loads(|| d.click(&d.find("#rewind-next")));
     assert!(d.text("#board-h").contains("at event 2 of"), "{}", d.text("#board-h"));
     assert_eq!(d.text("svg [data-bid='0']"), "bid 7", "over, the log is public");
     let range = d.find("#at");
     d.type_in(&range, "\u{E014}");
-    let start = Instant::now();
-    while !d.url().contains("at=3") {
-        assert!(start.elapsed() < Duration::from_secs(10), "the slider did not move to event 3: {}", d.url());
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    d.wait_for("#board-h");
+    d.wait_until("the slider to move to event 3", || d.url().contains("at=3"));
+    d.wait_until("the page at event 3", || d.exists("#board-h") && d.text("#board-h").contains("at event 3 of"));
     assert!(d.text("#board-h").contains("at event 3 of"), "{}", d.text("#board-h"));
 
     // On a phone-sized screen.
@@ -892,12 +552,10 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     let errors: Vec<String> =
         d.console_errors().into_iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
     assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
-    assert!(started.elapsed() < Duration::from_secs(60), "the browser test took {:?}", started.elapsed());
 }
 
 #[test]
 fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_chromium() {
-    let started = Instant::now();
     let app = TestApp::spawn();
     let created = app.create("bardagi", 2, json!({}));
     let game = str_of(&created, "game_id").to_owned();
@@ -922,8 +580,7 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     let wish = d.property("#orders-build-0 option:nth-child(3)", "value");
     d.click(&d.find("#orders-build-0 option:nth-child(3)"));
     d.screenshot("13-bardagi-orders");
-    d.click(&d.find("#orders-submit"));
-    d.wait_for("#plan-form");
+    d.loads(|| d.click(&d.find("#orders-submit")));
     let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
     let orders = &view["view"]["players"][me]["orders"];
     assert_eq!(orders["sheep"], "meat", "{orders}");
@@ -952,8 +609,7 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     d.clear(&input);
     d.type_in(&input, "2");
     assert!(d.text("#plan-count").starts_with("6 of 6 chosen"), "{}", d.text("#plan-count"));
-    d.click(&d.find("#plan-submit"));
-    d.wait_for("#log");
+    d.loads(|| d.click(&d.find("#plan-submit")));
     assert!(d.text("#log").contains("chooses 2 Berserkur, 2 Godi, 2 Kaupmadur"), "{}", d.text("#log"));
 
     // The other clan plans; the browser's clan starts.
@@ -967,8 +623,7 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     d.screenshot("15-bardagi-turn");
     // One card action: the first unit's first move.
     let target = d.text(".unit-move select option:checked");
-    d.click(&d.find(".unit-move button"));
-    d.wait_for("#composer");
+    d.loads(|| d.click(&d.find(".unit-move button")));
     assert!(d.text("#log").contains(&format!("to {target}")) || d.text("#log").contains("moves"), "{}", d.text("#log"));
     assert_ne!(d.text("#cards-played"), "no cards", "the card is laid down");
     assert_eq!(d.property("#end-turn", "disabled"), "false");
@@ -984,14 +639,12 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     let widths = d.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]");
     assert!(widths[0].as_u64() <= widths[1].as_u64(), "no sideways scrolling on a phone: {widths}");
     d.resize(1000, 1400);
-    d.press("End turn");
-    d.wait_for("#log");
+    d.loads(|| d.press("End turn"));
     assert!(!d.exists("#end-turn"), "the turn passed on");
     let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
     assert_eq!(summary["pending"][0]["seat"], json!(other), "{summary}");
     let errors = d.console_errors();
     assert!(errors.iter().all(|e| e.contains("/commands - ") && e.contains("422")), "console errors: {errors:#?}");
-    assert!(started.elapsed() < Duration::from_secs(30), "the browser test took {:?}", started.elapsed());
 }
 
 #[test]

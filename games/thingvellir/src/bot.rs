@@ -146,16 +146,35 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     out
 }
 
-/// The legal commands for `seat` now: the candidates `decide` accepts.
+/// The legal commands for `seat` now: the candidates `decide` accepts, the
+/// bot's choice first (a combined command the list lacks is added), so a
+/// client that takes the first plays as the bot would.
 /// Standing orders (`Command::Orders`) are always allowed too but not listed.
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
+    let mut out = listed(s, seat);
+    if let Some(best) = choose(s, seat, false) {
+        out.retain(|c| *c != best);
+        out.insert(0, best);
+    }
+    out
+}
+
+/// The candidates `decide` accepts, in the order they are made.
+fn listed(s: &State, seat: Seat) -> Vec<Command> {
     candidates(s, seat).into_iter().filter(|c| accepted(s, seat, c)).collect()
 }
 
-/// On a timeout: support, pass, keep the first cards, swear no Bondi, accept a
-/// conflict (committing nothing), seal nothing,
-/// let the band pass; the Lawspeaker proposes the first Law allowed.
+/// On a timeout the bot decides for the seat (as it does in `runestone
+/// simulate`), without giving standing orders in the seat's name.
 pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
+    choose(s, seat, false)
+}
+
+/// The most passive answer to every decision: support, pass, keep the first
+/// cards, swear no Bondi, accept a conflict (committing nothing), seal
+/// nothing, let the band pass; the Lawspeaker proposes the first Law allowed.
+/// The rules tests step through rounds with it.
+pub fn passive(s: &State, seat: Seat) -> Option<Command> {
     let ask = ask_of(s, seat)?;
     Some(match ask {
         Ask::Propose => Command::Propose { law: proposable(s).first()?.0 },
@@ -167,7 +186,7 @@ pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
             let f = s.feud.as_ref()?;
             Command::Accept { colour: f.conflicts.iter().position(|c| c.present && !c.settled)? }
         }
-        Ask::Choose(_) => return legal(s, seat).into_iter().next(),
+        Ask::Choose(_) => return listed(s, seat).into_iter().next(),
     })
 }
 
@@ -195,7 +214,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
     if standing && p.orders.is_none() {
         return Some(Command::Orders { orders: Some(bot_orders()) });
     }
-    let legal = legal(s, seat);
+    let legal = listed(s, seat);
     let ask = ask_of(s, seat)?;
     let first = |f: &dyn Fn(&Command) -> bool| legal.iter().find(|c| f(c)).cloned();
     let pick = match ask {

@@ -16,7 +16,9 @@ pub mod actions;
 pub mod bot;
 pub mod council;
 pub mod data;
+pub mod drawing;
 pub mod feud;
+pub mod forms;
 pub mod rules;
 pub mod seasons;
 pub mod setup;
@@ -26,7 +28,7 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-use runestone_engine::present::{schemas_of, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
@@ -46,15 +48,41 @@ pub struct Options {
 
 pub struct Thingvellir;
 
-/// Only the published schemas for now: the map and the forms come when The
-/// Road to Thingvellir is hosted (not written yet), so the kernel's generic
-/// rendering is what a viewer would get.
+/// The board (the map of Iceland, the Laws, the tracks) and a form for
+/// every kind of decision, drawn from a seat's typed view.
 impl Present for Thingvellir {
-    /// Read back as JSON: nothing draws from it until the game is hosted.
-    type View = serde_json::Value;
+    type View = view::View;
 
     fn schemas() -> Schemas {
         schemas_of::<Thingvellir, view::View>()
+    }
+
+    fn svg(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &view::View, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn text(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::text(view, seats)
+    }
+
+    fn seat_class(view: &view::View, seat: Seat) -> Option<String> {
+        drawing::seat_class(view, seat)
+    }
+
+    fn stylesheet() -> &'static str {
+        include_str!("forms.css")
+    }
+
+    fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
+        forms::forms(input)
+    }
+
+    fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<serde_json::Value, String>> {
+        forms::command_of_form(build, posted, view)
     }
 }
 

@@ -3,13 +3,13 @@
 //! drawn cards to its holder while choosing, standing orders to their giver.
 
 use runestone_engine::{Seat, Viewer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::data::{data, Action, CardId};
 use crate::rules::ask_of;
 use crate::state::{Command, Event, Orders, Phase, State, Step, Vote};
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CardView {
     pub id: CardId,
     pub colour: String,
@@ -33,21 +33,21 @@ fn card(c: CardId) -> CardView {
 }
 
 /// A Good as anyone sees it: its place in the Wealth and its Worth.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GoodView {
     pub place: usize,
     pub worth: u8,
 }
 
 /// A Bondi as anyone sees it: its action side (action and colour).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BondiView {
     pub place: usize,
     pub action: Action,
     pub colour: String,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub wordfame: i32,
@@ -70,27 +70,27 @@ pub struct PlayerView {
     pub orders: Option<Orders>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DistrictView {
     pub name: String,
     pub owner: Option<Seat>,
     pub value: u8,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EdgeView {
     pub districts: [usize; 2],
     pub thingmen: Vec<u8>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConflictView {
     pub colour: String,
     pub worth: [u32; 2],
     pub settled: bool,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeudView {
     pub sides: [Seat; 2],
     pub edge: usize,
@@ -102,14 +102,14 @@ pub struct FeudView {
     pub sealed: [bool; 2],
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LawView {
     pub name: String,
     pub colour: String,
     pub statutes: Vec<(Action, u8)>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     pub round: u32,
     pub phase: Phase,
@@ -130,6 +130,8 @@ pub struct View {
     pub advanced_outlawry: bool,
     /// What this viewer is asked now, if anything.
     pub asked: Option<String>,
+    /// The viewer's own seat, if a seat.
+    pub me: Option<Seat>,
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
@@ -241,6 +243,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         sealed_feuds: s.sealed_feuds,
         advanced_outlawry: s.advanced_outlawry,
         asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
+        me,
     }
 }
 
@@ -286,7 +289,15 @@ pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
             format!("expand {}", v.join(", "))
         }
         Command::Ride { set_forth, moves } => {
-            let mut v: Vec<String> = set_forth.iter().map(|e| format!("set forth to {}", edge(*e))).collect();
+            let mut v: Vec<String> = Vec::new();
+            for e in set_forth.iter().copied().collect::<std::collections::BTreeSet<usize>>() {
+                let n = set_forth.iter().filter(|x| **x == e).count();
+                v.push(if n == 1 {
+                    format!("set forth 1 Thingman to {}", edge(e))
+                } else {
+                    format!("set forth {n} Thingmen to {}", edge(e))
+                });
+            }
             v.extend(moves.iter().map(|m| {
                 format!("ride {} from {} to {}", m.count, edge(m.from), edge(*m.path.last().unwrap_or(&m.from)))
             }));

@@ -2,6 +2,7 @@
 //! that plays games through the `Game` trait as the kernel would.
 
 mod playout;
+mod present;
 mod rules;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};

@@ -35,7 +35,7 @@ fn all_support(d: &mut Driver) {
 fn to_next_council(d: &mut Driver) {
     while d.state.phase != Phase::Propose && d.state.phase != Phase::Over {
         let s = first_waiting(d);
-        let c = Thingvellir::fallback(&d.state, s).expect("a fallback");
+        let c = crate::bot::passive(&d.state, s).expect("a fallback");
         d.act(s, &c).expect("fallback accepted");
     }
 }
@@ -44,7 +44,7 @@ fn to_next_council(d: &mut Driver) {
 fn pass_until(d: &mut Driver, seat: Seat) {
     while !matches!(ask_of(&d.state, seat), Some(Ask::Resolve(_))) {
         let s = first_waiting(d);
-        let c = Thingvellir::fallback(&d.state, s).expect("a fallback");
+        let c = crate::bot::passive(&d.state, s).expect("a fallback");
         d.act(s, &c).expect("fallback accepted");
     }
 }
@@ -291,7 +291,7 @@ fn the_winner_of_each_conflict_gains_1_wordfame_and_slays_1_opposing_thingman_wi
     // Nobody has Goods: each side accepts in turn until all are settled.
     while d.state.feud.is_some() {
         let s = first_waiting(&d);
-        let c = Thingvellir::fallback(&d.state, s).unwrap();
+        let c = crate::bot::passive(&d.state, s).unwrap();
         assert!(matches!(c, Command::Accept { .. }));
         d.act(s, &c).unwrap();
     }
@@ -654,7 +654,7 @@ fn with_no_thingmen_left_to_slay_the_winner_razes_a_farm_and_a_gothi_without_dis
     let farms: u8 = d.state.players[2].farms.iter().sum();
     while d.state.feud.is_some() {
         let s = first_waiting(&d);
-        let c = Thingvellir::fallback(&d.state, s).unwrap();
+        let c = crate::bot::passive(&d.state, s).unwrap();
         d.act(s, &c).unwrap();
     }
     assert_eq!(d.state.players[2].slain, 1, "the one Thingman is slain first");

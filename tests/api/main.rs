@@ -16,5 +16,6 @@ mod mail;
 mod openapi;
 mod schemas;
 mod smtp;
+mod thingvellir;
 mod times;
 mod web;

@@ -6,7 +6,7 @@ use runestone_engine::{Emit, GameRng, Pending, RuleError, Seat};
 
 use crate::actions as act;
 use crate::data::{data, Action, CardId};
-use crate::state::{Choosing, Command, Event, Phase, State};
+use crate::state::{Choosing, Command, Event, Phase, State, Step};
 use crate::{class_of, council, feud, seasons, setup};
 
 /// What a seat is asked now.
@@ -109,31 +109,7 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
         }
         (Ask::Resolve(action), cmd) => {
             let step = s.current.clone().expect("a step");
-            let st = step.strength;
-            match (action, cmd) {
-                (_, Command::Pass) => {}
-                (Action::Settle, Command::Subsume { district, colour }) => act::subsume(s, seat, *district, *colour)?,
-                (Action::Settle, Command::Expand { steps }) => act::expand(s, seat, steps, st)?,
-                (Action::Ride, Command::Ride { set_forth, moves }) => act::ride(s, seat, set_forth, moves, st)?,
-                (Action::Raid, Command::SailOut { thingmen }) => act::sail_out(s, seat, *thingmen, st)?,
-                (Action::Raid, Command::ReturnLaden) => act::return_laden(s, seat, st),
-                (Action::Pledge, Command::DrawPledge) => act::draw_pledge(s, seat, st),
-                (Action::Foster, Command::SendOff { persona }) => act::send_off(s, seat, *persona)?,
-                (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
-                (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
-                (Action::Feast, Command::Murder { bondi, edge, victim }) => {
-                    act::murder(s, seat, bondi, *edge, *victim, st)?
-                }
-                (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
-                    act::capture(s, seat, *bondi, *weapon, *district, *pay)?
-                }
-                _ => {
-                    return Err(format!(
-                        "you are resolving {} now; that command belongs to another action",
-                        action.name()
-                    ))
-                }
-            }
+            resolve(s, seat, action, cmd, step.strength)?;
             s.current = None;
             act::after_step(s, &step);
         }
@@ -149,6 +125,70 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
     }
     seasons::advance(s);
     Ok(())
+}
+
+/// Carry out one command of the action `action` being resolved at `st`.
+fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> Result<(), String> {
+    match (action, cmd) {
+        (_, Command::Pass) => {}
+        (Action::Settle, Command::Subsume { district, colour }) => act::subsume(s, seat, *district, *colour)?,
+        (Action::Settle, Command::Expand { steps }) => act::expand(s, seat, steps, st)?,
+        (Action::Ride, Command::Ride { set_forth, moves }) => act::ride(s, seat, set_forth, moves, st)?,
+        (Action::Raid, Command::SailOut { thingmen }) => act::sail_out(s, seat, *thingmen, st)?,
+        (Action::Raid, Command::ReturnLaden) => act::return_laden(s, seat, st),
+        (Action::Pledge, Command::DrawPledge) => act::draw_pledge(s, seat, st),
+        (Action::Foster, Command::SendOff { persona }) => act::send_off(s, seat, *persona)?,
+        (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
+        (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
+        (Action::Feast, Command::Murder { bondi, edge, victim }) => act::murder(s, seat, bondi, *edge, *victim, st)?,
+        (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
+            act::capture(s, seat, *bondi, *weapon, *district, *pay)?
+        }
+        _ => return Err(format!("you are resolving {} now; that command belongs to another action", action.name())),
+    }
+    Ok(())
+}
+
+/// Whether the gothi of `step` has anything to do but pass. A step with no
+/// choice passes by itself (no input is asked for nothing). Cheap checks,
+/// erring towards asking: Raid always has a choice (return laden), Settle
+/// when a District may be subsumed or a single expansion is accepted, Ride
+/// with a Thingman to set forth or a band to move, Foster when a persona may
+/// be sent off or fostered, Feast with a Good for a guest or any Bondi.
+pub fn has_choice(s: &State, step: &Step) -> bool {
+    let d = data();
+    let seat = step.seat;
+    let p = &s.players[seat as usize];
+    let mine = s.districts_of(seat);
+    let tried = |c: Command| {
+        let mut probe = s.clone();
+        probe.current = Some(step.clone());
+        resolve(&mut probe, seat, step.action, &c, step.strength).is_ok()
+    };
+    match step.action {
+        Action::Raid | Action::Pledge => true,
+        Action::Settle => {
+            let subsume = p.small_tokens > 0
+                && (0..d.districts.len()).any(|x| {
+                    s.steads[x].is_none()
+                        && (d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                            || d.edges.iter().any(|&(a, b)| {
+                                (a == x && s.owner(b) == Some(seat)) || (b == x && s.owner(a) == Some(seat))
+                            }))
+                });
+            subsume || mine.iter().any(|&x| tried(Command::Expand { steps: vec![(x, 0)] }))
+        }
+        Action::Ride => (p.longhall > 0 && !mine.is_empty()) || s.edges.iter().any(|e| e[seat as usize] > 0),
+        Action::Foster => {
+            p.hird.iter().any(|&persona| tried(Command::SendOff { persona }))
+                || s.pool.iter().flatten().any(|&persona| tried(Command::FosterPersona { persona }))
+        }
+        Action::Feast => {
+            let guests = act::guests(s, seat);
+            !p.oaths.is_empty()
+                || (!guests.is_empty() && p.wealth.iter().any(|c| d.cards[*c as usize].worth <= step.strength))
+        }
+    }
 }
 
 /// Whether the command's body is secret to the seat (a hand while choosing,

@@ -4,7 +4,7 @@
 
 use runestone_engine::Seat;
 
-use crate::data::data;
+use crate::data::{data, Action};
 use crate::feud;
 use crate::state::{Phase, State, Step};
 
@@ -42,7 +42,19 @@ pub fn advance(s: &mut State) {
         }
         if let Some(step) = s.queue.pop_front() {
             if !s.players[step.seat as usize].out && step.strength > 0 {
-                s.current = Some(step);
+                if step.action == Action::Pledge {
+                    // "Pledge: draw ...": the draw is no choice, so the gothi is
+                    // asked only what to swear from the cards drawn.
+                    crate::actions::draw_pledge(s, step.seat, step.strength);
+                    if s.players[step.seat as usize].hand.is_empty() {
+                        s.choosing = None;
+                    }
+                    crate::actions::after_step(s, &step);
+                } else if crate::rules::has_choice(s, &step) {
+                    s.current = Some(step);
+                } else {
+                    crate::actions::after_step(s, &step);
+                }
             }
             continue;
         }

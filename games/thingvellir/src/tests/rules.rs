@@ -719,3 +719,65 @@ fn rules_step_has_choice(d: &Driver) -> bool {
     let step = d.state.current.clone().expect("a step");
     crate::rules::has_choice(&d.state, &step)
 }
+
+/// Two gothar: a band of two of seat 0's rides across the north to
+/// Austfirdir, where seat 1's one Thingman stands, and fights there; answers
+/// the game after the feud.
+fn feud_at_austfirdir(seed: u64) -> Driver {
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
+    let mut d = Driver::new(&opts, 2, seed).expect("setup");
+    let start = edge("Borgarfjordur", "Hunathing");
+    // Round 1: Ride (Law of Blood), both support, strength 2.
+    d.act(0, &Command::Propose { law: BLOOD }).unwrap();
+    all_support(&mut d);
+    d.act(0, &Command::Ride { set_forth: vec![start, start], moves: vec![] }).unwrap();
+    d.act(1, &Command::Ride { set_forth: vec![edge("Fljotsdalsherad", "Austfirdir")], moves: vec![] }).unwrap();
+    to_next_council(&mut d);
+    // Round 2: seat 1 proposes Raid; seat 0 sues for Ride and rides north.
+    d.act(1, &Command::Propose { law: SEA }).unwrap();
+    d.act(0, &Command::Vote { vote: Vote::Sue { law: BLOOD, level: 0 } }).unwrap();
+    assert_eq!(ask_of(&d.state, 0), Some(Ask::Resolve(Action::Ride)), "the suit resolves first");
+    let north = BandMove {
+        from: start,
+        count: 2,
+        path: vec![
+            edge("Hunathing", "Skagafjordur"),
+            edge("Skagafjordur", "Eyjafjordur"),
+            edge("Eyjafjordur", "Thingeyjarthing"),
+        ],
+    };
+    d.act(0, &Command::Ride { set_forth: vec![], moves: vec![north] }).unwrap();
+    to_next_council(&mut d);
+    // Round 3: seat 0 proposes the Law of the Sea's next statute, Ride, and rides east.
+    d.act(0, &Command::Propose { law: SEA }).unwrap();
+    all_support(&mut d);
+    let east = BandMove {
+        from: edge("Eyjafjordur", "Thingeyjarthing"),
+        count: 2,
+        path: vec![edge("Fljotsdalsherad", "Thingeyjarthing"), edge("Fljotsdalsherad", "Austfirdir")],
+    };
+    d.act(0, &Command::Ride { set_forth: vec![], moves: vec![east] }).unwrap();
+    assert!(d.state.feud.is_some() || d.state.players[1].slain > 0, "riding onto seat 1's Thingman starts a feud");
+    while d.state.feud.is_some() {
+        let s = first_waiting(&d);
+        let c = crate::bot::passive(&d.state, s).unwrap();
+        d.act(s, &c).unwrap();
+    }
+    d
+}
+
+#[test]
+fn the_game_ends_when_only_one_player_has_any_holdings_left_and_the_last_with_a_farm_in_iceland_wins() {
+    // Seeds whose drawn cards give seat 0 two conflicts: the first slays seat
+    // 1's Thingman, the second razes Austfirdir, seat 1's only District.
+    let found = (0..200).map(feud_at_austfirdir).find(|d| d.state.players[1].out);
+    let d = found.expect("some seed gives seat 0 two conflicts at Austfirdir");
+    assert_eq!(d.state.owner(district("Austfirdir")), None, "the last farm of seat 1 is razed");
+    assert_eq!(d.state.phase, Phase::Over, "only one player has any holdings left");
+    let outcome = Thingvellir::outcome(&d.state).expect("the game is over");
+    assert_eq!(outcome.winners, vec![0]);
+    assert!(outcome.summary.contains("is the last with a farm in Iceland"), "{}", outcome.summary);
+    assert!(d.state.players[0].wordfame < crate::seasons::FAME_TO_WIN, "not by Wordfame");
+    assert_eq!(outcome.ranking, vec![0, 1], "the gothi still in Iceland first");
+    assert!(Thingvellir::pending(&d.state).is_empty(), "nobody is asked anything more");
+}

@@ -262,7 +262,7 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
     }
 }
 
-pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
+pub fn label(s: &State, seat: Seat, command: &Command) -> String {
     let d = data();
     let dist = |i: usize| d.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
     let edge = |e: usize| {
@@ -272,6 +272,12 @@ pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
             .unwrap_or_else(|| format!("edge {e}"))
     };
     let colour = |c: usize| d.colours.get(c).cloned().unwrap_or_else(|| format!("colour {c}"));
+    let worth = |place: usize| {
+        s.players.get(seat as usize).and_then(|p| p.wealth.get(place)).map_or_else(
+            || format!("the Good at place {place}"),
+            |c| format!("the Good of Worth {}", d.cards[*c as usize].worth),
+        )
+    };
     match command {
         Command::Propose { law } => {
             format!("propose the {}", d.laws.get(*law).map(|l| l.name.as_str()).unwrap_or("Law"))
@@ -307,6 +313,7 @@ pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
                 v.join("; ")
             }
         }
+        Command::SailOut { thingmen: 1 } => "send 1 Thingman to sea".into(),
         Command::SailOut { thingmen } => format!("send {thingmen} Thingmen to sea"),
         Command::ReturnLaden => "return laden with riches".into(),
         Command::Keep { cards } => format!("keep {} cards", cards.len()),
@@ -314,7 +321,16 @@ pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
         Command::Swear { add, swaps } => format!("swear {} Bondi, swap {}", add.iter().count(), swaps.len()),
         Command::SendOff { persona } => format!("send off {}", card(*persona).persona.unwrap_or_default()),
         Command::FosterPersona { persona } => format!("foster {}", card(*persona).persona.unwrap_or_default()),
-        Command::Give { gifts } => format!("give {} gifts", gifts.len()),
+        Command::Give { gifts } => {
+            let v: Vec<String> = gifts
+                .iter()
+                .map(|g| {
+                    let goods: Vec<String> = g.goods.iter().map(|p| worth(*p)).collect();
+                    format!("{} to seat {}", goods.join(" and "), g.to)
+                })
+                .collect();
+            format!("give {}", v.join("; "))
+        }
         Command::Murder { bondi, edge: e, victim } => {
             format!("murder seat {victim}'s Thingmen on {} with {} Bondi", edge(*e), bondi.len())
         }
@@ -322,7 +338,7 @@ pub fn label(_s: &State, _seat: Seat, command: &Command) -> String {
             format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
         }
         Command::Pass => "pass".into(),
-        Command::Commit { good } => format!("commit the Good at place {good}"),
+        Command::Commit { good } => format!("commit {} (place {good})", worth(*good)),
         Command::Accept { colour: c } => format!("accept the {} conflict", colour(*c)),
         Command::Seal { goods } => format!("seal {} Goods", goods.len()),
         Command::Challenge { fight: true } => "fight the band".into(),

@@ -86,6 +86,9 @@ const MANIFEST: &[u8] = b"m:games";
 pub const MARKER: &str = "runestone.store";
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// sled's page cache when the configuration names none (sled's own default
+/// is 1 GiB, more than a small server should hold for it).
+pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The longest a writer waits for the committer's answer.
 pub const WRITE_BOUND: std::time::Duration = std::time::Duration::from_secs(20);
 
@@ -104,6 +107,8 @@ pub struct SledStore {
 /// What the store and its recovery thread share.
 struct Shared {
     path: PathBuf,
+    /// The bound of sled's page cache, in bytes.
+    cache_bytes: u64,
     /// The open database; `None` only while the recovery thread reopens it.
     state: RwLock<Option<Arc<Open>>>,
     /// Set by the committer when a flush fails (`None` when healthy).
@@ -382,24 +387,36 @@ impl SledStore {
     /// Open (or create) the store in the directory `path`, refusing one
     /// whose manifest of games does not match what is stored.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
-        let open = open_checked(path)?;
-        Self::start(path, open, true)
+        Self::open_with_cache(path, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`open`](Self::open) with sled's page cache bounded to `cache_bytes`
+    /// (`storage.store_cache`), also after a reopen.
+    pub fn open_with_cache(path: &Path, cache_bytes: u64) -> StoreResult<SledStore> {
+        let open = open_checked(path, cache_bytes)?;
+        Self::start(path, open, true, cache_bytes)
     }
 
     /// Open for `runestone check`: like [`open`](Self::open) but without the
     /// manifest check, whose findings [`manifest_problems`](Self::manifest_problems) lists.
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
-        let (db, main, snapshots) = open_caught(path)?;
-        Self::start(path, (db, main, snapshots), false)
+        let (db, main, snapshots) = open_caught(path, DEFAULT_CACHE_BYTES)?;
+        Self::start(path, (db, main, snapshots), false, DEFAULT_CACHE_BYTES)
     }
 
-    fn start(path: &Path, (db, main, snapshots): (Db, Tree, Tree), checked: bool) -> StoreResult<SledStore> {
+    fn start(
+        path: &Path,
+        (db, main, snapshots): (Db, Tree, Tree),
+        checked: bool,
+        cache_bytes: u64,
+    ) -> StoreResult<SledStore> {
         let (failures, failed) = mpsc::channel();
         let broken = BrokenCell::default();
         let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
         let shared = Arc::new(Shared {
             path: path.to_owned(),
+            cache_bytes,
             state: RwLock::new(Some(Arc::new(open))),
             broken,
             closed: AtomicBool::new(false),
@@ -641,7 +658,7 @@ fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
 
 /// Open sled and its trees, turning a panic inside sled (its recovery
 /// panics on some damaged files) into an error that says what to do.
-fn open_caught(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+fn open_caught(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     let damaged = |what: String| {
         StoreError::Corrupt(format!(
             "sled's files under {} (its log file `db`, `conf`, `snap.*`) are damaged: {what}. \
@@ -650,7 +667,7 @@ fn open_caught(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
         ))
     };
     let attempt = || -> sled::Result<(Db, Tree, Tree)> {
-        let db = open_db(path)?;
+        let db = open_db_with_cache(path, cache_bytes)?;
         let main = db.open_tree("main")?;
         let snapshots = db.open_tree("snapshots")?;
         Ok((db, main, snapshots))
@@ -738,13 +755,19 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
     Ok(())
 }
 
+/// sled alone at `path`, for tests that damage its files.
+#[cfg(test)]
+pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
+    open_db_with_cache(path, DEFAULT_CACHE_BYTES)
+}
+
 /// Open sled at `path`, waiting a while for its file lock: sled's own
 /// background thread of a store just dropped in this process (or a server
 /// still exiting) may hold it for a moment after `drop` returns.
-pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
+fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
     let start = std::time::Instant::now();
     loop {
-        match sled::Config::new().path(path).open() {
+        match sled::Config::new().path(path).cache_capacity(cache_bytes).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -758,9 +781,9 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
 
 /// Open through the safe path of a start: room to open, no interrupted
 /// snapshot, sled's panics caught, the manifest checked.
-fn open_checked(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+fn open_checked(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     prepare_open(path)?;
-    let (db, main, snapshots) = open_caught(path)?;
+    let (db, main, snapshots) = open_caught(path, cache_bytes)?;
     check_manifest(path, &db, &main)?;
     Ok((db, main, snapshots))
 }
@@ -831,7 +854,7 @@ impl Shared {
                 }
             }
         }
-        let (db, main, snapshots) = open_checked(&self.path)?;
+        let (db, main, snapshots) = open_checked(&self.path, self.cache_bytes)?;
         let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
         let mut state = write_lock(&self.state);
         if self.closed.load(Ordering::SeqCst) {

@@ -682,7 +682,9 @@ impl Service {
         self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
         Metrics::inc(&self.metrics.games_created);
         let slot = self.slot(game_id);
+        let bytes = serde_json::to_vec(&table.save()).map_or(0, |v| v.len());
         *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record });
+        self.count_bytes(game_id, bytes);
         Ok(created)
     }
 

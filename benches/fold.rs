@@ -123,5 +123,34 @@ fn fold(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, fold);
+/// A whole 5-clan Bardagi game (the golden log `events/bardagi/5-players-seed-4.jsonl`)
+/// folded from the bytes the store holds for it (each event as the store
+/// writes it), beside the fold of the same events already parsed.
+fn fold_bardagi(c: &mut Criterion) {
+    let registry = runestone::games::registry();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/events/bardagi/5-players-seed-4.jsonl");
+    let text = std::fs::read_to_string(path).expect("the golden log");
+    // Every line but the export's end line is an event.
+    let log: Vec<Envelope> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let stored: Vec<Vec<u8>> = log.iter().map(|e| serde_json::to_vec(e).expect("JSON")).collect();
+    eprintln!("bardagi log: {} events, {} bytes as stored", log.len(), stored.iter().map(Vec::len).sum::<usize>());
+    Table::fold(&registry, &log).expect("fold");
+
+    let mut group = c.benchmark_group("fold_bardagi_5");
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Elements(log.len() as u64));
+    group.bench_function("from_stored_bytes", |b| {
+        b.iter(|| {
+            let log: Vec<Envelope> =
+                std::hint::black_box(&stored).iter().map(|s| serde_json::from_slice(s).expect("JSON")).collect();
+            Table::fold(&registry, &log).expect("fold")
+        });
+    });
+    group.bench_function("from_parsed", |b| {
+        b.iter(|| Table::fold(&registry, std::hint::black_box(&log)).expect("fold"));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fold, fold_bardagi);
 criterion_main!(benches);

@@ -39,7 +39,12 @@ fn deliver(c: &mut Criterion) {
         runestone::games::registry(),
         Keys::new(&[1; 32], 30),
         Arc::new(SystemClock),
-        Options { public_url: "http://localhost".into(), snapshot_interval: 64, cache_games: 100 },
+        Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: 64,
+            cache_games: 100,
+            cache_bytes: 64 << 20,
+        },
     ));
     let transport = rt.block_on(async { Transport::from_settings(&settings.mail, tmp.path()).unwrap() });
     let worker = Worker {

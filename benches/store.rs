@@ -1,8 +1,10 @@
 //! Durable appends per second (DESIGN.md §7): the sled store with one writer
 //! and with 16 concurrent writers (each on its own game, so group commit
-//! shares flushes between them), beside a plain `write_all` + `fdatasync`
-//! loop of records of the same size in the same directory, so the figures
-//! can be compared with what the disk's flush rate allows.
+//! shares flushes between them), beside two plain programs in the same
+//! directory and the same run: a `write_all` + `fdatasync` loop of records
+//! of the same size (one flush per record), and 256-byte records with one
+//! `fdatasync` per 64 (the ceiling a group commit can approach), so the
+//! figures can be compared with what the disk's flush rate allows.
 //!
 //! Everything is written under Cargo's target tmp directory, on the same
 //! filesystem as the build (not /tmp, which may be tmpfs).
@@ -100,6 +102,25 @@ fn appends(c: &mut Criterion) {
             for _ in 0..iters {
                 file.write_all(&record).expect("write");
                 file.sync_data().expect("fdatasync");
+            }
+            start.elapsed()
+        });
+    });
+
+    // The ceiling group commit can approach: 256-byte records with one
+    // fdatasync per 64 of them (the reference program, in the
+    // same run so that a busy machine weighs on both alike).
+    group.bench_function("batched_fdatasync_64", |b| {
+        let path = dir.path().join("batched.log");
+        let mut file: File = OpenOptions::new().create(true).append(true).open(&path).expect("file");
+        let record = [b'r'; 256];
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for i in 0..iters {
+                file.write_all(&record).expect("write");
+                if i % 64 == 63 || i + 1 == iters {
+                    file.sync_data().expect("fdatasync");
+                }
             }
             start.elapsed()
         });

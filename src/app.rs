@@ -29,7 +29,9 @@ impl Application {
         // existing store whose key is gone needs the operator's word.
         let fresh = !dir.join("events").exists();
         let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
-        let sled = SledStore::open(&dir.join("events"))
+        let cache_bytes = settings.storage.cache_bytes().map_err(anyhow::Error::msg)?;
+        let store_cache = settings.storage.store_cache().map_err(anyhow::Error::msg)?;
+        let sled = SledStore::open_with_cache(&dir.join("events"), store_cache)
             .with_context(|| format!("cannot open the event store under {}", dir.display()))?;
         // After a full disk it reopens itself once the reserve is free again.
         sled.recover_above(reserve);
@@ -63,6 +65,7 @@ impl Application {
                 public_url,
                 snapshot_interval: settings.storage.snapshot_interval,
                 cache_games: settings.storage.cache_games,
+                cache_bytes,
             },
         ));
         service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));

@@ -34,8 +34,42 @@ pub struct StorageSettings {
     pub path: PathBuf,
     pub snapshot_interval: u64,
     pub cache_games: usize,
+    /// The folded games' saved size held in memory at most: "96MB".
+    pub cache_bytes: String,
+    /// sled's page cache: "64MB".
+    pub store_cache: String,
     /// Free space kept in reserve: "256MB", "1GB", "1%", or "0" for none.
     pub reserve: String,
+}
+
+impl StorageSettings {
+    /// `cache_bytes` in bytes.
+    pub fn cache_bytes(&self) -> Result<u64, String> {
+        parse_size("storage.cache_bytes", &self.cache_bytes)
+    }
+
+    /// `store_cache` in bytes.
+    pub fn store_cache(&self) -> Result<u64, String> {
+        parse_size("storage.store_cache", &self.store_cache)
+    }
+}
+
+/// Parse a size such as "256MB", "64KiB" or "0" given for the key `key`.
+pub fn parse_size(key: &str, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let bad = || format!("{key} {text:?} is not a size such as \"64MB\" or \"1GB\"");
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "KB" | "KIB" | "K" => 1 << 10,
+        "MB" | "MIB" | "M" => 1 << 20,
+        "GB" | "GIB" | "G" => 1 << 30,
+        "TB" | "TIB" | "T" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(mult).ok_or_else(bad)
 }
 
 /// The free space the store keeps in reserve, as configured.
@@ -58,18 +92,7 @@ impl Reserve {
             }
             return Ok(Reserve::Percent(p));
         }
-        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-        let (n, unit) = t.split_at(split);
-        let n: u64 = n.parse().map_err(|_| bad())?;
-        let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
-            "" | "B" => 1,
-            "KB" | "KIB" | "K" => 1 << 10,
-            "MB" | "MIB" | "M" => 1 << 20,
-            "GB" | "GIB" | "G" => 1 << 30,
-            "TB" | "TIB" | "T" => 1 << 40,
-            _ => return Err(bad()),
-        };
-        n.checked_mul(mult).map(Reserve::Bytes).ok_or_else(bad)
+        parse_size("storage.reserve", t).map(Reserve::Bytes).map_err(|_| bad())
     }
 
     /// The reserve in bytes on a filesystem of `total` bytes.
@@ -211,6 +234,8 @@ impl Settings {
             )));
         }
         Reserve::parse(&self.storage.reserve).map_err(ConfigError::Invalid)?;
+        self.storage.cache_bytes().map_err(ConfigError::Invalid)?;
+        self.storage.store_cache().map_err(ConfigError::Invalid)?;
         if self.storage.snapshot_interval == 0 {
             return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));
         }
@@ -252,6 +277,16 @@ mod tests {
     fn environment_overrides_defaults() {
         let s = Settings::layered(None, env(&[("RUNESTONE__SERVER__PORT", "9000"), ("OTHER", "x")])).unwrap();
         assert_eq!(s.server.port, 9000);
+    }
+
+    #[test]
+    fn cache_sizes_parse_and_nonsense_is_named() {
+        let defaults = Settings::layered(None, env(&[])).expect("defaults");
+        assert_eq!(defaults.storage.cache_bytes(), Ok(96 << 20));
+        assert_eq!(defaults.storage.store_cache(), Ok(64 << 20));
+        let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__CACHE_BYTES", "plenty")])).unwrap_err();
+        assert!(e.to_string().contains("storage.cache_bytes \"plenty\" is not a size"), "{e}");
+        assert_eq!(parse_size("storage.store_cache", "1GiB"), Ok(1 << 30));
     }
 
     #[test]

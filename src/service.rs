@@ -8,6 +8,7 @@
 //! durable, so nothing a client was told succeeded can be lost.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -170,12 +171,17 @@ pub(crate) struct Loaded {
 pub(crate) struct Slot {
     pub(crate) game: tokio::sync::Mutex<Option<Loaded>>,
     tx: broadcast::Sender<Arc<Vec<Envelope>>>,
+    /// The folded game's size as counted against `storage.cache_bytes`:
+    /// the length of its saved form (0 until folded).
+    bytes: AtomicU64,
 }
 
+/// The folded games in memory, bounded by count and by their saved size.
 struct Cache {
     slots: HashMap<GameId, (Arc<Slot>, u64)>,
     tick: u64,
     capacity: usize,
+    max_bytes: u64,
 }
 
 impl Cache {
@@ -186,25 +192,43 @@ impl Cache {
             *used = tick;
             return slot.clone();
         }
-        if self.slots.len() >= self.capacity {
+        if self.slots.len() >= self.capacity || self.bytes() > self.max_bytes {
             self.evict();
         }
-        let slot = Arc::new(Slot { game: tokio::sync::Mutex::new(None), tx: broadcast::channel(256).0 });
+        let slot = Arc::new(Slot {
+            game: tokio::sync::Mutex::new(None),
+            tx: broadcast::channel(256).0,
+            bytes: AtomicU64::new(0),
+        });
         self.slots.insert(game.to_owned(), (slot.clone(), tick));
         slot
     }
 
-    /// Drop the least recently used tenth of the idle games.
+    /// The saved size of every folded game held.
+    fn bytes(&self) -> u64 {
+        self.slots.values().map(|(s, _)| s.bytes.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Drop the least recently used idle games until a tenth of the room
+    /// (by count and by bytes) is free again.
     fn evict(&mut self) {
-        let mut idle: Vec<(u64, GameId)> = self
+        let mut idle: Vec<(u64, GameId, u64)> = self
             .slots
             .iter()
             .filter(|(_, (s, _))| Arc::strong_count(s) == 1 && s.tx.receiver_count() == 0)
-            .map(|(g, (_, used))| (*used, g.clone()))
+            .map(|(g, (s, used))| (*used, g.clone(), s.bytes.load(Ordering::Relaxed)))
             .collect();
         idle.sort_unstable();
-        for (_, g) in idle.into_iter().take(self.capacity / 10 + 1) {
+        let count_goal = self.capacity.saturating_sub(self.capacity / 10 + 1);
+        let bytes_goal = self.max_bytes - self.max_bytes / 10;
+        let (mut count, mut bytes) = (self.slots.len(), self.bytes());
+        for (_, g, b) in idle {
+            if count <= count_goal && bytes <= bytes_goal {
+                break;
+            }
             self.slots.remove(&g);
+            count -= 1;
+            bytes = bytes.saturating_sub(b);
         }
     }
 }
@@ -215,6 +239,9 @@ pub struct Options {
     pub public_url: String,
     pub snapshot_interval: u64,
     pub cache_games: usize,
+    /// The folded games' saved size held in memory at most (idle games
+    /// beyond it are dropped, least recently used first).
+    pub cache_bytes: u64,
 }
 
 pub struct Service {
@@ -269,13 +296,14 @@ impl Service {
         options: Options,
     ) -> Service {
         let capacity = options.cache_games.max(16);
+        let max_bytes = options.cache_bytes;
         Service {
             store,
             registry,
             keys,
             clock,
             options,
-            cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity }),
+            cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity, max_bytes }),
             metrics: Metrics::default(),
             templates: crate::mail::Templates::new(),
             space: std::sync::OnceLock::new(),
@@ -286,7 +314,6 @@ impl Service {
     /// The time to stamp the next events of a loaded game: now, but never
     /// earlier than its last event (times never go backwards in a log).
     pub(crate) fn event_time(&self, loaded: &Loaded) -> Result<String> {
-        use std::sync::atomic::Ordering;
         let now = self.clock.now();
         let t = &loaded.table;
         let last = self.store.load(&t.game_id, t.head, Some(t.head))?;
@@ -340,6 +367,19 @@ impl Service {
         self.cache.lock().expect("cache lock").slot(game)
     }
 
+    /// Count a folded game's saved size against `storage.cache_bytes`.
+    fn count_bytes(&self, game: &str, bytes: usize) {
+        if let Some((slot, _)) = self.cache.lock().expect("cache lock").slots.get(game) {
+            slot.bytes.store(bytes as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// The folded games held in memory and their saved size in bytes.
+    pub fn cache_size(&self) -> (usize, u64) {
+        let cache = self.cache.lock().expect("cache lock");
+        (cache.slots.len(), cache.bytes())
+    }
+
     fn forget(&self, game: &str) {
         self.cache.lock().expect("cache lock").slots.remove(game);
     }
@@ -387,6 +427,7 @@ impl Service {
             let seed =
                 Seed::from_hex(&record.seed).ok_or_else(|| StoreError::Corrupt(format!("seed of game {game}")))?;
             let table = self.fold_at(game, u64::MAX).await?;
+            self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
             *guard = Some(Loaded { table, seed, record });
         }
@@ -641,7 +682,9 @@ impl Service {
         self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
         Metrics::inc(&self.metrics.games_created);
         let slot = self.slot(game_id);
+        let bytes = serde_json::to_vec(&table.save()).map_or(0, |v| v.len());
         *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record });
+        self.count_bytes(game_id, bytes);
         Ok(created)
     }
 
@@ -713,6 +756,7 @@ impl Service {
         let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
         if crossed || before_pending != after_pending {
             let bytes = serde_json::to_vec(&next.save()).expect("JSON");
+            self.count_bytes(&next.game_id, bytes.len());
             if self.store.put_snapshot(&next.game_id, next.head, &bytes).is_ok() {
                 Metrics::inc(&self.metrics.snapshots_written);
             }
@@ -1134,4 +1178,38 @@ pub fn plausible_email(s: &str) -> bool {
         && !domain.ends_with('.')
         && !s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>' || c == ',')
         && !domain.contains('@')
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    fn cache(capacity: usize, max_bytes: u64) -> Cache {
+        Cache { slots: HashMap::new(), tick: 0, capacity, max_bytes }
+    }
+
+    #[test]
+    fn folded_games_are_bounded_by_their_saved_size() {
+        let mut c = cache(1000, 1000);
+        for i in 0..20 {
+            c.slot(&format!("game{i:012}")).bytes.store(300, Ordering::Relaxed);
+            assert!(c.bytes() <= 1000 + 300, "after game {i}: {} bytes held", c.bytes());
+        }
+        // The least recently used went first.
+        assert!(c.slots.contains_key("game000000000019"));
+        assert!(!c.slots.contains_key("game000000000000"));
+        assert!(c.slots.len() <= 4, "{} games held", c.slots.len());
+    }
+
+    #[test]
+    fn folded_games_are_bounded_by_count_and_busy_ones_stay() {
+        let mut c = cache(16, u64::MAX);
+        let busy = c.slot("busy00000000000a");
+        for i in 0..40 {
+            c.slot(&format!("game{i:012}"));
+            assert!(c.slots.len() <= 16, "{} games held", c.slots.len());
+        }
+        assert!(c.slots.contains_key("busy00000000000a"), "a game in use is never dropped");
+        drop(busy);
+    }
 }

@@ -249,7 +249,12 @@ mod tests {
             crate::games::registry(),
             Keys::new(&[1; 32], 30),
             Arc::new(SystemClock),
-            Options { public_url: "http://localhost".into(), snapshot_interval: 64, cache_games: 16 },
+            Options {
+                public_url: "http://localhost".into(),
+                snapshot_interval: 64,
+                cache_games: 16,
+                cache_bytes: 1 << 20,
+            },
         ));
         let mail = Mail {
             id: super::super::mail_id("g", 3, "1", "your_move"),

@@ -13,7 +13,9 @@
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
 //! one write, then everything else already queued (it never waits for more),
-//! checks and applies each, then flushes once and answers every writer of the
+//! checks each, applies the accepted ones as one sled batch (the outbox
+//! worker's records join like any other write), then flushes once and
+//! answers every writer of the group: one store write and one fdatasync per
 //! group. A write is acknowledged only after that flush succeeded. The
 //! futures are lazy: a write is queued when its future is first polled.
 //!
@@ -27,7 +29,8 @@
 //! cache nor the file's metadata (sled issue #1452), and it never syncs the
 //! blob files it writes for oversized pages. So every flush is followed by a
 //! `Syncer` pass: `fdatasync` of sled's log file, of any blob file not yet
-//! synced, and of the directories whose entries changed.
+//! synced, and of the directories whose entries changed. The blob directory
+//! is listed only when its modification time says it may have changed.
 //!
 //! A failed flush answers every writer of its group with [`StoreError::Io`]
 //! (or [`StoreError::NoSpace`]: their writes may or may not be on disk), and
@@ -59,6 +62,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::thread::JoinHandle;
+use std::time::SystemTime;
 
 use runestone_engine::Envelope;
 use sled::{Batch, Db, Tree};
@@ -82,6 +86,9 @@ const MANIFEST: &[u8] = b"m:games";
 pub const MARKER: &str = "runestone.store";
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// sled's page cache when the configuration names none (sled's own default
+/// is 1 GiB, more than a small server should hold for it).
+pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The longest a writer waits for the committer's answer.
 pub const WRITE_BOUND: std::time::Duration = std::time::Duration::from_secs(20);
 
@@ -100,6 +107,8 @@ pub struct SledStore {
 /// What the store and its recovery thread share.
 struct Shared {
     path: PathBuf,
+    /// The bound of sled's page cache, in bytes.
+    cache_bytes: u64,
     /// The open database; `None` only while the recovery thread reopens it.
     state: RwLock<Option<Arc<Open>>>,
     /// Set by the committer when a flush fails (`None` when healthy).
@@ -296,18 +305,12 @@ fn verified_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
     }
 }
 
-/// Put a head record into `batch`; a game's first one also counts it in the
-/// manifest (the committer is the only writer, so reading it here is safe).
-fn put_head_record(main: &Tree, batch: &mut Batch, game: &GameKey, seq: u64, hash: &str, new: bool) -> StoreResult<()> {
+/// Put a head record into `batch`.
+fn put_head_record(batch: &mut Batch, game: &GameKey, seq: u64, hash: &str) {
     let mut v = Vec::with_capacity(8 + hash.len());
     v.extend_from_slice(&seq.to_be_bytes());
     v.extend_from_slice(hash.as_bytes());
     batch.insert(&head_key(game)[..], v);
-    if new {
-        let n = read_manifest(main)?.unwrap_or(0);
-        batch.insert(MANIFEST, &(n + 1).to_be_bytes()[..]);
-    }
-    Ok(())
 }
 
 /// How many games the manifest says have a head record.
@@ -384,24 +387,36 @@ impl SledStore {
     /// Open (or create) the store in the directory `path`, refusing one
     /// whose manifest of games does not match what is stored.
     pub fn open(path: &Path) -> StoreResult<SledStore> {
-        let open = open_checked(path)?;
-        Self::start(path, open, true)
+        Self::open_with_cache(path, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`open`](Self::open) with sled's page cache bounded to `cache_bytes`
+    /// (`storage.store_cache`), also after a reopen.
+    pub fn open_with_cache(path: &Path, cache_bytes: u64) -> StoreResult<SledStore> {
+        let open = open_checked(path, cache_bytes)?;
+        Self::start(path, open, true, cache_bytes)
     }
 
     /// Open for `runestone check`: like [`open`](Self::open) but without the
     /// manifest check, whose findings [`manifest_problems`](Self::manifest_problems) lists.
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
-        let (db, main, snapshots) = open_caught(path)?;
-        Self::start(path, (db, main, snapshots), false)
+        let (db, main, snapshots) = open_caught(path, DEFAULT_CACHE_BYTES)?;
+        Self::start(path, (db, main, snapshots), false, DEFAULT_CACHE_BYTES)
     }
 
-    fn start(path: &Path, (db, main, snapshots): (Db, Tree, Tree), checked: bool) -> StoreResult<SledStore> {
+    fn start(
+        path: &Path,
+        (db, main, snapshots): (Db, Tree, Tree),
+        checked: bool,
+        cache_bytes: u64,
+    ) -> StoreResult<SledStore> {
         let (failures, failed) = mpsc::channel();
         let broken = BrokenCell::default();
         let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
         let shared = Arc::new(Shared {
             path: path.to_owned(),
+            cache_bytes,
             state: RwLock::new(Some(Arc::new(open))),
             broken,
             closed: AtomicBool::new(false),
@@ -643,7 +658,7 @@ fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
 
 /// Open sled and its trees, turning a panic inside sled (its recovery
 /// panics on some damaged files) into an error that says what to do.
-fn open_caught(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+fn open_caught(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     let damaged = |what: String| {
         StoreError::Corrupt(format!(
             "sled's files under {} (its log file `db`, `conf`, `snap.*`) are damaged: {what}. \
@@ -652,7 +667,7 @@ fn open_caught(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
         ))
     };
     let attempt = || -> sled::Result<(Db, Tree, Tree)> {
-        let db = open_db(path)?;
+        let db = open_db_with_cache(path, cache_bytes)?;
         let main = db.open_tree("main")?;
         let snapshots = db.open_tree("snapshots")?;
         Ok((db, main, snapshots))
@@ -740,13 +755,19 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
     Ok(())
 }
 
+/// sled alone at `path`, for tests that damage its files.
+#[cfg(test)]
+pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
+    open_db_with_cache(path, DEFAULT_CACHE_BYTES)
+}
+
 /// Open sled at `path`, waiting a while for its file lock: sled's own
 /// background thread of a store just dropped in this process (or a server
 /// still exiting) may hold it for a moment after `drop` returns.
-pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
+fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
     let start = std::time::Instant::now();
     loop {
-        match sled::Config::new().path(path).open() {
+        match sled::Config::new().path(path).cache_capacity(cache_bytes).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -760,9 +781,9 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
 
 /// Open through the safe path of a start: room to open, no interrupted
 /// snapshot, sled's panics caught, the manifest checked.
-fn open_checked(path: &Path) -> StoreResult<(Db, Tree, Tree)> {
+fn open_checked(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     prepare_open(path)?;
-    let (db, main, snapshots) = open_caught(path)?;
+    let (db, main, snapshots) = open_caught(path, cache_bytes)?;
     check_manifest(path, &db, &main)?;
     Ok((db, main, snapshots))
 }
@@ -833,7 +854,7 @@ impl Shared {
                 }
             }
         }
-        let (db, main, snapshots) = open_checked(&self.path)?;
+        let (db, main, snapshots) = open_checked(&self.path, self.cache_bytes)?;
         let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
         let mut state = write_lock(&self.state);
         if self.closed.load(Ordering::SeqCst) {
@@ -1026,8 +1047,13 @@ impl Job {
     }
 }
 
-/// Check and apply every write of the group, flush once, answer everyone.
-/// An error means the flush failed (and every applied writer was told so).
+/// Check every write of the group, apply those accepted as one sled batch,
+/// flush once, answer everyone. An error means the batch or the flush failed
+/// (and every accepted writer was told so).
+///
+/// One batch per group matters for speed: sled seals every batch it applies
+/// with its own wait for the log to reach the file, so a batch per write
+/// cost a disk wait per write before the shared flush.
 fn commit_group(
     db: &Db,
     main: &Tree,
@@ -1036,17 +1062,14 @@ fn commit_group(
     broken: &BrokenCell,
     group: &mut Vec<Job>,
 ) -> Result<(), String> {
-    // What the applied writes touch, in doubt if the flush fails.
+    // What the accepted writes touch, in doubt if the batch or flush fails.
     let mut doubt = Broken::default();
-    // A write sled failed to apply with an IO error (sled keeps answering
-    // the first one it met, from its own background flush too): its outcome
-    // is unknown and the store is broken like after a failed flush.
-    let mut failed = Broken::default();
-    let mut failed_replies: Vec<(Reply, StoreError)> = Vec::new();
-    // Heads as left by the writes this group already applied.
-    let mut heads: HashMap<GameKey, Option<u64>> = HashMap::new();
-    let mut applied: Vec<Reply> = Vec::with_capacity(group.len());
+    // Heads as left by the writes this group already accepted.
+    let mut heads: HashMap<GameKey, (Option<u64>, bool)> = HashMap::new();
+    let mut accepted: Vec<Reply> = Vec::with_capacity(group.len());
     let mut outbox_keys: Vec<Vec<u8>> = Vec::new();
+    let mut batch = Batch::default();
+    let mut new_games = 0u64;
     for job in group.drain(..) {
         // Hidden from scans before sled can show them, until flushed.
         let keys = job.outbox_keys();
@@ -1065,29 +1088,20 @@ fn commit_group(
         };
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, reply } => {
-                (apply_append(main, &mut heads, game, expect_head, events, last_hash, side), reply)
+                let staged = stage_append(main, &mut batch, &mut heads, game, expect_head, events, last_hash, side);
+                (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
-                let mut batch = Batch::default();
                 add_side(&mut batch, side);
-                (main.apply_batch(batch).map_err(|e| io("applying a batch", e)), reply)
+                (Ok(()), reply)
             }
         };
         match result {
             Ok(()) => {
-                applied.push(reply);
+                accepted.push(reply);
                 outbox_keys.extend(keys);
                 doubt.games.extend(game);
                 doubt.keys.extend(touched);
-            }
-            // Its outbox records stay hidden: they may be in sled's memory.
-            Err(e @ StoreError::Io(_)) => {
-                if failed.why.is_empty() {
-                    failed.why = e.to_string();
-                }
-                failed.games.extend(game);
-                failed.keys.extend(touched);
-                failed_replies.push((reply, e));
             }
             // Refused writes were not written: answer at once.
             Err(e) => {
@@ -1096,17 +1110,31 @@ fn commit_group(
             }
         }
     }
-    let flushed = if applied.is_empty() { Ok(()) } else { flush(db, syncer) };
+    if accepted.is_empty() {
+        return Ok(());
+    }
+    // The manifest counts the games whose first head record this group
+    // writes (the committer is its only writer).
+    let manifest = if new_games > 0 {
+        read_manifest(main).map(|n| batch.insert(MANIFEST, &(n.unwrap_or(0) + new_games).to_be_bytes()[..]))
+    } else {
+        Ok(())
+    };
+    // A batch sled fails to apply with an IO error (sled keeps answering the
+    // first one it met, from its own background flush too) leaves the
+    // outcome unknown: the store is broken like after a failed flush.
+    let flushed = manifest
+        .and_then(|()| main.apply_batch(batch).map_err(|e| io("applying a batch", e)))
+        .map_err(|e| e.to_string())
+        .and_then(|()| flush(db, syncer));
     // Before anyone is answered: no read shows these writes from now on.
     let failure = match &flushed {
         Ok(()) => {
             confirm(unconfirmed, outbox_keys);
-            (!failed.why.is_empty()).then_some(failed)
+            None
         }
         Err(e) => {
             doubt.why = e.clone();
-            doubt.games.extend(failed.games);
-            doubt.keys.extend(failed.keys);
             Some(doubt)
         }
     };
@@ -1115,11 +1143,8 @@ fn commit_group(
         *lock(broken) = Some(f);
         why
     });
-    for (reply, e) in failed_replies {
-        let _ = reply.send(Err(e));
-    }
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
-    for reply in applied {
+    for reply in accepted {
         let answer = match &flushed {
             Ok(()) => Ok(()),
             Err(e) if no_space => Err(StoreError::NoSpace(format!("the write may or may not be on disk ({e})"))),
@@ -1165,10 +1190,18 @@ struct Syncer {
     blob_dir: PathBuf,
     /// Blob files already synced.
     blobs: HashSet<OsString>,
+    /// The blob directory's modification time seen before its last listing,
+    /// and when that listing began.
+    listed: Option<(SystemTime, SystemTime)>,
     /// Tests make the next syncs fail with this.
     #[cfg(test)]
     fail: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
+
+/// More than the coarsest clock tick of a filesystem's modification times:
+/// a file created within this of the last listing may leave the directory's
+/// time unchanged, so the directory is listed again until this has passed.
+const MTIME_TICK: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Syncer {
     fn open(dir: &Path) -> std::io::Result<Syncer> {
@@ -1181,6 +1214,7 @@ impl Syncer {
             log,
             blob_dir,
             blobs: HashSet::new(),
+            listed: None,
             #[cfg(test)]
             fail: Default::default(),
         };
@@ -1193,6 +1227,30 @@ impl Syncer {
         if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(std::io::Error::other("injected failure"));
         }
+        self.sync_new_blobs()?;
+        self.log.sync_data()
+    }
+
+    /// fdatasync the blob files sled wrote since the last pass. The
+    /// directory is listed only when its modification time says its entries
+    /// may have changed (one `stat` per flush otherwise): sled writes a blob
+    /// only for a page larger than a quarter of a segment.
+    fn sync_new_blobs(&mut self) -> std::io::Result<()> {
+        let mtime = match std::fs::metadata(&self.blob_dir) {
+            Ok(m) => m.modified()?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.blobs.clear();
+                self.listed = None;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some((seen, at)) = self.listed {
+            if seen == mtime && at >= seen + MTIME_TICK {
+                return Ok(());
+            }
+        }
+        let at = SystemTime::now();
         let mut present = HashSet::with_capacity(self.blobs.len());
         let mut new = false;
         match std::fs::read_dir(&self.blob_dir) {
@@ -1218,7 +1276,8 @@ impl Syncer {
             sync_dir(&self.blob_dir)?;
         }
         self.blobs = present;
-        self.log.sync_data()
+        self.listed = Some((mtime, at));
+        Ok(())
     }
 }
 
@@ -1240,17 +1299,22 @@ fn add_side(batch: &mut Batch, side: Vec<(Vec<u8>, Option<Vec<u8>>)>) {
     }
 }
 
-fn apply_append(
+/// Check an append against the head (as left by this group's earlier
+/// writes) and add it to the group's batch; `true` when it writes its
+/// game's first head record.
+#[allow(clippy::too_many_arguments)]
+fn stage_append(
     main: &Tree,
-    heads: &mut HashMap<GameKey, Option<u64>>,
+    batch: &mut Batch,
+    heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
     game: GameKey,
     expect_head: Option<u64>,
     events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
     last_hash: Option<String>,
     side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
-) -> StoreResult<()> {
+) -> StoreResult<bool> {
     let (head, recorded) = match heads.get(&game) {
-        Some(h) => (*h, true),
+        Some(h) => *h,
         None => {
             let recorded = read_head_record(main, &game)?.is_some();
             (verified_head(main, &game)?, recorded)
@@ -1264,17 +1328,17 @@ fn apply_append(
         });
     }
     let new_head = events.last().map(|(k, _)| seq_of(k)).or(head);
-    let mut batch = Batch::default();
     for (k, json) in events {
         batch.insert(&k[..], json);
     }
-    add_side(&mut batch, side);
+    add_side(batch, side);
+    let mut first = false;
     if let (Some(seq), Some(hash)) = (new_head, &last_hash) {
-        put_head_record(main, &mut batch, &game, seq, hash, !recorded)?;
+        put_head_record(batch, &game, seq, hash);
+        first = !recorded;
     }
-    main.apply_batch(batch).map_err(|e| io("applying a batch", e))?;
-    heads.insert(game, new_head);
-    Ok(())
+    heads.insert(game, (new_head, recorded || first));
+    Ok(first)
 }
 
 /// Each event's hash covers its content and the previous event's hash.

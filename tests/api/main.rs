@@ -13,6 +13,7 @@ mod golden;
 mod helpers;
 mod hidden;
 mod mail;
+mod memory;
 mod openapi;
 mod schemas;
 mod smtp;

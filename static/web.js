@@ -42,6 +42,16 @@
     for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", tally); }
     tally();
   });
+  // Deadlines of a reader whose time zone the server does not know: in
+  // the browser's own.
+  var stamps = document.querySelectorAll("time[data-local]");
+  Array.prototype.forEach.call(stamps, function (t) {
+    var d = new Date(t.getAttribute("datetime"));
+    if (isNaN(d.getTime())) { return; }
+    try {
+      t.textContent = d.toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    } catch (e) { /* the server's words stay */ }
+  });
   // At the head of a running game: say when the game moves on.
   var live = document.getElementById("live");
   if (live && window.EventSource) {

@@ -350,9 +350,10 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "game": game,
         "token": token,
         "who": who,
+        "game_name": game_name(&svc, &summary),
         "role": claims.role,
         "summary": summary,
-        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary),
+        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary, None),
     });
     Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
 }
@@ -395,8 +396,19 @@ fn when(stamp: &str) -> String {
     }
 }
 
-/// Who must decide what, with each decision's deadline from `summary`.
-fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value) -> Vec<Value> {
+/// A deadline as the reader reads it: in `tz` when the reader's time zone
+/// is known ("Tue 24 Nov 18:00 CET"), else in UTC (the pages' script
+/// rewrites it into the browser's own time zone).
+fn due_words(stamp: &str, tz: Option<&str>) -> String {
+    match chrono::DateTime::parse_from_rfc3339(stamp) {
+        Ok(t) => crate::notify::local_time(t.with_timezone(&chrono::Utc), tz),
+        Err(_) => stamp.to_owned(),
+    }
+}
+
+/// Who must decide what, with each decision's deadline from `summary`
+/// told in the time zone `tz` (the viewing seat's, when it gave one).
+fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value, tz: Option<&str>) -> Vec<Value> {
     let due = summary["deadlines"]["due"].as_array().cloned().unwrap_or_default();
     pending
         .as_array()
@@ -410,7 +422,8 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
                         "seat": seat,
                         "name": board::seat_name(names, seat),
                         "submitted": p["submitted"],
-                        "due_when": deadline.as_ref().and_then(Value::as_str).map(when),
+                        "due_when": deadline.as_ref().and_then(Value::as_str).map(|d| due_words(d, tz)),
+                        "due_local": tz.is_none(),
                         "due": deadline,
                         "kind": p["kind"],
                         "prompt": p["prompt"],
@@ -420,6 +433,51 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The table header of a game page: the game's name (never its id), the
+/// round and phase and the standings as the game tells them from the
+/// viewer's view (or the seats' names alone), and who is to play.
+fn table_header(
+    rules: Option<&dyn DynGame>,
+    summary: &Value,
+    view: &Value,
+    names: &[String],
+    pending: &[Value],
+    me: Option<u8>,
+) -> Value {
+    let name = rules.map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name);
+    let header = rules.and_then(|g| g.header(view, names)).filter(|h| h.check(names.len()).is_ok());
+    let to_play: Vec<u64> = pending.iter().filter_map(|p| p["seat"].as_u64()).collect();
+    let rows: Vec<Value> = (0..names.len())
+        .map(|i| {
+            let row = header.as_ref().and_then(|h| h.standings.get(i));
+            json!({
+                "seat": i,
+                "name": names[i],
+                "colour": row.and_then(|r| r.colour.clone()),
+                "score": row.and_then(|r| r.score),
+                "values": row.map(|r| r.values.clone()).unwrap_or_default(),
+                "me": me == Some(i as u8),
+                "to_play": to_play.contains(&(i as u64)),
+            })
+        })
+        .collect();
+    json!({
+        "name": name,
+        "round": header.as_ref().and_then(|h| h.round),
+        "phase": header.as_ref().and_then(|h| h.phase.clone()),
+        "score": header.as_ref().map(|h| h.score.clone()).filter(|s| !s.is_empty()),
+        "columns": header.as_ref().map(|h| h.columns.clone()).unwrap_or_default(),
+        "rows": rows,
+        "to_play": pending,
+        "over": summary["status"] == "over",
+    })
+}
+
+/// The name of the game `summary` describes, in words (never its id).
+fn game_name(svc: &Service, summary: &Value) -> String {
+    game_of(svc, summary).map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name)
 }
 
 /// The rules of the game `summary` describes, if this server hosts them.
@@ -556,14 +614,20 @@ async fn render_game(
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
+    let tz = match me {
+        Some(s) => svc.mail_preferences(game, s).await.ok().and_then(|(_, _, tz)| tz),
+        None => None,
+    };
+    let pending = pending_list(&view["pending"], &names, me, &summary, tz.as_deref());
     let mut ctx = json!({
+        "table": table_header(rules, &summary, &view["view"], &names, &pending, me),
         "game": game,
         "summary": summary,
         "names": names,
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
         "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
-        "pending": pending_list(&view["pending"], &names, me, &summary),
+        "pending": pending,
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
         // A turn is decided against the position shown (a stale page is
         // refused); a secret plan is not, since the others' plans move the
@@ -885,10 +949,11 @@ async fn render_host(
     let ctx = json!({
         "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
         "game": game,
+        "game_name": game_name(svc, &summary),
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&summary["pending"], &names, None, &summary),
+        "pending": pending_list(&summary["pending"], &names, None, &summary, None),
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",

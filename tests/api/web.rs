@@ -255,7 +255,7 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
     let waiting = bo.get(&format!("/games/{game}"));
     assert!(waiting.html.contains("(has decided; may still change it)"), "{}", waiting.html);
-    assert!(waiting.html.contains("<span class=\"small\">due <time"), "the deadline is shown: {}", waiting.html);
+    assert!(waiting.html.contains("<span class=\"due\">by <time"), "the deadline is shown: {}", waiting.html);
     assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 1})).status, 303);
 
     // A taunt can be taken back; the page offers it, and only to its author.
@@ -731,4 +731,89 @@ fn bardagi_forms_work_without_javascript_and_keep_what_was_entered() {
     let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
     assert_eq!(view["view"]["players"][first]["orders"]["sheep"], "meat", "the bot's turn keeps the player's orders");
     assert_eq!(view["view"]["current"], json!(1 - first), "the turn passed on");
+}
+
+// ---------------------------------------------------------------- the table header
+
+#[test]
+fn every_game_page_opens_with_its_table_header_and_the_deadline_in_the_readers_time_zone() {
+    let app = TestApp::spawn();
+    let seats = json!([{"name": "Ása", "tz": "Asia/Tokyo"}, {"name": "Bo"}]);
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats,
+                    "deadlines": {"plan_hours": 48, "turn_hours": 48, "small_hours": 48}}),
+        )
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut ann = Browser::new(&app);
+    ann.sign_in(&game, &tokens[0]);
+    let mut bo = Browser::new(&app);
+    bo.sign_in(&game, &tokens[1]);
+
+    let page = ann.get(&format!("/games/{game}")).html;
+    for want in [
+        "<title>Your move · Duel (test fixture), round 1 · runestone</title>",
+        "<h1 id=\"table-h\">Duel (test fixture) <span class=\"round\" id=\"round\">· round 1 of 2</span></h1>",
+        "<p class=\"phase\" id=\"phase\">Bidding: every player bids in secret</p>",
+        "<th scope=\"col\">Player</th><th scope=\"col\">Points</th><th scope=\"col\">Budget</th><th scope=\"col\">Bid</th>",
+        "<strong>You</strong>: ",
+    ] {
+        assert!(page.contains(want), "{want} in {page}");
+    }
+    // Ása gave her time zone: her deadlines are told in it; Bo's in UTC,
+    // which the page's script puts in his browser's zone.
+    let due = |html: &str| {
+        let at = html.find("class=\"due\">by <time").expect("a deadline in the header");
+        html[at..at + html[at..].find("</time>").unwrap()].to_owned()
+    };
+    let hers = due(&page);
+    assert!(hers.ends_with(" JST") && !hers.contains("data-local"), "{hers}");
+    let his_page = bo.get(&format!("/games/{game}")).html;
+    let his = due(&his_page);
+    assert!(his.ends_with(" UTC") && his.contains("data-local"), "{his}");
+
+    // A secret bid: its seat's row says it, the other's and the public's do not.
+    assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 9})).status, 303);
+    let row = |html: &str, seat: u8| {
+        let at = html.find(&format!("id=\"standing-{seat}\"")).expect("a row per seat");
+        html[at..at + html[at..].find("</tr>").unwrap()].to_owned()
+    };
+    assert!(row(&ann.get(&format!("/games/{game}")).html, 0).contains("<td>bid 9</td>"));
+    let his_page = bo.get(&format!("/games/{game}")).html;
+    assert!(row(&his_page, 0).contains("<td>bid hidden</td>"), "{}", row(&his_page, 0));
+    assert!(row(&his_page, 1).contains("to play"), "{}", row(&his_page, 1));
+    let public = Browser::new(&app).get(&format!("/games/{game}")).html;
+    assert!(row(&public, 0).contains("<td>bid hidden</td>"));
+
+    // Bardagi: the clans' colours, glory, and gold secret but to its own clan.
+    let created = app.create("bardagi", 3, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut clan = Browser::new(&app);
+    clan.sign_in(&game, &tokens[2]);
+    let page = clan.get(&format!("/games/{game}")).html;
+    assert!(
+        page.contains(
+            "<h1 id=\"table-h\">Bardagi - the claim for gold <span class=\"round\" id=\"round\">· round 1 of "
+        ),
+        "{page}"
+    );
+    assert!(page.contains("Planning: every clan chooses its cards for the round in secret"), "{page}");
+    assert!(page.contains("<th scope=\"col\">Glory</th><th scope=\"col\">Areas</th><th scope=\"col\">Gold</th>"));
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[2])).ok().clone();
+    let gold = view["view"]["players"][2]["gold"].as_i64().unwrap();
+    for seat in 0..3u8 {
+        let r = row(&page, seat);
+        let colour = view["view"]["players"][seat as usize]["colour"].as_str().unwrap();
+        assert!(r.to_lowercase().contains(&format!("<span class=\"small\">{colour}</span>")), "{r}");
+        let glory = view["view"]["players"][seat as usize]["glory"].as_i64().unwrap();
+        assert!(r.contains(&format!("<td class=\"num\">{glory}</td>")), "{r}");
+        let gold_cell = if seat == 2 { format!("<td>{gold}</td>") } else { "<td>secret</td>".to_owned() };
+        assert!(r.contains(&gold_cell), "{gold_cell} in {r}");
+    }
 }

@@ -12,6 +12,7 @@
 
 pub mod form;
 mod generic;
+pub mod table;
 
 use std::collections::BTreeMap;
 
@@ -24,6 +25,7 @@ use crate::game::{Game, Seat};
 
 pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
+pub use table::{Rounds, Standing, TableHeader};
 
 /// One area of a board as drawn: its id and its owner (a seat), if any.
 /// Tests use this to check every area is drawn once, with its owner.
@@ -204,6 +206,14 @@ pub trait Present: Game {
     /// colour classes), appended to the pages' stylesheet.
     fn stylesheet() -> &'static str {
         ""
+    }
+
+    /// The table header's round, phase and standings as this view shows
+    /// them (see [`TableHeader`]); `None` for a header of the seats' names
+    /// and whose turn it is only.
+    fn header(view: &Self::View, seats: &[String]) -> Option<TableHeader> {
+        let _ = (view, seats);
+        None
     }
 
     /// Commands with free fields `seat` may send now.

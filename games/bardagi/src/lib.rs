@@ -25,6 +25,7 @@ pub mod planning;
 pub mod scoring;
 pub mod setup;
 pub mod state;
+mod table;
 pub mod view;
 
 #[cfg(test)]
@@ -33,7 +34,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
 
@@ -391,6 +392,10 @@ impl Present for Bardagi {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
+        Some(table::header(view, seats))
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

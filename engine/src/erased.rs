@@ -123,6 +123,8 @@ pub trait DynGame: Send + Sync {
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
     fn stylesheet(&self) -> &'static str;
     fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader>;
+    /// The round an event (written with schema version `version`) begins.
+    fn round_begun(&self, version: u32, event: &Value) -> Option<u32>;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
@@ -251,6 +253,9 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader> {
         G::header(&typed::<G>(view)?, seats)
+    }
+    fn round_begun(&self, version: u32, event: &Value) -> Option<u32> {
+        G::round_begun(&Self::event(version, event).ok()?)
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()

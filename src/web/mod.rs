@@ -46,6 +46,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("host_created.html", include_str!("../../templates/web/host_created.html")),
     ("host.html", include_str!("../../templates/web/host.html")),
     ("home.html", include_str!("../../templates/web/home.html")),
+    ("data.html", include_str!("../../templates/web/data.html")),
 ];
 
 const CSS: &str = include_str!("../../static/web.css");
@@ -74,6 +75,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/static/web.js").route(web::get().to(js)))
     .service(web::resource("/play/{game}").route(web::get().to(landing)).route(web::post().to(landing_post)))
     .service(web::resource("/games/{game}").route(web::get().to(game_page)))
+    .service(web::resource("/games/{game}/data").route(web::get().to(data_page)))
     .service(web::resource("/games/{game}/commands").route(web::post().to(command)))
     .service(web::resource("/games/{game}/undo").route(web::post().to(undo)))
     .service(web::resource("/host/new").route(web::get().to(host_new)).route(web::post().to(host_create)))
@@ -516,10 +518,17 @@ async fn log_and_position(
     let events = svc.events(game, viewer, 0, None).await?;
     let head = view["head"].as_u64().unwrap_or(0);
     let seq = view["seq"].as_u64().unwrap_or(head);
+    let ruleset = view["ruleset"].as_str().unwrap_or_default();
+    let rules = svc.registry().get(ruleset).map(|g| g.as_ref());
     let log: Vec<Value> = events
         .iter()
         .map(|e| {
+            let round = match (&e.envelope.body, rules) {
+                (runestone_engine::Body::Game { v, event }, Some(g)) if e.in_force => g.round_begun(*v, event),
+                _ => None,
+            };
             json!({
+                "round": round,
                 "seq": e.envelope.seq,
                 "text": e.text,
                 "time": e.envelope.time,
@@ -531,8 +540,7 @@ async fn log_and_position(
             })
         })
         .collect();
-    let ruleset = view["ruleset"].as_str().unwrap_or_default();
-    let b = board::render(svc.registry().get(ruleset).map(|g| g.as_ref()), &view["view"], names);
+    let b = board::render(rules, &view["view"], names);
     let rewind = json!({
         "seq": seq,
         "head": head,
@@ -544,6 +552,44 @@ async fn log_and_position(
     });
     let envelopes = events.into_iter().map(|e| e.envelope).collect();
     Ok((view, log, rewind, envelopes))
+}
+
+/// How many entries of the log a page shows when its game counts no rounds.
+const LOG_TAIL: usize = 30;
+
+/// The log as a game page shows it: the entries of the round of the
+/// position shown (from the event that began it to the next round's), or,
+/// before a first round or in a game without rounds, the last
+/// [`LOG_TAIL`] entries up to it; and
+/// what was folded away, in words, with the link to the whole log.
+fn fold_log(log: Vec<Value>, seq: u64) -> (Vec<Value>, Value) {
+    if log.is_empty() {
+        return (log, json!({"folded": false, "all": 0}));
+    }
+    let seq_of = |e: &Value| e["seq"].as_u64().unwrap_or(0);
+    let shown = log.iter().rposition(|e| seq_of(e) <= seq).unwrap_or(0);
+    let begun = log[..=shown].iter().rposition(|e| e["round"].is_u64());
+    let (from, to, round) = match begun {
+        Some(b) => {
+            let next = log[b + 1..].iter().position(|e| e["round"].is_u64()).map_or(log.len(), |n| b + 1 + n);
+            (b, next, log[b]["round"].as_u64())
+        }
+        None => {
+            let next = log[shown + 1..].iter().position(|e| e["round"].is_u64()).map_or(shown + 1, |n| shown + 1 + n);
+            (shown.saturating_sub(LOG_TAIL - 1), next, None)
+        }
+    };
+    let (earlier, later) = (from, log.len() - to);
+    let all = log.len();
+    let shown_log: Vec<Value> = log.into_iter().skip(from).take(to - from).collect();
+    let fold = json!({
+        "round": round,
+        "earlier": earlier,
+        "later": later,
+        "all": all,
+        "folded": earlier > 0 || later > 0,
+    });
+    (shown_log, fold)
 }
 
 /// Whether `seat`'s last step can be taken back, as the kernel would judge
@@ -576,6 +622,27 @@ async fn game_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageR
     let at = at_of(&req)?;
     let (claims, problem) = session(&svc, &req, Kind::Seat, &game).await;
     render_game(&svc, &req, &game, claims.as_ref(), problem, at, StatusCode::OK, None, Entered::default()).await
+}
+
+/// The raw view behind a game page's "data" link: everything the viewer
+/// may see, in the generic rendering and as JSON.
+async fn data_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let at = at_of(&req)?;
+    let (claims, _) = session(&svc, &req, Kind::Seat, &game).await;
+    let viewer = claims.as_ref().map_or(Viewer::Public, Claims::viewer);
+    let summary = svc.summary(&game).await?;
+    let names = names_of(&summary);
+    let view = svc.view(&game, viewer, at).await?;
+    let ctx = json!({
+        "game": game,
+        "game_name": game_name(&svc, &summary),
+        "me": claims.and_then(|c| c.seat).map(|s| board::seat_name(&names, s)),
+        "at": at,
+        "html": board::generic_html(&view["view"], &names),
+        "json": serde_json::to_string_pretty(&view["view"]).unwrap_or_default(),
+    });
+    Ok(render(StatusCode::OK, "data.html", ctx, None))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -614,6 +681,13 @@ async fn render_game(
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
+    let (log, mut log_fold) = if query(req).get("log").is_some_and(|l| l == "all") {
+        let n = log.len();
+        (log, json!({"folded": false, "whole": true, "all": n}))
+    } else {
+        fold_log(log, rewind["seq"].as_u64().unwrap_or(0))
+    };
+    log_fold["at"] = json!(at);
     let tz = match me {
         Some(s) => svc.mail_preferences(game, s).await.ok().and_then(|(_, _, tz)| tz),
         None => None,
@@ -641,6 +715,7 @@ async fn render_game(
         "undo": undo,
         "rewind": rewind,
         "log": log,
+        "log_fold": log_fold,
         "over": summary["status"] == "over",
         "outcome": outcome_rows(&summary, &names),
         "error": error,
@@ -1163,6 +1238,33 @@ mod tests {
             json!({"forms": parts, "game": "g1", "csrf": "tok", "error": "x", "error_at": "other", "entered": {}});
         let html = templates().get_template("forms.html").unwrap().render(&quiet).unwrap();
         assert!(!html.contains("id=\"error\"") && !html.contains("name=\"seq\""), "{html}");
+    }
+
+    #[test]
+    fn the_log_folds_to_the_round_of_the_position_shown_or_to_its_last_entries() {
+        let entry = |seq: u64, round: Option<u64>| json!({"seq": seq, "round": round});
+        let log: Vec<Value> =
+            (0..20).map(|s| entry(s, [(1, 1), (8, 2), (15, 3)].iter().find(|r| r.0 == s).map(|r| r.1))).collect();
+        let seqs = |l: &[Value]| l.iter().map(|e| e["seq"].as_u64().unwrap()).collect::<Vec<_>>();
+        let (now, fold) = fold_log(log.clone(), 19);
+        assert_eq!(seqs(&now), (15..20).collect::<Vec<_>>());
+        assert_eq!(
+            (fold["round"].as_u64(), fold["earlier"].as_u64(), fold["later"].as_u64()),
+            (Some(3), Some(15), Some(0))
+        );
+        let (past, fold) = fold_log(log.clone(), 9);
+        assert_eq!(seqs(&past), (8..15).collect::<Vec<_>>());
+        assert_eq!((fold["earlier"].as_u64(), fold["later"].as_u64()), (Some(8), Some(5)));
+        let (start, fold) = fold_log(log, 0);
+        assert_eq!(seqs(&start), [0], "the creation comes before the first round");
+        assert_eq!(fold["later"].as_u64(), Some(19));
+        // Without rounds: the last entries up to the position shown.
+        let plain: Vec<Value> = (0..100).map(|s| entry(s, None)).collect();
+        let (tail, fold) = fold_log(plain, 99);
+        assert_eq!(seqs(&tail), (100 - LOG_TAIL as u64..100).collect::<Vec<_>>());
+        assert_eq!((fold["earlier"].as_u64(), fold["folded"].as_bool()), (Some(70), Some(true)));
+        let (short, fold) = fold_log((0..5).map(|s| entry(s, None)).collect(), 4);
+        assert_eq!((short.len(), fold["folded"].as_bool()), (5, Some(false)));
     }
 
     #[test]

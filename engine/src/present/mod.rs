@@ -216,6 +216,13 @@ pub trait Present: Game {
         None
     }
 
+    /// The round `event` begins, when it begins one: the pages show the
+    /// log of the current round and fold the rounds before it away.
+    fn round_begun(event: &Self::Event) -> Option<u32> {
+        let _ = event;
+        None
+    }
+
     /// Commands with free fields `seat` may send now.
     fn templates(view: &Self::View, seat: Seat) -> Vec<CommandTemplate> {
         let _ = (view, seat);

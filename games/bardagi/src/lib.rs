@@ -398,6 +398,13 @@ impl Present for Bardagi {
         Some(table::header(view, seats))
     }
 
+    fn round_begun(event: &Event) -> Option<u32> {
+        match event {
+            Event::RoundBegan { round, .. } => Some(u32::from(*round)),
+            _ => None,
+        }
+    }
+
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
         forms::forms(input)
     }

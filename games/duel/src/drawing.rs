@@ -21,7 +21,8 @@ fn bid_text(b: Option<&BidView>) -> String {
 /// budget and bid as the viewer may see it.
 pub fn header(view: &DuelView, seats: &[String]) -> TableHeader {
     let mut h = TableHeader::new("Points", &["Budget", "Bid"]);
-    h.round = Some(Rounds { now: u32::from(view.round.max(1)), of: u32::from(view.rounds) });
+    // The fixture counts its rounds from 0.
+    h.round = Some(Rounds { now: u32::from(view.round) + 1, of: u32::from(view.rounds) });
     h.phase = Some(match (view.over, view.claimer) {
         (true, _) => "The game is over".to_owned(),
         (false, Some(s)) => format!("Claim: {} claims the die or passes", seat_name(seats, s)),

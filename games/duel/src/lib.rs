@@ -162,6 +162,14 @@ impl Present for Duel {
         Some(drawing::header(view, seats))
     }
 
+    fn round_begun(event: &DuelEvent) -> Option<u32> {
+        match event {
+            DuelEvent::Started { .. } => Some(1),
+            DuelEvent::NextRound { round } => Some(u32::from(*round) + 1),
+            _ => None,
+        }
+    }
+
     fn templates(view: &DuelView, seat: Seat) -> Vec<CommandTemplate> {
         if view.claimer != Some(seat) || view.over {
             return Vec::new();

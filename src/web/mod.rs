@@ -688,6 +688,20 @@ async fn render_game(
         fold_log(log, rewind["seq"].as_u64().unwrap_or(0))
     };
     log_fold["at"] = json!(at);
+    // The player boards: the viewer's own first and in full, the others'
+    // public parts folded below the map.
+    let boards = rules.map(|g| g.player_boards(&view["view"], &names)).unwrap_or_default();
+    let board_of = |b: &runestone_engine::present::PlayerBoard| {
+        json!({
+            "seat": b.seat,
+            "name": board::seat_name(&names, b.seat),
+            "svg": b.svg,
+            "html": b.html,
+            "whole": b.whole,
+        })
+    };
+    let own_board = boards.iter().find(|b| Some(b.seat) == me).map(board_of);
+    let other_boards: Vec<Value> = boards.iter().filter(|b| Some(b.seat) != me).map(board_of).collect();
     let tz = match me {
         Some(s) => svc.mail_preferences(game, s).await.ok().and_then(|(_, _, tz)| tz),
         None => None,
@@ -716,6 +730,8 @@ async fn render_game(
         "rewind": rewind,
         "log": log,
         "log_fold": log_fold,
+        "own_board": own_board,
+        "other_boards": other_boards,
         "over": summary["status"] == "over",
         "outcome": outcome_rows(&summary, &names),
         "error": error,

@@ -25,7 +25,7 @@ use crate::game::{Game, Seat};
 
 pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
-pub use table::{Rounds, Standing, TableHeader};
+pub use table::{PlayerBoard, Rounds, Standing, TableHeader};
 
 /// One area of a board as drawn: its id and its owner (a seat), if any.
 /// Tests use this to check every area is drawn once, with its owner.
@@ -214,6 +214,14 @@ pub trait Present: Game {
     fn header(view: &Self::View, seats: &[String]) -> Option<TableHeader> {
         let _ = (view, seats);
         None
+    }
+
+    /// The players' boards (the pieces and holdings off the map), one per
+    /// seat in seat order, drawn from the view; empty when the game has
+    /// none. The page shows the viewer's own first and in full.
+    fn player_boards(view: &Self::View, seats: &[String]) -> Vec<PlayerBoard> {
+        let _ = (view, seats);
+        Vec::new()
     }
 
     /// The round `event` begins, when it begins one: the pages show the

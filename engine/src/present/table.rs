@@ -46,6 +46,21 @@ pub struct Standing {
     pub values: Vec<String>,
 }
 
+/// One seat's player board as the viewer's view shows it: the viewer's
+/// own in full, the others' public parts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerBoard {
+    pub seat: Seat,
+    /// The board drawn: an `<svg …>…</svg>` fragment with its own title,
+    /// when the game draws it.
+    pub svg: Option<String>,
+    /// The same board in words, as HTML (always: the text alternative).
+    pub html: String,
+    /// The view holds the whole board (the viewer's own, or every board
+    /// once the game is over); otherwise only what the rules make public.
+    pub whole: bool,
+}
+
 impl TableHeader {
     /// A header with the score called `score` and these columns.
     pub fn new(score: impl Into<String>, columns: &[&str]) -> TableHeader {

@@ -29,7 +29,7 @@ fn cell_of(c: &[i32; 2]) -> (i64, i64) {
 }
 
 /// A value's name as the view writes it ("gold_mine", "red", "action").
-fn name_of<T: Serialize>(x: &T) -> String {
+pub(crate) fn name_of<T: Serialize>(x: &T) -> String {
     serde_json::to_value(x).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
@@ -56,7 +56,7 @@ fn hex_at(x: f64, y: f64) -> String {
 }
 
 /// The clan colour's paint.
-fn clan_paint(colour: &str) -> &'static str {
+pub(crate) fn clan_paint(colour: &str) -> &'static str {
     match colour {
         "red" => "#c0392b",
         "yellow" => "#d4ac0d",

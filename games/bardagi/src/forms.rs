@@ -69,7 +69,7 @@ fn building_name(key: &str) -> &str {
 }
 
 /// What an upgrade effect does, in a few words.
-fn effect_words(effect: &str) -> &str {
+pub(crate) fn effect_words(effect: &str) -> &str {
     match effect {
         "knerrir_plus_two" => "Knerrir moves 2 more squares per card",
         "gold_two" => "2 gold each Claim phase",

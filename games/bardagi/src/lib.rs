@@ -22,6 +22,7 @@ pub mod claim;
 mod drawing;
 mod forms;
 pub mod planning;
+mod player_board;
 pub mod scoring;
 pub mod setup;
 pub mod state;
@@ -34,7 +35,9 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
+use runestone_engine::present::{
+    schemas_of, Area, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader,
+};
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
 
@@ -396,6 +399,10 @@ impl Present for Bardagi {
 
     fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
         Some(table::header(view, seats))
+    }
+
+    fn player_boards(view: &view::View, seats: &[String]) -> Vec<PlayerBoard> {
+        player_board::boards(view, seats)
     }
 
     fn round_begun(event: &Event) -> Option<u32> {

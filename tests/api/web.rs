@@ -818,6 +818,65 @@ fn every_game_page_opens_with_its_table_header_and_the_deadline_in_the_readers_t
     }
 }
 
+// ---------------------------------------------------------------- live pages
+
+/// Two browsers on two seats' pages: the second sees the first's move
+/// appear without reloading, told at the top in words; a rollback while
+/// it composes is announced with its reason and what it typed stays.
+#[test]
+fn a_second_browser_sees_the_first_seats_move_and_a_rollback_appear_without_reloading() {
+    let app = TestApp::spawn();
+    let seats = json!([{"name": "Ása"}, {"name": "Bo"}]);
+    let created = app
+        .post("/api/v1/games", None, &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats}))
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let a = Driver::start();
+    let b = Driver::start();
+    for (d, seat) in [(&a, 0), (&b, 1)] {
+        d.go(str_of(&created["seats"][seat], "link"));
+        d.loads(|| d.click(&d.find("#enter")));
+    }
+    b.wait_until("Bo's page to follow the game", || b.text("#live").contains("follows the game"));
+    b.eval("window.__sameDocument = true; return true;");
+    let same_document = || b.eval("return window.__sameDocument === true;") == json!(true);
+
+    // Ása bids: Bo's page shows it without reloading.
+    a.loads(|| a.press("Bid 7"));
+    b.wait_until("Ása's bid on Bo's page", || b.text("#log").contains("Ása placed a secret bid"));
+    assert!(same_document(), "Bo's page was not reloaded");
+    assert!(b.text("#live-notice").contains("Ása placed a secret bid"), "{}", b.text("#live-notice"));
+    assert!(b.text("#standing-0").contains("bid hidden"), "{}", b.text("#standing-0"));
+    assert!(!b.source().contains("bid 7"), "Ása's bid stays secret");
+    b.screenshot("30-live-move-seen");
+
+    // Bo starts writing a command; the host rolls Ása's bid back meanwhile.
+    b.click(&b.find("details.advanced summary"));
+    b.type_in(&b.find("#json"), "{\"type\": \"Bid\", \"amount\": 4}");
+    let bid_seq = head(&app, &game);
+    let rolled = app.post(
+        &format!("/api/v1/games/{game}/rollback"),
+        Some(str_of(&created, "host_token")),
+        &json!({"to_seq": bid_seq - 1, "reason": "Ása asked to bid again"}),
+    );
+    rolled.ok();
+    b.wait_until("the rollback announced on Bo's page", || {
+        b.exists("#live-notice") && b.text("#live-notice").contains("rolled back")
+    });
+    let told = b.text("#live-notice");
+    assert!(told.contains("Ása asked to bid again"), "the reason is told: {told}");
+    assert!(told.contains("what you entered is kept"), "{told}");
+    assert_eq!(b.property("#json", "value"), "{\"type\": \"Bid\", \"amount\": 4}", "what Bo typed stays");
+    assert!(same_document(), "Bo's page was not reloaded");
+    b.wait_until("the voided bid struck in the log", || b.exists("#log li.voided"));
+    b.screenshot("31-live-rollback-told");
+    for d in [&a, &b] {
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
 // ---------------------------------------------------------------- page weight
 
 /// A 4-clan Bardagi game some rounds in, seen at 1280×900 by the clan

@@ -297,6 +297,8 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
         &[("csrf", &csrf), ("action", "extend"), ("seat", "0"), ("hours", "12"), ("reason", "travel")],
     );
     assert_eq!(extended.status, 303, "{}", extended.html);
+    assert_eq!(extended.location, format!("/host/{game}?done=extend#clocks"));
+    assert!(host.get(&format!("/host/{game}?done=extend")).html.contains("More time given"));
 
     // A substitute takes over seat 1; Bo's session ends, the newcomer's link works.
     let sub = host.post(
@@ -311,10 +313,18 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     cai.sign_in(&game, &token(link));
     assert!(cai.get(&format!("/games/{game}")).html.contains("(seat 1)"));
 
-    // The host rolls back to before the bids; the log keeps them, voided.
+    // The host rolls back to before the bids, chosen from the log's
+    // entries; the log keeps them, voided, and the page confirms it.
+    let before = host.get(&format!("/host/{game}")).html;
+    let choice = before.split("<select id=\"to_seq\" name=\"to_seq\" required>").nth(1).expect("a list of entries");
+    let choice = &choice[..choice.find("</select>").unwrap()];
+    assert!(choice.contains("<option value=\"1\">#1 "), "{choice}");
+    assert!(choice.contains(" selected>#"), "the latest entry is chosen first: {choice}");
     let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
     assert_eq!(rb.status, 303, "{}", rb.html);
-    let dash = host.get(&format!("/host/{game}"));
+    assert_eq!(rb.location, format!("/host/{game}?done=rollback"));
+    let dash = host.get(&rb.location);
+    assert!(dash.html.contains("<p class=\"notice\" role=\"status\" id=\"host-done\">Rolled back:"), "{}", dash.html);
     assert!(dash.html.contains("Rolled back to event 1: misclick"), "{}", dash.html);
     assert!(dash.html.contains("<del>Ása placed a secret bid</del>"), "{}", dash.html);
 }
@@ -838,16 +848,22 @@ fn a_second_browser_sees_the_first_seats_move_and_a_rollback_appear_without_relo
         d.go(str_of(&created["seats"][seat], "link"));
         d.loads(|| d.click(&d.find("#enter")));
     }
-    b.wait_until("Bo's page to follow the game", || b.text("#live").contains("follows the game"));
+    // The live page redraws its parts: read them in one step in the page
+    // (an element found first may be replaced before its text is read).
+    let text = |css: &str| {
+        let v = b.eval(&format!("var e = document.querySelector({css:?}); return e ? e.textContent : '';"));
+        v.as_str().unwrap_or_default().to_owned()
+    };
+    b.wait_until("Bo's page to follow the game", || text("#live").contains("follows the game"));
     b.eval("window.__sameDocument = true; return true;");
     let same_document = || b.eval("return window.__sameDocument === true;") == json!(true);
 
     // Ása bids: Bo's page shows it without reloading.
     a.loads(|| a.press("Bid 7"));
-    b.wait_until("Ása's bid on Bo's page", || b.text("#log").contains("Ása placed a secret bid"));
+    b.wait_until("Ása's bid on Bo's page", || text("#log").contains("Ása placed a secret bid"));
     assert!(same_document(), "Bo's page was not reloaded");
-    assert!(b.text("#live-notice").contains("Ása placed a secret bid"), "{}", b.text("#live-notice"));
-    assert!(b.text("#standing-0").contains("bid hidden"), "{}", b.text("#standing-0"));
+    assert!(text("#live-notice").contains("Ása placed a secret bid"), "{}", text("#live-notice"));
+    assert!(text("#standing-0").contains("bid hidden"), "{}", text("#standing-0"));
     assert!(!b.source().contains("bid 7"), "Ása's bid stays secret");
     b.screenshot("30-live-move-seen");
 
@@ -861,10 +877,8 @@ fn a_second_browser_sees_the_first_seats_move_and_a_rollback_appear_without_relo
         &json!({"to_seq": bid_seq - 1, "reason": "Ása asked to bid again"}),
     );
     rolled.ok();
-    b.wait_until("the rollback announced on Bo's page", || {
-        b.exists("#live-notice") && b.text("#live-notice").contains("rolled back")
-    });
-    let told = b.text("#live-notice");
+    b.wait_until("the rollback announced on Bo's page", || text("#live-notice").contains("rolled back"));
+    let told = text("#live-notice");
     assert!(told.contains("Ása asked to bid again"), "the reason is told: {told}");
     assert!(told.contains("what you entered is kept"), "{told}");
     assert_eq!(b.property("#json", "value"), "{\"type\": \"Bid\", \"amount\": 4}", "what Bo typed stays");

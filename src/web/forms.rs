@@ -199,10 +199,30 @@ pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
     if seats.is_empty() && !errors.contains_key("seats") {
         errors.insert("seats".into(), json!("name at least the players of the game, one per row"));
     }
+    // The host's own address, for the alerts a host gets (a missed
+    // deadline, a dead letter); optional.
+    let host_name = form.get("host.name").unwrap_or_default().trim();
+    let host_email = form.get("host.email").unwrap_or_default().trim();
+    let host = match (host_name.is_empty(), host_email.is_empty()) {
+        (_, true) if !host_name.is_empty() => {
+            errors.insert(
+                "host".into(),
+                json!("give your email too, or leave your name empty: the email is where host alerts go"),
+            );
+            Value::Null
+        }
+        (_, true) => Value::Null,
+        (true, false) => json!({ "name": "the host", "email": host_email }),
+        (false, false) => json!({ "name": host_name, "email": host_email }),
+    };
     if !errors.is_empty() {
         return Err(Value::Object(errors));
     }
-    Ok(json!({ "ruleset": ruleset, "options": options, "seats": seats, "deadlines": deadlines }))
+    let mut request = json!({ "ruleset": ruleset, "options": options, "seats": seats, "deadlines": deadlines });
+    if !host.is_null() {
+        request["host"] = host;
+    }
+    Ok(request)
 }
 
 #[cfg(test)]
@@ -246,5 +266,14 @@ mod tests {
         let ok = create_request(&form(&[("ruleset", "duel"), ("name.0", "Ása"), ("name.1", "Bo")]), 2).unwrap();
         assert_eq!(ok["seats"], json!([{"name": "Ása"}, {"name": "Bo"}]));
         assert_eq!(ok["deadlines"], Value::Null, "no policy, no deadlines");
+        assert!(ok.get("host").is_none(), "no host address, no host alerts");
+        let players = [("ruleset", "duel"), ("name.0", "Ása")];
+        let with = |extra: &[(&'static str, &'static str)]| create_request(&form(&[&players[..], extra].concat()), 2);
+        let host = with(&[("host.name", "Dís"), ("host.email", "dis@example.org")]).unwrap();
+        assert_eq!(host["host"], json!({"name": "Dís", "email": "dis@example.org"}));
+        let nameless = with(&[("host.email", "dis@example.org")]).unwrap();
+        assert_eq!(nameless["host"]["name"], "the host");
+        let no_email = with(&[("host.name", "Dís")]).unwrap_err();
+        assert!(no_email["host"].as_str().unwrap().contains("give your email too"), "{no_email}");
     }
 }

@@ -906,7 +906,9 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
         }
         Err(e) => {
             let msg = words(e);
-            let key = if msg.starts_with("seat") {
+            let key = if msg.starts_with("host") {
+                "host"
+            } else if msg.starts_with("seat") {
                 "seats"
             } else if msg.starts_with("deadline policy") {
                 "deadlines"
@@ -979,7 +981,46 @@ async fn host_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageR
     let game = game_id(path)?;
     let at = at_of(&req)?;
     let claims = host_claims(&svc, &req, &game).await?;
-    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote::default()).await
+    let done = query(&req).get("done").and_then(|d| done_words(d)).map(str::to_owned);
+    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote { done, ..HostNote::default() }).await
+}
+
+/// The entries of the log a host can roll back to (the last kept), newest
+/// first, the one entered (or the head) chosen; a number entered that is
+/// no such entry stays as entered, for the refusal to explain.
+fn rollback_choices(log: &[Value], entered: Option<&str>, head: Option<u64>) -> Vec<Value> {
+    const WORDS: usize = 100;
+    let chosen = entered.map(str::trim).map(str::to_owned).or_else(|| head.map(|h| h.to_string()));
+    let mut out: Vec<Value> = log
+        .iter()
+        .rev()
+        .filter(|e| e["in_force"] == json!(true) && e["seq"].as_u64().is_some_and(|s| s >= 1))
+        .map(|e| {
+            let seq = e["seq"].as_u64().unwrap_or(0);
+            let text = e["text"].as_str().unwrap_or_default();
+            let short: String = if text.chars().count() > WORDS {
+                format!("{}…", text.chars().take(WORDS).collect::<String>())
+            } else {
+                text.to_owned()
+            };
+            json!({"seq": seq, "words": format!("#{seq} {short}"), "selected": chosen.as_deref() == Some(seq.to_string().as_str())})
+        })
+        .collect();
+    if let Some(c) = chosen.filter(|c| !c.is_empty() && !out.iter().any(|o| o["selected"] == json!(true))) {
+        out.insert(0, json!({"seq": c, "words": format!("event {c} (as entered)"), "selected": true}));
+    }
+    out
+}
+
+/// The confirmation of a host action that redirected back to the page.
+fn done_words(done: &str) -> Option<&'static str> {
+    Some(match done {
+        "rollback" => "Rolled back: the events after the one you chose are voided (struck in the log, never deleted), and everyone sees your reason.",
+        "pause" => "The clocks are paused: no deadline runs until you resume them.",
+        "resume" => "The clocks run again; every pending deadline moved on by the time they were paused.",
+        "extend" => "More time given: the new deadlines are below, and the players are told by mail.",
+        _ => return None,
+    })
 }
 
 /// What a host form left to show: an error beside it, or a result.
@@ -989,12 +1030,14 @@ struct HostNote {
     error: Option<String>,
     entered: BTreeMap<String, String>,
     new_link: Option<Value>,
+    /// The confirmation of an action just taken.
+    done: Option<String>,
 }
 
 impl HostNote {
     /// The form `form` was refused with `error`; what was entered stays.
     fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
-        HostNote { form: Some(form), error: Some(error), entered, new_link: None }
+        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None }
     }
 }
 
@@ -1037,6 +1080,7 @@ async fn render_host(
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
     let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let choices = rollback_choices(&log, note.entered.get("to_seq").map(String::as_str), summary["head"].as_u64());
     let ctx = json!({
         "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
         "game": game,
@@ -1053,6 +1097,8 @@ async fn render_host(
         "error": note.error,
         "entered": note.entered,
         "new_link": note.new_link,
+        "done": note.done,
+        "rollback_choices": choices,
         "policy_text": summary["deadlines"]["policy"].to_string(),
         "created_when": summary["created_at"].as_str().map(when),
     });
@@ -1078,7 +1124,7 @@ async fn host_rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, form
         }
     };
     match result {
-        Ok(_) => Ok(see_other(&format!("/host/{game}"))),
+        Ok(_) => Ok(see_other(&format!("/host/{game}?done=rollback"))),
         Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("rollback", error, entered)).await,
     }
 }
@@ -1144,7 +1190,14 @@ async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: w
         Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
     };
     match result {
-        Ok(_) => Ok(see_other(&format!("/host/{game}#clocks"))),
+        Ok(_) => {
+            let done = match form.get("action").unwrap_or_default() {
+                "resume" => "resume",
+                "extend" => "extend",
+                _ => "pause",
+            };
+            Ok(see_other(&format!("/host/{game}?done={done}#clocks")))
+        }
         Err(error) => {
             let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
             refused(&svc, &req, &game, &claims, HostNote::refused(form_name, error, entered)).await

@@ -8,16 +8,16 @@
     range.addEventListener("input", function () { out.textContent = range.value; });
     range.addEventListener("change", function () { if (range.form) { range.form.submit(); } });
   }
-  // New game: put the chosen game's default options in the box, unless edited.
+  // New game: show the chosen game's options only (without the script
+  // every game's are shown, and only the chosen game's are read).
   var ruleset = document.getElementById("ruleset");
-  var options = document.getElementById("options");
-  if (ruleset && options) {
-    var shown = function () { var o = ruleset.options[ruleset.selectedIndex]; return o ? o.getAttribute("data-defaults") : ""; };
-    var last = shown();
-    ruleset.addEventListener("change", function () {
-      if (options.value.trim() === "" || options.value === last) { options.value = shown(); }
-      last = shown();
-    });
+  if (ruleset) {
+    var showOptions = function () {
+      var sets = document.querySelectorAll("fieldset[data-ruleset]");
+      Array.prototype.forEach.call(sets, function (f) { f.hidden = f.getAttribute("data-ruleset") !== ruleset.value; });
+    };
+    ruleset.addEventListener("change", showOptions);
+    showOptions();
   }
   // What a part of the page gains from the script, again after it is
   // redrawn: tallies of number fields, deadlines in the browser's zone.

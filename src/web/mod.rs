@@ -860,6 +860,7 @@ fn rulesets(svc: &Service) -> Vec<Value> {
                 "description": i.description,
                 "defaults": serde_json::to_string_pretty(&i.default_options).unwrap_or_default(),
                 "help": i.options_help,
+                "fields": forms::option_fields(&i.id, &g.schemas().options, &i.default_options),
             })
         })
         .collect();
@@ -875,7 +876,6 @@ async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
     let mut entered = BTreeMap::new();
     if let Some(first) = list.first() {
         entered.insert("ruleset".to_owned(), first["id"].as_str().unwrap_or_default().to_owned());
-        entered.insert("options".to_owned(), first["defaults"].as_str().unwrap_or("{}").to_owned());
     }
     let ctx = json!({ "rulesets": list, "rows": (0..SEAT_ROWS).collect::<Vec<_>>(), "entered": entered, "errors": {} });
     render(StatusCode::OK, "host_new.html", ctx, Some(&csrf))
@@ -890,11 +890,18 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
             "rulesets": rulesets(&svc),
             "rows": (0..SEAT_ROWS).collect::<Vec<_>>(),
             "entered": entered,
+            "posted_form": true,
             "errors": errors,
         });
         Ok(render(StatusCode::UNPROCESSABLE_ENTITY, "host_new.html", ctx, Some(&csrf)))
     };
-    let request = match forms::create_request(&form, SEAT_ROWS) {
+    let chosen = form.get("ruleset").unwrap_or_default().trim();
+    let fields: Vec<Value> = rulesets(&svc)
+        .into_iter()
+        .find(|r| r["id"] == json!(chosen))
+        .and_then(|r| r["fields"].as_array().cloned())
+        .unwrap_or_default();
+    let request = match forms::create_request(&form, SEAT_ROWS, &fields) {
         Ok(r) => r,
         Err(errors) => return fail(errors),
     };

@@ -15,6 +15,18 @@
     var showOptions = function () {
       var sets = document.querySelectorAll("fieldset[data-ruleset]");
       Array.prototype.forEach.call(sets, function (f) { f.hidden = f.getAttribute("data-ruleset") !== ruleset.value; });
+      // As many seat rows as the game seats; say how many it needs.
+      var o = ruleset.options[ruleset.selectedIndex];
+      var min = o ? parseInt(o.getAttribute("data-min"), 10) : 0;
+      var max = o ? parseInt(o.getAttribute("data-max"), 10) : 0;
+      var rows = document.querySelectorAll(".seat-row[data-row]");
+      Array.prototype.forEach.call(rows, function (r) {
+        var i = parseInt(r.getAttribute("data-row"), 10);
+        var filled = Array.prototype.some.call(r.querySelectorAll("input"), function (x) { return x.value !== ""; });
+        r.hidden = max > 0 && i >= max && !filled;
+      });
+      var count = document.getElementById("seats-count");
+      if (count && o) { count.textContent = min === max ? "This game seats " + max + " players." : "This game seats " + min + " to " + max + " players."; }
     };
     ruleset.addEventListener("change", showOptions);
     showOptions();
@@ -109,7 +121,9 @@
     var redraw = function () {
       if (busy) { again = true; return; }
       busy = true;
-      fetch(window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      // The game page itself (this page may be the answer to a refused
+      // form, at the form's address).
+      fetch(live.getAttribute("data-page") || window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");

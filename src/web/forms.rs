@@ -227,6 +227,64 @@ pub fn options_of(form: &Form, fields: &[Value]) -> Result<Value, String> {
     Ok(Value::Object(out))
 }
 
+/// The deadline policy of the new-game form's fields: each time a number
+/// with its unit (`dl.plan` and `dl.plan.unit` = hours or days); none
+/// given, no deadlines. What the numbers must be is the service's to say.
+pub fn deadlines_of(form: &Form) -> Result<Value, String> {
+    let number = |name: &str, words: &str| -> Result<Option<f64>, String> {
+        let raw = form.get(name).map(str::trim).unwrap_or_default();
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        raw.parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .map(Some)
+            .ok_or_else(|| format!("deadline policy: {words}: {raw:?} is not a number"))
+    };
+    let hours = |name: &str, words: &str| -> Result<Option<f64>, String> {
+        let n = number(name, words)?;
+        Ok(n.map(|n| if form.get(&format!("{name}.unit")) == Some("days") { n * 24.0 } else { n }))
+    };
+    let plan = hours("dl.plan", "time to plan")?;
+    let turn = hours("dl.turn", "time for a turn")?;
+    let small = hours("dl.small", "time for a small decision")?;
+    let (Some(plan), Some(turn), Some(small)) = (plan, turn, small) else {
+        if plan.is_some() || turn.is_some() || small.is_some() {
+            return Err("deadline policy: give the time to plan, for a turn and for a small decision, or none of them for no deadlines".into());
+        }
+        return Ok(Value::Null);
+    };
+    let mut policy = json!({"plan_hours": plan, "turn_hours": turn, "small_hours": small});
+    let reminders = form.get("dl.reminders").map(str::trim).unwrap_or_default();
+    if !reminders.is_empty() {
+        let list: Result<Vec<f64>, String> = reminders
+            .split(',')
+            .map(|r| {
+                r.trim().parse::<f64>().map_err(|_| {
+                    format!("deadline policy: reminders: {:?} is not a number of hours; write them as 12, 2", r.trim())
+                })
+            })
+            .collect();
+        policy["reminders_hours"] = json!(list?);
+    }
+    if let Some(g) = hours("dl.grace", "grace")? {
+        policy["grace_hours"] = json!(g);
+    }
+    for (name, key, words) in [
+        ("dl.substitute_after", "substitute_after", "alert after missed deadlines"),
+        ("dl.forfeit_after", "forfeit_after", "forfeit after missed deadlines"),
+    ] {
+        if let Some(n) = number(name, words)? {
+            if n < 0.0 || n.fract() != 0.0 {
+                return Err(format!("deadline policy: {words}: give a whole number, not {n}"));
+            }
+            policy[key] = json!(n as u64);
+        }
+    }
+    Ok(policy)
+}
+
 pub fn create_request(form: &Form, rows: usize, fields: &[Value]) -> Result<Value, Value> {
     let mut errors = Map::new();
     let ruleset = form.get("ruleset").unwrap_or_default().trim().to_owned();
@@ -263,8 +321,19 @@ pub fn create_request(form: &Form, rows: usize, fields: &[Value]) -> Result<Valu
             }
         }
     };
-    // No policy written: no deadlines.
-    let deadlines = json_field("deadlines", Value::Null, &mut errors);
+    // The deadlines as JSON when written so (for experts), else from the
+    // number fields; no deadline given: no deadlines.
+    let deadlines = if form.get("deadlines").is_some_and(|d| !d.trim().is_empty()) {
+        json_field("deadlines", Value::Null, &mut errors)
+    } else {
+        match deadlines_of(form) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.insert("deadlines".into(), json!(e));
+                Value::Null
+            }
+        }
+    };
     let mut seats = Vec::new();
     for i in 0..rows {
         let name = form.get(&format!("name.{i}")).unwrap_or_default().trim();
@@ -383,6 +452,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(json_wins["options"], json!({"rounds": 2}));
+    }
+
+    #[test]
+    fn deadlines_are_numbers_with_units() {
+        assert_eq!(deadlines_of(&form(&[])).unwrap(), Value::Null, "none given, no deadlines");
+        let d = deadlines_of(&form(&[
+            ("dl.plan", "2"),
+            ("dl.plan.unit", "days"),
+            ("dl.turn", "36"),
+            ("dl.turn.unit", "hours"),
+            ("dl.small", "12"),
+            ("dl.reminders", "12, 2"),
+            ("dl.grace", "1"),
+            ("dl.grace.unit", "days"),
+            ("dl.forfeit_after", "0"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            d,
+            json!({"plan_hours": 48.0, "turn_hours": 36.0, "small_hours": 12.0, "reminders_hours": [12.0, 2.0],
+                   "grace_hours": 24.0, "forfeit_after": 0})
+        );
+        let half = deadlines_of(&form(&[("dl.plan", "2")])).unwrap_err();
+        assert!(half.contains("or none of them"), "{half}");
+        let bad = deadlines_of(&form(&[("dl.plan", "x"), ("dl.turn", "1"), ("dl.small", "1")])).unwrap_err();
+        assert_eq!(bad, "deadline policy: time to plan: \"x\" is not a number");
     }
 
     #[test]

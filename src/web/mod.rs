@@ -868,7 +868,25 @@ fn rulesets(svc: &Service) -> Vec<Value> {
     list
 }
 
-const SEAT_ROWS: usize = 6;
+/// Seat rows of the new-game form: as many as the largest game seats
+/// (the page's script shows the chosen game's maximum).
+fn seat_rows(list: &[Value]) -> usize {
+    list.iter().filter_map(|r| r["max_seats"].as_u64()).max().unwrap_or(6) as usize
+}
+
+/// The deadline fields of the new-game form: key, words, default unit (or
+/// the words after a plain count).
+fn deadline_fields() -> Value {
+    json!([
+        {"key": "plan", "label": "Time to plan", "unit": "days"},
+        {"key": "turn", "label": "Time for a turn", "unit": "days"},
+        {"key": "small", "label": "Time for a small decision", "unit": "hours"},
+        {"key": "reminders", "label": "Reminders before a deadline", "text": true, "words": "hours before, separated by commas (12, 2)"},
+        {"key": "grace", "label": "Grace after a missed deadline", "unit": "hours"},
+        {"key": "substitute_after", "label": "Alert me after", "words": "missed deadlines in a row"},
+        {"key": "forfeit_after", "label": "A player forfeits after", "words": "missed deadlines in a row (0: never)"},
+    ])
+}
 
 async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
     let csrf = Csrf::of(&req);
@@ -877,7 +895,13 @@ async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
     if let Some(first) = list.first() {
         entered.insert("ruleset".to_owned(), first["id"].as_str().unwrap_or_default().to_owned());
     }
-    let ctx = json!({ "rulesets": list, "rows": (0..SEAT_ROWS).collect::<Vec<_>>(), "entered": entered, "errors": {} });
+    let ctx = json!({
+        "rows": (0..seat_rows(&list)).collect::<Vec<_>>(),
+        "rulesets": list,
+        "deadline_fields": deadline_fields(),
+        "entered": entered,
+        "errors": {},
+    });
     render(StatusCode::OK, "host_new.html", ctx, Some(&csrf))
 }
 
@@ -888,9 +912,10 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
     let fail = |errors: Value| {
         let ctx = json!({
             "rulesets": rulesets(&svc),
-            "rows": (0..SEAT_ROWS).collect::<Vec<_>>(),
+            "rows": (0..seat_rows(&rulesets(&svc))).collect::<Vec<_>>(),
             "entered": entered,
             "posted_form": true,
+            "deadline_fields": deadline_fields(),
             "errors": errors,
         });
         Ok(render(StatusCode::UNPROCESSABLE_ENTITY, "host_new.html", ctx, Some(&csrf)))
@@ -901,7 +926,7 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
         .find(|r| r["id"] == json!(chosen))
         .and_then(|r| r["fields"].as_array().cloned())
         .unwrap_or_default();
-    let request = match forms::create_request(&form, SEAT_ROWS, &fields) {
+    let request = match forms::create_request(&form, seat_rows(&rulesets(&svc)), &fields) {
         Ok(r) => r,
         Err(errors) => return fail(errors),
     };

@@ -193,6 +193,39 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     );
     assert_eq!(policy.status, 422, "{}", policy.html);
     assert!(policy.html.contains("id=\"deadlines-error\""), "beside the field: {}", policy.html);
+    // Deadlines as numbers with units, options as fields, the host's email.
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("ruleset", "duel"),
+        ("name.0", "Ása"),
+        ("name.1", "Bo"),
+        ("opt.duel.rounds", "2"),
+        ("dl.plan", "2"),
+        ("dl.plan.unit", "days"),
+        ("dl.turn", "1"),
+        ("dl.turn.unit", "days"),
+        ("dl.small", "12"),
+        ("dl.small.unit", "hours"),
+        ("dl.reminders", "12, 2"),
+        ("host.email", "dis@example.org"),
+    ];
+    let half = host.post("/host/new", &[&fields[..5], &fields[5..7]].concat());
+    assert_eq!(half.status, 422, "{}", half.html);
+    assert!(half.html.contains("id=\"deadlines-error\"") && half.html.contains("or none of them"), "{}", half.html);
+    assert!(
+        half.html.contains("id=\"dl-plan\" name=\"dl.plan\" inputmode=\"decimal\" value=\"2\""),
+        "kept: {}",
+        half.html
+    );
+    let made = host.post("/host/new", &fields);
+    assert_eq!(made.status, 201, "{}", made.html);
+    let made_game = made.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).expect("a host page link");
+    let summary = app.get(&format!("/api/v1/games/{made_game}"), None).ok().clone();
+    assert_eq!(summary["options"]["rounds"], 2, "{summary}");
+    let policy = &summary["deadlines"]["policy"];
+    assert_eq!((policy["plan_hours"].as_f64(), policy["turn_hours"].as_f64()), (Some(48.0), Some(24.0)), "{policy}");
+    assert_eq!(policy["reminders_hours"], json!([12.0, 2.0]), "{policy}");
+
     let broken = host.post("/host/new", &[("csrf", &csrf), ("ruleset", "duel"), ("options", "{"), ("name.0", "Ása")]);
     assert!(broken.html.contains("not valid JSON"), "{}", broken.html);
 
@@ -457,6 +490,9 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     d.click(&d.find("#ruleset option[value='duel']"));
     assert_eq!(d.property("#opt-duel-rounds", "value"), "3", "the game's default fills its option");
     assert_eq!(d.property("#options-bardagi", "hidden"), "true", "only the chosen game's options are shown");
+    assert_eq!(d.text("#seats-count"), "This game seats 2 to 4 players.");
+    assert_eq!(d.property(".seat-row[data-row='3']", "hidden"), "false");
+    assert_eq!(d.property(".seat-row[data-row='4']", "hidden"), "true", "no fifth row for a game of at most four");
     let rounds = d.find("#opt-duel-rounds");
     d.clear(&rounds);
     d.type_in(&rounds, "1");

@@ -8,50 +8,163 @@
     range.addEventListener("input", function () { out.textContent = range.value; });
     range.addEventListener("change", function () { if (range.form) { range.form.submit(); } });
   }
-  // New game: put the chosen game's default options in the box, unless edited.
+  // New game: show the chosen game's options only (without the script
+  // every game's are shown, and only the chosen game's are read).
   var ruleset = document.getElementById("ruleset");
-  var options = document.getElementById("options");
-  if (ruleset && options) {
-    var shown = function () { var o = ruleset.options[ruleset.selectedIndex]; return o ? o.getAttribute("data-defaults") : ""; };
-    var last = shown();
-    ruleset.addEventListener("change", function () {
-      if (options.value.trim() === "" || options.value === last) { options.value = shown(); }
-      last = shown();
-    });
-  }
-  // A total limit across several number fields (a game's form marks its
-  // tally with data-sum-of, the fields' selector, and data-min/data-max):
-  // say how many are chosen while typing.
-  var counts = document.querySelectorAll("[data-sum-of]");
-  Array.prototype.forEach.call(counts, function (count) {
-    var min = parseInt(count.getAttribute("data-min"), 10);
-    var max = parseInt(count.getAttribute("data-max"), 10);
-    var form = count.closest("form") || document;
-    var inputs = form.querySelectorAll(count.getAttribute("data-sum-of"));
-    var tally = function () {
-      var n = 0;
-      for (var i = 0; i < inputs.length; i++) {
-        var v = parseInt(inputs[i].value, 10);
-        if (v > 0) { n += v; }
-      }
-      var want = min === max ? String(max) : min + " to " + max;
-      var ok = n >= min && n <= max;
-      count.textContent = n + " of " + want + " chosen" + (ok ? "" : n < min ? ": choose " + (min - n) + " more" : ": " + (n - max) + " too many");
-      count.className = "sum-count " + (ok ? "ok" : "off");
+  if (ruleset) {
+    var showOptions = function () {
+      var sets = document.querySelectorAll("fieldset[data-ruleset]");
+      Array.prototype.forEach.call(sets, function (f) { f.hidden = f.getAttribute("data-ruleset") !== ruleset.value; });
+      // As many seat rows as the game seats; say how many it needs.
+      var o = ruleset.options[ruleset.selectedIndex];
+      var min = o ? parseInt(o.getAttribute("data-min"), 10) : 0;
+      var max = o ? parseInt(o.getAttribute("data-max"), 10) : 0;
+      var rows = document.querySelectorAll(".seat-row[data-row]");
+      Array.prototype.forEach.call(rows, function (r) {
+        var i = parseInt(r.getAttribute("data-row"), 10);
+        var filled = Array.prototype.some.call(r.querySelectorAll("input"), function (x) { return x.value !== ""; });
+        r.hidden = max > 0 && i >= max && !filled;
+      });
+      var count = document.getElementById("seats-count");
+      if (count && o) { count.textContent = min === max ? "This game seats " + max + " players." : "This game seats " + min + " to " + max + " players."; }
     };
-    for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", tally); }
-    tally();
-  });
-  // At the head of a running game: say when the game moves on.
-  var live = document.getElementById("live");
-  if (live && window.EventSource) {
-    var head = parseInt(live.getAttribute("data-head"), 10);
-    var es = new EventSource(live.getAttribute("data-stream") + "?from=" + (head + 1));
-    es.addEventListener("event", function () {
-      live.textContent = "The game has moved on: reload the page to see it.";
-      live.setAttribute("role", "status");
-      live.className = "notice";
-      es.close();
+    ruleset.addEventListener("change", showOptions);
+    showOptions();
+  }
+  // What a part of the page gains from the script, again after it is
+  // redrawn: tallies of number fields, deadlines in the browser's zone.
+  var enhance = function (root) {
+    // A total limit across several number fields (a game's form marks its
+    // tally with data-sum-of, the fields' selector, and data-min/data-max):
+    // say how many are chosen while typing.
+    var counts = root.querySelectorAll("[data-sum-of]");
+    Array.prototype.forEach.call(counts, function (count) {
+      var min = parseInt(count.getAttribute("data-min"), 10);
+      var max = parseInt(count.getAttribute("data-max"), 10);
+      var form = count.closest("form") || document;
+      var inputs = form.querySelectorAll(count.getAttribute("data-sum-of"));
+      var tally = function () {
+        var n = 0;
+        for (var i = 0; i < inputs.length; i++) {
+          var v = parseInt(inputs[i].value, 10);
+          if (v > 0) { n += v; }
+        }
+        var want = min === max ? String(max) : min + " to " + max;
+        var ok = n >= min && n <= max;
+        count.textContent = n + " of " + want + " chosen" + (ok ? "" : n < min ? ": choose " + (min - n) + " more" : ": " + (n - max) + " too many");
+        count.className = "sum-count " + (ok ? "ok" : "off");
+      };
+      for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", tally); }
+      tally();
     });
+    // Deadlines of a reader whose time zone the server does not know: in
+    // the browser's own.
+    var stamps = root.querySelectorAll("time[data-local]");
+    Array.prototype.forEach.call(stamps, function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) { return; }
+      try {
+        t.textContent = d.toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+      } catch (e) { /* the server's words stay */ }
+    });
+  };
+  enhance(document);
+
+  // At the head of a running game the page follows the game live: each
+  // new event redraws the header, the boards, the log and the decision
+  // from the page as the server now draws it, without a reload. A
+  // decision being composed is kept as it is, and the top of the page
+  // says in words what happened meanwhile; so does a rollback, with its
+  // reason.
+  var live = document.getElementById("live");
+  if (live && window.EventSource && window.fetch && window.DOMParser) {
+    var head = parseInt(live.getAttribute("data-head"), 10);
+    var composing = false;
+    var decide = document.getElementById("decide");
+    var watchDecide = function (el) {
+      if (!el) { return; }
+      el.addEventListener("input", function () { composing = true; });
+      el.addEventListener("change", function () { composing = true; });
+    };
+    watchDecide(decide);
+    var told = [];
+    var rollback = null;
+    var busy = false;
+    var again = false;
+    var notice = function (text, alert) {
+      var n = document.getElementById("live-notice");
+      if (!n) {
+        n = document.createElement("p");
+        n.id = "live-notice";
+        var table = document.getElementById("table");
+        if (table && table.parentNode) { table.parentNode.insertBefore(n, table.nextSibling); } else { document.querySelector("main").prepend(n); }
+      }
+      n.className = alert ? "notice error" : "notice";
+      n.setAttribute("role", alert ? "alert" : "status");
+      n.textContent = text;
+    };
+    var swap = function (doc, id) {
+      var now = document.getElementById(id);
+      var next = doc.getElementById(id);
+      if (now && next) {
+        now.replaceWith(next);
+        enhance(next);
+      } else if (now && !next) {
+        now.remove();
+      } else if (!now && next) {
+        // A part the page did not have (a decision that became ours):
+        // put it where the new page has it.
+        var after = next.nextElementSibling && next.nextElementSibling.id && document.getElementById(next.nextElementSibling.id);
+        if (after) { after.before(next); enhance(next); }
+      }
+    };
+    var redraw = function () {
+      if (busy) { again = true; return; }
+      busy = true;
+      // The game page itself (this page may be the answer to a refused
+      // form, at the form's address).
+      fetch(live.getAttribute("data-page") || window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          ["table", "my-board", "board", "other-boards", "log"].forEach(function (id) { swap(doc, id); });
+          var mine = told.length > 3 ? told.slice(0, 3).join("; ") + " and " + (told.length - 3) + " more (see the log)" : told.join("; ");
+          if (composing && document.getElementById("decide")) {
+            notice((rollback ? "The game was rolled back while you were choosing: " + rollback + ". " : "While you were choosing: " + mine + ". ") +
+              "Here is the board now; what you entered is kept below, and the game will say if it no longer fits.", !!rollback);
+          } else {
+            swap(doc, "decide");
+            watchDecide(document.getElementById("decide"));
+            composing = false;
+            if (rollback) { notice("The game was rolled back: " + rollback + ". Here is the board now.", true); }
+            else if (mine) { notice("New: " + mine + ". Here is the board now.", false); }
+          }
+          told = [];
+          rollback = null;
+          var nextLive = doc.getElementById("live");
+          if (nextLive) { live.setAttribute("data-head", nextLive.getAttribute("data-head")); }
+          if (doc.title) { document.title = doc.title; }
+        })
+        .catch(function () {
+          notice("The game has moved on, but the page could not be redrawn: reload it to see the game now.", false);
+        })
+        .then(function () {
+          busy = false;
+          if (again) { again = false; redraw(); }
+        });
+    };
+    var pending = null;
+    var es = new EventSource(live.getAttribute("data-stream") + "?from=" + (head + 1));
+    es.addEventListener("event", function (m) {
+      try {
+        var e = JSON.parse(m.data);
+        var k = e.body && e.body.kind === "kernel" && e.body.event ? e.body.event.type : null;
+        if (k === "RolledBack" || k === "Undone") { rollback = e.text; } else if (e.text) { told.push(e.text); }
+      } catch (err) { /* redraw all the same */ }
+      // A move is several events in a burst: redraw once they are in.
+      if (pending) { clearTimeout(pending); }
+      pending = setTimeout(function () { pending = null; redraw(); }, 150);
+    });
+    live.textContent = "This page follows the game as it moves.";
   }
 })();

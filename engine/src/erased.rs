@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
-use crate::present::{Area, CommandTemplate, Forms, FormsInput, Posted, Present, Schemas};
+use crate::present::{Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader};
 use crate::rng::GameRng;
 
 /// A game's state behind a trait object.
@@ -122,6 +122,10 @@ pub trait DynGame: Send + Sync {
     fn text(&self, view: &Value, seats: &[String]) -> Option<String>;
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
     fn stylesheet(&self) -> &'static str;
+    fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader>;
+    fn player_boards(&self, view: &Value, seats: &[String]) -> Vec<PlayerBoard>;
+    /// The round an event (written with schema version `version`) begins.
+    fn round_begun(&self, version: u32, event: &Value) -> Option<u32>;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
@@ -247,6 +251,15 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn stylesheet(&self) -> &'static str {
         G::stylesheet()
+    }
+    fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader> {
+        G::header(&typed::<G>(view)?, seats)
+    }
+    fn player_boards(&self, view: &Value, seats: &[String]) -> Vec<PlayerBoard> {
+        typed::<G>(view).map(|v| G::player_boards(&v, seats)).unwrap_or_default()
+    }
+    fn round_begun(&self, version: u32, event: &Value) -> Option<u32> {
+        G::round_begun(&Self::event(version, event).ok()?)
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()

@@ -157,7 +157,135 @@ pub fn submission(form: &Form, command: Value) -> Result<Value, String> {
 }
 
 /// The create request of the host's form, or the errors by field.
-pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
+/// The option fields of a game, built from its options' JSON Schema: a
+/// checkbox for a yes-or-no option, a number field (with the schema's
+/// bounds) for a whole number, a list for a choice of named values, a text
+/// field otherwise. Each field is named `opt.{ruleset}.{option}`.
+pub fn option_fields(ruleset: &str, schema: &Value, defaults: &Value) -> Vec<Value> {
+    let Some(props) = schema["properties"].as_object() else { return Vec::new() };
+    props
+        .iter()
+        .map(|(name, p)| {
+            let types: Vec<&str> = match &p["type"] {
+                Value::String(t) => vec![t.as_str()],
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let default = defaults.get(name).cloned().unwrap_or(Value::Null);
+            let kind = if types.contains(&"boolean") {
+                "checkbox"
+            } else if types.contains(&"integer") {
+                "number"
+            } else if p["enum"].is_array() {
+                "select"
+            } else {
+                "text"
+            };
+            let mut label = name.replace('_', " ");
+            if let Some(f) = label.get(..1) {
+                label = f.to_uppercase() + &label[1..];
+            }
+            json!({
+                "id": format!("opt-{ruleset}-{}", name.replace('_', "-")),
+                "name": format!("opt.{ruleset}.{name}"),
+                "option": name,
+                "label": label,
+                "help": p["description"],
+                "kind": kind,
+                "min": p["minimum"],
+                "max": p["maximum"],
+                "choices": p["enum"],
+                "checked": default == Value::Bool(true),
+                "value": match &default { Value::Null | Value::Bool(_) => String::new(), Value::String(s) => s.clone(), v => v.to_string() },
+            })
+        })
+        .collect()
+}
+
+/// The options a game's option fields posted: a field left empty keeps
+/// the game's default.
+pub fn options_of(form: &Form, fields: &[Value]) -> Result<Value, String> {
+    let mut out = Map::new();
+    for f in fields {
+        let (Some(name), Some(option)) = (f["name"].as_str(), f["option"].as_str()) else { continue };
+        let label = f["label"].as_str().unwrap_or(option);
+        let raw = form.get(name).map(str::trim).unwrap_or_default();
+        match f["kind"].as_str() {
+            Some("checkbox") => {
+                out.insert(option.into(), json!(!raw.is_empty()));
+            }
+            _ if raw.is_empty() => {}
+            Some("number") => {
+                let n: i64 = raw.parse().map_err(|_| format!("{label}: {raw:?} is not a whole number"))?;
+                out.insert(option.into(), json!(n));
+            }
+            _ => {
+                out.insert(option.into(), json!(raw));
+            }
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// The deadline policy of the new-game form's fields: each time a number
+/// with its unit (`dl.plan` and `dl.plan.unit` = hours or days); none
+/// given, no deadlines. What the numbers must be is the service's to say.
+pub fn deadlines_of(form: &Form) -> Result<Value, String> {
+    let number = |name: &str, words: &str| -> Result<Option<f64>, String> {
+        let raw = form.get(name).map(str::trim).unwrap_or_default();
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        raw.parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .map(Some)
+            .ok_or_else(|| format!("deadline policy: {words}: {raw:?} is not a number"))
+    };
+    let hours = |name: &str, words: &str| -> Result<Option<f64>, String> {
+        let n = number(name, words)?;
+        Ok(n.map(|n| if form.get(&format!("{name}.unit")) == Some("days") { n * 24.0 } else { n }))
+    };
+    let plan = hours("dl.plan", "time to plan")?;
+    let turn = hours("dl.turn", "time for a turn")?;
+    let small = hours("dl.small", "time for a small decision")?;
+    let (Some(plan), Some(turn), Some(small)) = (plan, turn, small) else {
+        if plan.is_some() || turn.is_some() || small.is_some() {
+            return Err("deadline policy: give the time to plan, for a turn and for a small decision, or none of them for no deadlines".into());
+        }
+        return Ok(Value::Null);
+    };
+    let mut policy = json!({"plan_hours": plan, "turn_hours": turn, "small_hours": small});
+    let reminders = form.get("dl.reminders").map(str::trim).unwrap_or_default();
+    if !reminders.is_empty() {
+        let list: Result<Vec<f64>, String> = reminders
+            .split(',')
+            .map(|r| {
+                r.trim().parse::<f64>().map_err(|_| {
+                    format!("deadline policy: reminders: {:?} is not a number of hours; write them as 12, 2", r.trim())
+                })
+            })
+            .collect();
+        policy["reminders_hours"] = json!(list?);
+    }
+    if let Some(g) = hours("dl.grace", "grace")? {
+        policy["grace_hours"] = json!(g);
+    }
+    for (name, key, words) in [
+        ("dl.substitute_after", "substitute_after", "alert after missed deadlines"),
+        ("dl.forfeit_after", "forfeit_after", "forfeit after missed deadlines"),
+    ] {
+        if let Some(n) = number(name, words)? {
+            if n < 0.0 || n.fract() != 0.0 {
+                return Err(format!("deadline policy: {words}: give a whole number, not {n}"));
+            }
+            policy[key] = json!(n as u64);
+        }
+    }
+    Ok(policy)
+}
+
+pub fn create_request(form: &Form, rows: usize, fields: &[Value]) -> Result<Value, Value> {
     let mut errors = Map::new();
     let ruleset = form.get("ruleset").unwrap_or_default().trim().to_owned();
     if ruleset.is_empty() {
@@ -180,9 +308,32 @@ pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
             }
         }
     };
-    let options = json_field("options", json!({}), &mut errors);
-    // No policy written: no deadlines.
-    let deadlines = json_field("deadlines", Value::Null, &mut errors);
+    // The options as JSON when written so (for experts), else from the
+    // chosen game's option fields.
+    let options = if form.get("options").is_some_and(|o| !o.trim().is_empty()) {
+        json_field("options", json!({}), &mut errors)
+    } else {
+        match options_of(form, fields) {
+            Ok(o) => o,
+            Err(e) => {
+                errors.insert("options".into(), json!(e));
+                Value::Null
+            }
+        }
+    };
+    // The deadlines as JSON when written so (for experts), else from the
+    // number fields; no deadline given: no deadlines.
+    let deadlines = if form.get("deadlines").is_some_and(|d| !d.trim().is_empty()) {
+        json_field("deadlines", Value::Null, &mut errors)
+    } else {
+        match deadlines_of(form) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.insert("deadlines".into(), json!(e));
+                Value::Null
+            }
+        }
+    };
     let mut seats = Vec::new();
     for i in 0..rows {
         let name = form.get(&format!("name.{i}")).unwrap_or_default().trim();
@@ -199,10 +350,30 @@ pub fn create_request(form: &Form, rows: usize) -> Result<Value, Value> {
     if seats.is_empty() && !errors.contains_key("seats") {
         errors.insert("seats".into(), json!("name at least the players of the game, one per row"));
     }
+    // The host's own address, for the alerts a host gets (a missed
+    // deadline, a dead letter); optional.
+    let host_name = form.get("host.name").unwrap_or_default().trim();
+    let host_email = form.get("host.email").unwrap_or_default().trim();
+    let host = match (host_name.is_empty(), host_email.is_empty()) {
+        (_, true) if !host_name.is_empty() => {
+            errors.insert(
+                "host".into(),
+                json!("give your email too, or leave your name empty: the email is where host alerts go"),
+            );
+            Value::Null
+        }
+        (_, true) => Value::Null,
+        (true, false) => json!({ "name": "the host", "email": host_email }),
+        (false, false) => json!({ "name": host_name, "email": host_email }),
+    };
     if !errors.is_empty() {
         return Err(Value::Object(errors));
     }
-    Ok(json!({ "ruleset": ruleset, "options": options, "seats": seats, "deadlines": deadlines }))
+    let mut request = json!({ "ruleset": ruleset, "options": options, "seats": seats, "deadlines": deadlines });
+    if !host.is_null() {
+        request["host"] = host;
+    }
+    Ok(request)
 }
 
 #[cfg(test)]
@@ -239,12 +410,94 @@ mod tests {
     }
 
     #[test]
+    fn a_games_options_become_fields_from_its_schema_and_come_back_as_options() {
+        let schema = json!({"properties": {
+            "easy_cards": {"type": "boolean", "description": "The easier variant."},
+            "rounds": {"type": ["integer", "null"], "minimum": 1, "maximum": 20},
+            "board": {"type": "string", "enum": ["summer", "winter"]},
+            "note": {"type": "string"},
+        }});
+        let defaults = json!({"easy_cards": true, "rounds": null, "board": "summer", "note": ""});
+        let fields = option_fields("bardagi", &schema, &defaults);
+        let by = |o: &str| fields.iter().find(|f| f["option"] == o).unwrap().clone();
+        assert_eq!(by("easy_cards")["kind"], "checkbox");
+        assert_eq!(by("easy_cards")["checked"], true);
+        assert_eq!(by("easy_cards")["label"], "Easy cards");
+        assert_eq!(by("easy_cards")["help"], "The easier variant.");
+        assert_eq!(by("rounds")["kind"], "number");
+        assert_eq!((by("rounds")["min"].clone(), by("rounds")["max"].clone()), (json!(1), json!(20)));
+        assert_eq!(by("board")["kind"], "select");
+        assert_eq!(by("board")["value"], "summer");
+        assert_eq!(by("note")["kind"], "text");
+        assert_eq!(by("rounds")["name"], "opt.bardagi.rounds");
+        let posted = form(&[("opt.bardagi.rounds", "6"), ("opt.bardagi.board", "winter"), ("opt.bardagi.note", "")]);
+        assert_eq!(
+            options_of(&posted, &fields).unwrap(),
+            json!({"easy_cards": false, "rounds": 6, "board": "winter"}),
+            "an unticked box is false; an empty field keeps the default"
+        );
+        let bad = options_of(&form(&[("opt.bardagi.rounds", "six")]), &fields).unwrap_err();
+        assert_eq!(bad, "Rounds: \"six\" is not a whole number");
+        let ok = create_request(
+            &form(&[("ruleset", "bardagi"), ("name.0", "Ása"), ("opt.bardagi.rounds", "4")]),
+            2,
+            &fields,
+        )
+        .unwrap();
+        assert_eq!(ok["options"]["rounds"], 4);
+        let json_wins = create_request(
+            &form(&[("ruleset", "bardagi"), ("name.0", "Ása"), ("options", "{\"rounds\": 2}")]),
+            2,
+            &fields,
+        )
+        .unwrap();
+        assert_eq!(json_wins["options"], json!({"rounds": 2}));
+    }
+
+    #[test]
+    fn deadlines_are_numbers_with_units() {
+        assert_eq!(deadlines_of(&form(&[])).unwrap(), Value::Null, "none given, no deadlines");
+        let d = deadlines_of(&form(&[
+            ("dl.plan", "2"),
+            ("dl.plan.unit", "days"),
+            ("dl.turn", "36"),
+            ("dl.turn.unit", "hours"),
+            ("dl.small", "12"),
+            ("dl.reminders", "12, 2"),
+            ("dl.grace", "1"),
+            ("dl.grace.unit", "days"),
+            ("dl.forfeit_after", "0"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            d,
+            json!({"plan_hours": 48.0, "turn_hours": 36.0, "small_hours": 12.0, "reminders_hours": [12.0, 2.0],
+                   "grace_hours": 24.0, "forfeit_after": 0})
+        );
+        let half = deadlines_of(&form(&[("dl.plan", "2")])).unwrap_err();
+        assert!(half.contains("or none of them"), "{half}");
+        let bad = deadlines_of(&form(&[("dl.plan", "x"), ("dl.turn", "1"), ("dl.small", "1")])).unwrap_err();
+        assert_eq!(bad, "deadline policy: time to plan: \"x\" is not a number");
+    }
+
+    #[test]
     fn the_create_form_reports_errors_by_field() {
-        let e = create_request(&form(&[("ruleset", "duel"), ("options", "[1]"), ("email.0", "a@b.c")]), 2).unwrap_err();
+        let e = create_request(&form(&[("ruleset", "duel"), ("options", "[1]"), ("email.0", "a@b.c")]), 2, &[])
+            .unwrap_err();
         assert!(e["options"].as_str().unwrap().contains("JSON object"));
         assert!(e["seats"].as_str().unwrap().contains("give a name"));
-        let ok = create_request(&form(&[("ruleset", "duel"), ("name.0", "Ása"), ("name.1", "Bo")]), 2).unwrap();
+        let ok = create_request(&form(&[("ruleset", "duel"), ("name.0", "Ása"), ("name.1", "Bo")]), 2, &[]).unwrap();
         assert_eq!(ok["seats"], json!([{"name": "Ása"}, {"name": "Bo"}]));
         assert_eq!(ok["deadlines"], Value::Null, "no policy, no deadlines");
+        assert!(ok.get("host").is_none(), "no host address, no host alerts");
+        let players = [("ruleset", "duel"), ("name.0", "Ása")];
+        let with =
+            |extra: &[(&'static str, &'static str)]| create_request(&form(&[&players[..], extra].concat()), 2, &[]);
+        let host = with(&[("host.name", "Dís"), ("host.email", "dis@example.org")]).unwrap();
+        assert_eq!(host["host"], json!({"name": "Dís", "email": "dis@example.org"}));
+        let nameless = with(&[("host.email", "dis@example.org")]).unwrap();
+        assert_eq!(nameless["host"]["name"], "the host");
+        let no_email = with(&[("host.name", "Dís")]).unwrap_err();
+        assert!(no_email["host"].as_str().unwrap().contains("give your email too"), "{no_email}");
     }
 }

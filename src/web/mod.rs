@@ -46,6 +46,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("host_created.html", include_str!("../../templates/web/host_created.html")),
     ("host.html", include_str!("../../templates/web/host.html")),
     ("home.html", include_str!("../../templates/web/home.html")),
+    ("data.html", include_str!("../../templates/web/data.html")),
 ];
 
 const CSS: &str = include_str!("../../static/web.css");
@@ -74,6 +75,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/static/web.js").route(web::get().to(js)))
     .service(web::resource("/play/{game}").route(web::get().to(landing)).route(web::post().to(landing_post)))
     .service(web::resource("/games/{game}").route(web::get().to(game_page)))
+    .service(web::resource("/games/{game}/data").route(web::get().to(data_page)))
     .service(web::resource("/games/{game}/commands").route(web::post().to(command)))
     .service(web::resource("/games/{game}/undo").route(web::post().to(undo)))
     .service(web::resource("/host/new").route(web::get().to(host_new)).route(web::post().to(host_create)))
@@ -350,9 +352,10 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "game": game,
         "token": token,
         "who": who,
+        "game_name": game_name(&svc, &summary),
         "role": claims.role,
         "summary": summary,
-        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary),
+        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary, None),
     });
     Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
 }
@@ -395,8 +398,19 @@ fn when(stamp: &str) -> String {
     }
 }
 
-/// Who must decide what, with each decision's deadline from `summary`.
-fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value) -> Vec<Value> {
+/// A deadline as the reader reads it: in `tz` when the reader's time zone
+/// is known ("Tue 24 Nov 18:00 CET"), else in UTC (the pages' script
+/// rewrites it into the browser's own time zone).
+fn due_words(stamp: &str, tz: Option<&str>) -> String {
+    match chrono::DateTime::parse_from_rfc3339(stamp) {
+        Ok(t) => crate::notify::local_time(t.with_timezone(&chrono::Utc), tz),
+        Err(_) => stamp.to_owned(),
+    }
+}
+
+/// Who must decide what, with each decision's deadline from `summary`
+/// told in the time zone `tz` (the viewing seat's, when it gave one).
+fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Value, tz: Option<&str>) -> Vec<Value> {
     let due = summary["deadlines"]["due"].as_array().cloned().unwrap_or_default();
     pending
         .as_array()
@@ -410,7 +424,8 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
                         "seat": seat,
                         "name": board::seat_name(names, seat),
                         "submitted": p["submitted"],
-                        "due_when": deadline.as_ref().and_then(Value::as_str).map(when),
+                        "due_when": deadline.as_ref().and_then(Value::as_str).map(|d| due_words(d, tz)),
+                        "due_local": tz.is_none(),
                         "due": deadline,
                         "kind": p["kind"],
                         "prompt": p["prompt"],
@@ -420,6 +435,51 @@ fn pending_list(pending: &Value, names: &[String], me: Option<u8>, summary: &Val
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The table header of a game page: the game's name (never its id), the
+/// round and phase and the standings as the game tells them from the
+/// viewer's view (or the seats' names alone), and who is to play.
+fn table_header(
+    rules: Option<&dyn DynGame>,
+    summary: &Value,
+    view: &Value,
+    names: &[String],
+    pending: &[Value],
+    me: Option<u8>,
+) -> Value {
+    let name = rules.map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name);
+    let header = rules.and_then(|g| g.header(view, names)).filter(|h| h.check(names.len()).is_ok());
+    let to_play: Vec<u64> = pending.iter().filter_map(|p| p["seat"].as_u64()).collect();
+    let rows: Vec<Value> = (0..names.len())
+        .map(|i| {
+            let row = header.as_ref().and_then(|h| h.standings.get(i));
+            json!({
+                "seat": i,
+                "name": names[i],
+                "colour": row.and_then(|r| r.colour.clone()),
+                "score": row.and_then(|r| r.score),
+                "values": row.map(|r| r.values.clone()).unwrap_or_default(),
+                "me": me == Some(i as u8),
+                "to_play": to_play.contains(&(i as u64)),
+            })
+        })
+        .collect();
+    json!({
+        "name": name,
+        "round": header.as_ref().and_then(|h| h.round),
+        "phase": header.as_ref().and_then(|h| h.phase.clone()),
+        "score": header.as_ref().map(|h| h.score.clone()).filter(|s| !s.is_empty()),
+        "columns": header.as_ref().map(|h| h.columns.clone()).unwrap_or_default(),
+        "rows": rows,
+        "to_play": pending,
+        "over": summary["status"] == "over",
+    })
+}
+
+/// The name of the game `summary` describes, in words (never its id).
+fn game_name(svc: &Service, summary: &Value) -> String {
+    game_of(svc, summary).map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name)
 }
 
 /// The rules of the game `summary` describes, if this server hosts them.
@@ -458,10 +518,17 @@ async fn log_and_position(
     let events = svc.events(game, viewer, 0, None).await?;
     let head = view["head"].as_u64().unwrap_or(0);
     let seq = view["seq"].as_u64().unwrap_or(head);
+    let ruleset = view["ruleset"].as_str().unwrap_or_default();
+    let rules = svc.registry().get(ruleset).map(|g| g.as_ref());
     let log: Vec<Value> = events
         .iter()
         .map(|e| {
+            let round = match (&e.envelope.body, rules) {
+                (runestone_engine::Body::Game { v, event }, Some(g)) if e.in_force => g.round_begun(*v, event),
+                _ => None,
+            };
             json!({
+                "round": round,
                 "seq": e.envelope.seq,
                 "text": e.text,
                 "time": e.envelope.time,
@@ -473,8 +540,7 @@ async fn log_and_position(
             })
         })
         .collect();
-    let ruleset = view["ruleset"].as_str().unwrap_or_default();
-    let b = board::render(svc.registry().get(ruleset).map(|g| g.as_ref()), &view["view"], names);
+    let b = board::render(rules, &view["view"], names);
     let rewind = json!({
         "seq": seq,
         "head": head,
@@ -486,6 +552,44 @@ async fn log_and_position(
     });
     let envelopes = events.into_iter().map(|e| e.envelope).collect();
     Ok((view, log, rewind, envelopes))
+}
+
+/// How many entries of the log a page shows when its game counts no rounds.
+const LOG_TAIL: usize = 30;
+
+/// The log as a game page shows it: the entries of the round of the
+/// position shown (from the event that began it to the next round's), or,
+/// before a first round or in a game without rounds, the last
+/// [`LOG_TAIL`] entries up to it; and
+/// what was folded away, in words, with the link to the whole log.
+fn fold_log(log: Vec<Value>, seq: u64) -> (Vec<Value>, Value) {
+    if log.is_empty() {
+        return (log, json!({"folded": false, "all": 0}));
+    }
+    let seq_of = |e: &Value| e["seq"].as_u64().unwrap_or(0);
+    let shown = log.iter().rposition(|e| seq_of(e) <= seq).unwrap_or(0);
+    let begun = log[..=shown].iter().rposition(|e| e["round"].is_u64());
+    let (from, to, round) = match begun {
+        Some(b) => {
+            let next = log[b + 1..].iter().position(|e| e["round"].is_u64()).map_or(log.len(), |n| b + 1 + n);
+            (b, next, log[b]["round"].as_u64())
+        }
+        None => {
+            let next = log[shown + 1..].iter().position(|e| e["round"].is_u64()).map_or(shown + 1, |n| shown + 1 + n);
+            (shown.saturating_sub(LOG_TAIL - 1), next, None)
+        }
+    };
+    let (earlier, later) = (from, log.len() - to);
+    let all = log.len();
+    let shown_log: Vec<Value> = log.into_iter().skip(from).take(to - from).collect();
+    let fold = json!({
+        "round": round,
+        "earlier": earlier,
+        "later": later,
+        "all": all,
+        "folded": earlier > 0 || later > 0,
+    });
+    (shown_log, fold)
 }
 
 /// Whether `seat`'s last step can be taken back, as the kernel would judge
@@ -518,6 +622,27 @@ async fn game_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageR
     let at = at_of(&req)?;
     let (claims, problem) = session(&svc, &req, Kind::Seat, &game).await;
     render_game(&svc, &req, &game, claims.as_ref(), problem, at, StatusCode::OK, None, Entered::default()).await
+}
+
+/// The raw view behind a game page's "data" link: everything the viewer
+/// may see, in the generic rendering and as JSON.
+async fn data_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let at = at_of(&req)?;
+    let (claims, _) = session(&svc, &req, Kind::Seat, &game).await;
+    let viewer = claims.as_ref().map_or(Viewer::Public, Claims::viewer);
+    let summary = svc.summary(&game).await?;
+    let names = names_of(&summary);
+    let view = svc.view(&game, viewer, at).await?;
+    let ctx = json!({
+        "game": game,
+        "game_name": game_name(&svc, &summary),
+        "me": claims.and_then(|c| c.seat).map(|s| board::seat_name(&names, s)),
+        "at": at,
+        "html": board::generic_html(&view["view"], &names),
+        "json": serde_json::to_string_pretty(&view["view"]).unwrap_or_default(),
+    });
+    Ok(render(StatusCode::OK, "data.html", ctx, None))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -556,14 +681,41 @@ async fn render_game(
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
+    let (log, mut log_fold) = if query(req).get("log").is_some_and(|l| l == "all") {
+        let n = log.len();
+        (log, json!({"folded": false, "whole": true, "all": n}))
+    } else {
+        fold_log(log, rewind["seq"].as_u64().unwrap_or(0))
+    };
+    log_fold["at"] = json!(at);
+    // The player boards: the viewer's own first and in full, the others'
+    // public parts folded below the map.
+    let boards = rules.map(|g| g.player_boards(&view["view"], &names)).unwrap_or_default();
+    let board_of = |b: &runestone_engine::present::PlayerBoard| {
+        json!({
+            "seat": b.seat,
+            "name": board::seat_name(&names, b.seat),
+            "svg": b.svg,
+            "html": b.html,
+            "whole": b.whole,
+        })
+    };
+    let own_board = boards.iter().find(|b| Some(b.seat) == me).map(board_of);
+    let other_boards: Vec<Value> = boards.iter().filter(|b| Some(b.seat) != me).map(board_of).collect();
+    let tz = match me {
+        Some(s) => svc.mail_preferences(game, s).await.ok().and_then(|(_, _, tz)| tz),
+        None => None,
+    };
+    let pending = pending_list(&view["pending"], &names, me, &summary, tz.as_deref());
     let mut ctx = json!({
+        "table": table_header(rules, &summary, &view["view"], &names, &pending, me),
         "game": game,
         "summary": summary,
         "names": names,
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
         "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
-        "pending": pending_list(&view["pending"], &names, me, &summary),
+        "pending": pending,
         "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
         // A turn is decided against the position shown (a stale page is
         // refused); a secret plan is not, since the others' plans move the
@@ -577,6 +729,9 @@ async fn render_game(
         "undo": undo,
         "rewind": rewind,
         "log": log,
+        "log_fold": log_fold,
+        "own_board": own_board,
+        "other_boards": other_boards,
         "over": summary["status"] == "over",
         "outcome": outcome_rows(&summary, &names),
         "error": error,
@@ -705,6 +860,7 @@ fn rulesets(svc: &Service) -> Vec<Value> {
                 "description": i.description,
                 "defaults": serde_json::to_string_pretty(&i.default_options).unwrap_or_default(),
                 "help": i.options_help,
+                "fields": forms::option_fields(&i.id, &g.schemas().options, &i.default_options),
             })
         })
         .collect();
@@ -712,7 +868,25 @@ fn rulesets(svc: &Service) -> Vec<Value> {
     list
 }
 
-const SEAT_ROWS: usize = 6;
+/// Seat rows of the new-game form: as many as the largest game seats
+/// (the page's script shows the chosen game's maximum).
+fn seat_rows(list: &[Value]) -> usize {
+    list.iter().filter_map(|r| r["max_seats"].as_u64()).max().unwrap_or(6) as usize
+}
+
+/// The deadline fields of the new-game form: key, words, default unit (or
+/// the words after a plain count).
+fn deadline_fields() -> Value {
+    json!([
+        {"key": "plan", "label": "Time to plan", "unit": "days"},
+        {"key": "turn", "label": "Time for a turn", "unit": "days"},
+        {"key": "small", "label": "Time for a small decision", "unit": "hours"},
+        {"key": "reminders", "label": "Reminders before a deadline", "text": true, "words": "hours before, separated by commas (12, 2)"},
+        {"key": "grace", "label": "Grace after a missed deadline", "unit": "hours"},
+        {"key": "substitute_after", "label": "Alert me after", "words": "missed deadlines in a row"},
+        {"key": "forfeit_after", "label": "A player forfeits after", "words": "missed deadlines in a row (0: never)"},
+    ])
+}
 
 async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
     let csrf = Csrf::of(&req);
@@ -720,9 +894,14 @@ async fn host_new(svc: Svc, req: HttpRequest) -> HttpResponse {
     let mut entered = BTreeMap::new();
     if let Some(first) = list.first() {
         entered.insert("ruleset".to_owned(), first["id"].as_str().unwrap_or_default().to_owned());
-        entered.insert("options".to_owned(), first["defaults"].as_str().unwrap_or("{}").to_owned());
     }
-    let ctx = json!({ "rulesets": list, "rows": (0..SEAT_ROWS).collect::<Vec<_>>(), "entered": entered, "errors": {} });
+    let ctx = json!({
+        "rows": (0..seat_rows(&list)).collect::<Vec<_>>(),
+        "rulesets": list,
+        "deadline_fields": deadline_fields(),
+        "entered": entered,
+        "errors": {},
+    });
     render(StatusCode::OK, "host_new.html", ctx, Some(&csrf))
 }
 
@@ -733,13 +912,21 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
     let fail = |errors: Value| {
         let ctx = json!({
             "rulesets": rulesets(&svc),
-            "rows": (0..SEAT_ROWS).collect::<Vec<_>>(),
+            "rows": (0..seat_rows(&rulesets(&svc))).collect::<Vec<_>>(),
             "entered": entered,
+            "posted_form": true,
+            "deadline_fields": deadline_fields(),
             "errors": errors,
         });
         Ok(render(StatusCode::UNPROCESSABLE_ENTITY, "host_new.html", ctx, Some(&csrf)))
     };
-    let request = match forms::create_request(&form, SEAT_ROWS) {
+    let chosen = form.get("ruleset").unwrap_or_default().trim();
+    let fields: Vec<Value> = rulesets(&svc)
+        .into_iter()
+        .find(|r| r["id"] == json!(chosen))
+        .and_then(|r| r["fields"].as_array().cloned())
+        .unwrap_or_default();
+    let request = match forms::create_request(&form, seat_rows(&rulesets(&svc)), &fields) {
         Ok(r) => r,
         Err(errors) => return fail(errors),
     };
@@ -751,7 +938,9 @@ async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form>) -> PageR
         }
         Err(e) => {
             let msg = words(e);
-            let key = if msg.starts_with("seat") {
+            let key = if msg.starts_with("host") {
+                "host"
+            } else if msg.starts_with("seat") {
                 "seats"
             } else if msg.starts_with("deadline policy") {
                 "deadlines"
@@ -824,7 +1013,46 @@ async fn host_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageR
     let game = game_id(path)?;
     let at = at_of(&req)?;
     let claims = host_claims(&svc, &req, &game).await?;
-    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote::default()).await
+    let done = query(&req).get("done").and_then(|d| done_words(d)).map(str::to_owned);
+    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote { done, ..HostNote::default() }).await
+}
+
+/// The entries of the log a host can roll back to (the last kept), newest
+/// first, the one entered (or the head) chosen; a number entered that is
+/// no such entry stays as entered, for the refusal to explain.
+fn rollback_choices(log: &[Value], entered: Option<&str>, head: Option<u64>) -> Vec<Value> {
+    const WORDS: usize = 100;
+    let chosen = entered.map(str::trim).map(str::to_owned).or_else(|| head.map(|h| h.to_string()));
+    let mut out: Vec<Value> = log
+        .iter()
+        .rev()
+        .filter(|e| e["in_force"] == json!(true) && e["seq"].as_u64().is_some_and(|s| s >= 1))
+        .map(|e| {
+            let seq = e["seq"].as_u64().unwrap_or(0);
+            let text = e["text"].as_str().unwrap_or_default();
+            let short: String = if text.chars().count() > WORDS {
+                format!("{}…", text.chars().take(WORDS).collect::<String>())
+            } else {
+                text.to_owned()
+            };
+            json!({"seq": seq, "words": format!("#{seq} {short}"), "selected": chosen.as_deref() == Some(seq.to_string().as_str())})
+        })
+        .collect();
+    if let Some(c) = chosen.filter(|c| !c.is_empty() && !out.iter().any(|o| o["selected"] == json!(true))) {
+        out.insert(0, json!({"seq": c, "words": format!("event {c} (as entered)"), "selected": true}));
+    }
+    out
+}
+
+/// The confirmation of a host action that redirected back to the page.
+fn done_words(done: &str) -> Option<&'static str> {
+    Some(match done {
+        "rollback" => "Rolled back: the events after the one you chose are voided (struck in the log, never deleted), and everyone sees your reason.",
+        "pause" => "The clocks are paused: no deadline runs until you resume them.",
+        "resume" => "The clocks run again; every pending deadline moved on by the time they were paused.",
+        "extend" => "More time given: the new deadlines are below, and the players are told by mail.",
+        _ => return None,
+    })
 }
 
 /// What a host form left to show: an error beside it, or a result.
@@ -834,12 +1062,14 @@ struct HostNote {
     error: Option<String>,
     entered: BTreeMap<String, String>,
     new_link: Option<Value>,
+    /// The confirmation of an action just taken.
+    done: Option<String>,
 }
 
 impl HostNote {
     /// The form `form` was refused with `error`; what was entered stays.
     fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
-        HostNote { form: Some(form), error: Some(error), entered, new_link: None }
+        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None }
     }
 }
 
@@ -882,13 +1112,15 @@ async fn render_host(
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
     let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let choices = rollback_choices(&log, note.entered.get("to_seq").map(String::as_str), summary["head"].as_u64());
     let ctx = json!({
         "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
         "game": game,
+        "game_name": game_name(svc, &summary),
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&summary["pending"], &names, None, &summary),
+        "pending": pending_list(&summary["pending"], &names, None, &summary, None),
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",
@@ -897,6 +1129,8 @@ async fn render_host(
         "error": note.error,
         "entered": note.entered,
         "new_link": note.new_link,
+        "done": note.done,
+        "rollback_choices": choices,
         "policy_text": summary["deadlines"]["policy"].to_string(),
         "created_when": summary["created_at"].as_str().map(when),
     });
@@ -922,7 +1156,7 @@ async fn host_rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, form
         }
     };
     match result {
-        Ok(_) => Ok(see_other(&format!("/host/{game}"))),
+        Ok(_) => Ok(see_other(&format!("/host/{game}?done=rollback"))),
         Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("rollback", error, entered)).await,
     }
 }
@@ -988,7 +1222,14 @@ async fn host_clock(svc: Svc, req: HttpRequest, path: web::Path<String>, form: w
         Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
     };
     match result {
-        Ok(_) => Ok(see_other(&format!("/host/{game}#clocks"))),
+        Ok(_) => {
+            let done = match form.get("action").unwrap_or_default() {
+                "resume" => "resume",
+                "extend" => "extend",
+                _ => "pause",
+            };
+            Ok(see_other(&format!("/host/{game}?done={done}#clocks")))
+        }
         Err(error) => {
             let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
             refused(&svc, &req, &game, &claims, HostNote::refused(form_name, error, entered)).await
@@ -1098,6 +1339,33 @@ mod tests {
             json!({"forms": parts, "game": "g1", "csrf": "tok", "error": "x", "error_at": "other", "entered": {}});
         let html = templates().get_template("forms.html").unwrap().render(&quiet).unwrap();
         assert!(!html.contains("id=\"error\"") && !html.contains("name=\"seq\""), "{html}");
+    }
+
+    #[test]
+    fn the_log_folds_to_the_round_of_the_position_shown_or_to_its_last_entries() {
+        let entry = |seq: u64, round: Option<u64>| json!({"seq": seq, "round": round});
+        let log: Vec<Value> =
+            (0..20).map(|s| entry(s, [(1, 1), (8, 2), (15, 3)].iter().find(|r| r.0 == s).map(|r| r.1))).collect();
+        let seqs = |l: &[Value]| l.iter().map(|e| e["seq"].as_u64().unwrap()).collect::<Vec<_>>();
+        let (now, fold) = fold_log(log.clone(), 19);
+        assert_eq!(seqs(&now), (15..20).collect::<Vec<_>>());
+        assert_eq!(
+            (fold["round"].as_u64(), fold["earlier"].as_u64(), fold["later"].as_u64()),
+            (Some(3), Some(15), Some(0))
+        );
+        let (past, fold) = fold_log(log.clone(), 9);
+        assert_eq!(seqs(&past), (8..15).collect::<Vec<_>>());
+        assert_eq!((fold["earlier"].as_u64(), fold["later"].as_u64()), (Some(8), Some(5)));
+        let (start, fold) = fold_log(log, 0);
+        assert_eq!(seqs(&start), [0], "the creation comes before the first round");
+        assert_eq!(fold["later"].as_u64(), Some(19));
+        // Without rounds: the last entries up to the position shown.
+        let plain: Vec<Value> = (0..100).map(|s| entry(s, None)).collect();
+        let (tail, fold) = fold_log(plain, 99);
+        assert_eq!(seqs(&tail), (100 - LOG_TAIL as u64..100).collect::<Vec<_>>());
+        assert_eq!((fold["earlier"].as_u64(), fold["folded"].as_bool()), (Some(70), Some(true)));
+        let (short, fold) = fold_log((0..5).map(|s| entry(s, None)).collect(), 4);
+        assert_eq!((short.len(), fold["folded"].as_bool()), (5, Some(false)));
     }
 
     #[test]

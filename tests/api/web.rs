@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::browser::{Browser, Driver};
 use crate::helpers::{seat_tokens, str_of, TestApp};
@@ -167,7 +167,11 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     let mut host = Browser::new(&app);
     let form = host.get("/host/new");
     assert_eq!(form.status, 200);
-    assert!(form.html.contains("&quot;rounds&quot;: 3"), "defaults prefilled: {}", form.html);
+    assert!(
+        form.html.contains("id=\"opt-duel-rounds\" name=\"opt.duel.rounds\"") && form.html.contains("value=\"3\""),
+        "the options are fields with their defaults: {}",
+        form.html
+    );
     let csrf = host.csrf();
     let bad = host.post(
         "/host/new",
@@ -189,6 +193,39 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     );
     assert_eq!(policy.status, 422, "{}", policy.html);
     assert!(policy.html.contains("id=\"deadlines-error\""), "beside the field: {}", policy.html);
+    // Deadlines as numbers with units, options as fields, the host's email.
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("ruleset", "duel"),
+        ("name.0", "Ása"),
+        ("name.1", "Bo"),
+        ("opt.duel.rounds", "2"),
+        ("dl.plan", "2"),
+        ("dl.plan.unit", "days"),
+        ("dl.turn", "1"),
+        ("dl.turn.unit", "days"),
+        ("dl.small", "12"),
+        ("dl.small.unit", "hours"),
+        ("dl.reminders", "12, 2"),
+        ("host.email", "dis@example.org"),
+    ];
+    let half = host.post("/host/new", &[&fields[..5], &fields[5..7]].concat());
+    assert_eq!(half.status, 422, "{}", half.html);
+    assert!(half.html.contains("id=\"deadlines-error\"") && half.html.contains("or none of them"), "{}", half.html);
+    assert!(
+        half.html.contains("id=\"dl-plan\" name=\"dl.plan\" inputmode=\"decimal\" value=\"2\""),
+        "kept: {}",
+        half.html
+    );
+    let made = host.post("/host/new", &fields);
+    assert_eq!(made.status, 201, "{}", made.html);
+    let made_game = made.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).expect("a host page link");
+    let summary = app.get(&format!("/api/v1/games/{made_game}"), None).ok().clone();
+    assert_eq!(summary["options"]["rounds"], 2, "{summary}");
+    let policy = &summary["deadlines"]["policy"];
+    assert_eq!((policy["plan_hours"].as_f64(), policy["turn_hours"].as_f64()), (Some(48.0), Some(24.0)), "{policy}");
+    assert_eq!(policy["reminders_hours"], json!([12.0, 2.0]), "{policy}");
+
     let broken = host.post("/host/new", &[("csrf", &csrf), ("ruleset", "duel"), ("options", "{"), ("name.0", "Ása")]);
     assert!(broken.html.contains("not valid JSON"), "{}", broken.html);
 
@@ -255,7 +292,7 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
     let waiting = bo.get(&format!("/games/{game}"));
     assert!(waiting.html.contains("(has decided; may still change it)"), "{}", waiting.html);
-    assert!(waiting.html.contains("<span class=\"small\">due <time"), "the deadline is shown: {}", waiting.html);
+    assert!(waiting.html.contains("<span class=\"due\">by <time"), "the deadline is shown: {}", waiting.html);
     assert_eq!(bo.command(&game, &json!({"type": "Bid", "amount": 1})).status, 303);
 
     // A taunt can be taken back; the page offers it, and only to its author.
@@ -297,6 +334,8 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
         &[("csrf", &csrf), ("action", "extend"), ("seat", "0"), ("hours", "12"), ("reason", "travel")],
     );
     assert_eq!(extended.status, 303, "{}", extended.html);
+    assert_eq!(extended.location, format!("/host/{game}?done=extend#clocks"));
+    assert!(host.get(&format!("/host/{game}?done=extend")).html.contains("More time given"));
 
     // A substitute takes over seat 1; Bo's session ends, the newcomer's link works.
     let sub = host.post(
@@ -311,10 +350,18 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     cai.sign_in(&game, &token(link));
     assert!(cai.get(&format!("/games/{game}")).html.contains("(seat 1)"));
 
-    // The host rolls back to before the bids; the log keeps them, voided.
+    // The host rolls back to before the bids, chosen from the log's
+    // entries; the log keeps them, voided, and the page confirms it.
+    let before = host.get(&format!("/host/{game}")).html;
+    let choice = before.split("<select id=\"to_seq\" name=\"to_seq\" required>").nth(1).expect("a list of entries");
+    let choice = &choice[..choice.find("</select>").unwrap()];
+    assert!(choice.contains("<option value=\"1\">#1 "), "{choice}");
+    assert!(choice.contains(" selected>#"), "the latest entry is chosen first: {choice}");
     let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
     assert_eq!(rb.status, 303, "{}", rb.html);
-    let dash = host.get(&format!("/host/{game}"));
+    assert_eq!(rb.location, format!("/host/{game}?done=rollback"));
+    let dash = host.get(&rb.location);
+    assert!(dash.html.contains("<p class=\"notice\" role=\"status\" id=\"host-done\">Rolled back:"), "{}", dash.html);
     assert!(dash.html.contains("Rolled back to event 1: misclick"), "{}", dash.html);
     assert!(dash.html.contains("<del>Ása placed a secret bid</del>"), "{}", dash.html);
 }
@@ -441,10 +488,18 @@ fn a_host_and_two_players_play_a_duel_in_headless_chromium() {
     // The host creates a game through the pages.
     d.go(&format!("{}/host/new", app.base));
     d.click(&d.find("#ruleset option[value='duel']"));
-    assert!(d.property("#options", "value").contains("\"rounds\": 3"), "the game's defaults fill the options");
-    let options = d.find("#options");
-    d.clear(&options);
-    d.type_in(&options, "{\"rounds\": 1}");
+    assert_eq!(d.property("#opt-duel-rounds", "value"), "3", "the game's default fills its option");
+    assert_eq!(d.property("#options-bardagi", "hidden"), "true", "only the chosen game's options are shown");
+    assert_eq!(d.text("#seats-count"), "This game seats 2 to 4 players.");
+    assert_eq!(d.property(".seat-row[data-row='3']", "hidden"), "false");
+    let shown = |css: &str| {
+        d.eval(&format!("return getComputedStyle(document.querySelector({css:?})).display !== 'none';")) == json!(true)
+    };
+    assert!(!shown(".seat-row[data-row='4']"), "no fifth row for a game of at most four");
+    assert!(!shown("#options-bardagi") && shown("#options-duel"), "only the chosen game's options");
+    let rounds = d.find("#opt-duel-rounds");
+    d.clear(&rounds);
+    d.type_in(&rounds, "1");
     d.type_in(&d.find("#name-0"), "Ása");
     d.type_in(&d.find("#name-1"), "Bo");
     d.screenshot("01-host-new");
@@ -585,12 +640,12 @@ fn a_bardagi_seat_picks_cards_plays_a_turn_and_sets_standing_orders_in_headless_
     let orders = &view["view"]["players"][me]["orders"];
     assert_eq!(orders["sheep"], "meat", "{orders}");
     assert_eq!(orders["recruits"], json!(["hof"]), "{orders}");
-    let wished: Value = serde_json::from_str(&wish).unwrap();
-    assert_eq!(orders["build"][0]["building"], wished["building"], "{orders}");
-    assert_eq!(orders["build"][0]["effect"], wished["effect"], "{orders}");
+    let wished: Vec<&str> = wish.split('/').collect();
+    assert_eq!(orders["build"][0]["building"], wished[0], "{wish} {orders}");
+    assert_eq!(orders["build"][0]["effect"], wished[1], "{wish} {orders}");
     d.click(&d.find("#orders summary"));
     assert_eq!(d.property("#orders-sheep", "value"), "meat", "the form shows the orders now in force");
-    assert_eq!(d.property("#orders-build-0", "value"), wish);
+    assert_eq!(d.property("#orders-keep-0", "checked"), "true", "the saved wish is listed, kept");
 
     // A plan of 7 cards: the counter says so, the rules refuse it, the numbers stay.
     for (card, n) in [("berserkur", "3"), ("godi", "2"), ("kaupmadur", "2"), ("knerrir", "0")] {
@@ -731,4 +786,246 @@ fn bardagi_forms_work_without_javascript_and_keep_what_was_entered() {
     let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
     assert_eq!(view["view"]["players"][first]["orders"]["sheep"], "meat", "the bot's turn keeps the player's orders");
     assert_eq!(view["view"]["current"], json!(1 - first), "the turn passed on");
+}
+
+// ---------------------------------------------------------------- the table header
+
+#[test]
+fn every_game_page_opens_with_its_table_header_and_the_deadline_in_the_readers_time_zone() {
+    let app = TestApp::spawn();
+    let seats = json!([{"name": "Ása", "tz": "Asia/Tokyo"}, {"name": "Bo"}]);
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats,
+                    "deadlines": {"plan_hours": 48, "turn_hours": 48, "small_hours": 48}}),
+        )
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut ann = Browser::new(&app);
+    ann.sign_in(&game, &tokens[0]);
+    let mut bo = Browser::new(&app);
+    bo.sign_in(&game, &tokens[1]);
+
+    let page = ann.get(&format!("/games/{game}")).html;
+    for want in [
+        "<title>Your move · Duel (test fixture), round 1 · runestone</title>",
+        "<h1 id=\"table-h\">Duel (test fixture) <span class=\"round\" id=\"round\">· round 1 of 2</span></h1>",
+        "<p class=\"phase\" id=\"phase\">Bidding: every player bids in secret</p>",
+        "<th scope=\"col\">Player</th><th scope=\"col\">Points</th><th scope=\"col\">Budget</th><th scope=\"col\">Bid</th>",
+        "<strong>You</strong>: ",
+    ] {
+        assert!(page.contains(want), "{want} in {page}");
+    }
+    // Ása gave her time zone: her deadlines are told in it; Bo's in UTC,
+    // which the page's script puts in his browser's zone.
+    let due = |html: &str| {
+        let at = html.find("class=\"due\">by <time").expect("a deadline in the header");
+        html[at..at + html[at..].find("</time>").unwrap()].to_owned()
+    };
+    let hers = due(&page);
+    assert!(hers.ends_with(" JST") && !hers.contains("data-local"), "{hers}");
+    let his_page = bo.get(&format!("/games/{game}")).html;
+    let his = due(&his_page);
+    assert!(his.ends_with(" UTC") && his.contains("data-local"), "{his}");
+
+    // A secret bid: its seat's row says it, the other's and the public's do not.
+    assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 9})).status, 303);
+    let row = |html: &str, seat: u8| {
+        let at = html.find(&format!("id=\"standing-{seat}\"")).expect("a row per seat");
+        html[at..at + html[at..].find("</tr>").unwrap()].to_owned()
+    };
+    assert!(row(&ann.get(&format!("/games/{game}")).html, 0).contains("<td>bid 9</td>"));
+    let his_page = bo.get(&format!("/games/{game}")).html;
+    assert!(row(&his_page, 0).contains("<td>bid hidden</td>"), "{}", row(&his_page, 0));
+    assert!(row(&his_page, 1).contains("to play"), "{}", row(&his_page, 1));
+    let public = Browser::new(&app).get(&format!("/games/{game}")).html;
+    assert!(row(&public, 0).contains("<td>bid hidden</td>"));
+
+    // Bardagi: the clans' colours, glory, and gold secret but to its own clan.
+    let created = app.create("bardagi", 3, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut clan = Browser::new(&app);
+    clan.sign_in(&game, &tokens[2]);
+    let page = clan.get(&format!("/games/{game}")).html;
+    assert!(
+        page.contains(
+            "<h1 id=\"table-h\">Bardagi - the claim for gold <span class=\"round\" id=\"round\">· round 1 of "
+        ),
+        "{page}"
+    );
+    assert!(page.contains("Planning: every clan chooses its cards for the round in secret"), "{page}");
+    assert!(page.contains("<th scope=\"col\">Glory</th><th scope=\"col\">Areas</th><th scope=\"col\">Gold</th>"));
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[2])).ok().clone();
+    let gold = view["view"]["players"][2]["gold"].as_i64().unwrap();
+    for seat in 0..3u8 {
+        let r = row(&page, seat);
+        let colour = view["view"]["players"][seat as usize]["colour"].as_str().unwrap();
+        assert!(r.to_lowercase().contains(&format!("<span class=\"small\">{colour}</span>")), "{r}");
+        let glory = view["view"]["players"][seat as usize]["glory"].as_i64().unwrap();
+        assert!(r.contains(&format!("<td class=\"num\">{glory}</td>")), "{r}");
+        let gold_cell = if seat == 2 { format!("<td>{gold}</td>") } else { "<td>secret</td>".to_owned() };
+        assert!(r.contains(&gold_cell), "{gold_cell} in {r}");
+    }
+}
+
+// ---------------------------------------------------------------- live pages
+
+/// Two browsers on two seats' pages: the second sees the first's move
+/// appear without reloading, told at the top in words; a rollback while
+/// it composes is announced with its reason and what it typed stays.
+#[test]
+fn a_second_browser_sees_the_first_seats_move_and_a_rollback_appear_without_reloading() {
+    let app = TestApp::spawn();
+    let seats = json!([{"name": "Ása"}, {"name": "Bo"}]);
+    let created = app
+        .post("/api/v1/games", None, &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats}))
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let a = Driver::start();
+    let b = Driver::start();
+    for (d, seat) in [(&a, 0), (&b, 1)] {
+        d.go(str_of(&created["seats"][seat], "link"));
+        d.loads(|| d.click(&d.find("#enter")));
+    }
+    // The live page redraws its parts: read them in one step in the page
+    // (an element found first may be replaced before its text is read).
+    let text = |css: &str| {
+        let v = b.eval(&format!("var e = document.querySelector({css:?}); return e ? e.textContent : '';"));
+        v.as_str().unwrap_or_default().to_owned()
+    };
+    b.wait_until("Bo's page to follow the game", || text("#live").contains("follows the game"));
+    b.eval("window.__sameDocument = true; return true;");
+    let same_document = || b.eval("return window.__sameDocument === true;") == json!(true);
+
+    // Ása bids: Bo's page shows it without reloading.
+    a.loads(|| a.press("Bid 7"));
+    b.wait_until("Ása's bid on Bo's page", || text("#log").contains("Ása placed a secret bid"));
+    assert!(same_document(), "Bo's page was not reloaded");
+    assert!(text("#live-notice").contains("Ása placed a secret bid"), "{}", text("#live-notice"));
+    assert!(text("#standing-0").contains("bid hidden"), "{}", text("#standing-0"));
+    assert!(!b.source().contains("bid 7"), "Ása's bid stays secret");
+    b.screenshot("30-live-move-seen");
+
+    // Bo starts writing a command; the host rolls Ása's bid back meanwhile.
+    b.click(&b.find("details.advanced summary"));
+    b.type_in(&b.find("#json"), "{\"type\": \"Bid\", \"amount\": 4}");
+    let bid_seq = head(&app, &game);
+    let rolled = app.post(
+        &format!("/api/v1/games/{game}/rollback"),
+        Some(str_of(&created, "host_token")),
+        &json!({"to_seq": bid_seq - 1, "reason": "Ása asked to bid again"}),
+    );
+    rolled.ok();
+    b.wait_until("the rollback announced on Bo's page", || text("#live-notice").contains("rolled back"));
+    let told = text("#live-notice");
+    assert!(told.contains("Ása asked to bid again"), "the reason is told: {told}");
+    assert!(told.contains("what you entered is kept"), "{told}");
+    assert_eq!(b.property("#json", "value"), "{\"type\": \"Bid\", \"amount\": 4}", "what Bo typed stays");
+    assert!(same_document(), "Bo's page was not reloaded");
+    b.wait_until("the voided bid struck in the log", || b.exists("#log li.voided"));
+    b.screenshot("31-live-rollback-told");
+    for d in [&a, &b] {
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+// ---------------------------------------------------------------- page weight
+
+/// A 4-clan Bardagi game some rounds in, seen at 1280×900 by the clan
+/// whose turn it is (its forms are the heaviest part): the page is a few
+/// screens tall and light, the log shows the current round with the rest
+/// a link away, and the raw view is behind the "data" link.
+#[test]
+fn a_bardagi_game_page_is_a_few_screens_tall_and_light() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 4, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    play_bot_moves(&app, &game, &tokens, 60);
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    let me = summary["pending"][0]["seat"].as_u64().expect("someone to play") as usize;
+    let mut b = Browser::new(&app);
+    b.sign_in(&game, &tokens[me]);
+    let html = b.get(&format!("/games/{game}")).html;
+    let bytes = html.len();
+    std::fs::create_dir_all(crate::browser::screenshot_dir()).unwrap();
+    std::fs::write(crate::browser::screenshot_dir().join("20-bardagi-table.html"), &html).unwrap();
+    assert!(html.contains("id=\"decide\""), "the clan to play has its forms: {html}");
+
+    // The clan's own board drawn in full; the others' public parts folded.
+    assert!(html.contains("<h2 id=\"my-board-h\">Your board</h2>"), "{html}");
+    assert_eq!(html.matches("<svg class=\"player-board\"").count(), 4, "every clan's board");
+    let own_gold = format!("<dt>Gold</dt><dd>{}</dd>", {
+        let v = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+        v["view"]["players"][me]["gold"].as_i64().unwrap()
+    });
+    assert!(html.contains(&own_gold), "{own_gold} in {html}");
+    assert_eq!(html.matches("<dt>Gold</dt><dd>secret</dd>").count(), 3, "the others' gold stays secret");
+
+    // The log: the current round, the rest on demand.
+    let round = app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["round"].as_u64().unwrap();
+    assert!(round > 1, "the game is some rounds in");
+    assert!(html.contains(&format!("<h2 id=\"log-h\">What happened in round {round}</h2>")), "{html}");
+    assert!(html.contains("earlier events (the rounds before) not shown"), "{html}");
+    assert!(!html.contains("id=\"e1\""), "the first round's events are folded away");
+    let whole = b.get(&format!("/games/{game}?log=all")).html;
+    assert!(whole.contains("id=\"e1\"") && whole.contains("The whole log"), "the whole log on demand");
+
+    // The raw view is a link away, and only the viewer's own.
+    assert!(
+        html.contains(&format!("<a id=\"data-link\" href=\"&#x2f;games&#x2f;{game}&#x2f;data\">data</a>")),
+        "{html}"
+    );
+    let data = b.get(&format!("/games/{game}/data"));
+    assert_eq!(data.status, 200);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+    let gold = view["view"]["players"][me]["gold"].as_i64().unwrap();
+    assert!(data.html.contains(&format!("&quot;gold&quot;: {gold}")), "the clan's own gold in its data");
+    let public = Browser::new(&app).get(&format!("/games/{game}/data")).html;
+    assert!(public.contains("&quot;gold&quot;: null"), "gold is secret to the public");
+
+    let d = Driver::start();
+    d.resize(1280, 900);
+    d.go(str_of(&created["seats"][me], "link"));
+    d.loads(|| d.click(&d.find("#enter")));
+    let height = d.eval("return document.documentElement.scrollHeight;").as_u64().unwrap();
+    d.screenshot("20-bardagi-table-1280");
+    let parts = d.eval(
+        "return Array.from(document.querySelectorAll('main > section, main > details, main > p'))\
+         .map(function (e) { return (e.id || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().height); });",
+    );
+    d.go(&format!("{}/games/{game}#my-board", app.base));
+    d.screenshot("21-bardagi-own-board-1280");
+    d.resize(390, 844);
+    d.go(&format!("{}/games/{game}", app.base));
+    d.screenshot("22-bardagi-table-phone");
+    d.go(&format!("{}/games/{game}#my-board", app.base));
+    d.screenshot("23-bardagi-own-board-phone");
+    let widths = d.eval("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]");
+    assert!(widths[0].as_u64() <= widths[1].as_u64(), "no sideways scrolling on a phone: {widths}");
+    eprintln!("the Bardagi game page: {height} px tall at 1280×900, {bytes} bytes of HTML; its parts: {parts}");
+    let forms = html.find("<section id=\"decide\"").map_or(0, |at| html[at..].find("</section>").unwrap_or(0));
+    eprintln!("of which the decision's forms: {forms} bytes");
+    // The decision's forms and the current round's log vary with the
+    // position the bots reached (the forms 600 to 1,500 px seen, the log
+    // a few lines to a screen); everything else stays within three screens.
+    let part = |id: &str| {
+        parts
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p.as_str())
+            .find_map(|p| p.strip_prefix(id).and_then(|h| h.trim().parse::<u64>().ok()))
+    };
+    let rest = height - part("decide ").unwrap_or(0) - part("log ").unwrap_or(0);
+    assert!(rest <= 3 * 900, "the game page without its forms and log is {rest} px tall, more than three screens");
+    // The forms' weight varies with the position too; the rest is bounded.
+    assert!(bytes - forms <= 130_000, "the game page without its forms is {} bytes", bytes - forms);
 }

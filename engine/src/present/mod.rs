@@ -12,6 +12,7 @@
 
 pub mod form;
 mod generic;
+pub mod table;
 
 use std::collections::BTreeMap;
 
@@ -24,6 +25,7 @@ use crate::game::{Game, Seat};
 
 pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
+pub use table::{PlayerBoard, Rounds, Standing, TableHeader};
 
 /// One area of a board as drawn: its id and its owner (a seat), if any.
 /// Tests use this to check every area is drawn once, with its owner.
@@ -204,6 +206,29 @@ pub trait Present: Game {
     /// colour classes), appended to the pages' stylesheet.
     fn stylesheet() -> &'static str {
         ""
+    }
+
+    /// The table header's round, phase and standings as this view shows
+    /// them (see [`TableHeader`]); `None` for a header of the seats' names
+    /// and whose turn it is only.
+    fn header(view: &Self::View, seats: &[String]) -> Option<TableHeader> {
+        let _ = (view, seats);
+        None
+    }
+
+    /// The players' boards (the pieces and holdings off the map), one per
+    /// seat in seat order, drawn from the view; empty when the game has
+    /// none. The page shows the viewer's own first and in full.
+    fn player_boards(view: &Self::View, seats: &[String]) -> Vec<PlayerBoard> {
+        let _ = (view, seats);
+        Vec::new()
+    }
+
+    /// The round `event` begins, when it begins one: the pages show the
+    /// log of the current round and fold the rounds before it away.
+    fn round_begun(event: &Self::Event) -> Option<u32> {
+        let _ = event;
+        None
     }
 
     /// Commands with free fields `seat` may send now.

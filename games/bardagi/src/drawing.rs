@@ -9,9 +9,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::Value;
 
-use runestone_engine::present::{esc, generic_html, seat_name, Area};
+use runestone_engine::present::{esc, seat_name, Area};
 
 use super::board::{Area as MapArea, BoardData, SeaNode};
 use super::state::Loc;
@@ -30,7 +29,7 @@ fn cell_of(c: &[i32; 2]) -> (i64, i64) {
 }
 
 /// A value's name as the view writes it ("gold_mine", "red", "action").
-fn name_of<T: Serialize>(x: &T) -> String {
+pub(crate) fn name_of<T: Serialize>(x: &T) -> String {
     serde_json::to_value(x).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
@@ -39,18 +38,25 @@ fn units_of(u: &Units) -> [(&'static str, Loc); 3] {
     [("berserkur", u.berserkur), ("godi", u.godi), ("kaupmadur", u.kaupmadur)]
 }
 
-fn hex_points(x: f64, y: f64) -> String {
+/// One hex cell around (0, 0), drawn once in the board's `<defs>` and
+/// placed per cell by [`hex_at`] (a map has hundreds of cells).
+fn hex_points() -> String {
     (0..6)
         .map(|i| {
             let a = std::f64::consts::PI / 180.0 * (60.0 * i as f64 - 30.0);
-            format!("{:.1},{:.1}", x + S * a.cos(), y + S * a.sin())
+            format!("{:.1},{:.1}", S * a.cos(), S * a.sin())
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
+/// A hex cell centred on (x, y).
+fn hex_at(x: f64, y: f64) -> String {
+    format!("<use href=\"#hex\" x=\"{x:.1}\" y=\"{y:.1}\"/>")
+}
+
 /// The clan colour's paint.
-fn clan_paint(colour: &str) -> &'static str {
+pub(crate) fn clan_paint(colour: &str) -> &'static str {
     match colour {
         "red" => "#c0392b",
         "yellow" => "#d4ac0d",
@@ -274,7 +280,7 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
         "<g class=\"mountains\" fill=\"#8b7d6b\" stroke=\"#5e5345\" stroke-width=\"0.6\"><title>Mountains</title>",
     );
     for (x, y) in &mountains {
-        let _ = write!(s, "<polygon points=\"{}\"/>", hex_points(*x, *y));
+        s.push_str(&hex_at(*x, *y));
     }
     s.push_str("</g>");
 
@@ -313,14 +319,12 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
             esc(&title)
         );
         let opacity = if kind == "home" { "0.45" } else { "1" };
+        let _ = write!(s, "<g fill=\"{fill}\" fill-opacity=\"{opacity}\" stroke=\"{fill}\" stroke-width=\"0.8\">");
         for c in a.cells.iter().map(cell_of) {
             let (x, y) = centre(c.0, c.1);
-            let _ = write!(
-                    s,
-                    "<polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{opacity}\" stroke=\"{fill}\" stroke-width=\"0.8\"/>",
-                    hex_points(x, y)
-                );
+            s.push_str(&hex_at(x, y));
         }
+        s.push_str("</g>");
         let (cx, cy) = anchor(centres.get(&id).map_or(&[][..], Vec::as_slice));
         let _ = write!(
             s,
@@ -475,9 +479,11 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
     Some(format!(
             "<svg class=\"board\" viewBox=\"{vx:.1} {vy:.1} {vw:.1} {vh:.1}\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
 xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
-<title id=\"board-title\">Bardagi, the {} board</title><desc id=\"board-desc\">{}</desc>{s}</svg>",
+<title id=\"board-title\">Bardagi, the {} board</title><desc id=\"board-desc\">{}</desc>\
+<defs><polygon id=\"hex\" points=\"{}\"/></defs>{s}</svg>",
             esc(name),
-            esc(&desc)
+            esc(&desc),
+            hex_points()
         ))
 }
 
@@ -532,15 +538,9 @@ pub fn text(view: &View, seats: &[String]) -> Option<String> {
                 esc(&units_on.get(&id).map_or("—".to_owned(), |u| u.join(", "))),
             );
     }
-    h.push_str("</tbody></table>");
-    // Everything else of the view but the map's raw cells and the areas.
-    let mut rest = serde_json::to_value(view).unwrap_or(Value::Null);
-    if let Some(o) = rest.as_object_mut() {
-        o.remove("board");
-        o.remove("areas");
-    }
-    h.push_str(&generic_html(&rest, seats));
-    h.push_str("</div>");
+    // The clans are told on their player boards; the raw view is on the
+    // pages' "data" page.
+    h.push_str("</tbody></table></div>");
     Some(h)
 }
 
@@ -584,7 +584,8 @@ mod tests {
         assert_eq!(svg.matches("data-area=\"area-0\"").count(), 1);
         assert!(svg.contains("data-area=\"area-1\" data-owner=\"1\""));
         assert!(!svg.contains("data-area=\"area-0\" data-owner"));
-        assert_eq!(svg.matches("<polygon").count(), 5, "four area cells and a mountain");
+        assert_eq!(svg.matches("<polygon").count(), 1, "one hex, defined once");
+        assert_eq!(svg.matches("<use href=\"#hex\"").count(), 5, "four area cells and a mountain");
         assert_eq!(svg.matches("class=\"unit\"").count(), 4, "units aboard or fallen are not on the map");
         assert_eq!(svg.matches("class=\"knerrir\"").count(), 2);
         assert!(svg.contains("Knerrir of &lt;Bo&gt; (yellow) at ocean square 0"));

@@ -69,7 +69,7 @@ fn building_name(key: &str) -> &str {
 }
 
 /// What an upgrade effect does, in a few words.
-fn effect_words(effect: &str) -> &str {
+pub(crate) fn effect_words(effect: &str) -> &str {
     match effect {
         "knerrir_plus_two" => "Knerrir moves 2 more squares per card",
         "gold_two" => "2 gold each Claim phase",
@@ -491,13 +491,34 @@ fn wish_option(building: Building, effect: Effect, replace: Option<Effect>, mark
     if let Some(r) = replace {
         words = format!("{words}, replacing {}", effect_words(&name_of(&r)));
     }
-    let mut clean = Map::new();
-    clean.insert("building".into(), json!(b));
-    clean.insert("effect".into(), json!(e));
-    if let Some(r) = replace {
-        clean.insert("replace".into(), json!(name_of(&r)));
+    // A short value ("virki/mead_hall", "+/gold_two" for a replaced
+    // effect): a page lists dozens of wishes with every choice each.
+    let value = match replace {
+        Some(r) => format!("{b}/{e}/{}", name_of(&r)),
+        None => format!("{b}/{e}"),
+    };
+    Choice::new(value, words)
+}
+
+/// A wish posted by [`wish_option`]'s value (or as JSON, as older pages
+/// posted it) as the command's JSON.
+fn wish_of(raw: &str) -> Option<Value> {
+    if raw.trim_start().starts_with('{') {
+        return serde_json::from_str(raw).ok();
     }
-    Choice::new(Value::Object(clean).to_string(), words)
+    let parts: Vec<&str> = raw.trim().split('/').collect();
+    let mut w = Map::new();
+    match parts.as_slice() {
+        [b, e] | [b, e, _] if !b.is_empty() && !e.is_empty() => {
+            w.insert("building".into(), json!(b));
+            w.insert("effect".into(), json!(e));
+        }
+        _ => return None,
+    }
+    if let [_, _, r] = parts.as_slice() {
+        w.insert("replace".into(), json!(r));
+    }
+    Some(Value::Object(w))
 }
 
 /// The standing orders form: the seat's current orders (or what a refused
@@ -561,24 +582,41 @@ fn orders_form(view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String,
         Some(e) => e.contains_key("orders.buy_axes"),
         None => cur.buy_axes,
     };
-    let slots = (current_wishes.len() + SPARE_WISHES).max(MIN_WISHES);
-    let wishes: Vec<Part> = (0..slots)
-        .map(|i| {
-            let current = current_wishes
-                .get(i)
-                .map(|w| wish_option(w.building, w.effect, w.replace, market).value)
-                .unwrap_or_default();
+    // The wishes already ordered are listed in words, each kept while its
+    // box stays ticked (their values travel as hidden fields); new wishes
+    // are chosen from the market in a few spare rows. A list of every
+    // choice for every wish made pages of hundreds of kilobytes.
+    let listed = current_wishes.len();
+    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut wishes: Vec<Part> = current_wishes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let o = wish_option(w.building, w.effect, w.replace, market);
+            kept.push((format!("orders.build.{i}"), o.value.clone()));
+            kept.push((format!("orders.listed.{i}"), "1".to_owned()));
+            let checked = entered.is_none_or(|e| e.contains_key(&format!("orders.keep.{i}")));
             let field = Field::new(
-                format!("orders-build-{i}"),
-                format!("orders.build.{i}"),
-                format!("Wish {}", i + 1),
-                one(options.clone(), Some("(nothing)")),
-            )
-            .value(get(&format!("build.{i}"), current))
-            .label_hidden();
+                format!("orders-keep-{i}"),
+                format!("orders.keep.{i}"),
+                format!("{} (untick to drop it)", o.label),
+                Input::Checkbox { checked },
+            );
             Group::new(Frame::Item, vec![field.into()]).into()
         })
         .collect();
+    let spare = SPARE_WISHES.max(MIN_WISHES.saturating_sub(listed));
+    wishes.extend((listed..listed + spare).map(|i| {
+        let field = Field::new(
+            format!("orders-build-{i}"),
+            format!("orders.build.{i}"),
+            format!("Wish {}", i + 1),
+            one(options.clone(), Some("(nothing)")),
+        )
+        .value(get(&format!("build.{i}"), String::new()))
+        .label_hidden();
+        Group::new(Frame::Item, vec![field.into()]).into()
+    }));
     let fieldset = |legend: &str, parts: Vec<Part>| -> Part {
         Group::new(Frame::Fieldset { legend: legend.to_owned() }, parts).into()
     };
@@ -632,6 +670,7 @@ fn orders_form(view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String,
     ])
     .id("orders-form")
     .build(ORDERS);
+    let form = kept.into_iter().fold(form, |f, (k, v)| f.hidden(k, v));
     Group::new(
         Frame::Folded {
             summary: "Standing orders: how the Claim and Build phases go for you".into(),
@@ -717,11 +756,12 @@ pub fn orders_command(form: &Posted, view: &View) -> Result<Value, String> {
         .collect();
     wishes.sort_by_key(|(i, _)| *i);
     for (i, raw) in wishes {
-        if raw.trim().is_empty() {
+        let dropped =
+            form.get(&format!("orders.listed.{i}")).is_some() && form.get(&format!("orders.keep.{i}")).is_none();
+        if raw.trim().is_empty() || dropped {
             continue;
         }
-        let w: Value =
-            serde_json::from_str(raw).map_err(|_| format!("wish {}: reload the page and choose again", i + 1))?;
+        let w = wish_of(raw).ok_or_else(|| format!("wish {}: reload the page and choose again", i + 1))?;
         if !build.contains(&w) {
             build.push(w);
         }
@@ -865,6 +905,28 @@ mod tests {
                 "build": [{"building": "virki", "effect": "mead_hall"}, {"building": "hof", "effect": "gold_two"}],
             })
         );
+        // Wishes already ordered are kept while ticked; new ones come in
+        // their short form; a replaced effect rides along.
+        let c = orders_command(
+            &form(&[
+                ("orders.build.0", "virki/mead_hall"),
+                ("orders.listed.0", "1"),
+                ("orders.build.1", "hof/gold_two"),
+                ("orders.listed.1", "1"),
+                ("orders.keep.1", "on"),
+                ("orders.build.2", "verslun/gold_three/gold_two"),
+                ("orders.build.3", ""),
+            ]),
+            &view,
+        )
+        .unwrap();
+        assert_eq!(
+            c["orders"]["build"],
+            json!([{"building": "hof", "effect": "gold_two"},
+                   {"building": "verslun", "effect": "gold_three", "replace": "gold_two"}])
+        );
+        let bad = orders_command(&form(&[("orders.build.0", "virki")]), &view).unwrap_err();
+        assert!(bad.contains("wish 1: reload the page"), "{bad}");
         let twice = orders_command(&form(&[("orders.recruits.0", "hof"), ("orders.recruits.1", "hof")]), &view);
         assert!(twice.unwrap_err().contains("listed twice"));
         let nowhere = orders_command(&form(&[("orders.axes_mode", "areas"), ("orders.axes_areas", "Atlantis")]), &view);

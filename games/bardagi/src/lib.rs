@@ -22,9 +22,11 @@ pub mod claim;
 mod drawing;
 mod forms;
 pub mod planning;
+mod player_board;
 pub mod scoring;
 pub mod setup;
 pub mod state;
+mod table;
 pub mod view;
 
 #[cfg(test)]
@@ -33,7 +35,9 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::present::{
+    schemas_of, Area, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader,
+};
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
 
@@ -391,6 +395,21 @@ impl Present for Bardagi {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
+        Some(table::header(view, seats))
+    }
+
+    fn player_boards(view: &view::View, seats: &[String]) -> Vec<PlayerBoard> {
+        player_board::boards(view, seats)
+    }
+
+    fn round_begun(event: &Event) -> Option<u32> {
+        match event {
+            Event::RoundBegan { round, .. } => Some(u32::from(*round)),
+            _ => None,
+        }
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

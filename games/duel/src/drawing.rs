@@ -1,7 +1,7 @@
 //! Duel (the test fixture): one area per seat with its score, budget and
 //! bid (as the viewer may see it), the die and the round between them.
 
-use runestone_engine::present::{esc, seat_colour, seat_name, Area};
+use runestone_engine::present::{esc, seat_colour, seat_name, Area, Rounds, Standing, TableHeader};
 
 use super::{BidView, DuelView};
 
@@ -15,6 +15,31 @@ fn bid_text(b: Option<&BidView>) -> String {
         Some(BidView::Hidden(_)) => "bid hidden".into(),
         Some(BidView::Amount(n)) => format!("bid {n}"),
     }
+}
+
+/// The table header: the round, who bids or claims, each seat's score,
+/// budget and bid as the viewer may see it.
+pub fn header(view: &DuelView, seats: &[String]) -> TableHeader {
+    let mut h = TableHeader::new("Points", &["Budget", "Bid"]);
+    // The fixture counts its rounds from 0.
+    h.round = Some(Rounds { now: u32::from(view.round) + 1, of: u32::from(view.rounds) });
+    h.phase = Some(match (view.over, view.claimer) {
+        (true, _) => "The game is over".to_owned(),
+        (false, Some(s)) => format!("Claim: {} claims the die or passes", seat_name(seats, s)),
+        (false, None) => "Bidding: every player bids in secret".to_owned(),
+    });
+    h.standings = (0..seats_in(view))
+        .map(|s| Standing {
+            seat: s as u8,
+            colour: None,
+            score: view.scores.get(s).copied(),
+            values: vec![
+                view.budgets.get(s).map_or_else(String::new, u8::to_string),
+                bid_text(view.bids.get(s).and_then(Option::as_ref)),
+            ],
+        })
+        .collect();
+    h
 }
 
 pub fn areas(view: &DuelView, _seats: &[String]) -> Vec<Area> {

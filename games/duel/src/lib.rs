@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
-use runestone_engine::present::{schemas_of, Area, CommandTemplate, FieldKind, Present, Schemas, TemplateField};
+use runestone_engine::present::{
+    schemas_of, Area, CommandTemplate, FieldKind, Present, Schemas, TableHeader, TemplateField,
+};
 use runestone_engine::reject;
 use runestone_engine::rng::GameRng;
 
@@ -154,6 +156,18 @@ impl Present for Duel {
 
     fn areas(view: &DuelView, seats: &[String]) -> Vec<Area> {
         drawing::areas(view, seats)
+    }
+
+    fn header(view: &DuelView, seats: &[String]) -> Option<TableHeader> {
+        Some(drawing::header(view, seats))
+    }
+
+    fn round_begun(event: &DuelEvent) -> Option<u32> {
+        match event {
+            DuelEvent::Started { .. } => Some(1),
+            DuelEvent::NextRound { round } => Some(u32::from(*round) + 1),
+            _ => None,
+        }
     }
 
     fn templates(view: &DuelView, seat: Seat) -> Vec<CommandTemplate> {

@@ -172,7 +172,9 @@ impl Eval {
 
 fn needs_refill(s: &State, seat: Seat, b: Building) -> bool {
     let p = &s.players[seat as usize];
-    p.disks[b.idx()] * 2 <= p.capacity(b) && p.goods[b.refill_good().idx()] >= 4 && p.supply > 0
+    // Version 2: a defeated Berserkur comes back with any Virki refill.
+    let revive = s.v2() && b == Building::Virki && p.units[0] == Loc::Fallen;
+    (revive || (p.disks[b.idx()] * 2 <= p.capacity(b) && p.supply > 0)) && p.goods[b.refill_good().idx()] >= 4
 }
 
 /// Candidate single steps (not yet checked).

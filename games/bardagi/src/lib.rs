@@ -37,14 +37,24 @@ use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Pre
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
 
+use board::Colour;
 use state::{apply, Good, Orders, Phase, RuneKind};
 pub use state::{Command, Event, State};
 
 /// The ruleset.
 pub struct Bardagi;
 
+/// The rules version games are created with now. Bump it (and gate the
+/// changed rule on it) whenever a change alters play; see RULES-NOTES.md,
+/// "Rules versions".
+pub const RULES_VERSION: u32 = 2;
+
+/// The option keys of rules version 1, which did not record its version:
+/// options of exactly these keys are a version 1 game's.
+const V1_KEYS: [&str; 6] = ["board", "custom_board", "easy_cards", "eight_cards", "forced_trade", "rounds"];
+
 /// Game options.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The built-in board: "summer" (2-5 players) or "winter" (2-3 players).
@@ -65,10 +75,65 @@ pub struct Options {
     /// Number of rounds instead of the rounds table (1 to 20).
     #[serde(default)]
     pub rounds: Option<u8>,
+    /// "Alternatively, choose your own clan": the colour of each seat, in
+    /// seat order; absent, the colours are dealt at random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colours: Option<Vec<Colour>>,
+    /// The rules version the game is played by (the newest unless given;
+    /// version 1 games recorded no version).
+    #[serde(default = "rules_version")]
+    pub rules_version: u32,
 }
 
 fn summer() -> String {
     "summer".into()
+}
+
+fn rules_version() -> u32 {
+    RULES_VERSION
+}
+
+/// The fields of [`Options`] as given, before the version is worked out.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GivenOptions {
+    #[serde(default = "summer")]
+    board: String,
+    #[serde(default)]
+    custom_board: Option<String>,
+    #[serde(default)]
+    easy_cards: bool,
+    #[serde(default)]
+    eight_cards: bool,
+    #[serde(default)]
+    forced_trade: bool,
+    #[serde(default)]
+    rounds: Option<u8>,
+    #[serde(default)]
+    colours: Option<Vec<Colour>>,
+    #[serde(default)]
+    rules_version: Option<u32>,
+}
+
+impl<'de> Deserialize<'de> for Options {
+    /// Options without `rules_version` are played by the newest rules,
+    /// except the complete options a version 1 game recorded (exactly its
+    /// six keys): those replay by version 1.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::<String, Value>::deserialize(d)?;
+        let v1 = map.len() == V1_KEYS.len() && V1_KEYS.iter().all(|k| map.contains_key(*k));
+        let g = GivenOptions::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)?;
+        Ok(Options {
+            board: g.board,
+            custom_board: g.custom_board,
+            easy_cards: g.easy_cards,
+            eight_cards: g.eight_cards,
+            forced_trade: g.forced_trade,
+            rounds: g.rounds,
+            colours: g.colours,
+            rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+        })
+    }
 }
 
 impl Default for Options {
@@ -80,6 +145,8 @@ impl Default for Options {
             eight_cards: false,
             forced_trade: false,
             rounds: None,
+            colours: None,
+            rules_version: RULES_VERSION,
         }
     }
 }
@@ -274,7 +341,7 @@ impl Game for Bardagi {
             name: "Bardagi - the claim for gold".into(),
             min_seats: 2,
             max_seats: 5,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).expect("JSON"),
             options_help: vec![
                 ("board".into(), "\"summer\" (2-5 players) or \"winter\" (the island board, 2-3 players)".into()),
@@ -283,6 +350,14 @@ impl Game for Bardagi {
                 ("eight_cards".into(), "advanced: from round 5 choose up to 8 cards".into()),
                 ("forced_trade".into(), "advanced: a Kaupmadur may force trade at other clans' home areas".into()),
                 ("rounds".into(), "number of rounds instead of the table (2: 10, 3: 9, 4: 8, 5: 7)".into()),
+                (
+                    "colours".into(),
+                    "each seat's clan colour in seat order, e.g. [\"blue\", \"red\"]; absent: dealt at random".into(),
+                ),
+                (
+                    "rules_version".into(),
+                    format!("the rules version to play by, 1 to {RULES_VERSION} (default {RULES_VERSION})"),
+                ),
             ],
             description: "Viking clans claim islands from the Barbarians by war, conversion and trade.".into(),
         }

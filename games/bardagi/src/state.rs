@@ -291,7 +291,8 @@ pub enum AxeOrder {
     Auto,
     /// Keep them for later.
     Keep,
-    /// On these areas in this order (skipping any no longer owned).
+    /// On these areas in this order (skipping any no longer owned; from
+    /// rules version 2 the clan's own home area may be named too).
     Areas(Vec<AreaId>),
 }
 
@@ -429,6 +430,14 @@ fn yes() -> bool {
     true
 }
 
+fn v1() -> u32 {
+    1
+}
+
+fn is_v1(v: &u32) -> bool {
+    *v == 1
+}
+
 /// An event: a fact of the game.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type")]
@@ -444,6 +453,9 @@ pub enum Event {
         forced_trade: bool,
         /// Face-up upgrade tiles (ids into the tile list).
         market: Vec<u8>,
+        /// The rules version (absent in version 1, which did not record it).
+        #[serde(default = "v1", skip_serializing_if = "is_v1")]
+        rules: u32,
     },
     /// `runes` is `None` in the form others see.
     RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
@@ -464,7 +476,18 @@ pub enum Event {
     /// Two cards were discarded for one card of choice.
     CardsExchanged { seat: Seat, discarded: Option<[Card; 2]>, taken: Option<Card> },
     /// `allowance` is set when a new card was laid down for this move.
-    UnitMoved { seat: Seat, unit: Unit, from: AreaId, to: AreaId, cost: u8, allowance: Option<u8> },
+    /// `via` (rules version 2) is the area next to `to` the unit stepped
+    /// from, when that is not `from`.
+    UnitMoved {
+        seat: Seat,
+        unit: Unit,
+        from: AreaId,
+        to: AreaId,
+        cost: u8,
+        allowance: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<AreaId>,
+    },
     /// A unit boarded the Knerrir at a harbour.
     UnitBoarded { seat: Seat, unit: Unit, harbour: AreaId, cost: u8, allowance: Option<u8> },
     /// A unit went ashore from the Knerrir.
@@ -567,6 +590,9 @@ pub struct Player {
     pub moves: [Option<u8>; 4],
     /// Where each unit came from when it last entered an area this turn.
     pub entered_from: [Option<AreaId>; 3],
+    /// The area the Berserkur fought on this turn and still stands on.
+    #[serde(default)]
+    pub fought: Option<AreaId>,
 }
 
 impl Player {
@@ -651,6 +677,9 @@ pub enum Phase {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
     pub board: BoardRef,
+    /// The rules version the game is played by (see `RULES_VERSION`).
+    #[serde(default = "v1")]
+    pub rules: u32,
     pub phase: Phase,
     pub rounds: u8,
     /// 1-based round number.
@@ -680,6 +709,11 @@ pub struct State {
 }
 
 impl State {
+    /// Whether the game is played by rules version 2 or later (the fixes
+    /// listed in RULES-NOTES.md, "Rules versions").
+    pub fn v2(&self) -> bool {
+        self.rules >= 2
+    }
     /// Number of clans.
     pub fn n(&self) -> usize {
         self.players.len()
@@ -736,7 +770,17 @@ fn add_goods(goods: &mut [u8; 6], delta: &[i8; 6]) {
 /// state changes nothing rather than failing.
 pub fn apply(s: &mut State, e: &Event) {
     match e {
-        Event::GameStarted { board, colours, rounds, starting, easy_cards, eight_cards, forced_trade, market } => {
+        Event::GameStarted {
+            board,
+            colours,
+            rounds,
+            starting,
+            easy_cards,
+            eight_cards,
+            forced_trade,
+            market,
+            rules,
+        } => {
             let n = board.len();
             let mut players = Vec::new();
             for c in colours {
@@ -759,6 +803,7 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             *s = State {
                 board: board.clone(),
+                rules: *rules,
                 phase: Phase::Setup,
                 rounds: *rounds,
                 round: 0,
@@ -831,6 +876,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 }
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
+                p.fought = None;
                 p.tannery = 0;
                 p.bought_runes = false;
             }
@@ -861,10 +907,13 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.hand.add(*t, 1);
             }
         }
-        Event::UnitMoved { seat, unit, from, to, cost, allowance } => {
+        Event::UnitMoved { seat, unit, from, to, cost, allowance, via } => {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.units[unit.idx()] = Loc::Area(*to);
-                p.entered_from[unit.idx()] = Some(*from);
+                p.entered_from[unit.idx()] = Some(via.unwrap_or(*from));
+                if *unit == Unit::Berserkur {
+                    p.fought = None;
+                }
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
             }
         }
@@ -932,9 +981,12 @@ pub fn apply(s: &mut State, e: &Event) {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.units[unit.idx()] = Loc::Area(*to);
                 p.entered_from[unit.idx()] = None;
+                if *unit == Unit::Berserkur {
+                    p.fought = None;
+                }
             }
         }
-        Event::BerserkurDefeated { seat, victim, attacker_lost, defender_lost, .. } => {
+        Event::BerserkurDefeated { seat, victim, area, attacker_lost, defender_lost } => {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.disks[0] = p.disks[0].saturating_sub(*attacker_lost);
                 p.supply += attacker_lost;
@@ -946,6 +998,7 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.moves[0] = None;
+                p.fought = Some(*area);
             }
         }
         Event::AxesDestroyed { seat, area, axes, disks } => {
@@ -984,6 +1037,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 if *by == Unit::Berserkur {
                     p.attacks += 1;
                     p.moves[0] = None;
+                    p.fought = Some(*area);
                 }
             }
             if let Some(a) = s.areas.get_mut(*area as usize) {
@@ -1139,6 +1193,7 @@ pub fn apply(s: &mut State, e: &Event) {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
+                p.fought = None;
                 p.hand = Hand::default();
             }
         }

@@ -87,6 +87,11 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
         cx.emit(Event::BerserkurDefeated { seat, victim, area: a, attacker_lost: cost, defender_lost });
     }
     if !claim {
+        // Version 2: "if occupying an area during attack, he must retreat":
+        // a fight that only defeats the Berserkur is an attack too.
+        if cx.s.v2() {
+            godi_retreat(cx, seat, a);
+        }
         return Ok(());
     }
     if st.axes > 0 {
@@ -143,6 +148,11 @@ pub fn retreat(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {
     let Some(a) = cx.s.unit_area(seat, Unit::Berserkur) else {
         reject!("the Berserkur is not on an area");
     };
+    // Version 2: "Attacker can always retreat to entry area without using
+    // action" belongs to COMBAT: only after a fight on this area this turn.
+    if cx.s.v2() && cx.s.players[seat as usize].fought != Some(a) {
+        reject!("the Berserkur retreats for free only after fighting on {} this turn", cx.s.board.area(a).name);
+    }
     let Some(back) = cx.s.players[seat as usize].entered_from[0] else {
         reject!("the Berserkur has not entered an area this turn to retreat from");
     };

@@ -206,7 +206,7 @@ fn face_up(d: &Driver, b: Building, level: u8) -> Effect {
 
 /// Play the rest of the round with empty hands (a clan with no card to
 /// play may end its turn), so nothing on the board moves.
-fn finish_round(d: &mut Driver) -> Vec<Event> {
+pub(super) fn finish_round(d: &mut Driver) -> Vec<Event> {
     if d.state.phase == Phase::Planning {
         d.turn_of(d.state.starting, [0, 0, 6, 0]);
     }
@@ -454,7 +454,7 @@ fn events_name_places_as_the_board_does() {
     let say = |d: &Driver, e: &Event| Bardagi::describe(&d.state, e, &names);
     let seat = d.seat(Colour::Red);
     // When a unit moves, boards the Knerrir, sails and goes ashore, and disks are moved
-    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2) };
+    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2), via: None };
     let boarded = Event::UnitBoarded { seat, unit: Unit::Godi, harbour: 3, cost: 1, allowance: None };
     let sailed = Event::KnerrirSailed {
         seat,

@@ -30,6 +30,11 @@ fn options_for(i: u64, seats: u8) -> Options {
         eight_cards: i.is_multiple_of(2),
         forced_trade: i % 3 == 2,
         rounds: None,
+        // Some games with chosen colours (the last colours of the player
+        // count, in reverse), some by rules version 1.
+        colours: (i % 6 == 4)
+            .then(|| crate::board::Colour::available(seats).iter().rev().take(seats as usize).copied().collect()),
+        rules_version: if i % 5 == 3 { 1 } else { crate::RULES_VERSION },
     }
 }
 

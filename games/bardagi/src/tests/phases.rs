@@ -166,8 +166,22 @@ fn at_least_one_card_must_be_laid_down() {
     d.turn_of(0, [2, 2, 2, 0]);
     let e = d.refused(0, &Command::EndTurn);
     assert!(e.contains("at least one card"), "{e}");
-    d.act(0, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: d.state.players[0].home }] })
-        .err();
+    // A whole turn that lays no card is refused the same way.
+    let e = d.refused(0, &Command::PlayTurn { steps: vec![] });
+    assert_eq!(e, "step 1 (end the turn): lay down at least one card before ending the turn");
+    // One card laid, the turn may end.
+    let home = d.state.players[0].home;
+    let to = *d.state.board.land[home as usize]
+        .iter()
+        .find(|a| crate::actions::may_enter(&d.state, 0, Unit::Kaupmadur, **a))
+        .unwrap();
+    d.act(0, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to }] }).unwrap();
+    assert_eq!(d.state.players[0].played.total(), 1);
+    assert_ne!(d.state.current, 0, "the turn ended");
+    // A clan whose cards can no longer be used may end its turn without one.
+    let next = d.state.current;
+    d.state.players[next as usize].hand = Hand::default();
+    d.act(next, &Command::EndTurn).unwrap();
 }
 
 #[test]
@@ -246,10 +260,13 @@ fn build_orders_buy_a_face_up_upgrade_for_its_cost_and_three_or_five_glory() {
     assert_eq!(p.orders.build.len(), 1, "the built wish is done");
     // Next round the 2nd level one: 3 stone, 2 iron, 2 gold, 5 glory.
     let ev = finish_round(&mut d);
-    if d.state.players[0].orders.build.is_empty() {
-        assert!(ev.iter().any(|e| matches!(e, Event::UpgradeBuilt { seat: 0, glory: 5, .. })));
-        assert_eq!(d.state.players[0].goods[Good::Stone.idx()], 0);
-    }
+    assert!(d.state.players[0].orders.build.is_empty(), "the 2nd level wish is built");
+    assert!(ev.iter().any(|e| matches!(e, Event::UpgradeBuilt { seat: 0, glory: 5, .. })), "{ev:?}");
+    let p = &d.state.players[0];
+    assert_eq!(p.goods[Good::Stone.idx()], 0);
+    assert_eq!(p.goods[Good::Iron.idx()], 0);
+    assert_eq!(p.glory, glory + 3 + 5);
+    assert_eq!(p.capacity(Building::Virki), if e1 == Effect::MeadHall { 11 } else { 9 });
 }
 
 #[test]

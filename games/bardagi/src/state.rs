@@ -593,6 +593,10 @@ pub struct Player {
     /// The area the Berserkur fought on this turn and still stands on.
     #[serde(default)]
     pub fought: Option<AreaId>,
+    /// The Berserkur card that moved him this turn may still attack ("Move
+    /// and / or attack", rules version 2).
+    #[serde(default)]
+    pub may_attack: bool,
 }
 
 impl Player {
@@ -877,6 +881,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
                 p.fought = None;
+                p.may_attack = false;
                 p.tannery = 0;
                 p.bought_runes = false;
             }
@@ -913,6 +918,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.entered_from[unit.idx()] = Some(via.unwrap_or(*from));
                 if *unit == Unit::Berserkur {
                     p.fought = None;
+                    p.may_attack |= allowance.is_some();
                 }
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
             }
@@ -924,6 +930,9 @@ pub fn apply(s: &mut State, e: &Event) {
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
                 // "The Godi cannot save his second movement": boarding ends the card's movement.
                 p.moves[unit.idx()] = None;
+                if *unit == Unit::Berserkur {
+                    p.may_attack = false;
+                }
             }
         }
         Event::RunesBought { seat, .. } => {
@@ -999,6 +1008,7 @@ pub fn apply(s: &mut State, e: &Event) {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.moves[0] = None;
                 p.fought = Some(*area);
+                p.may_attack = false;
             }
         }
         Event::AxesDestroyed { seat, area, axes, disks } => {
@@ -1038,6 +1048,7 @@ pub fn apply(s: &mut State, e: &Event) {
                     p.attacks += 1;
                     p.moves[0] = None;
                     p.fought = Some(*area);
+                    p.may_attack = false;
                 }
             }
             if let Some(a) = s.areas.get_mut(*area as usize) {
@@ -1194,6 +1205,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
                 p.fought = None;
+                p.may_attack = false;
                 p.hand = Hand::default();
             }
         }

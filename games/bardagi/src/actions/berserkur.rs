@@ -81,7 +81,11 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
     if need > virki as u32 {
         reject!("needs {need} disks, Virki holds {virki}");
     }
-    use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    // Version 2: "Move and / or attack": the card that moved him here this
+    // turn also attacks; otherwise the attack lays down a card of its own.
+    if !(cx.s.v2() && cx.s.players[seat as usize].may_attack) {
+        use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    }
     for (victim, cost) in bers {
         let defender_lost = berserkur_defence(&cx.s, victim).min(cx.s.players[victim as usize].disks[0]);
         cx.emit(Event::BerserkurDefeated { seat, victim, area: a, attacker_lost: cost, defender_lost });

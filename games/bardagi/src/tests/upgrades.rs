@@ -55,7 +55,9 @@ fn the_war_horn_lets_another_card_make_one_berserkur_action_a_round() {
     with(&mut d, b, Building::Virki, Effect::AnyCardBerserkur);
     let ev = d.act(b, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
     assert!(ev.iter().any(|e| matches!(e, Event::CardPlayed { card: Card::Kaupmadur, as_card: Card::Berserkur, .. })));
-    d.act(b, &Command::Attack { claim: true, reinforce: 0 }).err().unwrap();
+    // Once a round: the next Berserkur action needs a Berserkur card.
+    let e = d.refused(b, &Command::Move { unit: Unit::Berserkur, to: 0 });
+    assert!(e.contains("no Berserkur card left"), "{e}");
 }
 
 #[test]

@@ -291,3 +291,42 @@ fn by_version_one_the_kaupmadur_on_board_still_traded_with_the_messenger() {
     d.act(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
     assert_eq!(d.state.players[blue as usize].disks[0], 6);
 }
+
+// --- "Berserkur: Move and / or attack" ------------------------------------------------
+
+/// Blue's Berserkur, with one Berserkur card, moves onto Forest 1 and attacks it.
+fn blue_moves_and_attacks_with_one_card(v: u32) -> (Driver, u8, Result<Vec<Event>, String>) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [1, 0, 1, 0]);
+    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+    let r = d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).map_err(|e| e.message);
+    (d, blue, r)
+}
+
+#[test]
+fn one_berserkur_card_moves_him_and_attacks_where_he_ends() {
+    // Given one Berserkur card, when he moves onto a Barbarian forest and attacks,
+    let (mut d, blue, r) = blue_moves_and_attacks_with_one_card(2);
+    // then the same card does both.
+    r.unwrap();
+    assert_eq!(d.state.areas[1].owner, Some(blue));
+    assert_eq!(d.state.players[blue as usize].played.berserkur, 1);
+    // An attack without a move of its own card this turn lays down a card:
+    // moving on with the Kaupmadur's card is not his, and he has none left.
+    let e = d.refused(blue, &Command::Attack { claim: true, reinforce: 0 });
+    assert_eq!(e, "Forest 1 is already yours");
+    d.act(blue, &Command::Move { unit: Unit::Kaupmadur, to: 7 }).unwrap();
+    let mut d2 = mini_v(4, 2, false);
+    let blue2 = d2.seat(Colour::Blue);
+    d2.turn_of(blue2, [0, 0, 1, 0]);
+    put(&mut d2, blue2, Unit::Berserkur, 1);
+    let e = d2.refused(blue2, &Command::Attack { claim: true, reinforce: 0 });
+    assert!(e.contains("no Berserkur card left"), "{e}");
+}
+
+#[test]
+fn by_version_one_moving_and_attacking_took_two_cards() {
+    let (_, _, r) = blue_moves_and_attacks_with_one_card(1);
+    assert!(r.unwrap_err().contains("no Berserkur card left"));
+}

@@ -157,12 +157,15 @@ pub struct Ctx<'r> {
     pub s: State,
     pub out: Vec<Emit<Event>>,
     pub rng: &'r mut GameRng,
+    /// An upgrade's free action chosen for the step being run (`Free`), and
+    /// the War horn's card; taken by the first card the step would lay down.
+    pub free: Option<(build::Effect, Option<state::Card>)>,
 }
 
 impl<'r> Ctx<'r> {
     /// A new value.
     pub fn new(s: State, rng: &'r mut GameRng) -> Self {
-        Ctx { s, out: Vec::new(), rng }
+        Ctx { s, out: Vec::new(), rng, free: None }
     }
 
     /// A public event.
@@ -279,6 +282,13 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
         Command::BuyLand => format!("Kaupmadur buys {}", here(state::Unit::Kaupmadur)),
         Command::Trade { .. } => "Kaupmadur trades".into(),
         Command::ForceTrade { seat: v, .. } => format!("Kaupmadur forces a trade with seat {v}"),
+        Command::Free { effect, card, step } => {
+            let with = match card {
+                Some(c) => format!(" and a {} card", c.name()),
+                None => String::new(),
+            };
+            format!("{} with the {}{with}", describe_command(s, seat, step), planning::free_name(*effect))
+        }
     }
 }
 
@@ -326,6 +336,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
         Command::BuyLand => actions::kaupmadur::buy_land(cx, seat),
         Command::Trade { deals, refill } => actions::kaupmadur::trade(cx, seat, deals, refill),
         Command::ForceTrade { seat: victim, give } => actions::kaupmadur::force_trade(cx, seat, *victim, give),
+        Command::Free { effect, card, step } => planning::free(cx, seat, *effect, *card, step),
     }
 }
 

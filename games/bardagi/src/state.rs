@@ -424,6 +424,17 @@ pub enum Command {
     /// Advanced option: Kaupmadur at another clan's home sells goods for
     /// that clan's gold by the trade table.
     ForceTrade { seat: Seat, give: Vec<Good> },
+    /// Rules version 2: do `step` with an upgrade's once-a-round action,
+    /// whenever the clan chooses: the Seer (`godi_free_action`, the Godi acts
+    /// without a card), the Messenger (`home_action_anywhere`, a home action
+    /// without a card) or the War horn (`any_card_berserkur`, the Berserkur
+    /// acts with `card`, a card of another unit).
+    Free {
+        effect: Effect,
+        #[serde(default)]
+        card: Option<Card>,
+        step: Box<Command>,
+    },
 }
 
 fn yes() -> bool {

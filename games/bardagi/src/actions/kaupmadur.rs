@@ -239,7 +239,10 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
     }
     let gold = check_deals(cx, seat, deals)?;
     let p = &cx.s.players[seat as usize];
-    if home_action && anywhere && p.hand.get(super::super::state::Card::Kaupmadur) == 0 && !p.free_used[2] {
+    let chosen = matches!(cx.free, Some((Effect::HomeActionAnywhere, _)));
+    let no_card = p.hand.get(super::super::state::Card::Kaupmadur) == 0;
+    if home_action && anywhere && (chosen || no_card) && !p.free_used[2] {
+        cx.free = None;
         cx.emit(Event::FreeActionUsed { seat, effect: Effect::HomeActionAnywhere });
     } else {
         use_card(cx, seat, Unit::Kaupmadur.card())?;

@@ -4,7 +4,7 @@
 
 use crate::board::Colour;
 use crate::build::{Effect, TILES};
-use crate::state::{AxeOrder, Building, Command, Event, Good, Loc, Orders, Unit};
+use crate::state::{AxeOrder, Building, Card, Command, Event, Good, Loc, Orders, Unit};
 use crate::{Options, RULES_VERSION};
 
 use super::phases::finish_round;
@@ -329,4 +329,84 @@ fn one_berserkur_card_moves_him_and_attacks_where_he_ends() {
 fn by_version_one_moving_and_attacking_took_two_cards() {
     let (_, _, r) = blue_moves_and_attacks_with_one_card(1);
     assert!(r.unwrap_err().contains("no Berserkur card left"));
+}
+
+// --- The War horn, the Seer and the Messenger when the clan chooses --------------------
+
+fn with_upgrade(d: &mut Driver, seat: u8, e: Effect) {
+    let t = TILES.iter().position(|t| t.effect == e).expect("a tile with the effect");
+    d.state.players[seat as usize].upgrades |= 1u64 << t;
+}
+
+fn free(effect: Effect, card: Option<Card>, step: Command) -> Command {
+    Command::Free { effect, card, step: Box::new(step) }
+}
+
+#[test]
+fn the_seer_gives_a_free_godi_action_whenever_the_clan_chooses() {
+    // Given the Seer and two Godi cards in hand,
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 2, 0, 0]);
+    with_upgrade(&mut d, blue, Effect::GodiFreeAction);
+    // when the Godi moves with the Seer, then no card is laid down;
+    let ev = d.act(blue, &free(Effect::GodiFreeAction, None, Command::Move { unit: Unit::Godi, to: 8 })).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::FreeActionUsed { effect: Effect::GodiFreeAction, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.godi, 2);
+    // once a round only;
+    let e = d.refused(blue, &free(Effect::GodiFreeAction, None, Command::Convert));
+    assert_eq!(e, "the Seer was already used this round");
+    // and the cards still act.
+    d.act(blue, &Command::Convert).unwrap();
+    assert_eq!(d.state.players[blue as usize].hand.godi, 1);
+}
+
+#[test]
+fn the_war_horn_lays_down_the_card_the_clan_names_while_berserkur_cards_are_left() {
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [1, 0, 1, 1]);
+    with_upgrade(&mut d, blue, Effect::AnyCardBerserkur);
+    let e = d.refused(blue, &free(Effect::AnyCardBerserkur, None, Command::Move { unit: Unit::Berserkur, to: 1 }));
+    assert_eq!(e, "name the card the War horn lays down for the Berserkur");
+    let e = d.refused(
+        blue,
+        &free(Effect::AnyCardBerserkur, Some(Card::Godi), Command::Move { unit: Unit::Berserkur, to: 1 }),
+    );
+    assert!(e.starts_with("no Godi card left in hand"), "{e}");
+    let ev = d
+        .act(blue, &free(Effect::AnyCardBerserkur, Some(Card::Knerrir), Command::Move { unit: Unit::Berserkur, to: 1 }))
+        .unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::CardPlayed { card: Card::Knerrir, as_card: Card::Berserkur, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.arr(), [1, 0, 1, 0]);
+}
+
+#[test]
+fn the_messenger_gives_a_free_home_action_while_kaupmadur_cards_are_left() {
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 0, 2, 0]);
+    with_upgrade(&mut d, blue, Effect::HomeActionAnywhere);
+    let p = &mut d.state.players[blue as usize];
+    p.disks[0] = 2;
+    p.goods[Good::Meat.idx()] = 4;
+    // A step that is no home action does not use it, and is refused whole.
+    let e = d.refused(blue, &free(Effect::HomeActionAnywhere, None, Command::Move { unit: Unit::Kaupmadur, to: 1 }));
+    assert_eq!(e, "Kaupmadur moves to Forest 1 used no Messenger action");
+    assert_eq!(d.state.players[blue as usize].units[2], Loc::Area(0));
+    let step = Command::Trade { deals: vec![], refill: vec![Building::Virki] };
+    let ev = d.act(blue, &free(Effect::HomeActionAnywhere, None, step)).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::FreeActionUsed { effect: Effect::HomeActionAnywhere, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.kaupmadur, 2);
+    assert_eq!(d.state.players[blue as usize].disks[0], 6);
+}
+
+#[test]
+fn by_version_one_free_actions_came_only_when_no_card_was_left() {
+    let mut d = mini_v(4, 1, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 2, 0, 0]);
+    with_upgrade(&mut d, blue, Effect::GodiFreeAction);
+    let e = d.refused(blue, &free(Effect::GodiFreeAction, None, Command::Move { unit: Unit::Godi, to: 8 }));
+    assert!(e.contains("rules version 1"), "{e}");
 }

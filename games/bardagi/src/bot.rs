@@ -266,6 +266,12 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
         for route in sea_routes(s, at, reach) {
             out.push(Command::Sail { route, sea_rune: false });
         }
+        // A Sea move rune: the farthest squares within 10.
+        if p.runes[RuneKind::SeaMove.idx()] > 0 {
+            for route in sea_routes(s, at, 10).into_iter().rev().take(3) {
+                out.push(Command::Sail { route, sea_rune: true });
+            }
+        }
     }
     for a in Card::ALL {
         for b in Card::ALL {
@@ -276,16 +282,62 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             }
         }
     }
+    use super::state::{DiskMove, DiskSpot};
     if let Some(a) = s.owned(seat).max_by_key(|a| s.areas[*a as usize].disks) {
         if s.areas[a as usize].disks > 1 {
             out.push(Command::Rearrange {
-                moves: vec![super::state::DiskMove {
-                    from: super::state::DiskSpot::Area(a),
-                    to: super::state::DiskSpot::Town,
-                    count: 1,
-                }],
+                moves: vec![DiskMove { from: DiskSpot::Area(a), to: DiskSpot::Town, count: 1 }],
+            });
+            // Strengthen the weakest own area from the strongest.
+            if let Some(b) = s.owned(seat).filter(|b| *b != a).min_by_key(|b| s.areas[*b as usize].disks) {
+                out.push(Command::Rearrange {
+                    moves: vec![DiskMove { from: DiskSpot::Area(a), to: DiskSpot::Area(b), count: 1 }],
+                });
+            }
+        }
+        if p.disks[0] > 3 {
+            out.push(Command::Rearrange {
+                moves: vec![DiskMove { from: DiskSpot::Virki, to: DiskSpot::Area(a), count: 1 }],
             });
         }
+    }
+    // Version 2: the once-a-round upgrade actions, at a moment of choice.
+    if s.v2() {
+        let mut free = Vec::new();
+        for (slot, effect) in
+            [Effect::AnyCardBerserkur, Effect::GodiFreeAction, Effect::HomeActionAnywhere].into_iter().enumerate()
+        {
+            if !p.has(effect) || p.free_used[slot] {
+                continue;
+            }
+            let card = (effect == Effect::AnyCardBerserkur)
+                .then(|| Card::ALL.into_iter().filter(|c| *c != Card::Berserkur).max_by_key(|c| p.hand.get(*c)))
+                .flatten();
+            let fits = |c: &Command| match effect {
+                Effect::AnyCardBerserkur => matches!(
+                    c,
+                    Command::Move { unit: Unit::Berserkur, .. }
+                        | Command::Attack { .. }
+                        | Command::Rearrange { .. }
+                        | Command::Refill { unit: Unit::Berserkur }
+                ),
+                Effect::GodiFreeAction => matches!(
+                    c,
+                    Command::Move { unit: Unit::Godi, .. }
+                        | Command::Convert
+                        | Command::Cast { .. }
+                        | Command::Refill { unit: Unit::Godi }
+                        | Command::BuyRunes { unit: Unit::Godi }
+                ),
+                _ => matches!(c, Command::Trade { .. }),
+            };
+            free.extend(out.iter().filter(|c| fits(c)).take(4).map(|c| Command::Free {
+                effect,
+                card,
+                step: Box::new(c.clone()),
+            }));
+        }
+        out.extend(free);
     }
     out
 }
@@ -484,6 +536,20 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         Command::BuyLand => 55 + s.unit_area(seat, Unit::Kaupmadur).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
         Command::Trade { deals, refill } => 20 * refill.len() as i32 + 5 * deals.len() as i32,
         Command::Refill { .. } => 40,
+        // An upgrade's free action is worth its step, and saves a card.
+        Command::Free { step, .. } => match score(s, seat, step, disembarked, eval) {
+            0 => 0,
+            v => v + 1,
+        },
+        // Forced trade: surplus goods sold at another clan's unguarded home.
+        Command::Move { unit: Unit::Kaupmadur, to }
+            if s.forced_trade
+                && s.home_seat(*to).is_some_and(|o| o != seat && s.players[o as usize].gold > 0)
+                && s.areas[*to as usize].axes == 0
+                && p.goods[..4].iter().any(|g| *g >= 4) =>
+        {
+            9
+        }
         Command::Move { unit, to } => {
             let Some(from) = s.unit_area(seat, *unit) else { return 0 };
             let home = p.home;

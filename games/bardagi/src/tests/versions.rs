@@ -40,8 +40,11 @@ fn options_recorded_by_version_one_replay_by_version_one_and_new_games_play_the_
     let d = Driver::new(&o, 2, 1).unwrap();
     assert_eq!(d.state.rules, 2);
     assert!(matches!(d.log[0].event, Event::GameStarted { rules: 2, .. }));
+    let public = runestone_engine::game::Viewer::Public;
+    assert_eq!(crate::view::view(&d.state, public).options.rules_version, 2, "the players see it");
     let old = Driver::new(&Options { rules_version: 1, ..Options::default() }, 2, 1).unwrap();
     assert_eq!(old.state.rules, 1);
+    assert_eq!(crate::view::view(&old.state, public).options.rules_version, 1);
     // A version 1 game's first event is written as version 1 wrote it.
     let first = serde_json::to_value(&old.log[0].event).unwrap();
     assert!(first.get("rules").is_none(), "{first}");

@@ -83,6 +83,10 @@ pub struct Options {
     /// version 1 games recorded no version).
     #[serde(default = "rules_version")]
     pub rules_version: u32,
+    /// The rune tokens as TOML text, in the format of `data/runes.toml`
+    /// (each rune's kind, name and count); replaces the built-in mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_runes: Option<String>,
 }
 
 fn summer() -> String {
@@ -113,6 +117,8 @@ struct GivenOptions {
     colours: Option<Vec<Colour>>,
     #[serde(default)]
     rules_version: Option<u32>,
+    #[serde(default)]
+    custom_runes: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Options {
@@ -132,6 +138,7 @@ impl<'de> Deserialize<'de> for Options {
             rounds: g.rounds,
             colours: g.colours,
             rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+            custom_runes: g.custom_runes,
         })
     }
 }
@@ -147,6 +154,7 @@ impl Default for Options {
             rounds: None,
             colours: None,
             rules_version: RULES_VERSION,
+            custom_runes: None,
         }
     }
 }

@@ -64,6 +64,13 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
             super::RULES_VERSION
         );
     }
+    let runes = match &o.custom_runes {
+        None => None,
+        Some(text) => match super::actions::godi::parse_runes(text) {
+            Ok(specs) => Some(super::actions::godi::pile_of(&specs)),
+            Err(e) => reject!("{e}"),
+        },
+    };
     let rounds = o.rounds.unwrap_or_else(|| rounds_for(seats));
     if !(1..=20).contains(&rounds) {
         reject!("rounds must be 1 to 20, not {rounds}");
@@ -107,6 +114,7 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
         forced_trade: o.forced_trade,
         market,
         rules: o.rules_version,
+        runes,
     });
     for seat in 0..seats {
         cx.draw_runes(seat, 1);

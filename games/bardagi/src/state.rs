@@ -467,6 +467,10 @@ pub enum Event {
         /// The rules version (absent in version 1, which did not record it).
         #[serde(default = "v1", skip_serializing_if = "is_v1")]
         rules: u32,
+        /// The rune pile by kind, from a rune file given at creation
+        /// (absent: the built-in `runes.toml`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runes: Option<[u8; 6]>,
     },
     /// `runes` is `None` in the form others see.
     RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
@@ -795,6 +799,7 @@ pub fn apply(s: &mut State, e: &Event) {
             forced_trade,
             market,
             rules,
+            runes,
         } => {
             let n = board.len();
             let mut players = Vec::new();
@@ -812,10 +817,7 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             let market_bits = market.iter().fold(0u64, |m, t| m | 1u64 << t);
             let all = if TILES.len() >= 64 { u64::MAX } else { (1u64 << TILES.len()) - 1 };
-            let mut rune_pile = [0u8; 6];
-            for r in super::actions::godi::RUNES.iter() {
-                rune_pile[r.kind.idx()] += r.count;
-            }
+            let rune_pile = runes.unwrap_or_else(|| super::actions::godi::pile_of(&super::actions::godi::RUNES));
             *s = State {
                 board: board.clone(),
                 rules: *rules,

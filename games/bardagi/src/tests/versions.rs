@@ -413,3 +413,73 @@ fn by_version_one_free_actions_came_only_when_no_card_was_left() {
     let e = d.refused(blue, &free(Effect::GodiFreeAction, None, Command::Move { unit: Unit::Godi, to: 8 }));
     assert!(e.contains("rules version 1"), "{e}");
 }
+
+// --- A rune file given at creation -----------------------------------------------------
+
+/// A box of 12 runes: many Sea move, no Divine token.
+pub const SMALL_RUNES: &str = r#"
+[[rune]]
+kind = "divine"
+count = 0
+[[rune]]
+kind = "twice"
+name = "Twice the resource"
+count = 1
+[[rune]]
+kind = "defence"
+count = 2
+[[rune]]
+kind = "sea_move"
+name = "Sea move"
+count = 6
+[[rune]]
+kind = "no_resources"
+count = 2
+[[rune]]
+kind = "theirs_are_yours"
+count = 1
+"#;
+
+#[test]
+fn a_game_with_its_own_rune_file_draws_from_that_mix_and_plays_to_the_end() {
+    // Given a rune file of 12 runes,
+    let opts = Options { custom_runes: Some(SMALL_RUNES.into()), ..Options::default() };
+    // when a game is set up with it, then its pile is that mix less the runes dealt,
+    let mut d = Driver::new(&opts, 3, 4).unwrap();
+    let held: u8 = d.state.players.iter().map(|p| p.runes.iter().sum::<u8>()).sum();
+    assert_eq!(held, 3);
+    assert_eq!(d.state.rune_pile.iter().sum::<u8>() + held, 12);
+    assert_eq!(d.state.rune_pile[crate::state::RuneKind::Divine.idx()], 0);
+    assert!(matches!(d.log[0].event, Event::GameStarted { runes: Some([0, 6, 2, 2, 1, 1]), .. }));
+    // and the game plays to the end.
+    d.run_bots(20_000);
+    assert!(matches!(d.log.last().map(|e| &e.event), Some(Event::GameEnded { .. })));
+}
+
+#[test]
+fn a_malformed_rune_file_is_refused_naming_the_line() {
+    let refused = |text: &str| {
+        Driver::new(&Options { custom_runes: Some(text.into()), ..Options::default() }, 2, 1).err().unwrap().message
+    };
+    let bad_kind = SMALL_RUNES.replace("kind = \"defence\"", "kind = \"thunder\"");
+    assert_eq!(
+        refused(&bad_kind),
+        "runes, the [[rune]] at line 9: no rune is called 'thunder'; the runes are divine, sea_move, defence, no_resources, \
+         theirs_are_yours, twice"
+    );
+    let bad_count = SMALL_RUNES.replace("count = 6", "count = -6");
+    assert_eq!(
+        refused(&bad_count),
+        "runes, the [[rune]] at line 12: the count of Sea move is a whole number from 0 to 99"
+    );
+    let twice = SMALL_RUNES.replace("kind = \"divine\"", "kind = \"twice\"");
+    assert_eq!(refused(&twice), "runes, the [[rune]] at line 5: Twice the resource is listed twice");
+    let extra = SMALL_RUNES
+        .replace("count = 2\n[[rune]]\nkind = \"sea_move\"", "count = 2\ncolour = 3\n[[rune]]\nkind = \"sea_move\"");
+    assert_eq!(refused(&extra), "runes, the [[rune]] at line 9: unknown key 'colour'; a rune has kind, name and count");
+    assert_eq!(
+        refused("[[rune]]\nkind = \"divine\"\ncount = = 3\n"),
+        "runes, line 3: this line is not a valid TOML key and value"
+    );
+    assert!(refused("[[rune]]\nkind = \"divine\"\ncount = 3\n").starts_with("runes: Sea move is missing"));
+}

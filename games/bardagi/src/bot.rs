@@ -34,6 +34,7 @@ fn is_pending(s: &State, seat: Seat) -> bool {
         // A clan that chose may still replace its plan until the reveal.
         Phase::Planning => (seat as usize) < s.players.len(),
         Phase::Action => s.current == seat,
+        Phase::Deciding => s.players.get(seat as usize).is_some_and(|p| p.deciding),
         _ => false,
     }
 }
@@ -441,6 +442,7 @@ pub fn bot_orders() -> Orders {
         buy_axes: true,
         axes: AxeOrder::Auto,
         build: wishes.into_iter().map(|w| w.2).collect(),
+        ask: false,
     }
 }
 
@@ -769,6 +771,8 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
         }
         Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
         Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
+        // Asked at the moment: the clan's orders as they stand.
+        Phase::Deciding => Some(Command::SetOrders { orders: s.players[seat as usize].orders.clone() }),
         _ => None,
     }
 }

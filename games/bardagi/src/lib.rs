@@ -435,6 +435,23 @@ impl Game for Bardagi {
                 },
                 submitted: false,
             }],
+            Phase::Deciding => s
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.deciding)
+                .map(|(i, _)| Pending {
+                    seat: i as Seat,
+                    kind: "decide".into(),
+                    class: DecisionClass::Small,
+                    prompt: format!(
+                        "the turns of round {} are over: set your orders now (wool or meat, recruits, axes, the \
+                         upgrade to build); they are this round's Build and Claim choices",
+                        s.round
+                    ),
+                    submitted: false,
+                })
+                .collect(),
             _ => Vec::new(),
         }
     }

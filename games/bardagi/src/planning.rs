@@ -96,7 +96,17 @@ pub fn set_orders(cx: &mut Ctx, seat: Seat, orders: &Orders) -> Result<(), RuleE
     if orders.recruits.len() > 3 {
         reject!("list each building at most once for recruits");
     }
+    if orders.ask && !cx.s.v2() {
+        reject!("this game is played by rules version 1, where the Build and Claim choices are standing orders only");
+    }
     cx.set_orders(seat, orders.clone());
+    // Asked at the moment: these orders are the decision.
+    if cx.s.phase == Phase::Deciding && cx.s.players[seat as usize].deciding {
+        cx.emit(Event::Decided { seat });
+        if !cx.s.players.iter().any(|p| p.deciding) {
+            end_round(cx);
+        }
+    }
     Ok(())
 }
 
@@ -252,6 +262,19 @@ pub fn advance(cx: &mut Ctx) {
         cx.emit(Event::TurnBegan { seat: next, hand });
         return;
     }
+    // Version 2: clans that asked to decide at the moment are asked now,
+    // having seen every turn of the round.
+    let asking: Vec<Seat> = (0..n).filter(|&i| cx.s.v2() && cx.s.players[i as usize].orders.ask).collect();
+    if !asking.is_empty() {
+        cx.emit(Event::DecisionsAsked { seats: asking });
+        return;
+    }
+    end_round(cx);
+}
+
+/// The Build and Claim phases from the clans' orders, then the next round
+/// (or the end).
+pub fn end_round(cx: &mut Ctx) {
     build::build_phase(cx);
     claim::claim_phase(cx);
     let round = cx.s.round;

@@ -315,6 +315,15 @@ pub struct Orders {
     /// Upgrades wanted, best first; the first one possible is built.
     #[serde(default)]
     pub build: Vec<BuildWish>,
+    /// Rules version 2: decide at the moment instead. When the round's last
+    /// turn ends the clan is asked, and the orders it then sets (they may
+    /// be the same) are this round's Build and Claim choices.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ask: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A disk transfer of the Berserkur rearrange action.
@@ -557,6 +566,10 @@ pub enum Event {
     GoodsSpoiled { seat: Seat, lost: [u8; 6] },
     /// A turn ended.
     TurnEnded { seat: Seat },
+    /// The turns are over; these clans decide their Build and Claim choices now.
+    DecisionsAsked { seats: Vec<Seat> },
+    /// A clan decided its Build and Claim choices (in its secret orders).
+    Decided { seat: Seat },
     /// A round ended; the starting player token passes left.
     RoundEnded { round: u8 },
     /// The game ended: gold before and after trading goods, final glory, awards.
@@ -612,6 +625,9 @@ pub struct Player {
     /// and / or attack", rules version 2).
     #[serde(default)]
     pub may_attack: bool,
+    /// Asked to decide its Build and Claim choices now.
+    #[serde(default)]
+    pub deciding: bool,
 }
 
 impl Player {
@@ -688,6 +704,9 @@ pub enum Phase {
     Planning,
     /// Clans take turns.
     Action,
+    /// Rules version 2: the turns are over and the clans that asked decide
+    /// their Build and Claim choices.
+    Deciding,
     /// The game has ended.
     Over,
 }
@@ -1212,6 +1231,19 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::GoodsSpoiled { .. } => {}
+        Event::DecisionsAsked { seats } => {
+            s.phase = Phase::Deciding;
+            for seat in seats {
+                if let Some(p) = s.players.get_mut(*seat as usize) {
+                    p.deciding = true;
+                }
+            }
+        }
+        Event::Decided { seat } => {
+            if let Some(p) = s.players.get_mut(*seat as usize) {
+                p.deciding = false;
+            }
+        }
         Event::TurnEnded { seat } => {
             s.turns_done += 1;
             if let Some(p) = s.players.get_mut(*seat as usize) {

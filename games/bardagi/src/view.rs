@@ -411,6 +411,12 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             format!("{}'s storage is full: {} lost", n(seat), goods_words(&lost.map(|x| x as i8)))
         }
         Event::TurnEnded { seat } => format!("{} ends the turn", n(seat)),
+        Event::DecisionsAsked { seats } => format!(
+            "The turns are over; {} decide{} the Build and Claim choices now",
+            seats.iter().map(n).collect::<Vec<_>>().join(" and "),
+            if seats.len() == 1 { "s" } else { "" }
+        ),
+        Event::Decided { seat } => format!("{} has decided", n(seat)),
         Event::RoundEnded { round } => format!("Round {round} ends; the starting player token passes left"),
         Event::GameEnded { glory, awards, .. } => format!(
             "The game ends. {}. Final glory: {}",

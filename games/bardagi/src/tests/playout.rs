@@ -72,6 +72,9 @@ struct Coverage {
 }
 
 impl Coverage {
+    fn count_kind(&mut self, kind: &str) {
+        *self.commands.entry(kind.to_string()).or_default() += 1;
+    }
     fn count(&mut self, c: &Command) {
         let kind = match c {
             Command::PlayTurn { steps } => {
@@ -103,9 +106,17 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
     let opts = options_for(i, seats);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    // Now and then seat 0 decides its Build and Claim choices at the moment.
+    if !bots && d.state.v2() && i % 7 == 1 && Bardagi::pending(&d.state).iter().any(|p| p.seat == 0) {
+        let orders = crate::state::Orders { ask: true, ..Default::default() };
+        d.act(0, &Command::SetOrders { orders }).unwrap_or_else(|e| panic!("game {i}: asking refused: {e}"));
+    }
     let mut commands = 0;
     let mut replaced = 0;
     while Bardagi::outcome(&d.state).is_none() {
+        if d.state.phase == crate::state::Phase::Deciding {
+            cov.count_kind("SetOrders at the moment");
+        }
         commands += 1;
         assert!(commands < 20_000, "game {i}: endless");
         let waiting = d.waiting();
@@ -244,6 +255,7 @@ fn playouts(range: std::ops::Range<u64>) {
         "Free War horn",
         "Free Seer",
         "Free Messenger",
+        "SetOrders at the moment",
     ];
     let missing: Vec<&str> = kinds.into_iter().filter(|k| !cov.commands.contains_key(*k)).collect();
     assert!(missing.is_empty(), "commands never reached: {missing:?} (reached: {:?})", cov.commands);

@@ -483,3 +483,56 @@ fn a_malformed_rune_file_is_refused_naming_the_line() {
     );
     assert!(refused("[[rune]]\nkind = \"divine\"\ncount = 3\n").starts_with("runes: Sea move is missing"));
 }
+
+// --- Deciding at the moment ---------------------------------------------------------------
+
+/// Yellow owns Sheep 3 and asked to decide at the moment; every turn of the
+/// round is played (cards unused).
+fn yellow_asks_and_the_turns_end(v: u32) -> (Driver, u8, Result<Vec<Event>, String>) {
+    let mut d = mini_v(2, v, false);
+    let yellow = d.seat(Colour::Yellow);
+    let asked = Orders { ask: true, sheep: crate::state::GoodChoice::Meat, ..Orders::default() };
+    let r = d.act(yellow, &Command::SetOrders { orders: asked }).map_err(|e| e.message);
+    d.turn_of(d.state.starting, [0, 0, 6, 0]);
+    d.own(yellow, &[3], 1);
+    while d.state.phase == crate::state::Phase::Action {
+        let s = d.state.current;
+        d.state.players[s as usize].hand = crate::state::Hand::default();
+        d.act(s, &Command::EndTurn).unwrap();
+    }
+    (d, yellow, r)
+}
+
+#[test]
+fn a_clan_may_decide_its_build_and_claim_choices_when_the_turns_are_over() {
+    // Given yellow asked to decide at the moment (its orders say meat from sheep),
+    let (mut d, yellow, r) = yellow_asks_and_the_turns_end(2);
+    r.unwrap();
+    // when the last turn of the round ends, then yellow alone is asked,
+    use runestone_engine::game::Game;
+    let pending = crate::Bardagi::pending(&d.state);
+    assert_eq!(pending.len(), 1);
+    assert_eq!((pending[0].seat, pending[0].kind.as_str()), (yellow, "decide"));
+    assert!(matches!(d.log.last().map(|e| &e.event), Some(Event::DecisionsAsked { seats }) if *seats == vec![yellow]));
+    assert_eq!(d.state.round, 1, "nothing was claimed yet");
+    // and what it decides now is what the Claim phase does: wool, not meat.
+    let now = Orders { ask: true, sheep: crate::state::GoodChoice::Other, ..Orders::default() };
+    let ev = d.act(yellow, &Command::SetOrders { orders: now }).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::Decided { .. })));
+    assert!(ev.iter().any(|e| matches!(e, Event::RoundEnded { round: 1 })));
+    let p = &d.state.players[yellow as usize];
+    assert_eq!((p.goods[Good::Wool.idx()], p.goods[Good::Meat.idx()]), (1, 0));
+    assert_eq!(d.state.round, 2);
+    // The bot, answering for a clan that does not decide, keeps its orders.
+    let (mut d, yellow, _) = yellow_asks_and_the_turns_end(2);
+    let keep = crate::Bardagi::fallback(&d.state, yellow).unwrap();
+    d.act(yellow, &keep).unwrap();
+    assert_eq!(d.state.players[yellow as usize].goods[Good::Meat.idx()], 1);
+}
+
+#[test]
+fn by_version_one_the_build_and_claim_choices_were_standing_orders_only() {
+    let (d, _, r) = yellow_asks_and_the_turns_end(1);
+    assert!(r.unwrap_err().contains("rules version 1"));
+    assert_eq!(d.state.round, 2, "the round went on without asking");
+}

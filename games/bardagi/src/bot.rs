@@ -34,6 +34,7 @@ fn is_pending(s: &State, seat: Seat) -> bool {
         // A clan that chose may still replace its plan until the reveal.
         Phase::Planning => (seat as usize) < s.players.len(),
         Phase::Action => s.current == seat,
+        Phase::Deciding => s.players.get(seat as usize).is_some_and(|p| p.deciding),
         _ => false,
     }
 }
@@ -172,7 +173,9 @@ impl Eval {
 
 fn needs_refill(s: &State, seat: Seat, b: Building) -> bool {
     let p = &s.players[seat as usize];
-    p.disks[b.idx()] * 2 <= p.capacity(b) && p.goods[b.refill_good().idx()] >= 4 && p.supply > 0
+    // Version 2: a defeated Berserkur comes back with any Virki refill.
+    let revive = s.v2() && b == Building::Virki && p.units[0] == Loc::Fallen;
+    (revive || (p.disks[b.idx()] * 2 <= p.capacity(b) && p.supply > 0)) && p.goods[b.refill_good().idx()] >= 4
 }
 
 /// Candidate single steps (not yet checked).
@@ -264,6 +267,12 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
         for route in sea_routes(s, at, reach) {
             out.push(Command::Sail { route, sea_rune: false });
         }
+        // A Sea move rune: the farthest squares within 10.
+        if p.runes[RuneKind::SeaMove.idx()] > 0 {
+            for route in sea_routes(s, at, 10).into_iter().rev().take(3) {
+                out.push(Command::Sail { route, sea_rune: true });
+            }
+        }
     }
     for a in Card::ALL {
         for b in Card::ALL {
@@ -274,16 +283,62 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             }
         }
     }
+    use super::state::{DiskMove, DiskSpot};
     if let Some(a) = s.owned(seat).max_by_key(|a| s.areas[*a as usize].disks) {
         if s.areas[a as usize].disks > 1 {
             out.push(Command::Rearrange {
-                moves: vec![super::state::DiskMove {
-                    from: super::state::DiskSpot::Area(a),
-                    to: super::state::DiskSpot::Town,
-                    count: 1,
-                }],
+                moves: vec![DiskMove { from: DiskSpot::Area(a), to: DiskSpot::Town, count: 1 }],
+            });
+            // Strengthen the weakest own area from the strongest.
+            if let Some(b) = s.owned(seat).filter(|b| *b != a).min_by_key(|b| s.areas[*b as usize].disks) {
+                out.push(Command::Rearrange {
+                    moves: vec![DiskMove { from: DiskSpot::Area(a), to: DiskSpot::Area(b), count: 1 }],
+                });
+            }
+        }
+        if p.disks[0] > 3 {
+            out.push(Command::Rearrange {
+                moves: vec![DiskMove { from: DiskSpot::Virki, to: DiskSpot::Area(a), count: 1 }],
             });
         }
+    }
+    // Version 2: the once-a-round upgrade actions, at a moment of choice.
+    if s.v2() {
+        let mut free = Vec::new();
+        for (slot, effect) in
+            [Effect::AnyCardBerserkur, Effect::GodiFreeAction, Effect::HomeActionAnywhere].into_iter().enumerate()
+        {
+            if !p.has(effect) || p.free_used[slot] {
+                continue;
+            }
+            let card = (effect == Effect::AnyCardBerserkur)
+                .then(|| Card::ALL.into_iter().filter(|c| *c != Card::Berserkur).max_by_key(|c| p.hand.get(*c)))
+                .flatten();
+            let fits = |c: &Command| match effect {
+                Effect::AnyCardBerserkur => matches!(
+                    c,
+                    Command::Move { unit: Unit::Berserkur, .. }
+                        | Command::Attack { .. }
+                        | Command::Rearrange { .. }
+                        | Command::Refill { unit: Unit::Berserkur }
+                ),
+                Effect::GodiFreeAction => matches!(
+                    c,
+                    Command::Move { unit: Unit::Godi, .. }
+                        | Command::Convert
+                        | Command::Cast { .. }
+                        | Command::Refill { unit: Unit::Godi }
+                        | Command::BuyRunes { unit: Unit::Godi }
+                ),
+                _ => matches!(c, Command::Trade { .. }),
+            };
+            free.extend(out.iter().filter(|c| fits(c)).take(4).map(|c| Command::Free {
+                effect,
+                card,
+                step: Box::new(c.clone()),
+            }));
+        }
+        out.extend(free);
     }
     out
 }
@@ -387,6 +442,7 @@ pub fn bot_orders() -> Orders {
         buy_axes: true,
         axes: AxeOrder::Auto,
         build: wishes.into_iter().map(|w| w.2).collect(),
+        ask: false,
     }
 }
 
@@ -482,6 +538,20 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         Command::BuyLand => 55 + s.unit_area(seat, Unit::Kaupmadur).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
         Command::Trade { deals, refill } => 20 * refill.len() as i32 + 5 * deals.len() as i32,
         Command::Refill { .. } => 40,
+        // An upgrade's free action is worth its step, and saves a card.
+        Command::Free { step, .. } => match score(s, seat, step, disembarked, eval) {
+            0 => 0,
+            v => v + 1,
+        },
+        // Forced trade: surplus goods sold at another clan's unguarded home.
+        Command::Move { unit: Unit::Kaupmadur, to }
+            if s.forced_trade
+                && s.home_seat(*to).is_some_and(|o| o != seat && s.players[o as usize].gold > 0)
+                && s.areas[*to as usize].axes == 0
+                && p.goods[..4].iter().any(|g| *g >= 4) =>
+        {
+            9
+        }
         Command::Move { unit, to } => {
             let Some(from) = s.unit_area(seat, *unit) else { return 0 };
             let home = p.home;
@@ -701,6 +771,8 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
         }
         Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
         Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
+        // Asked at the moment: the clan's orders as they stand.
+        Phase::Deciding => Some(Command::SetOrders { orders: s.players[seat as usize].orders.clone() }),
         _ => None,
     }
 }

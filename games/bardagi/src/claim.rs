@@ -217,9 +217,14 @@ fn place_axes(cx: &mut Ctx, seat: Seat) {
     }
     let s = &cx.s;
     let owned: Vec<u8> = s.owned(seat).collect();
+    // Version 2: "[Forced trade] can be avoided by placing an Axe!": an axe
+    // may also lie on the clan's own home area, and with forced trade in
+    // play the automatic order guards the home first.
+    let home = p.home;
+    let home_ok = |a: u8| s.v2() && a == home;
     let wanted: Vec<u8> = match &p.orders.axes {
         AxeOrder::Keep => return,
-        AxeOrder::Areas(list) => list.iter().copied().filter(|a| owned.contains(a)).collect(),
+        AxeOrder::Areas(list) => list.iter().copied().filter(|a| owned.contains(a) || home_ok(*a)).collect(),
         AxeOrder::Auto => {
             let border = |a: u8| {
                 s.board.land[a as usize].iter().any(|b| matches!(s.areas[*b as usize].owner, Some(o) if o != seat))
@@ -234,7 +239,8 @@ fn place_axes(cx: &mut Ctx, seat: Seat) {
                 })
                 .collect();
             v.sort();
-            v.into_iter().map(|x| x.1).collect()
+            let guard_home = s.v2() && s.forced_trade && s.areas[home as usize].axes == 0;
+            guard_home.then_some(home).into_iter().chain(v.into_iter().map(|x| x.1)).collect()
         }
     };
     let areas: Vec<u8> = wanted.into_iter().take(p.axes as usize).collect();

@@ -41,14 +41,24 @@ use runestone_engine::present::{
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
 
+use board::Colour;
 use state::{apply, Good, Orders, Phase, RuneKind};
 pub use state::{Command, Event, State};
 
 /// The ruleset.
 pub struct Bardagi;
 
+/// The rules version games are created with now. Bump it (and gate the
+/// changed rule on it) whenever a change alters play; see RULES-NOTES.md,
+/// "Rules versions".
+pub const RULES_VERSION: u32 = 2;
+
+/// The option keys of rules version 1, which did not record its version:
+/// options of exactly these keys are a version 1 game's.
+const V1_KEYS: [&str; 6] = ["board", "custom_board", "easy_cards", "eight_cards", "forced_trade", "rounds"];
+
 /// Game options.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The built-in board: "summer" (2-5 players) or "winter" (2-3 players).
@@ -69,10 +79,72 @@ pub struct Options {
     /// Number of rounds instead of the rounds table (1 to 20).
     #[serde(default)]
     pub rounds: Option<u8>,
+    /// "Alternatively, choose your own clan": the colour of each seat, in
+    /// seat order; absent, the colours are dealt at random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colours: Option<Vec<Colour>>,
+    /// The rules version the game is played by (the newest unless given;
+    /// version 1 games recorded no version).
+    #[serde(default = "rules_version")]
+    pub rules_version: u32,
+    /// The rune tokens as TOML text, in the format of `data/runes.toml`
+    /// (each rune's kind, name and count); replaces the built-in mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_runes: Option<String>,
 }
 
 fn summer() -> String {
     "summer".into()
+}
+
+fn rules_version() -> u32 {
+    RULES_VERSION
+}
+
+/// The fields of [`Options`] as given, before the version is worked out.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GivenOptions {
+    #[serde(default = "summer")]
+    board: String,
+    #[serde(default)]
+    custom_board: Option<String>,
+    #[serde(default)]
+    easy_cards: bool,
+    #[serde(default)]
+    eight_cards: bool,
+    #[serde(default)]
+    forced_trade: bool,
+    #[serde(default)]
+    rounds: Option<u8>,
+    #[serde(default)]
+    colours: Option<Vec<Colour>>,
+    #[serde(default)]
+    rules_version: Option<u32>,
+    #[serde(default)]
+    custom_runes: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Options {
+    /// Options without `rules_version` are played by the newest rules,
+    /// except the complete options a version 1 game recorded (exactly its
+    /// six keys): those replay by version 1.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::<String, Value>::deserialize(d)?;
+        let v1 = map.len() == V1_KEYS.len() && V1_KEYS.iter().all(|k| map.contains_key(*k));
+        let g = GivenOptions::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)?;
+        Ok(Options {
+            board: g.board,
+            custom_board: g.custom_board,
+            easy_cards: g.easy_cards,
+            eight_cards: g.eight_cards,
+            forced_trade: g.forced_trade,
+            rounds: g.rounds,
+            colours: g.colours,
+            rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+            custom_runes: g.custom_runes,
+        })
+    }
 }
 
 impl Default for Options {
@@ -84,6 +156,9 @@ impl Default for Options {
             eight_cards: false,
             forced_trade: false,
             rounds: None,
+            colours: None,
+            rules_version: RULES_VERSION,
+            custom_runes: None,
         }
     }
 }
@@ -94,12 +169,15 @@ pub struct Ctx<'r> {
     pub s: State,
     pub out: Vec<Emit<Event>>,
     pub rng: &'r mut GameRng,
+    /// An upgrade's free action chosen for the step being run (`Free`), and
+    /// the War horn's card; taken by the first card the step would lay down.
+    pub free: Option<(build::Effect, Option<state::Card>)>,
 }
 
 impl<'r> Ctx<'r> {
     /// A new value.
     pub fn new(s: State, rng: &'r mut GameRng) -> Self {
-        Ctx { s, out: Vec::new(), rng }
+        Ctx { s, out: Vec::new(), rng, free: None }
     }
 
     /// A public event.
@@ -216,6 +294,13 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
         Command::BuyLand => format!("Kaupmadur buys {}", here(state::Unit::Kaupmadur)),
         Command::Trade { .. } => "Kaupmadur trades".into(),
         Command::ForceTrade { seat: v, .. } => format!("Kaupmadur forces a trade with seat {v}"),
+        Command::Free { effect, card, step } => {
+            let with = match card {
+                Some(c) => format!(" and a {} card", c.name()),
+                None => String::new(),
+            };
+            format!("{} with the {}{with}", describe_command(s, seat, step), planning::free_name(*effect))
+        }
     }
 }
 
@@ -263,6 +348,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
         Command::BuyLand => actions::kaupmadur::buy_land(cx, seat),
         Command::Trade { deals, refill } => actions::kaupmadur::trade(cx, seat, deals, refill),
         Command::ForceTrade { seat: victim, give } => actions::kaupmadur::force_trade(cx, seat, *victim, give),
+        Command::Free { effect, card, step } => planning::free(cx, seat, *effect, *card, step),
     }
 }
 
@@ -278,7 +364,7 @@ impl Game for Bardagi {
             name: "Bardagi - the claim for gold".into(),
             min_seats: 2,
             max_seats: 5,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).expect("JSON"),
             options_help: vec![
                 ("board".into(), "\"summer\" (2-5 players) or \"winter\" (the island board, 2-3 players)".into()),
@@ -287,6 +373,14 @@ impl Game for Bardagi {
                 ("eight_cards".into(), "advanced: from round 5 choose up to 8 cards".into()),
                 ("forced_trade".into(), "advanced: a Kaupmadur may force trade at other clans' home areas".into()),
                 ("rounds".into(), "number of rounds instead of the table (2: 10, 3: 9, 4: 8, 5: 7)".into()),
+                (
+                    "colours".into(),
+                    "each seat's clan colour in seat order, e.g. [\"blue\", \"red\"]; absent: dealt at random".into(),
+                ),
+                (
+                    "rules_version".into(),
+                    format!("the rules version to play by, 1 to {RULES_VERSION} (default {RULES_VERSION})"),
+                ),
             ],
             description: "Viking clans claim islands from the Barbarians by war, conversion and trade.".into(),
         }
@@ -345,6 +439,23 @@ impl Game for Bardagi {
                 },
                 submitted: false,
             }],
+            Phase::Deciding => s
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.deciding)
+                .map(|(i, _)| Pending {
+                    seat: i as Seat,
+                    kind: "decide".into(),
+                    class: DecisionClass::Small,
+                    prompt: format!(
+                        "the turns of round {} are over: set your orders now (wool or meat, recruits, axes, the \
+                         upgrade to build); they are this round's Build and Claim choices",
+                        s.round
+                    ),
+                    submitted: false,
+                })
+                .collect(),
             _ => Vec::new(),
         }
     }

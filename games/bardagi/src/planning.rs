@@ -96,7 +96,17 @@ pub fn set_orders(cx: &mut Ctx, seat: Seat, orders: &Orders) -> Result<(), RuleE
     if orders.recruits.len() > 3 {
         reject!("list each building at most once for recruits");
     }
+    if orders.ask && !cx.s.v2() {
+        reject!("this game is played by rules version 1, where the Build and Claim choices are standing orders only");
+    }
     cx.set_orders(seat, orders.clone());
+    // Asked at the moment: these orders are the decision.
+    if cx.s.phase == Phase::Deciding && cx.s.players[seat as usize].deciding {
+        cx.emit(Event::Decided { seat });
+        if !cx.s.players.iter().any(|p| p.deciding) {
+            end_round(cx);
+        }
+    }
     Ok(())
 }
 
@@ -115,6 +125,19 @@ pub fn require_turn(s: &State, seat: Seat) -> Result<(), RuleError> {
 pub fn use_card(cx: &mut Ctx, seat: Seat, card: Card) -> Result<(), RuleError> {
     require_turn(&cx.s, seat)?;
     let p = &cx.s.players[seat as usize];
+    match cx.free {
+        Some((Effect::GodiFreeAction, _)) if card == Card::Godi => {
+            cx.free = None;
+            cx.emit(Event::FreeActionUsed { seat, effect: Effect::GodiFreeAction });
+            return Ok(());
+        }
+        Some((Effect::AnyCardBerserkur, Some(other))) if card == Card::Berserkur => {
+            cx.free = None;
+            cx.emit(Event::CardPlayed { seat, card: other, as_card: card });
+            return Ok(());
+        }
+        _ => {}
+    }
     if p.hand.get(card) > 0 {
         cx.emit(Event::CardPlayed { seat, card, as_card: card });
         return Ok(());
@@ -130,6 +153,65 @@ pub fn use_card(cx: &mut Ctx, seat: Seat, card: Card) -> Result<(), RuleError> {
         }
     }
     reject!("no {} card left in hand ({})", card.name(), p.hand.words())
+}
+
+/// An upgrade's once-a-round action in words.
+pub fn free_name(e: Effect) -> &'static str {
+    match e {
+        Effect::GodiFreeAction => "Seer",
+        Effect::HomeActionAnywhere => "Messenger",
+        Effect::AnyCardBerserkur => "War horn",
+        _ => "upgrade",
+    }
+}
+
+/// Version 2: one step with an upgrade's once-a-round action, when the clan
+/// chooses (the cards read "Godi can do 1 free action each round without
+/// using a card", "One free home area action each round", "Any other unit
+/// card can be used for 1 Berserkur action").
+pub fn free(cx: &mut Ctx, seat: Seat, effect: Effect, card: Option<Card>, step: &Command) -> Result<(), RuleError> {
+    require_turn(&cx.s, seat)?;
+    if !cx.s.v2() {
+        reject!(
+            "this game is played by rules version 1, where free upgrade actions are used only when no card is left"
+        );
+    }
+    let slot = match effect {
+        Effect::AnyCardBerserkur => 0,
+        Effect::GodiFreeAction => 1,
+        Effect::HomeActionAnywhere => 2,
+        _ => reject!("only the War horn, the Seer and the Messenger give a free action"),
+    };
+    let name = free_name(effect);
+    let p = &cx.s.players[seat as usize];
+    if !p.has(effect) {
+        reject!("the clan has no {name} upgrade");
+    }
+    if p.free_used[slot] {
+        reject!("the {name} was already used this round");
+    }
+    match (effect, card) {
+        (Effect::AnyCardBerserkur, None) => reject!("name the card the War horn lays down for the Berserkur"),
+        (Effect::AnyCardBerserkur, Some(Card::Berserkur)) => {
+            reject!("the War horn lays down a card of another unit, not a Berserkur card")
+        }
+        (Effect::AnyCardBerserkur, Some(c)) if p.hand.get(c) == 0 => {
+            reject!("no {} card left in hand ({})", c.name(), p.hand.words())
+        }
+        (Effect::AnyCardBerserkur, Some(_)) | (_, None) => {}
+        (_, Some(_)) => reject!("only the War horn lays down a card"),
+    }
+    if !is_step(step) || matches!(step, Command::EndTurn | Command::Exchange { .. } | Command::Free { .. }) {
+        reject!("a free action is one unit's action");
+    }
+    cx.free = Some((effect, card));
+    let r = super::run(cx, seat, step);
+    let unused = cx.free.take().is_some();
+    r?;
+    if unused {
+        reject!("{} used no {name} action", super::describe_command(&cx.s, seat, step));
+    }
+    Ok(())
 }
 
 /// The 2-for-1 discard.
@@ -180,6 +262,19 @@ pub fn advance(cx: &mut Ctx) {
         cx.emit(Event::TurnBegan { seat: next, hand });
         return;
     }
+    // Version 2: clans that asked to decide at the moment are asked now,
+    // having seen every turn of the round.
+    let asking: Vec<Seat> = (0..n).filter(|&i| cx.s.v2() && cx.s.players[i as usize].orders.ask).collect();
+    if !asking.is_empty() {
+        cx.emit(Event::DecisionsAsked { seats: asking });
+        return;
+    }
+    end_round(cx);
+}
+
+/// The Build and Claim phases from the clans' orders, then the next round
+/// (or the end).
+pub fn end_round(cx: &mut Ctx) {
     build::build_phase(cx);
     claim::claim_phase(cx);
     let round = cx.s.round;

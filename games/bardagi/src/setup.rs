@@ -25,6 +25,24 @@ pub fn rounds_for(players: u8) -> u8 {
     }
 }
 
+/// Check the colours the clans chose, one per seat in seat order.
+fn chosen_colours(chosen: &[Colour], seats: u8) -> Result<Vec<Colour>, RuleError> {
+    if chosen.len() != seats as usize {
+        reject!("colours names {} clans; the game has {seats} seats, one colour each", chosen.len());
+    }
+    let available = Colour::available(seats);
+    for (i, c) in chosen.iter().enumerate() {
+        if !available.contains(c) {
+            let names: Vec<&str> = available.iter().map(|c| c.name()).collect();
+            reject!("{} is not played by {seats} players; choose among {}", c.name(), names.join(", "));
+        }
+        if chosen[..i].contains(c) {
+            reject!("{} is chosen by two seats; each clan has its own colour", c.name());
+        }
+    }
+    Ok(chosen.to_vec())
+}
+
 /// The opening events.
 pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
     let board = match BoardRef::resolve(&o.board, o.custom_board.as_deref()) {
@@ -39,6 +57,20 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
             board.data.max_players
         );
     }
+    if !(1..=super::RULES_VERSION).contains(&o.rules_version) {
+        reject!(
+            "rules version {} is unknown; games are played by versions 1 to {}",
+            o.rules_version,
+            super::RULES_VERSION
+        );
+    }
+    let runes = match &o.custom_runes {
+        None => None,
+        Some(text) => match super::actions::godi::parse_runes(text) {
+            Ok(specs) => Some(super::actions::godi::pile_of(&specs)),
+            Err(e) => reject!("{e}"),
+        },
+    };
     let rounds = o.rounds.unwrap_or_else(|| rounds_for(seats));
     if !(1..=20).contains(&rounds) {
         reject!("rounds must be 1 to 20, not {rounds}");
@@ -48,11 +80,18 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
             reject!("the board has no {} home area, needed for {seats} players", c.name());
         }
     }
-    // "Shake one disk of each available colour in your hand and drop one in
-    // front of each player."
-    let mut colours: Vec<Colour> = Colour::available(seats).to_vec();
-    rng.shuffle(&mut colours);
-    colours.truncate(seats as usize);
+    let colours = match &o.colours {
+        // "Alternatively, choose your own clan."
+        Some(chosen) => chosen_colours(chosen, seats)?,
+        None => {
+            // "Shake one disk of each available colour in your hand and drop
+            // one in front of each player."
+            let mut colours: Vec<Colour> = Colour::available(seats).to_vec();
+            rng.shuffle(&mut colours);
+            colours.truncate(seats as usize);
+            colours
+        }
+    };
     let starting = rng.pick(seats as usize) as u8;
     let mut market = Vec::new();
     for b in Building::ALL {
@@ -74,6 +113,8 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
         eight_cards: o.eight_cards,
         forced_trade: o.forced_trade,
         market,
+        rules: o.rules_version,
+        runes,
     });
     for seat in 0..seats {
         cx.draw_runes(seat, 1);

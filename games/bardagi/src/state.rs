@@ -291,7 +291,8 @@ pub enum AxeOrder {
     Auto,
     /// Keep them for later.
     Keep,
-    /// On these areas in this order (skipping any no longer owned).
+    /// On these areas in this order (skipping any no longer owned; from
+    /// rules version 2 the clan's own home area may be named too).
     Areas(Vec<AreaId>),
 }
 
@@ -314,6 +315,15 @@ pub struct Orders {
     /// Upgrades wanted, best first; the first one possible is built.
     #[serde(default)]
     pub build: Vec<BuildWish>,
+    /// Rules version 2: decide at the moment instead. When the round's last
+    /// turn ends the clan is asked, and the orders it then sets (they may
+    /// be the same) are this round's Build and Claim choices.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ask: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A disk transfer of the Berserkur rearrange action.
@@ -423,10 +433,29 @@ pub enum Command {
     /// Advanced option: Kaupmadur at another clan's home sells goods for
     /// that clan's gold by the trade table.
     ForceTrade { seat: Seat, give: Vec<Good> },
+    /// Rules version 2: do `step` with an upgrade's once-a-round action,
+    /// whenever the clan chooses: the Seer (`godi_free_action`, the Godi acts
+    /// without a card), the Messenger (`home_action_anywhere`, a home action
+    /// without a card) or the War horn (`any_card_berserkur`, the Berserkur
+    /// acts with `card`, a card of another unit).
+    Free {
+        effect: Effect,
+        #[serde(default)]
+        card: Option<Card>,
+        step: Box<Command>,
+    },
 }
 
 fn yes() -> bool {
     true
+}
+
+fn v1() -> u32 {
+    1
+}
+
+fn is_v1(v: &u32) -> bool {
+    *v == 1
 }
 
 /// An event: a fact of the game.
@@ -444,6 +473,13 @@ pub enum Event {
         forced_trade: bool,
         /// Face-up upgrade tiles (ids into the tile list).
         market: Vec<u8>,
+        /// The rules version (absent in version 1, which did not record it).
+        #[serde(default = "v1", skip_serializing_if = "is_v1")]
+        rules: u32,
+        /// The rune pile by kind, from a rune file given at creation
+        /// (absent: the built-in `runes.toml`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runes: Option<[u8; 6]>,
     },
     /// `runes` is `None` in the form others see.
     RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
@@ -464,7 +500,18 @@ pub enum Event {
     /// Two cards were discarded for one card of choice.
     CardsExchanged { seat: Seat, discarded: Option<[Card; 2]>, taken: Option<Card> },
     /// `allowance` is set when a new card was laid down for this move.
-    UnitMoved { seat: Seat, unit: Unit, from: AreaId, to: AreaId, cost: u8, allowance: Option<u8> },
+    /// `via` (rules version 2) is the area next to `to` the unit stepped
+    /// from, when that is not `from`.
+    UnitMoved {
+        seat: Seat,
+        unit: Unit,
+        from: AreaId,
+        to: AreaId,
+        cost: u8,
+        allowance: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<AreaId>,
+    },
     /// A unit boarded the Knerrir at a harbour.
     UnitBoarded { seat: Seat, unit: Unit, harbour: AreaId, cost: u8, allowance: Option<u8> },
     /// A unit went ashore from the Knerrir.
@@ -519,6 +566,10 @@ pub enum Event {
     GoodsSpoiled { seat: Seat, lost: [u8; 6] },
     /// A turn ended.
     TurnEnded { seat: Seat },
+    /// The turns are over; these clans decide their Build and Claim choices now.
+    DecisionsAsked { seats: Vec<Seat> },
+    /// A clan decided its Build and Claim choices (in its secret orders).
+    Decided { seat: Seat },
     /// A round ended; the starting player token passes left.
     RoundEnded { round: u8 },
     /// The game ended: gold before and after trading goods, final glory, awards.
@@ -567,6 +618,16 @@ pub struct Player {
     pub moves: [Option<u8>; 4],
     /// Where each unit came from when it last entered an area this turn.
     pub entered_from: [Option<AreaId>; 3],
+    /// The area the Berserkur fought on this turn and still stands on.
+    #[serde(default)]
+    pub fought: Option<AreaId>,
+    /// The Berserkur card that moved him this turn may still attack ("Move
+    /// and / or attack", rules version 2).
+    #[serde(default)]
+    pub may_attack: bool,
+    /// Asked to decide its Build and Claim choices now.
+    #[serde(default)]
+    pub deciding: bool,
 }
 
 impl Player {
@@ -643,6 +704,9 @@ pub enum Phase {
     Planning,
     /// Clans take turns.
     Action,
+    /// Rules version 2: the turns are over and the clans that asked decide
+    /// their Build and Claim choices.
+    Deciding,
     /// The game has ended.
     Over,
 }
@@ -651,6 +715,9 @@ pub enum Phase {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
     pub board: BoardRef,
+    /// The rules version the game is played by (see `RULES_VERSION`).
+    #[serde(default = "v1")]
+    pub rules: u32,
     pub phase: Phase,
     pub rounds: u8,
     /// 1-based round number.
@@ -680,6 +747,11 @@ pub struct State {
 }
 
 impl State {
+    /// Whether the game is played by rules version 2 or later (the fixes
+    /// listed in RULES-NOTES.md, "Rules versions").
+    pub fn v2(&self) -> bool {
+        self.rules >= 2
+    }
     /// Number of clans.
     pub fn n(&self) -> usize {
         self.players.len()
@@ -736,7 +808,18 @@ fn add_goods(goods: &mut [u8; 6], delta: &[i8; 6]) {
 /// state changes nothing rather than failing.
 pub fn apply(s: &mut State, e: &Event) {
     match e {
-        Event::GameStarted { board, colours, rounds, starting, easy_cards, eight_cards, forced_trade, market } => {
+        Event::GameStarted {
+            board,
+            colours,
+            rounds,
+            starting,
+            easy_cards,
+            eight_cards,
+            forced_trade,
+            market,
+            rules,
+            runes,
+        } => {
             let n = board.len();
             let mut players = Vec::new();
             for c in colours {
@@ -753,12 +836,10 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             let market_bits = market.iter().fold(0u64, |m, t| m | 1u64 << t);
             let all = if TILES.len() >= 64 { u64::MAX } else { (1u64 << TILES.len()) - 1 };
-            let mut rune_pile = [0u8; 6];
-            for r in super::actions::godi::RUNES.iter() {
-                rune_pile[r.kind.idx()] += r.count;
-            }
+            let rune_pile = runes.unwrap_or_else(|| super::actions::godi::pile_of(&super::actions::godi::RUNES));
             *s = State {
                 board: board.clone(),
+                rules: *rules,
                 phase: Phase::Setup,
                 rounds: *rounds,
                 round: 0,
@@ -831,6 +912,8 @@ pub fn apply(s: &mut State, e: &Event) {
                 }
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
+                p.fought = None;
+                p.may_attack = false;
                 p.tannery = 0;
                 p.bought_runes = false;
             }
@@ -861,10 +944,14 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.hand.add(*t, 1);
             }
         }
-        Event::UnitMoved { seat, unit, from, to, cost, allowance } => {
+        Event::UnitMoved { seat, unit, from, to, cost, allowance, via } => {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.units[unit.idx()] = Loc::Area(*to);
-                p.entered_from[unit.idx()] = Some(*from);
+                p.entered_from[unit.idx()] = Some(via.unwrap_or(*from));
+                if *unit == Unit::Berserkur {
+                    p.fought = None;
+                    p.may_attack |= allowance.is_some();
+                }
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
             }
         }
@@ -875,6 +962,9 @@ pub fn apply(s: &mut State, e: &Event) {
                 spend(&mut p.moves[unit.idx()], *cost, *allowance);
                 // "The Godi cannot save his second movement": boarding ends the card's movement.
                 p.moves[unit.idx()] = None;
+                if *unit == Unit::Berserkur {
+                    p.may_attack = false;
+                }
             }
         }
         Event::RunesBought { seat, .. } => {
@@ -932,9 +1022,12 @@ pub fn apply(s: &mut State, e: &Event) {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.units[unit.idx()] = Loc::Area(*to);
                 p.entered_from[unit.idx()] = None;
+                if *unit == Unit::Berserkur {
+                    p.fought = None;
+                }
             }
         }
-        Event::BerserkurDefeated { seat, victim, attacker_lost, defender_lost, .. } => {
+        Event::BerserkurDefeated { seat, victim, area, attacker_lost, defender_lost } => {
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.disks[0] = p.disks[0].saturating_sub(*attacker_lost);
                 p.supply += attacker_lost;
@@ -946,6 +1039,8 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.moves[0] = None;
+                p.fought = Some(*area);
+                p.may_attack = false;
             }
         }
         Event::AxesDestroyed { seat, area, axes, disks } => {
@@ -984,6 +1079,8 @@ pub fn apply(s: &mut State, e: &Event) {
                 if *by == Unit::Berserkur {
                     p.attacks += 1;
                     p.moves[0] = None;
+                    p.fought = Some(*area);
+                    p.may_attack = false;
                 }
             }
             if let Some(a) = s.areas.get_mut(*area as usize) {
@@ -1134,11 +1231,26 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::GoodsSpoiled { .. } => {}
+        Event::DecisionsAsked { seats } => {
+            s.phase = Phase::Deciding;
+            for seat in seats {
+                if let Some(p) = s.players.get_mut(*seat as usize) {
+                    p.deciding = true;
+                }
+            }
+        }
+        Event::Decided { seat } => {
+            if let Some(p) = s.players.get_mut(*seat as usize) {
+                p.deciding = false;
+            }
+        }
         Event::TurnEnded { seat } => {
             s.turns_done += 1;
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.moves = [None; 4];
                 p.entered_from = [None; 3];
+                p.fought = None;
+                p.may_attack = false;
                 p.hand = Hand::default();
             }
         }

@@ -42,6 +42,13 @@ pub struct OptionsView {
     pub easy_cards: bool,
     pub eight_cards: bool,
     pub forced_trade: bool,
+    /// The rules version the game is played by (RULES-NOTES.md, "Rules versions").
+    #[serde(default = "first_version")]
+    pub rules_version: u32,
+}
+
+fn first_version() -> u32 {
+    1
 }
 
 /// One clan as the viewer may see it (`null` where it is secret).
@@ -211,7 +218,12 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         hand_size: s.hand_size,
         starting: s.starting,
         current: (s.phase == Phase::Action).then_some(s.current),
-        options: OptionsView { easy_cards: s.easy_cards, eight_cards: s.eight_cards, forced_trade: s.forced_trade },
+        options: OptionsView {
+            easy_cards: s.easy_cards,
+            eight_cards: s.eight_cards,
+            forced_trade: s.forced_trade,
+            rules_version: s.rules,
+        },
         players,
         areas,
         market: tiles(s.market),
@@ -399,6 +411,12 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             format!("{}'s storage is full: {} lost", n(seat), goods_words(&lost.map(|x| x as i8)))
         }
         Event::TurnEnded { seat } => format!("{} ends the turn", n(seat)),
+        Event::DecisionsAsked { seats } => format!(
+            "The turns are over; {} decide{} the Build and Claim choices now",
+            seats.iter().map(n).collect::<Vec<_>>().join(" and "),
+            if seats.len() == 1 { "s" } else { "" }
+        ),
+        Event::Decided { seat } => format!("{} has decided", n(seat)),
         Event::RoundEnded { round } => format!("Round {round} ends; the starting player token passes left"),
         Event::GameEnded { glory, awards, .. } => format!(
             "The game ends. {}. Final glory: {}",

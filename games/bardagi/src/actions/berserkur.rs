@@ -81,12 +81,21 @@ pub fn attack(cx: &mut Ctx, seat: Seat, claim: bool, reinforce: u8) -> Result<()
     if need > virki as u32 {
         reject!("needs {need} disks, Virki holds {virki}");
     }
-    use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    // Version 2: "Move and / or attack": the card that moved him here this
+    // turn also attacks; otherwise the attack lays down a card of its own.
+    if !(cx.s.v2() && cx.s.players[seat as usize].may_attack) {
+        use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    }
     for (victim, cost) in bers {
         let defender_lost = berserkur_defence(&cx.s, victim).min(cx.s.players[victim as usize].disks[0]);
         cx.emit(Event::BerserkurDefeated { seat, victim, area: a, attacker_lost: cost, defender_lost });
     }
     if !claim {
+        // Version 2: "if occupying an area during attack, he must retreat":
+        // a fight that only defeats the Berserkur is an attack too.
+        if cx.s.v2() {
+            godi_retreat(cx, seat, a);
+        }
         return Ok(());
     }
     if st.axes > 0 {
@@ -143,6 +152,11 @@ pub fn retreat(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {
     let Some(a) = cx.s.unit_area(seat, Unit::Berserkur) else {
         reject!("the Berserkur is not on an area");
     };
+    // Version 2: "Attacker can always retreat to entry area without using
+    // action" belongs to COMBAT: only after a fight on this area this turn.
+    if cx.s.v2() && cx.s.players[seat as usize].fought != Some(a) {
+        reject!("the Berserkur retreats for free only after fighting on {} this turn", cx.s.board.area(a).name);
+    }
     let Some(back) = cx.s.players[seat as usize].entered_from[0] else {
         reject!("the Berserkur has not entered an area this turn to retreat from");
     };

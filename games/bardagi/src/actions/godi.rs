@@ -23,33 +23,100 @@ use runestone_engine::game::{RuleError, Seat};
 use runestone_engine::reject;
 
 /// A rune type and how many tokens of it are in the box.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct RuneSpec {
     pub kind: RuneKind,
     pub name: String,
     pub count: u8,
 }
 
-#[derive(Deserialize)]
-struct RuneFile {
-    rune: Vec<RuneSpec>,
+/// The line (from 1) of byte `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
 }
 
-/// Parse and check the rune mix.
+/// Parse and check a rune file: one `[[rune]]` table per kind with `kind`,
+/// `name` and `count` (0 to 99). Every fault is named with its line (of a
+/// rune's fault, the line its `[[rune]]` begins).
 pub fn parse_runes(text: &str) -> Result<Vec<RuneSpec>, String> {
-    let f: RuneFile = toml::from_str(text).map_err(|e| format!("runes: {e}"))?;
-    for k in RuneKind::ALL {
-        if f.rune.iter().filter(|r| r.kind == k).count() != 1 {
-            return Err(format!("runes: list {} exactly once", k.name()));
-        }
+    #[derive(Deserialize)]
+    struct File {
+        #[serde(default)]
+        rune: Vec<toml::Spanned<toml::Table>>,
     }
-    Ok(f.rune)
+    let f: File = toml::from_str(text).map_err(|e| match e.span() {
+        Some(sp) => format!("runes, line {}: this line is not a valid TOML key and value", line_of(text, sp.start)),
+        None => "runes: the file is not valid TOML".to_string(),
+    })?;
+    let kinds: Vec<String> = RuneKind::ALL
+        .iter()
+        .map(|k| serde_json::to_value(k).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+        .collect();
+    let mut out: Vec<RuneSpec> = Vec::new();
+    for entry in &f.rune {
+        let line = line_of(text, entry.span().start);
+        let t = entry.get_ref();
+        if let Some(k) = t.keys().find(|k| !["kind", "name", "count"].contains(&k.as_str())) {
+            return Err(format!(
+                "runes, the [[rune]] at line {line}: unknown key '{k}'; a rune has kind, name and count"
+            ));
+        }
+        let kind = match t.get("kind").map(|v| v.as_str()) {
+            None => return Err(format!("runes, the [[rune]] at line {line}: the rune has no kind")),
+            Some(None) => return Err(format!("runes, the [[rune]] at line {line}: the kind is a name in quotes")),
+            Some(Some(k)) => match kinds.iter().position(|x| x == k) {
+                Some(i) => RuneKind::ALL[i],
+                None => {
+                    return Err(format!(
+                        "runes, the [[rune]] at line {line}: no rune is called '{k}'; the runes are {}",
+                        kinds.join(", ")
+                    ))
+                }
+            },
+        };
+        let name = match t.get("name") {
+            None => kind.name().to_string(),
+            Some(v) => match v.as_str() {
+                Some(n) if !n.trim().is_empty() => n.to_string(),
+                _ => return Err(format!("runes, the [[rune]] at line {line}: the name is words in quotes")),
+            },
+        };
+        let count = match t.get("count").map(|v| v.as_integer()) {
+            None => return Err(format!("runes, the [[rune]] at line {line}: the {} rune has no count", kind.name())),
+            Some(Some(c)) if (0..=99).contains(&c) => c as u8,
+            Some(_) => {
+                return Err(format!(
+                    "runes, the [[rune]] at line {line}: the count of {} is a whole number from 0 to 99",
+                    kind.name()
+                ))
+            }
+        };
+        if out.iter().any(|r| r.kind == kind) {
+            return Err(format!("runes, the [[rune]] at line {line}: {} is listed twice", kind.name()));
+        }
+        out.push(RuneSpec { kind, name, count });
+    }
+    if let Some(k) = RuneKind::ALL.iter().find(|k| !out.iter().any(|r| r.kind == **k)) {
+        return Err(format!("runes: {} is missing; list every rune, with count 0 for one not in the box", k.name()));
+    }
+    if out.iter().all(|r| r.count == 0) {
+        return Err("runes: the pile holds no rune; give at least one a count".into());
+    }
+    Ok(out)
 }
 
 /// The rune mix of `runes.toml` (48 tokens).
 pub static RUNES: LazyLock<Vec<RuneSpec>> =
     LazyLock::new(|| parse_runes(include_str!("../../data/runes.toml")).expect("runes.toml is valid"));
+
+/// Tokens per kind (in [`RuneKind`] order) of a rune mix.
+pub fn pile_of(specs: &[RuneSpec]) -> [u8; 6] {
+    let mut pile = [0u8; 6];
+    for r in specs {
+        pile[r.kind.idx()] += r.count;
+    }
+    pile
+}
 
 /// Convert the Barbarian area the Godi stands on.
 pub fn convert(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {

@@ -212,6 +212,11 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
     let p = &cx.s.players[seat as usize];
     let anywhere = p.has(Effect::HomeActionAnywhere);
     let here = p.units[2];
+    // Version 2: "Units on board Knerrir are inactive while sailing", the
+    // Messenger's home actions from anywhere included.
+    if cx.s.v2() && here == Loc::Aboard {
+        reject!("the Kaupmadur is on board the Knerrir; units on board are inactive until they go ashore");
+    }
     let at_home = here == Loc::Area(p.home);
     let in_village = matches!(here, Loc::Area(a) if cx.s.board.area(a).kind == AreaKind::Village);
     let home_action = at_home || (anywhere && !in_village) || !refill.is_empty();
@@ -234,7 +239,10 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
     }
     let gold = check_deals(cx, seat, deals)?;
     let p = &cx.s.players[seat as usize];
-    if home_action && anywhere && p.hand.get(super::super::state::Card::Kaupmadur) == 0 && !p.free_used[2] {
+    let chosen = matches!(cx.free, Some((Effect::HomeActionAnywhere, _)));
+    let no_card = p.hand.get(super::super::state::Card::Kaupmadur) == 0;
+    if home_action && anywhere && (chosen || no_card) && !p.free_used[2] {
+        cx.free = None;
         cx.emit(Event::FreeActionUsed { seat, effect: Effect::HomeActionAnywhere });
     } else {
         use_card(cx, seat, Unit::Kaupmadur.card())?;
@@ -244,8 +252,12 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
         cx.gold(seat, gold);
     }
     for b in refill {
-        refill_building(cx, seat, *b)?;
-        if *b == Building::Virki && cx.s.players[seat as usize].units[0] == Loc::Fallen {
+        // Version 2: "The defeated Berserkur can only be re-activated through
+        // a Virki disk re-fill action by the Kaupmadur": that refill is
+        // never refused for a full Virki, or he could be stranded for good.
+        let fallen = *b == Building::Virki && cx.s.players[seat as usize].units[0] == Loc::Fallen;
+        refill_building(cx, seat, *b, fallen && cx.s.v2())?;
+        if fallen {
             let home = cx.s.players[seat as usize].home;
             cx.emit(Event::BerserkurReturned { seat, area: home });
         }

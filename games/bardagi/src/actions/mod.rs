@@ -202,26 +202,48 @@ pub fn move_unit(cx: &mut Ctx, seat: Seat, unit: Unit, to: AreaId) -> Result<(),
     if cost == u8::MAX {
         reject!("the {} cannot reach {} by land from {}", unit.name(), s.board.area(to).name, s.board.area(from).name);
     }
+    // Version 2: the Berserkur's free retreat goes back to the area next to
+    // his new one that he stepped from, so the step is recorded.
+    let via = if s.v2() && unit == Unit::Berserkur { last_step(s, seat, unit, from, to, cost) } else { None };
     let what = format!("going from {} to {}", s.board.area(from).name, s.board.area(to).name);
     let allowance = pay_movement(cx, seat, unit, cost, &what)?;
-    cx.emit(Event::UnitMoved { seat, unit, from, to, cost, allowance });
+    cx.emit(Event::UnitMoved { seat, unit, from, to, cost, allowance, via });
     Ok(())
 }
 
+/// The area next to `to` that a move of `cost` from `from` enters `to`
+/// from, when it is not `from` itself (a neighbour of `to` on a shortest way).
+fn last_step(s: &State, seat: Seat, unit: Unit, from: AreaId, to: AreaId, cost: u8) -> Option<AreaId> {
+    let dist = distances(s, seat, unit, from);
+    let own = |a: AreaId| s.is_own(seat, a);
+    let step = |y: AreaId| if own(y) && own(to) { 0 } else { 1 };
+    let on_way = |y: &AreaId| {
+        let d = dist[*y as usize];
+        d != u8::MAX && (*y == from || passes(s, seat, unit, *y)) && d.saturating_add(step(*y)) == cost
+    };
+    let next = &s.board.land[to as usize];
+    if next.contains(&from) && on_way(&from) {
+        return None;
+    }
+    next.iter().copied().find(on_way)
+}
+
 /// Fill a building to its capacity from the supply, paying 4 goods.
-pub fn refill_building(cx: &mut Ctx, seat: Seat, b: Building) -> Result<(), RuleError> {
+/// `revive` (rules version 2, a Virki refill bringing a defeated Berserkur
+/// back) is accepted even when no disk can be added.
+pub fn refill_building(cx: &mut Ctx, seat: Seat, b: Building, revive: bool) -> Result<(), RuleError> {
     let p = &cx.s.players[seat as usize];
     let cap = p.capacity(b);
     let have = p.disks[b.idx()];
-    if have >= cap {
+    if have >= cap && !revive {
         reject!("{} is already full ({have} of {cap} disks)", b.name());
     }
     let g = b.refill_good();
     if p.goods[g.idx()] < 4 {
         reject!("refilling {} costs 4 {}; the storage holds {}", b.name(), g.name(), p.goods[g.idx()]);
     }
-    let disks = cap.min(have + p.supply);
-    if disks == have {
+    let disks = cap.min(have + p.supply).max(have);
+    if disks == have && !revive {
         reject!("no unused disks are left to refill {}", b.name());
     }
     cx.emit(Event::BuildingRefilled { seat, building: b, disks, paid: 4 });
@@ -242,5 +264,5 @@ pub fn refill(cx: &mut Ctx, seat: Seat, unit: Unit) -> Result<(), RuleError> {
     }
     // A failed command leaves no trace, so the card may be laid down first.
     use_card(cx, seat, unit.card())?;
-    refill_building(cx, seat, b)
+    refill_building(cx, seat, b, false)
 }

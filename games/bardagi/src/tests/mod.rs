@@ -80,6 +80,7 @@ mod kernel;
 mod phases;
 mod setup;
 mod upgrades;
+mod versions;
 
 use super::board::Colour;
 use super::state::{Hand, Phase};

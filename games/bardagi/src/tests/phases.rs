@@ -166,8 +166,22 @@ fn at_least_one_card_must_be_laid_down() {
     d.turn_of(0, [2, 2, 2, 0]);
     let e = d.refused(0, &Command::EndTurn);
     assert!(e.contains("at least one card"), "{e}");
-    d.act(0, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to: d.state.players[0].home }] })
-        .err();
+    // A whole turn that lays no card is refused the same way.
+    let e = d.refused(0, &Command::PlayTurn { steps: vec![] });
+    assert_eq!(e, "step 1 (end the turn): lay down at least one card before ending the turn");
+    // One card laid, the turn may end.
+    let home = d.state.players[0].home;
+    let to = *d.state.board.land[home as usize]
+        .iter()
+        .find(|a| crate::actions::may_enter(&d.state, 0, Unit::Kaupmadur, **a))
+        .unwrap();
+    d.act(0, &Command::PlayTurn { steps: vec![Command::Move { unit: Unit::Kaupmadur, to }] }).unwrap();
+    assert_eq!(d.state.players[0].played.total(), 1);
+    assert_ne!(d.state.current, 0, "the turn ended");
+    // A clan whose cards can no longer be used may end its turn without one.
+    let next = d.state.current;
+    d.state.players[next as usize].hand = Hand::default();
+    d.act(next, &Command::EndTurn).unwrap();
 }
 
 #[test]
@@ -206,7 +220,7 @@ fn face_up(d: &Driver, b: Building, level: u8) -> Effect {
 
 /// Play the rest of the round with empty hands (a clan with no card to
 /// play may end its turn), so nothing on the board moves.
-fn finish_round(d: &mut Driver) -> Vec<Event> {
+pub(super) fn finish_round(d: &mut Driver) -> Vec<Event> {
     if d.state.phase == Phase::Planning {
         d.turn_of(d.state.starting, [0, 0, 6, 0]);
     }
@@ -246,10 +260,13 @@ fn build_orders_buy_a_face_up_upgrade_for_its_cost_and_three_or_five_glory() {
     assert_eq!(p.orders.build.len(), 1, "the built wish is done");
     // Next round the 2nd level one: 3 stone, 2 iron, 2 gold, 5 glory.
     let ev = finish_round(&mut d);
-    if d.state.players[0].orders.build.is_empty() {
-        assert!(ev.iter().any(|e| matches!(e, Event::UpgradeBuilt { seat: 0, glory: 5, .. })));
-        assert_eq!(d.state.players[0].goods[Good::Stone.idx()], 0);
-    }
+    assert!(d.state.players[0].orders.build.is_empty(), "the 2nd level wish is built");
+    assert!(ev.iter().any(|e| matches!(e, Event::UpgradeBuilt { seat: 0, glory: 5, .. })), "{ev:?}");
+    let p = &d.state.players[0];
+    assert_eq!(p.goods[Good::Stone.idx()], 0);
+    assert_eq!(p.goods[Good::Iron.idx()], 0);
+    assert_eq!(p.glory, glory + 3 + 5);
+    assert_eq!(p.capacity(Building::Virki), if e1 == Effect::MeadHall { 11 } else { 9 });
 }
 
 #[test]
@@ -454,7 +471,7 @@ fn events_name_places_as_the_board_does() {
     let say = |d: &Driver, e: &Event| Bardagi::describe(&d.state, e, &names);
     let seat = d.seat(Colour::Red);
     // When a unit moves, boards the Knerrir, sails and goes ashore, and disks are moved
-    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2) };
+    let moved = Event::UnitMoved { seat, unit: Unit::Godi, from: 4, to: 10, cost: 1, allowance: Some(2), via: None };
     let boarded = Event::UnitBoarded { seat, unit: Unit::Godi, harbour: 3, cost: 1, allowance: None };
     let sailed = Event::KnerrirSailed {
         seat,

@@ -1,7 +1,8 @@
 //! Random playouts: thousands of seeded games across 2 to 5 players and all
 //! options, played by random legal choices and by the bot, each checked for
 //! panics, dead ends, endless games, the right number of rounds, replay
-//! equality and hidden-information leaks.
+//! equality and hidden-information leaks; each part of 500 games reaches
+//! every command family and builds every upgrade effect (counted).
 
 use super::Driver;
 use crate::bot::candidates;
@@ -30,6 +31,13 @@ fn options_for(i: u64, seats: u8) -> Options {
         eight_cards: i.is_multiple_of(2),
         forced_trade: i % 3 == 2,
         rounds: None,
+        // Some games with chosen colours (the last colours of the player
+        // count, in reverse), some by rules version 1.
+        colours: (i % 6 == 4)
+            .then(|| crate::board::Colour::available(seats).iter().rev().take(seats as usize).copied().collect()),
+        rules_version: if i % 5 == 3 { 1 } else { crate::RULES_VERSION },
+        // Some games with a rune file of their own: few runes, many Sea move.
+        custom_runes: (i % 8 == 5).then(|| super::versions::SMALL_RUNES.to_string()),
     }
 }
 
@@ -55,16 +63,60 @@ fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), runestone_engine:
     Bardagi::decide(&d.state, seat, c, &mut rng).map(|_| ())
 }
 
+/// What the playouts reached: accepted commands by kind (the steps of a
+/// whole turn counted one by one) and upgrade effects built.
+#[derive(Default)]
+struct Coverage {
+    commands: std::collections::BTreeMap<String, u32>,
+    effects: std::collections::BTreeSet<String>,
+}
+
+impl Coverage {
+    fn count_kind(&mut self, kind: &str) {
+        *self.commands.entry(kind.to_string()).or_default() += 1;
+    }
+    fn count(&mut self, c: &Command) {
+        let kind = match c {
+            Command::PlayTurn { steps } => {
+                for st in steps {
+                    self.count(st);
+                }
+                "PlayTurn".to_string()
+            }
+            Command::Free { effect, step, .. } => {
+                self.count(step);
+                format!("Free {}", crate::planning::free_name(*effect))
+            }
+            Command::Attack { claim: false, .. } => "Attack without claim".into(),
+            Command::Sail { sea_rune: true, .. } => "Sail with a Sea move rune".into(),
+            other => serde_json::to_value(other).unwrap()["type"].as_str().unwrap().to_string(),
+        };
+        *self.commands.entry(kind).or_default() += 1;
+    }
+}
+
 /// Play one game; check it; answer the inputs per seat, rounds played and
 /// plans replaced.
 fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
+    play_counted(i, bots, check_views, &mut Coverage::default())
+}
+
+fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u8, Vec<u32>, u8, u32) {
     let seats = 2 + (i % 4) as u8;
     let opts = options_for(i, seats);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    // Now and then seat 0 decides its Build and Claim choices at the moment.
+    if !bots && d.state.v2() && i % 7 == 1 && Bardagi::pending(&d.state).iter().any(|p| p.seat == 0) {
+        let orders = crate::state::Orders { ask: true, ..Default::default() };
+        d.act(0, &Command::SetOrders { orders }).unwrap_or_else(|e| panic!("game {i}: asking refused: {e}"));
+    }
     let mut commands = 0;
     let mut replaced = 0;
     while Bardagi::outcome(&d.state).is_none() {
+        if d.state.phase == crate::state::Phase::Deciding {
+            cov.count_kind("SetOrders at the moment");
+        }
         commands += 1;
         assert!(commands < 20_000, "game {i}: endless");
         let waiting = d.waiting();
@@ -94,15 +146,20 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
             for _ in 0..6 {
                 let c = random_command(&d.state, seat, &mut pick, &mut steps);
                 if d.act(seat, &c).is_ok() {
+                    cov.count(&c);
                     done = true;
                     break;
                 }
             }
-            done = done || d.act(seat, &Command::EndTurn).is_ok();
+            if !done && d.act(seat, &Command::EndTurn).is_ok() {
+                cov.count(&Command::EndTurn);
+                done = true;
+            }
         }
         if !done {
             let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");
             d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: fallback {c:?} refused: {e}"));
+            cov.count(&c);
         }
     }
     // Replay: all events folded into a fresh state equal the live one.
@@ -127,6 +184,11 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
                 _ => false,
             };
             assert!(hidden && seats.len() == 1, "game {i}: badly redacted {red:?}");
+        }
+    }
+    for e in &d.log {
+        if let Event::UpgradeBuilt { tile, .. } = e.event {
+            cov.effects.insert(format!("{:?}", crate::build::tile(tile).effect));
         }
     }
     let rounds = d.log.iter().filter(|e| matches!(e.event, Event::RoundEnded { .. })).count() as u8;
@@ -159,10 +221,49 @@ fn check_secrets(s: &State, i: u64) {
 
 fn playouts(range: std::ops::Range<u64>) {
     let mut replaced = 0;
+    let mut cov = Coverage::default();
     for i in range {
-        replaced += play(i, i % 10 == 0, i % 25 == 0).3;
+        replaced += play_counted(i, i % 10 == 0, i % 25 == 0, &mut cov).3;
     }
     assert!(replaced > 100, "plans replaced before the reveal: {replaced}");
+    // Every command family is reached (forced trade, rune removal,
+    // rearranging and Berserkur fights included), and every upgrade effect
+    // of the tiles is built.
+    let kinds = [
+        "Plan",
+        "SetOrders",
+        "PlayTurn",
+        "EndTurn",
+        "Exchange",
+        "Move",
+        "Board",
+        "Disembark",
+        "Sail",
+        "Sail with a Sea move rune",
+        "Attack",
+        "Attack without claim",
+        "Retreat",
+        "Rearrange",
+        "Refill",
+        "Convert",
+        "Cast",
+        "RemoveRune",
+        "BuyRunes",
+        "BuyLand",
+        "Trade",
+        "ForceTrade",
+        "Free War horn",
+        "Free Seer",
+        "Free Messenger",
+        "SetOrders at the moment",
+    ];
+    let missing: Vec<&str> = kinds.into_iter().filter(|k| !cov.commands.contains_key(*k)).collect();
+    assert!(missing.is_empty(), "commands never reached: {missing:?} (reached: {:?})", cov.commands);
+    let effects: std::collections::BTreeSet<String> =
+        crate::build::TILES.iter().map(|t| format!("{:?}", t.effect)).collect();
+    let unbuilt: Vec<&String> = effects.difference(&cov.effects).collect();
+    assert!(unbuilt.is_empty(), "upgrade effects never built: {unbuilt:?}");
+    eprintln!("commands reached: {:?}", cov.commands);
 }
 
 #[test]

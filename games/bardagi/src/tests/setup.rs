@@ -60,9 +60,19 @@ fn the_market_shows_three_first_and_two_second_level_tiles_per_building_two_and_
 
 #[test]
 fn the_game_lasts_seven_to_ten_rounds_by_player_count() {
+    // Whole games played by the bots: 10 rounds with 2 players, 9, 8, 7 with 5.
+    for (seats, rounds) in [(2u8, 10u8), (3, 9), (4, 8), (5, 7)] {
+        let mut d = Driver::new(&Options::default(), seats, 11).unwrap();
+        d.run_bots(20_000);
+        let begun: Vec<u8> = d
+            .log
+            .iter()
+            .filter_map(|e| if let Event::RoundBegan { round, .. } = e.event { Some(round) } else { None })
+            .collect();
+        assert_eq!(begun, (1..=rounds).collect::<Vec<u8>>(), "{seats} players");
+        assert!(matches!(d.log.last().map(|e| &e.event), Some(Event::GameEnded { .. })));
+    }
     assert_eq!([2, 3, 4, 5].map(rounds_for), [10, 9, 8, 7]);
-    let d = Driver::new(&Options::default(), 5, 2).unwrap();
-    assert_eq!(d.state.rounds, 7);
     let d = Driver::new(&Options { rounds: Some(3), ..Options::default() }, 2, 2).unwrap();
     assert_eq!(d.state.rounds, 3);
 }

@@ -55,7 +55,9 @@ fn the_war_horn_lets_another_card_make_one_berserkur_action_a_round() {
     with(&mut d, b, Building::Virki, Effect::AnyCardBerserkur);
     let ev = d.act(b, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
     assert!(ev.iter().any(|e| matches!(e, Event::CardPlayed { card: Card::Kaupmadur, as_card: Card::Berserkur, .. })));
-    d.act(b, &Command::Attack { claim: true, reinforce: 0 }).err().unwrap();
+    // Once a round: the next Berserkur action needs a Berserkur card.
+    let e = d.refused(b, &Command::Move { unit: Unit::Berserkur, to: 0 });
+    assert!(e.contains("no Berserkur card left"), "{e}");
 }
 
 #[test]
@@ -76,8 +78,15 @@ fn the_messenger_does_home_actions_from_anywhere_and_one_free() {
     p.units[2] = Loc::Area(9);
     p.disks[0] = 1;
     p.goods[Good::Meat.idx()] = 4;
-    d.act(b, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
+    let ev = d.act(b, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::FreeActionUsed { effect: Effect::HomeActionAnywhere, .. })));
     assert_eq!(d.state.players[b as usize].disks[0], 6);
+    assert_eq!(d.state.players[b as usize].played.total(), 0, "the free action lays no card");
+    // Once a round: a second home action needs a Kaupmadur card, and there is none.
+    d.state.players[b as usize].disks[1] = 1;
+    d.state.players[b as usize].goods[Good::Wool.idx()] = 4;
+    let e = d.refused(b, &Command::Trade { deals: vec![], refill: vec![Building::Hof] });
+    assert!(e.contains("no Kaupmadur card left"), "{e}");
 }
 
 #[test]

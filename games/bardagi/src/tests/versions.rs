@@ -1,0 +1,538 @@
+//! Rules versions: each game plays by the version it was created with, and
+//! the rules that version 2 plays as the rulebook's text says (each test
+//! shows version 2, then the same play under version 1 as it was).
+
+use crate::board::Colour;
+use crate::build::{Effect, TILES};
+use crate::state::{AxeOrder, Building, Card, Command, Event, Good, Loc, Orders, Unit};
+use crate::{Options, RULES_VERSION};
+
+use super::phases::finish_round;
+use super::{Driver, MINI};
+
+/// A game on the mini board by rules version `v`.
+fn mini_v(seats: u8, v: u32, forced_trade: bool) -> Driver {
+    let opts = Options { custom_board: Some(MINI.into()), forced_trade, rules_version: v, ..Options::default() };
+    Driver::new(&opts, seats, 7).expect("mini board game")
+}
+
+fn put(d: &mut Driver, seat: u8, unit: Unit, area: u8) {
+    d.state.players[seat as usize].units[unit.idx()] = Loc::Area(area);
+}
+
+// --- The version of a game ----------------------------------------------------------
+
+#[test]
+fn options_recorded_by_version_one_replay_by_version_one_and_new_games_play_the_newest() {
+    // Given the complete options a version 1 game recorded (no version in them),
+    let v1 = serde_json::json!({"board": "summer", "custom_board": null, "easy_cards": false,
+        "eight_cards": false, "forced_trade": false, "rounds": null});
+    // when they are read, then the game is version 1;
+    let o: Options = serde_json::from_value(v1).unwrap();
+    assert_eq!(o.rules_version, 1);
+    // options given now without a version play by the newest rules,
+    let o: Options = serde_json::from_value(serde_json::json!({"board": "summer"})).unwrap();
+    assert_eq!(o.rules_version, RULES_VERSION);
+    assert_eq!(RULES_VERSION, 2);
+    // and the version is written into the recorded options and the game.
+    let recorded = serde_json::to_value(&o).unwrap();
+    assert_eq!(recorded["rules_version"], 2);
+    let d = Driver::new(&o, 2, 1).unwrap();
+    assert_eq!(d.state.rules, 2);
+    assert!(matches!(d.log[0].event, Event::GameStarted { rules: 2, .. }));
+    let public = runestone_engine::game::Viewer::Public;
+    assert_eq!(crate::view::view(&d.state, public).options.rules_version, 2, "the players see it");
+    let old = Driver::new(&Options { rules_version: 1, ..Options::default() }, 2, 1).unwrap();
+    assert_eq!(old.state.rules, 1);
+    assert_eq!(crate::view::view(&old.state, public).options.rules_version, 1);
+    // A version 1 game's first event is written as version 1 wrote it.
+    let first = serde_json::to_value(&old.log[0].event).unwrap();
+    assert!(first.get("rules").is_none(), "{first}");
+}
+
+#[test]
+fn an_unknown_rules_version_is_refused_in_words() {
+    let e = Driver::new(&Options { rules_version: 3, ..Options::default() }, 2, 1).err().unwrap();
+    assert_eq!(e.message, "rules version 3 is unknown; games are played by versions 1 to 2");
+    let e = Driver::new(&Options { rules_version: 0, ..Options::default() }, 2, 1).err().unwrap();
+    assert!(e.message.contains("rules version 0 is unknown"), "{}", e.message);
+}
+
+// --- "Alternatively, choose your own clan" -------------------------------------------
+
+#[test]
+fn clans_may_choose_their_colours_instead_of_dealing_them() {
+    // Given three seats that chose green, red and blue,
+    let opts = Options { colours: Some(vec![Colour::Green, Colour::Red, Colour::Blue]), ..Options::default() };
+    // when the game is set up, then each seat plays its colour from its home.
+    for seed in 0..5 {
+        let d = Driver::new(&opts, 3, seed).unwrap();
+        let colours: Vec<Option<Colour>> = d.state.players.iter().map(|p| p.colour).collect();
+        assert_eq!(colours, vec![Some(Colour::Green), Some(Colour::Red), Some(Colour::Blue)]);
+        for p in &d.state.players {
+            assert_eq!(d.state.board.home_of(p.colour.unwrap()), Some(p.home));
+        }
+    }
+    // Without the option the colours are dealt at random.
+    let dealt: std::collections::HashSet<Vec<Option<Colour>>> = (0..12)
+        .map(|seed| Driver::new(&Options::default(), 3, seed).unwrap().state.players.iter().map(|p| p.colour).collect())
+        .collect();
+    assert!(dealt.len() > 1, "colours are dealt at random");
+}
+
+#[test]
+fn a_wrong_choice_of_colours_is_refused_naming_the_fault() {
+    let refused = |colours: Vec<Colour>, seats: u8| {
+        Driver::new(&Options { colours: Some(colours), ..Options::default() }, seats, 1).err().unwrap().message
+    };
+    assert_eq!(refused(vec![Colour::Red], 2), "colours names 1 clans; the game has 2 seats, one colour each");
+    assert_eq!(
+        refused(vec![Colour::Red, Colour::Black], 2),
+        "Black is not played by 2 players; choose among Red, Yellow"
+    );
+    assert_eq!(
+        refused(vec![Colour::Blue, Colour::Blue, Colour::Red], 3),
+        "Blue is chosen by two seats; each clan has its own colour"
+    );
+}
+
+// --- "This can be avoided by placing an Axe!" ----------------------------------------
+
+/// Red's Berserkur takes the Barbarian camp (2 axes), red's orders place
+/// axes automatically, and the round ends: where do red's axes lie?
+fn red_takes_the_camp_and_the_round_ends(v: u32) -> (Driver, u8, u8) {
+    let mut d = mini_v(4, v, true);
+    let red = d.seat(Colour::Red);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(red, [2, 0, 1, 0]);
+    put(&mut d, red, Unit::Berserkur, 6);
+    d.act(red, &Command::SetOrders { orders: Orders { axes: AxeOrder::Auto, ..Orders::default() } }).unwrap();
+    let ev = d.act(red, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::AxesGained { count: 2, .. })));
+    finish_round(&mut d);
+    (d, red, blue)
+}
+
+#[test]
+fn an_axe_on_the_home_area_avoids_forced_trade() {
+    // Given a forced-trade game where red holds axes from a Barbarian camp,
+    let (mut d, red, blue) = red_takes_the_camp_and_the_round_ends(2);
+    let home = d.state.players[red as usize].home;
+    // when the Claim phase places them, then one guards red's home,
+    assert_eq!(d.state.areas[home as usize].axes, 1);
+    // and blue's Kaupmadur at red's home cannot force a trade there.
+    d.turn_of(blue, [0, 0, 2, 0]);
+    put(&mut d, blue, Unit::Kaupmadur, home);
+    d.state.players[blue as usize].goods = [4, 0, 0, 0, 0, 0];
+    let e = d.refused(blue, &Command::ForceTrade { seat: red, give: vec![Good::Timber; 4] });
+    assert_eq!(e, "an axe guards that home area against forced trade");
+    // An axe order naming the home area is followed too.
+    let mut d = mini_v(4, 2, true);
+    let red = d.seat(Colour::Red);
+    d.turn_of(red, [2, 0, 1, 0]);
+    put(&mut d, red, Unit::Berserkur, 6);
+    let home = d.state.players[red as usize].home;
+    d.act(red, &Command::SetOrders { orders: Orders { axes: AxeOrder::Areas(vec![home, home]), ..Orders::default() } })
+        .unwrap();
+    d.act(red, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    finish_round(&mut d);
+    assert_eq!(d.state.areas[home as usize].axes, 2);
+}
+
+#[test]
+fn by_version_one_no_axe_could_reach_a_home_area() {
+    let (mut d, red, blue) = red_takes_the_camp_and_the_round_ends(1);
+    let home = d.state.players[red as usize].home;
+    assert_eq!(d.state.areas[home as usize].axes, 0);
+    d.turn_of(blue, [0, 0, 2, 0]);
+    put(&mut d, blue, Unit::Kaupmadur, home);
+    d.state.players[blue as usize].goods = [4, 0, 0, 0, 0, 0];
+    d.act(blue, &Command::ForceTrade { seat: red, give: vec![Good::Timber; 4] }).unwrap();
+}
+
+// --- "COMBAT (one card) - Attacker can always retreat to entry area" ------------------
+
+/// Blue owns Quarry 7 next to its home; its Berserkur goes from home
+/// through the quarry onto Iron mine 8 with one card.
+fn blue_walks_through_the_quarry(v: u32) -> (Driver, u8) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [3, 0, 0, 0]);
+    d.own(blue, &[7], 1);
+    let ev = d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 8 }).unwrap();
+    assert!(matches!(ev[1], Event::UnitMoved { from: 0, to: 8, cost: 1, .. }), "{ev:?}");
+    (d, blue)
+}
+
+#[test]
+fn the_free_retreat_follows_a_fight_and_goes_back_to_the_area_entered_from() {
+    // Given blue's Berserkur that walked from home through its quarry onto the iron mine,
+    let (mut d, blue) = blue_walks_through_the_quarry(2);
+    // when he retreats without a fight, then it is refused;
+    let e = d.refused(blue, &Command::Retreat);
+    assert_eq!(e, "the Berserkur retreats for free only after fighting on Iron mine 8 this turn");
+    // when he attacks and retreats, he goes back to the quarry he stepped from, for free.
+    d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    let played = d.state.players[blue as usize].played.berserkur;
+    d.act(blue, &Command::Retreat).unwrap();
+    assert_eq!(d.state.players[blue as usize].units[0], Loc::Area(7));
+    assert_eq!(d.state.players[blue as usize].played.berserkur, played);
+    // Having retreated, he cannot retreat again.
+    assert!(d.refused(blue, &Command::Retreat).contains("only after fighting"));
+}
+
+#[test]
+fn by_version_one_the_retreat_needed_no_fight_and_went_back_to_where_the_move_began() {
+    let (mut d, blue) = blue_walks_through_the_quarry(1);
+    d.act(blue, &Command::Retreat).unwrap();
+    assert_eq!(d.state.players[blue as usize].units[0], Loc::Area(0));
+}
+
+// --- "The defeated Berserkur can only be re-activated through a Virki disk re-fill" ---
+
+/// Red's Berserkur defeats blue's on Forest 1; by the Claim phase blue's
+/// Virki is full again (recruits); now blue's Kaupmadur at home has 4 meat.
+fn blue_berserkur_defeated_and_virki_full(v: u32) -> (Driver, u8) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    let red = d.seat(Colour::Red);
+    d.turn_of(red, [1, 0, 0, 0]);
+    put(&mut d, blue, Unit::Berserkur, 1);
+    put(&mut d, red, Unit::Berserkur, 1);
+    d.act(red, &Command::Attack { claim: false, reinforce: 0 }).unwrap();
+    assert_eq!(d.state.players[blue as usize].units[0], Loc::Fallen);
+    d.turn_of(blue, [0, 0, 1, 0]);
+    let p = &mut d.state.players[blue as usize];
+    p.disks[0] = 6;
+    p.supply -= 4;
+    p.goods[Good::Meat.idx()] = 4;
+    (d, blue)
+}
+
+#[test]
+fn a_defeated_berserkur_comes_back_with_a_virki_refill_even_when_virki_is_full() {
+    // Given blue's defeated Berserkur and a full Virki,
+    let (mut d, blue) = blue_berserkur_defeated_and_virki_full(2);
+    // when blue's Kaupmadur refills Virki at home,
+    let ev = d.act(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
+    // then the 4 meat are paid and the Berserkur stands at home again.
+    assert!(ev.iter().any(|e| matches!(e, Event::BuildingRefilled { disks: 6, paid: 4, .. })));
+    let p = &d.state.players[blue as usize];
+    assert_eq!(p.units[0], Loc::Area(p.home));
+    assert_eq!(p.goods[Good::Meat.idx()], 0);
+}
+
+#[test]
+fn by_version_one_a_full_virki_stranded_the_defeated_berserkur() {
+    let (mut d, blue) = blue_berserkur_defeated_and_virki_full(1);
+    let e = d.refused(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] });
+    assert_eq!(e, "Virki is already full (6 of 6 disks)");
+}
+
+// --- "if occupying an area during attack, he must retreat" ----------------------------
+
+/// Red's Berserkur and Godi stand on red's Forest 1; blue's Berserkur
+/// comes in and only defeats red's Berserkur.
+fn blue_defeats_the_berserkur_beside_the_godi(v: u32) -> (Driver, u8) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    let red = d.seat(Colour::Red);
+    d.turn_of(blue, [2, 0, 0, 0]);
+    d.own(red, &[1], 1);
+    put(&mut d, red, Unit::Berserkur, 1);
+    put(&mut d, red, Unit::Godi, 1);
+    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+    d.act(blue, &Command::Attack { claim: false, reinforce: 0 }).unwrap();
+    assert_eq!(d.state.areas[1].owner, Some(red));
+    (d, red)
+}
+
+#[test]
+fn a_godi_retreats_home_when_a_fight_on_his_area_only_defeats_the_berserkur() {
+    let (d, red) = blue_defeats_the_berserkur_beside_the_godi(2);
+    let p = &d.state.players[red as usize];
+    assert_eq!(p.units[1], Loc::Area(p.home));
+}
+
+#[test]
+fn by_version_one_the_godi_stayed_when_the_area_was_not_taken() {
+    let (d, red) = blue_defeats_the_berserkur_beside_the_godi(1);
+    assert_eq!(d.state.players[red as usize].units[1], Loc::Area(1));
+}
+
+// --- "Units on board Knerrir are inactive while sailing" -------------------------------
+
+/// Blue owns the Messenger; its Kaupmadur boards the Knerrir at home and
+/// blue has 4 meat and a low Virki.
+fn blue_kaupmadur_aboard_with_the_messenger(v: u32) -> (Driver, u8) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 0, 2, 0]);
+    let t = TILES.iter().position(|t| t.effect == Effect::HomeActionAnywhere).expect("a Messenger tile");
+    let p = &mut d.state.players[blue as usize];
+    p.upgrades |= 1u64 << t;
+    p.disks[0] = 2;
+    p.goods[Good::Meat.idx()] = 4;
+    d.act(blue, &Command::Board { unit: Unit::Kaupmadur }).unwrap();
+    (d, blue)
+}
+
+#[test]
+fn a_kaupmadur_on_board_the_knerrir_cannot_trade_or_refill_even_with_the_messenger() {
+    let (mut d, blue) = blue_kaupmadur_aboard_with_the_messenger(2);
+    let e = d.refused(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] });
+    assert_eq!(e, "the Kaupmadur is on board the Knerrir; units on board are inactive until they go ashore");
+    // Ashore again (at home), he refills.
+    d.act(blue, &Command::Disembark { unit: Unit::Kaupmadur }).unwrap();
+    d.act(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
+    assert_eq!(d.state.players[blue as usize].disks[0], 6);
+}
+
+#[test]
+fn by_version_one_the_kaupmadur_on_board_still_traded_with_the_messenger() {
+    let (mut d, blue) = blue_kaupmadur_aboard_with_the_messenger(1);
+    d.act(blue, &Command::Trade { deals: vec![], refill: vec![Building::Virki] }).unwrap();
+    assert_eq!(d.state.players[blue as usize].disks[0], 6);
+}
+
+// --- "Berserkur: Move and / or attack" ------------------------------------------------
+
+/// Blue's Berserkur, with one Berserkur card, moves onto Forest 1 and attacks it.
+fn blue_moves_and_attacks_with_one_card(v: u32) -> (Driver, u8, Result<Vec<Event>, String>) {
+    let mut d = mini_v(4, v, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [1, 0, 1, 0]);
+    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+    let r = d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).map_err(|e| e.message);
+    (d, blue, r)
+}
+
+#[test]
+fn one_berserkur_card_moves_him_and_attacks_where_he_ends() {
+    // Given one Berserkur card, when he moves onto a Barbarian forest and attacks,
+    let (mut d, blue, r) = blue_moves_and_attacks_with_one_card(2);
+    // then the same card does both.
+    r.unwrap();
+    assert_eq!(d.state.areas[1].owner, Some(blue));
+    assert_eq!(d.state.players[blue as usize].played.berserkur, 1);
+    // An attack without a move of its own card this turn lays down a card:
+    // moving on with the Kaupmadur's card is not his, and he has none left.
+    let e = d.refused(blue, &Command::Attack { claim: true, reinforce: 0 });
+    assert_eq!(e, "Forest 1 is already yours");
+    d.act(blue, &Command::Move { unit: Unit::Kaupmadur, to: 7 }).unwrap();
+    let mut d2 = mini_v(4, 2, false);
+    let blue2 = d2.seat(Colour::Blue);
+    d2.turn_of(blue2, [0, 0, 1, 0]);
+    put(&mut d2, blue2, Unit::Berserkur, 1);
+    let e = d2.refused(blue2, &Command::Attack { claim: true, reinforce: 0 });
+    assert!(e.contains("no Berserkur card left"), "{e}");
+}
+
+#[test]
+fn by_version_one_moving_and_attacking_took_two_cards() {
+    let (_, _, r) = blue_moves_and_attacks_with_one_card(1);
+    assert!(r.unwrap_err().contains("no Berserkur card left"));
+}
+
+// --- The War horn, the Seer and the Messenger when the clan chooses --------------------
+
+fn with_upgrade(d: &mut Driver, seat: u8, e: Effect) {
+    let t = TILES.iter().position(|t| t.effect == e).expect("a tile with the effect");
+    d.state.players[seat as usize].upgrades |= 1u64 << t;
+}
+
+fn free(effect: Effect, card: Option<Card>, step: Command) -> Command {
+    Command::Free { effect, card, step: Box::new(step) }
+}
+
+#[test]
+fn the_seer_gives_a_free_godi_action_whenever_the_clan_chooses() {
+    // Given the Seer and two Godi cards in hand,
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 2, 0, 0]);
+    with_upgrade(&mut d, blue, Effect::GodiFreeAction);
+    // when the Godi moves with the Seer, then no card is laid down;
+    let ev = d.act(blue, &free(Effect::GodiFreeAction, None, Command::Move { unit: Unit::Godi, to: 8 })).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::FreeActionUsed { effect: Effect::GodiFreeAction, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.godi, 2);
+    // once a round only;
+    let e = d.refused(blue, &free(Effect::GodiFreeAction, None, Command::Convert));
+    assert_eq!(e, "the Seer was already used this round");
+    // and the cards still act.
+    d.act(blue, &Command::Convert).unwrap();
+    assert_eq!(d.state.players[blue as usize].hand.godi, 1);
+}
+
+#[test]
+fn the_war_horn_lays_down_the_card_the_clan_names_while_berserkur_cards_are_left() {
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [1, 0, 1, 1]);
+    with_upgrade(&mut d, blue, Effect::AnyCardBerserkur);
+    let e = d.refused(blue, &free(Effect::AnyCardBerserkur, None, Command::Move { unit: Unit::Berserkur, to: 1 }));
+    assert_eq!(e, "name the card the War horn lays down for the Berserkur");
+    let e = d.refused(
+        blue,
+        &free(Effect::AnyCardBerserkur, Some(Card::Godi), Command::Move { unit: Unit::Berserkur, to: 1 }),
+    );
+    assert!(e.starts_with("no Godi card left in hand"), "{e}");
+    let ev = d
+        .act(blue, &free(Effect::AnyCardBerserkur, Some(Card::Knerrir), Command::Move { unit: Unit::Berserkur, to: 1 }))
+        .unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::CardPlayed { card: Card::Knerrir, as_card: Card::Berserkur, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.arr(), [1, 0, 1, 0]);
+}
+
+#[test]
+fn the_messenger_gives_a_free_home_action_while_kaupmadur_cards_are_left() {
+    let mut d = mini_v(4, 2, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 0, 2, 0]);
+    with_upgrade(&mut d, blue, Effect::HomeActionAnywhere);
+    let p = &mut d.state.players[blue as usize];
+    p.disks[0] = 2;
+    p.goods[Good::Meat.idx()] = 4;
+    // A step that is no home action does not use it, and is refused whole.
+    let e = d.refused(blue, &free(Effect::HomeActionAnywhere, None, Command::Move { unit: Unit::Kaupmadur, to: 1 }));
+    assert_eq!(e, "Kaupmadur moves to Forest 1 used no Messenger action");
+    assert_eq!(d.state.players[blue as usize].units[2], Loc::Area(0));
+    let step = Command::Trade { deals: vec![], refill: vec![Building::Virki] };
+    let ev = d.act(blue, &free(Effect::HomeActionAnywhere, None, step)).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::FreeActionUsed { effect: Effect::HomeActionAnywhere, .. })));
+    assert_eq!(d.state.players[blue as usize].hand.kaupmadur, 2);
+    assert_eq!(d.state.players[blue as usize].disks[0], 6);
+}
+
+#[test]
+fn by_version_one_free_actions_came_only_when_no_card_was_left() {
+    let mut d = mini_v(4, 1, false);
+    let blue = d.seat(Colour::Blue);
+    d.turn_of(blue, [0, 2, 0, 0]);
+    with_upgrade(&mut d, blue, Effect::GodiFreeAction);
+    let e = d.refused(blue, &free(Effect::GodiFreeAction, None, Command::Move { unit: Unit::Godi, to: 8 }));
+    assert!(e.contains("rules version 1"), "{e}");
+}
+
+// --- A rune file given at creation -----------------------------------------------------
+
+/// A box of 12 runes: many Sea move, no Divine token.
+pub const SMALL_RUNES: &str = r#"
+[[rune]]
+kind = "divine"
+count = 0
+[[rune]]
+kind = "twice"
+name = "Twice the resource"
+count = 1
+[[rune]]
+kind = "defence"
+count = 2
+[[rune]]
+kind = "sea_move"
+name = "Sea move"
+count = 6
+[[rune]]
+kind = "no_resources"
+count = 2
+[[rune]]
+kind = "theirs_are_yours"
+count = 1
+"#;
+
+#[test]
+fn a_game_with_its_own_rune_file_draws_from_that_mix_and_plays_to_the_end() {
+    // Given a rune file of 12 runes,
+    let opts = Options { custom_runes: Some(SMALL_RUNES.into()), ..Options::default() };
+    // when a game is set up with it, then its pile is that mix less the runes dealt,
+    let mut d = Driver::new(&opts, 3, 4).unwrap();
+    let held: u8 = d.state.players.iter().map(|p| p.runes.iter().sum::<u8>()).sum();
+    assert_eq!(held, 3);
+    assert_eq!(d.state.rune_pile.iter().sum::<u8>() + held, 12);
+    assert_eq!(d.state.rune_pile[crate::state::RuneKind::Divine.idx()], 0);
+    assert!(matches!(d.log[0].event, Event::GameStarted { runes: Some([0, 6, 2, 2, 1, 1]), .. }));
+    // and the game plays to the end.
+    d.run_bots(20_000);
+    assert!(matches!(d.log.last().map(|e| &e.event), Some(Event::GameEnded { .. })));
+}
+
+#[test]
+fn a_malformed_rune_file_is_refused_naming_the_line() {
+    let refused = |text: &str| {
+        Driver::new(&Options { custom_runes: Some(text.into()), ..Options::default() }, 2, 1).err().unwrap().message
+    };
+    let bad_kind = SMALL_RUNES.replace("kind = \"defence\"", "kind = \"thunder\"");
+    assert_eq!(
+        refused(&bad_kind),
+        "runes, the [[rune]] at line 9: no rune is called 'thunder'; the runes are divine, sea_move, defence, no_resources, \
+         theirs_are_yours, twice"
+    );
+    let bad_count = SMALL_RUNES.replace("count = 6", "count = -6");
+    assert_eq!(
+        refused(&bad_count),
+        "runes, the [[rune]] at line 12: the count of Sea move is a whole number from 0 to 99"
+    );
+    let twice = SMALL_RUNES.replace("kind = \"divine\"", "kind = \"twice\"");
+    assert_eq!(refused(&twice), "runes, the [[rune]] at line 5: Twice the resource is listed twice");
+    let extra = SMALL_RUNES
+        .replace("count = 2\n[[rune]]\nkind = \"sea_move\"", "count = 2\ncolour = 3\n[[rune]]\nkind = \"sea_move\"");
+    assert_eq!(refused(&extra), "runes, the [[rune]] at line 9: unknown key 'colour'; a rune has kind, name and count");
+    assert_eq!(
+        refused("[[rune]]\nkind = \"divine\"\ncount = = 3\n"),
+        "runes, line 3: this line is not a valid TOML key and value"
+    );
+    assert!(refused("[[rune]]\nkind = \"divine\"\ncount = 3\n").starts_with("runes: Sea move is missing"));
+}
+
+// --- Deciding at the moment ---------------------------------------------------------------
+
+/// Yellow owns Sheep 3 and asked to decide at the moment; every turn of the
+/// round is played (cards unused).
+fn yellow_asks_and_the_turns_end(v: u32) -> (Driver, u8, Result<Vec<Event>, String>) {
+    let mut d = mini_v(2, v, false);
+    let yellow = d.seat(Colour::Yellow);
+    let asked = Orders { ask: true, sheep: crate::state::GoodChoice::Meat, ..Orders::default() };
+    let r = d.act(yellow, &Command::SetOrders { orders: asked }).map_err(|e| e.message);
+    d.turn_of(d.state.starting, [0, 0, 6, 0]);
+    d.own(yellow, &[3], 1);
+    while d.state.phase == crate::state::Phase::Action {
+        let s = d.state.current;
+        d.state.players[s as usize].hand = crate::state::Hand::default();
+        d.act(s, &Command::EndTurn).unwrap();
+    }
+    (d, yellow, r)
+}
+
+#[test]
+fn a_clan_may_decide_its_build_and_claim_choices_when_the_turns_are_over() {
+    // Given yellow asked to decide at the moment (its orders say meat from sheep),
+    let (mut d, yellow, r) = yellow_asks_and_the_turns_end(2);
+    r.unwrap();
+    // when the last turn of the round ends, then yellow alone is asked,
+    use runestone_engine::game::Game;
+    let pending = crate::Bardagi::pending(&d.state);
+    assert_eq!(pending.len(), 1);
+    assert_eq!((pending[0].seat, pending[0].kind.as_str()), (yellow, "decide"));
+    assert!(matches!(d.log.last().map(|e| &e.event), Some(Event::DecisionsAsked { seats }) if *seats == vec![yellow]));
+    assert_eq!(d.state.round, 1, "nothing was claimed yet");
+    // and what it decides now is what the Claim phase does: wool, not meat.
+    let now = Orders { ask: true, sheep: crate::state::GoodChoice::Other, ..Orders::default() };
+    let ev = d.act(yellow, &Command::SetOrders { orders: now }).unwrap();
+    assert!(ev.iter().any(|e| matches!(e, Event::Decided { .. })));
+    assert!(ev.iter().any(|e| matches!(e, Event::RoundEnded { round: 1 })));
+    let p = &d.state.players[yellow as usize];
+    assert_eq!((p.goods[Good::Wool.idx()], p.goods[Good::Meat.idx()]), (1, 0));
+    assert_eq!(d.state.round, 2);
+    // The bot, answering for a clan that does not decide, keeps its orders.
+    let (mut d, yellow, _) = yellow_asks_and_the_turns_end(2);
+    let keep = crate::Bardagi::fallback(&d.state, yellow).unwrap();
+    d.act(yellow, &keep).unwrap();
+    assert_eq!(d.state.players[yellow as usize].goods[Good::Meat.idx()], 1);
+}
+
+#[test]
+fn by_version_one_the_build_and_claim_choices_were_standing_orders_only() {
+    let (d, _, r) = yellow_asks_and_the_turns_end(1);
+    assert!(r.unwrap_err().contains("rules version 1"));
+    assert_eq!(d.state.round, 2, "the round went on without asking");
+}

@@ -352,7 +352,7 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "who": who,
         "role": claims.role,
         "summary": summary,
-        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary),
+        "pending": pending_list(&decisions(&summary), &names, claims.seat, &summary),
     });
     Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
 }
@@ -393,6 +393,13 @@ fn when(stamp: &str) -> String {
         (Some(day), Some(time)) if stamp.ends_with('Z') => format!("{day} {time} UTC"),
         _ => stamp.to_owned(),
     }
+}
+
+/// Every open decision of an answer: those still owed (`pending`) and those
+/// given but still open to change (`submitted`).
+fn decisions(answer: &Value) -> Value {
+    let all = [&answer["pending"], &answer["submitted"]];
+    Value::Array(all.iter().filter_map(|v| v.as_array()).flatten().cloned().collect())
 }
 
 /// Who must decide what, with each decision's deadline from `summary`.
@@ -563,8 +570,8 @@ async fn render_game(
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
         "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
-        "pending": pending_list(&view["pending"], &names, me, &summary),
-        "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
+        "pending": pending_list(&decisions(&view), &names, me, &summary),
+        "my_turn": me.is_some_and(|s| decisions(&view).as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
         // A turn is decided against the position shown (a stale page is
         // refused); a secret plan is not, since the others' plans move the
         // log on while one decides, and a later plan replaces an earlier.
@@ -888,7 +895,7 @@ async fn render_host(
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&summary["pending"], &names, None, &summary),
+        "pending": pending_list(&decisions(&summary), &names, None, &summary),
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",

@@ -169,7 +169,9 @@ impl TestApp {
         }
         let resp = match body {
             Some(b) => {
-                let req = req.header("Content-Type", "application/json").body(b).expect("request");
+                let typed = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+                let req = if typed { req } else { req.header("Content-Type", "application/json") };
+                let req = req.body(b).expect("request");
                 self.agent.run(req)
             }
             None => self.agent.run(req.body(()).expect("request")),
@@ -197,8 +199,21 @@ impl TestApp {
         self.post("/api/v1/games", None, &json!({"ruleset": ruleset, "options": options, "seats": seats})).ok().clone()
     }
 
+    /// Submit `command` for the token's seat, decided on the game's current
+    /// head (read first and sent as `expected_seq`, which turn commands
+    /// require).
     pub fn submit(&self, game: &str, token: &str, command: Value) -> Reply {
-        self.post(&format!("/api/v1/games/{game}/commands"), Some(token), &json!({ "command": command }))
+        let head = self.get(&format!("/api/v1/games/{game}"), None).json["head"].as_u64();
+        self.submit_at(game, token, command, head)
+    }
+
+    /// Submit `command` with `expected_seq` as given (`None`: left out).
+    pub fn submit_at(&self, game: &str, token: &str, command: Value, expected_seq: Option<u64>) -> Reply {
+        let mut body = json!({ "command": command });
+        if let Some(seq) = expected_seq {
+            body["expected_seq"] = json!(seq);
+        }
+        self.post(&format!("/api/v1/games/{game}/commands"), Some(token), &body)
     }
 }
 

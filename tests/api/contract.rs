@@ -323,3 +323,34 @@ fn bad_tokens_bodies_seats_and_ids_are_told_in_the_products_own_words() {
         .problem(400);
     assert!(d.contains("\"colour\"") && !d.contains('`'), "{d}");
 }
+
+#[test]
+fn every_command_and_subcommand_answers_help_and_options_are_typed() {
+    let bin = env!("CARGO_BIN_EXE_runestone");
+    let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().expect("runs");
+    for (sub, options) in [
+        ("serve", &["--config", "--host", "--port", "--public-url", "--workers", "--new-signing-key"][..]),
+        ("check", &["--data", "--config"][..]),
+        ("replay", &["--seed"][..]),
+        ("export", &["--config", "--out"][..]),
+        ("simulate", &["--ruleset", "--players", "--seed", "--options", "--out"][..]),
+    ] {
+        let out = run(&[sub, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{sub} --help: {}", String::from_utf8_lossy(&out.stderr));
+        for o in options {
+            assert!(text.contains(o), "{sub} --help names {o}: {text}");
+        }
+    }
+    let top = run(&["--help"]);
+    assert!(top.status.success());
+    assert!(String::from_utf8_lossy(&top.stdout).contains("simulate"));
+    // A typed option refuses a value of the wrong type, and an unknown one is named.
+    let bad = run(&["serve", "--port", "eighty"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--port"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let bad = run(&["simulate", "--ruleset", "duel", "--players", "many", "--seed", "1"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--players"));
+    let bad = run(&["check", "--colour"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--colour"));
+}

@@ -53,9 +53,11 @@ pub enum ServiceError {
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
 
 /// A seat as given at creation.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatSpec {
+    /// The player's name as shown to all: 1 to 40 characters.
+    #[schemars(length(min = 1, max = 40))]
     pub name: String,
     #[serde(default)]
     pub email: Option<String>,
@@ -68,7 +70,7 @@ pub struct SeatSpec {
 }
 
 /// The host as given at creation (for alerts).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
     pub name: String,
@@ -78,7 +80,7 @@ pub struct HostSpec {
 }
 
 /// `POST /api/v1/games`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
     pub ruleset: String,
@@ -93,7 +95,7 @@ pub struct CreateGame {
 }
 
 /// What a new game's creator receives. Tokens appear only here.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CreatedGame {
     pub game_id: String,
     pub ruleset: String,
@@ -104,7 +106,8 @@ pub struct CreatedGame {
     pub head: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A seat's token and link, as given to its player.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeatToken {
     pub seat: u8,
     pub name: String,

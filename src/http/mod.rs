@@ -125,6 +125,10 @@ pub fn serve(
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));
                 let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.path());
                 let svc = req.app_data::<Svc>().cloned();
+                let route = RECORDING
+                    .load(Ordering::Relaxed)
+                    .then(|| req.match_pattern().map(|p| (req.method().to_string(), p)))
+                    .flatten();
                 let fut = srv.call(req);
                 async move {
                     let mut res = fut.await?;
@@ -132,6 +136,13 @@ pub fn serve(
                         res.headers_mut().insert(HeaderName::from_static("x-request-id"), v);
                     }
                     let status = res.status();
+                    if let Some((method, pattern)) = route {
+                        if routes().iter().any(|(m, p, _)| m.as_str() == method && *p == pattern) {
+                            if let Ok(mut a) = ANSWERED.lock() {
+                                a.insert((method, pattern, status.as_u16()));
+                            }
+                        }
+                    }
                     if let Some(svc) = svc {
                         Metrics::inc(&svc.metrics.http_requests);
                         if status.is_client_error() {
@@ -283,8 +294,30 @@ fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<String>> {
     }
 }
 
+/// A service answer; a created game (201) with its `Location`.
 fn answer(a: Answer) -> HttpResponse {
-    HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK)).json(a.body)
+    let mut r = HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK));
+    if a.status == 201 {
+        if let Some(id) = a.body.get("game_id").and_then(Value::as_str) {
+            r.insert_header(("location", format!("/api/v1/games/{id}")));
+        }
+    }
+    r.json(a.body)
+}
+
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static ANSWERED: std::sync::Mutex<std::collections::BTreeSet<(String, String, u16)>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Record from now on, in this process, every (method, route, status) the
+/// API answers (for tests: each must be in the OpenAPI document).
+pub fn record_answers() {
+    RECORDING.store(true, Ordering::Relaxed);
+}
+
+/// What was recorded since [`record_answers`]: (method, route, status).
+pub fn answered() -> std::collections::BTreeSet<(String, String, u16)> {
+    ANSWERED.lock().map(|a| a.clone()).unwrap_or_default()
 }
 
 /// `{"status": "ok"}`, or `"degraded"` with the reason while free space is
@@ -329,8 +362,8 @@ async fn metrics(svc: Svc) -> HttpResponse {
     ))
 }
 
-async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(openapi::document())
+async fn openapi_json(svc: Svc) -> HttpResponse {
+    HttpResponse::Ok().json(openapi::document(svc.registry()))
 }
 
 async fn rulesets(svc: Svc) -> HttpResponse {
@@ -605,7 +638,20 @@ async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, 
     let c = required_claims(&svc, &req, &game).await?;
     let seat = seat_param(&svc, &game, &seat).await?;
     let reason = match read_json(&req, body).await {
-        Ok(v) => v.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        Ok(Value::Object(o)) => {
+            if let Some(k) = o.keys().find(|k| *k != "reason") {
+                return Err(ApiError::bad_request(format!(
+                    "unknown field \"{}\"; a new link takes only an optional \"reason\"",
+                    shown(k)
+                )));
+            }
+            match o.get("reason") {
+                None => String::new(),
+                Some(Value::String(r)) => r.clone(),
+                Some(_) => return Err(ApiError::bad_request("\"reason\" must be text")),
+            }
+        }
+        Ok(_) => return Err(ApiError::bad_request("the body must be a JSON object: {\"reason\": \"...\"}")),
         Err(e) if e.status == StatusCode::BAD_REQUEST && e.detail.contains("empty") => String::new(),
         Err(e) => return Err(e),
     };

@@ -105,6 +105,7 @@ impl TestApp {
 
     /// A server with `settings` on a clock the test drives.
     pub fn start_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> TestApp {
+        runestone::http::record_answers();
         let dir = settings.storage.path.clone();
         let kept = settings.clone();
         let (tx, rx) = mpsc::channel();
@@ -220,7 +221,22 @@ impl TestApp {
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.stop();
+        if !std::thread::panicking() {
+            let undocumented = undocumented_answers();
+            assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+        }
     }
+}
+
+/// Every (method, route, status) answered in this process so far that the
+/// OpenAPI document does not list for that route.
+pub fn undocumented_answers() -> Vec<(String, String, u16)> {
+    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let doc = DOC.get_or_init(|| runestone::http::openapi::document(&runestone::games::registry()));
+    runestone::http::answered()
+        .into_iter()
+        .filter(|(m, p, s)| doc["paths"][p][m.to_lowercase()]["responses"][s.to_string()].is_null())
+        .collect()
 }
 
 fn app_handle(app: &Application) -> actix_web::dev::ServerHandle {

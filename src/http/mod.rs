@@ -79,11 +79,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         res = res.default_service(web::to(move |req: HttpRequest| {
             let allowed = allowed.clone();
             async move {
-                Err::<HttpResponse, _>(ApiError::new(
+                use actix_web::ResponseError as _;
+                let mut r = ApiError::new(
                     StatusCode::METHOD_NOT_ALLOWED,
                     "Method not allowed",
                     format!("{} is not served at {}; allowed: {allowed}", req.method(), shown(req.path())),
-                ))
+                )
+                .error_response();
+                if let Ok(v) = HeaderValue::from_str(&allowed) {
+                    r.headers_mut().insert(actix_web::http::header::ALLOW, v);
+                }
+                r
             }
         }));
         cfg.service(res);
@@ -199,7 +205,7 @@ async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> 
             "send the body as JSON with `Content-Type: application/json`",
         ));
     }
-    serde_json::from_slice(&body).map_err(|e| {
+    serde_json::from_slice(&body).map(integral).map_err(|e| {
         let what = match e.classify() {
             serde_json::error::Category::Eof => "it ends too early",
             serde_json::error::Category::Syntax => "a character is out of place",
@@ -207,6 +213,26 @@ async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> 
         };
         ApiError::bad_request(format!("the body is not valid JSON: {what} (line {}, column {})", e.line(), e.column()))
     })
+}
+
+/// A number with no fraction written as `97.0` is the integer 97 (as JSON
+/// Schema counts it), wherever it is in a body.
+fn integral(v: Value) -> Value {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                if f < 0.0 {
+                    json!(f as i64)
+                } else {
+                    json!(f as u64)
+                }
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(integral).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, integral(v))).collect()),
+        other => other,
+    }
 }
 
 /// The bearer token, from `Authorization: Bearer`, or for the stream only
@@ -404,6 +430,15 @@ async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult 
     Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), at).await?))
 }
 
+/// A whole number written in digits; one past what 64 bits hold counts as
+/// the largest (beyond any seat or position, so answered as such).
+fn whole(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(text.parse().unwrap_or(u64::MAX))
+}
+
 /// A whole-number query parameter, refused in the API's own words when it
 /// is anything else.
 fn query_number(req: &HttpRequest, name: &str) -> ApiResult<Option<u64>> {
@@ -413,7 +448,7 @@ fn query_number(req: &HttpRequest, name: &str) -> ApiResult<Option<u64>> {
     });
     match raw {
         None => Ok(None),
-        Some(v) => v.parse::<u64>().map(Some).map_err(|_| {
+        Some(v) => whole(&v).map(Some).ok_or_else(|| {
             let shown: String = v.chars().take(40).collect();
             let more = if v.chars().count() > 40 { "…" } else { "" };
             ApiError::bad_request(format!(
@@ -661,7 +696,7 @@ async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, 
 /// The `{seat}` of a path: 400 if it is not a whole number, 422 if the game
 /// has no such seat (whatever its size).
 async fn seat_param(svc: &Service, game: &str, raw: &str) -> ApiResult<u8> {
-    let n: u64 = raw.parse().map_err(|_| {
+    let n: u64 = whole(raw).ok_or_else(|| {
         ApiError::bad_request(format!(
             "the seat in the path must be a whole number of 0 or more, not \"{}\"",
             shown(raw)

@@ -111,10 +111,14 @@ fn game_links() -> Value {
     })
 }
 
-/// One ruleset schema embedded as a component: its `$defs` references made
-/// to point inside the component, its `$schema` and `$id` left out.
+/// One ruleset schema embedded as a component: its `$defs` references and
+/// references to itself (`#`) made to point inside the component, its
+/// `$schema` and `$id` left out.
 fn embedded(schema: &Value, component: &str) -> Value {
-    let text = schema.to_string().replace("\"#/$defs/", &format!("\"#/components/schemas/{component}/$defs/"));
+    let text = schema
+        .to_string()
+        .replace("\"#/$defs/", &format!("\"#/components/schemas/{component}/$defs/"))
+        .replace("\"$ref\":\"#\"", &format!("\"$ref\":\"#/components/schemas/{component}\""));
     let mut v: Value = serde_json::from_str(&text).expect("JSON");
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
@@ -124,7 +128,7 @@ fn embedded(schema: &Value, component: &str) -> Value {
 }
 
 /// The schemas generated from the server's own Rust types.
-fn generated() -> Map<String, Value> {
+fn generated(registry: &Registry) -> Map<String, Value> {
     let mut g =
         SchemaSettings::draft2020_12().with(|s| s.definitions_path = "/components/schemas/".into()).into_generator();
     g.subschema_for::<CreateGame>();
@@ -134,15 +138,33 @@ fn generated() -> Map<String, Value> {
     let mut defs = g.take_definitions(true);
     // Two fields the server reads as free JSON, described by their own schemas.
     if let Some(props) = defs.get_mut("CreateGame").and_then(|c| c.get_mut("properties")) {
-        props["options"] = json!({ "type": "object", "description": "the ruleset's options (its Options schema); defaults fill what is left out" });
+        let ids: Vec<String> = registry.all().map(|g| g.info().id.clone()).collect();
+        let min = registry.all().map(|g| g.info().min_seats).min().unwrap_or(1);
+        let max = registry.all().map(|g| g.info().max_seats).max().unwrap_or(1);
+        props["ruleset"] = json!({ "enum": ids, "description": "a ruleset this server hosts (GET /api/v1/rulesets)" });
+        props["seats"]["minItems"] = json!(min);
+        props["seats"]["maxItems"] = json!(max);
+        props["options"] = json!({ "type": ["object", "null"], "description": "the ruleset's options (its Options schema); defaults fill what is left out" });
         props["deadlines"] = json!({ "anyOf": [schema_ref("DeadlinePolicy"), { "type": "null" }], "description": "the deadline policy; none: no deadlines" });
+    }
+    // The options are those of the chosen ruleset.
+    if let Some(create) = defs.get_mut("CreateGame").and_then(Value::as_object_mut) {
+        let per_ruleset: Vec<Value> = registry
+            .all()
+            .map(|g| {
+                let id = g.info().id.clone();
+                json!({ "if": { "properties": { "ruleset": { "const": id } }, "required": ["ruleset"] },
+                        "then": { "properties": { "options": { "anyOf": [schema_ref(&format!("{id}.Options")), { "type": "null" }] } } } })
+            })
+            .collect();
+        create.insert("allOf".into(), Value::Array(per_ruleset));
     }
     defs
 }
 
 /// The whole document, for the rulesets `registry` hosts.
 pub fn document(registry: &Registry) -> Value {
-    let mut schemas = generated();
+    let mut schemas = generated(registry);
     let mut commands = Vec::new();
     let mut events = Vec::new();
     let mut views = Vec::new();
@@ -357,13 +379,14 @@ fn hand_written(commands: Vec<Value>, events: Vec<Value>, views: Vec<Value>) -> 
             "problem": { "type": ["object", "null"], "properties": { "seq": int(), "problem": { "type": "string" } } },
             "seed_commitment": { "type": ["string", "null"] }, "seed": { "type": ["string", "null"] }, "draws": { "type": "object" } } },
         "ClockAction": { "oneOf": [
-            { "type": "object", "required": ["action", "reason"], "properties": { "action": { "const": "pause" }, "reason": { "type": "string" } } },
-            { "type": "object", "required": ["action"], "properties": { "action": { "const": "resume" } } },
-            { "type": "object", "required": ["action", "reason"], "properties": { "action": { "const": "extend" }, "seat": int(),
-                "hours": { "type": "integer" }, "until": { "type": "string", "format": "date-time" }, "reason": { "type": "string" } } },
-            { "type": "object", "required": ["action", "policy"], "properties": { "action": { "const": "set_policy" }, "policy": schema_ref("DeadlinePolicy") } },
-            { "type": "object", "required": ["action", "seat", "until"], "properties": { "action": { "const": "vacation" }, "seat": int(),
-                "until": { "type": "string", "format": "date-time" } } } ] },
+            { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "pause" }, "reason": { "type": "string" } } },
+            { "type": "object", "required": ["action"], "additionalProperties": false, "properties": { "action": { "const": "resume" } } },
+            { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "extend" },
+                "seat": { "type": ["integer", "null"], "minimum": 0, "maximum": 255 },
+                "hours": { "type": ["integer", "null"] }, "until": { "type": ["string", "null"], "format": "date-time" }, "reason": { "type": "string" } } },
+            { "type": "object", "required": ["action", "policy"], "additionalProperties": false, "properties": { "action": { "const": "set_policy" }, "policy": schema_ref("DeadlinePolicy") } },
+            { "type": "object", "required": ["action", "seat", "until"], "additionalProperties": false, "properties": { "action": { "const": "vacation" },
+                "seat": { "type": "integer", "minimum": 0, "maximum": 255 }, "until": { "type": "string", "format": "date-time" } } } ] },
         "ClockDone": { "type": "object", "description": "the event the action appended and the clocks after it", "properties": {
             "head": int(), "events": { "type": "array", "items": schema_ref("Event") } } },
         "DeadlinePolicy": { "type": "object", "required": ["plan_hours", "turn_hours", "small_hours"], "properties": {

@@ -279,6 +279,9 @@ pub fn document(registry: &Registry) -> Value {
     })
 }
 
+/// The largest whole number every JSON client carries exactly.
+const MAX_SAFE: i64 = 9_007_199_254_740_991;
+
 const DESCRIPTION: &str = "Slow, asynchronous board games. Every action is an event in a per-game, hash-chained log; \
 every answer is cut to its viewer. Errors are application/problem+json with a detail that says what was wrong. \
 Tokens go in `Authorization: Bearer`; only the stream also takes `?token=`. \
@@ -288,7 +291,8 @@ Once a game is over its whole log is public: events show `hidden: false` while `
 
 /// The schemas written by hand: answers assembled as JSON by the service.
 fn hand_written(commands: Vec<Value>, events: Vec<Value>, views: Vec<Value>) -> Value {
-    let int = || json!({ "type": "integer", "minimum": 0 });
+    // Whole numbers a JSON client can carry exactly (2^53 - 1 at most).
+    let int = || json!({ "type": "integer", "minimum": 0, "maximum": MAX_SAFE });
     let pending_list = || json!({ "type": "array", "items": schema_ref("Pending") });
     let mut first = json!({
         "Problem": { "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
@@ -342,7 +346,7 @@ fn hand_written(commands: Vec<Value>, events: Vec<Value>, views: Vec<Value>) -> 
             "over": { "type": "boolean" }, "outcome": { "anyOf": [schema_ref("Outcome"), { "type": "null" }] } } },
         "Submission": { "type": "object", "required": ["command"], "additionalProperties": false, "properties": {
             "command": { "anyOf": commands, "description": "a command of the game's ruleset (its Command schema)" },
-            "expected_seq": { "type": "integer", "minimum": 0, "description": "the head the client decided on; 409 if the log has moved. Required for turn commands, optional for a secret plan" } } },
+            "expected_seq": { "type": "integer", "minimum": 0, "maximum": MAX_SAFE, "description": "the head the client decided on; 409 if the log has moved. Required for turn commands, optional for a secret plan" } } },
         "Actor": { "oneOf": [{ "enum": ["host", "referee", "system"] }, { "type": "object", "required": ["seat"], "additionalProperties": false, "properties": { "seat": int() } }],
             "description": "who caused the event" },
         "Visibility": { "oneOf": [{ "const": "public" }, { "type": "object", "required": ["seats"], "additionalProperties": false, "properties": { "seats": { "type": "array", "items": int() } } }],
@@ -378,13 +382,13 @@ fn hand_written(commands: Vec<Value>, events: Vec<Value>, views: Vec<Value>) -> 
             "game_id": { "type": "string" }, "chain_ok": { "type": "boolean" }, "ok": { "type": "boolean" }, "events": int(),
             "problem": { "type": ["object", "null"], "properties": { "seq": int(), "problem": { "type": "string" } } },
             "seed_commitment": { "type": ["string", "null"] }, "seed": { "type": ["string", "null"] }, "draws": { "type": "object" } } },
-        "ClockAction": { "oneOf": [
+        "ClockAction": { "anyOf": [
             { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "pause" }, "reason": { "type": "string" } } },
             { "type": "object", "required": ["action"], "additionalProperties": false, "properties": { "action": { "const": "resume" } } },
             { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "extend" },
                 "seat": { "type": ["integer", "null"], "minimum": 0, "maximum": 255 },
-                "hours": { "type": ["integer", "null"] }, "until": { "type": ["string", "null"], "format": "date-time" }, "reason": { "type": "string" } } },
-            { "type": "object", "required": ["action", "policy"], "additionalProperties": false, "properties": { "action": { "const": "set_policy" }, "policy": schema_ref("DeadlinePolicy") } },
+                "hours": { "type": ["integer", "null"], "minimum": -MAX_SAFE, "maximum": MAX_SAFE }, "until": { "type": ["string", "null"], "format": "date-time" }, "reason": { "type": "string" } } },
+            { "type": "object", "required": ["action", "policy"], "additionalProperties": false, "properties": { "action": { "const": "set_policy" }, "policy": { "anyOf": [schema_ref("DeadlinePolicy"), { "type": "null" }], "description": "null: no deadlines from now on" } } },
             { "type": "object", "required": ["action", "seat", "until"], "additionalProperties": false, "properties": { "action": { "const": "vacation" },
                 "seat": { "type": "integer", "minimum": 0, "maximum": 255 }, "until": { "type": "string", "format": "date-time" } } } ] },
         "ClockDone": { "type": "object", "description": "the event the action appended and the clocks after it", "properties": {

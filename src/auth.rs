@@ -150,11 +150,36 @@ impl Keys {
         let mut v = Validation::new(Algorithm::HS256);
         v.leeway = 0;
         v.set_required_spec_claims(&["exp", "sub"]);
-        decode::<Claims>(token, &self.dec, &v).map(|d| d.claims).map_err(|e| match e.kind() {
+        let claims = decode::<Claims>(token, &self.dec, &v).map(|d| d.claims).map_err(|e| match e.kind() {
             ErrorKind::ExpiredSignature => TokenError::Expired,
             ErrorKind::InvalidSignature => TokenError::Invalid("its signature does not match this server".into()),
-            _ => TokenError::Invalid(e.to_string()),
-        })
+            ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
+                TokenError::Invalid("it is not signed the way this server signs tokens (HS256)".into())
+            }
+            ErrorKind::MissingRequiredClaim(c) => TokenError::Invalid(format!("it has no {c:?} claim")),
+            ErrorKind::Json(_) => {
+                TokenError::Invalid("its contents are not those of a runestone token (game, role, seat, times)".into())
+            }
+            // Base64, UTF-8 and the token's shape: never the library's words.
+            _ => TokenError::Invalid(
+                "it is not a well-formed token (three base64url parts joined by dots); copy the whole link again"
+                    .into(),
+            ),
+        })?;
+        Ok(claims)
+    }
+
+    /// [`Keys::check`], and the token must not claim to be issued after
+    /// `now` (seconds), give or take a minute of clock drift.
+    pub fn check_at(&self, token: &str, now: i64) -> Result<Claims, TokenError> {
+        let claims = self.check(token)?;
+        if claims.iat > now + 60 {
+            return Err(TokenError::Invalid("it claims to be issued in the future".into()));
+        }
+        if claims.exp < claims.iat {
+            return Err(TokenError::Invalid("it expires before it was issued".into()));
+        }
+        Ok(claims)
     }
 }
 

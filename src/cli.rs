@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
 use chrono::{DateTime, Duration, Utc};
+use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 use runestone_engine::log::{check_chain, seal};
 use runestone_engine::{verify, Actor, Envelope, FoldError, Registry, Seed, Table};
 use sha2::{Digest, Sha256};
@@ -13,63 +14,176 @@ use sha2::{Digest, Sha256};
 use crate::clock::{stamp, SystemClock};
 use crate::config::Settings;
 
-pub const USAGE: &str = "\
-runestone — slow, asynchronous board games
-
-USAGE:
-  runestone serve [--config FILE] [--new-signing-key]
-      Serve the REST API. Defaults: sled under ./data, port 8080, mail
-      written to files under ./data/mail. RUNESTONE__SECTION__KEY
-      environment variables override the configuration. A data directory
-      with games but without its jwt.key is refused unless
-      --new-signing-key is given, which makes a new key and so revokes
-      every token and every link already sent.
-  runestone check [--data DIR | --config FILE]
-      Verify a stopped server's data directory offline: every game's log,
-      chain, head record, digests and record, and the manifest of games.
-      Names every damaged game; exits non-zero when damage is found.
-  runestone replay FILE [--seed HEX]
-      Fold an exported log (JSON, one event per line, then an end line)
-      again, check its hash chain and that no line was cut off its end, and
-      report the first event that no longer applies. With the seed revealed
-      (or given with --seed), check every body and command against its
-      digest and re-derive every draw; otherwise say they were not checked.
-  runestone export GAME [--config FILE] [--out FILE]
-      Write a game's whole log as JSON lines (stop the server first: the
-      embedded store allows one process at a time).
-  runestone simulate --ruleset ID --players N --seed S [--options JSON] [--out FILE]
-      Play a whole game by bots and write its log as JSON lines.
-";
+/// The command line, described once: `--help` on every subcommand comes
+/// from here. Options of `serve` carry the names of the configuration keys
+/// they set (`--port` sets `server.port`).
+pub fn command() -> Command {
+    let config = || {
+        Arg::new("config")
+            .long("config")
+            .value_name("FILE")
+            .value_parser(value_parser!(PathBuf))
+            .help("A TOML file of settings over the embedded defaults (see config/default.toml)")
+    };
+    let out = || {
+        Arg::new("out")
+            .long("out")
+            .value_name("FILE")
+            .value_parser(value_parser!(PathBuf))
+            .help("Write to FILE instead of standard output")
+    };
+    Command::new("runestone")
+        .about("runestone — slow, asynchronous board games")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("serve")
+                .about("Serve the REST API and the pages")
+                .long_about(
+                    "Serve the REST API and the pages. Defaults: sled under ./data, port 8080, mail written to \
+                     files under ./data/mail. RUNESTONE__SECTION__KEY environment variables override the \
+                     configuration file, and these options override both. A data directory with games but \
+                     without its jwt.key is refused unless --new-signing-key is given.",
+                )
+                .arg(config())
+                .arg(Arg::new("host").long("host").value_name("ADDRESS").help("server.host: the address to listen on"))
+                .arg(
+                    Arg::new("port")
+                        .long("port")
+                        .value_name("PORT")
+                        .value_parser(value_parser!(u16))
+                        .help("server.port: the port to listen on (0 picks a free one)"),
+                )
+                .arg(
+                    Arg::new("public_url")
+                        .long("public-url")
+                        .alias("public_url")
+                        .value_name("URL")
+                        .help("server.public_url: the address players' links start with"),
+                )
+                .arg(
+                    Arg::new("workers")
+                        .long("workers")
+                        .value_name("N")
+                        .value_parser(value_parser!(usize))
+                        .help("server.workers: HTTP worker threads (0: one per core)"),
+                )
+                .arg(
+                    Arg::new("new_signing_key")
+                        .long("new-signing-key")
+                        .alias("new_signing_key")
+                        .action(ArgAction::SetTrue)
+                        .help(
+                            "auth.new_signing_key: make a new token signing key if jwt.key is missing, which \
+                             revokes every token and every link already sent",
+                        ),
+                ),
+        )
+        .subcommand(
+            Command::new("check")
+                .about("Verify a stopped server's data directory offline; exits non-zero on damage")
+                .long_about(
+                    "Verify a stopped server's data directory offline: every game's log, chain, head record, \
+                     digests and record, and the manifest of games. Names every damaged game; exits non-zero \
+                     when damage is found.",
+                )
+                .arg(
+                    Arg::new("data")
+                        .long("data")
+                        .value_name("DIR")
+                        .value_parser(value_parser!(PathBuf))
+                        .conflicts_with("config")
+                        .help("storage.path: the data directory (default: the configuration's)"),
+                )
+                .arg(config()),
+        )
+        .subcommand(
+            Command::new("replay")
+                .about("Fold an exported log again and check its chain, its end line and (with the seed) its draws")
+                .arg(
+                    Arg::new("file")
+                        .value_name("FILE")
+                        .required(true)
+                        .value_parser(value_parser!(PathBuf))
+                        .help("An export: JSON lines, one event each, then the end line"),
+                )
+                .arg(
+                    Arg::new("seed")
+                        .long("seed")
+                        .value_name("HEX")
+                        .help("The game's secret seed, to check a running game's bodies, commands and draws"),
+                ),
+        )
+        .subcommand(
+            Command::new("export")
+                .about("Write a game's whole log as JSON lines and an end line (stop the server first)")
+                .arg(Arg::new("game").value_name("GAME").required(true).help("The game id"))
+                .arg(config())
+                .arg(out()),
+        )
+        .subcommand(
+            Command::new("simulate")
+                .about("Play a whole game by bots and write its log as JSON lines")
+                .arg(Arg::new("ruleset").long("ruleset").value_name("ID").required(true).help("The ruleset id"))
+                .arg(
+                    Arg::new("players")
+                        .long("players")
+                        .value_name("N")
+                        .required(true)
+                        .value_parser(value_parser!(u8))
+                        .help("How many seats"),
+                )
+                .arg(
+                    Arg::new("seed")
+                        .long("seed")
+                        .value_name("S")
+                        .required(true)
+                        .help("Any text: the same gives the same game"),
+                )
+                .arg(Arg::new("options").long("options").value_name("JSON").help("The ruleset's options as JSON"))
+                .arg(out()),
+        )
+}
 
 /// Run the command line; `args` excludes the program name.
 pub fn run(args: Vec<String>) -> anyhow::Result<()> {
-    let mut it = args.into_iter();
-    let cmd = it.next().unwrap_or_else(|| "help".into());
-    let rest: Vec<String> = it.collect();
-    match cmd.as_str() {
-        "serve" => {
-            let new_key = rest.iter().any(|a| a == "--new-signing-key");
-            let rest: Vec<String> = rest.into_iter().filter(|a| a != "--new-signing-key").collect();
-            serve(flags(&rest, &["--config"])?, new_key)
+    let m = match command().try_get_matches_from(std::iter::once("runestone".to_owned()).chain(args)) {
+        Ok(m) => m,
+        Err(e) => e.exit(),
+    };
+    let path = |m: &ArgMatches, k: &str| m.get_one::<PathBuf>(k).cloned();
+    match m.subcommand() {
+        Some(("serve", m)) => {
+            let mut settings = Settings::load(path(m, "config").as_deref())?;
+            settings.auth.new_signing_key |= m.get_flag("new_signing_key");
+            if let Some(h) = m.get_one::<String>("host") {
+                settings.server.host = h.clone();
+            }
+            if let Some(p) = m.get_one::<u16>("port") {
+                settings.server.port = *p;
+            }
+            if let Some(u) = m.get_one::<String>("public_url") {
+                settings.server.public_url = u.clone();
+            }
+            if let Some(w) = m.get_one::<usize>("workers") {
+                settings.server.workers = *w;
+            }
+            serve(settings)
         }
-        "replay" => {
-            let Some((file, more)) = rest.split_first().filter(|(f, _)| !f.starts_with("--")) else {
-                bail!("usage: runestone replay FILE [--seed HEX]")
-            };
-            let f = flags(more, &["--seed"])?;
-            let seed = f
-                .get("--seed")
+        Some(("replay", m)) => {
+            let file = path(m, "file").expect("required");
+            let seed = m
+                .get_one::<String>("seed")
                 .map(|h| Seed::from_hex(h).ok_or_else(|| anyhow!("--seed must be the game's seed in hex")))
                 .transpose()?;
-            let report = replay_with(&crate::games::registry(), Path::new(file), seed.as_ref())?;
+            let report = replay_with(&crate::games::registry(), &file, seed.as_ref())?;
             println!("{report}");
             Ok(())
         }
-        "check" => {
-            let f = flags(&rest, &["--data", "--config"])?;
-            let data = match f.get("--data") {
-                Some(d) => PathBuf::from(d),
-                None => Settings::load(f.get("--config").map(Path::new))?.storage.path,
+        Some(("check", m)) => {
+            let data = match path(m, "data") {
+                Some(d) => d,
+                None => Settings::load(path(m, "config").as_deref())?.storage.path,
             };
             let report = check(&data)?;
             print!("{}", report.text);
@@ -78,49 +192,26 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        "export" => {
-            let game =
-                rest.first().filter(|g| !g.starts_with("--")).ok_or_else(|| anyhow!("usage: runestone export GAME"))?;
-            let f = flags(&rest[1..], &["--config", "--out"])?;
-            export(game, f.get("--config").map(PathBuf::from).as_deref(), f.get("--out").map(PathBuf::from))
+        Some(("export", m)) => {
+            let game = m.get_one::<String>("game").expect("required");
+            export(game, path(m, "config").as_deref(), path(m, "out"))
         }
-        "simulate" => {
-            let f = flags(&rest, &["--ruleset", "--players", "--seed", "--options", "--out"])?;
-            let ruleset = f.get("--ruleset").ok_or_else(|| anyhow!("--ruleset is required"))?;
-            let players: u8 =
-                f.get("--players").ok_or_else(|| anyhow!("--players is required"))?.parse().context("--players")?;
-            let seed = f.get("--seed").ok_or_else(|| anyhow!("--seed is required"))?;
-            let options = match f.get("--options") {
-                Some(o) => serde_json::from_str(o).context("--options is not JSON")?,
+        Some(("simulate", m)) => {
+            let ruleset = m.get_one::<String>("ruleset").expect("required");
+            let players = *m.get_one::<u8>("players").expect("required");
+            let seed = m.get_one::<String>("seed").expect("required");
+            let options = match m.get_one::<String>("options") {
+                Some(o) => serde_json::from_str(o).map_err(|_| anyhow!("--options is not valid JSON: {o}"))?,
                 None => serde_json::Value::Null,
             };
             let log = simulate(&crate::games::registry(), ruleset, players, seed, &options)?;
-            write_lines(&log, f.get("--out").map(PathBuf::from))
+            write_lines(&log, path(m, "out"))
         }
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        other => bail!("unknown command {other:?}\n\n{USAGE}"),
+        _ => bail!("no command given; see `runestone --help`"),
     }
 }
 
-fn flags(args: &[String], known: &[&str]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if !known.contains(&a.as_str()) {
-            bail!("unknown argument {a:?}; expected one of {}", known.join(", "));
-        }
-        let v = it.next().ok_or_else(|| anyhow!("{a} needs a value"))?;
-        out.insert(a.clone(), v.clone());
-    }
-    Ok(out)
-}
-
-fn serve(f: std::collections::BTreeMap<String, String>, new_signing_key: bool) -> anyhow::Result<()> {
-    let mut settings = Settings::load(f.get("--config").map(Path::new))?;
-    settings.auth.new_signing_key |= new_signing_key;
+fn serve(settings: Settings) -> anyhow::Result<()> {
     let workers = settings.server.workers;
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if workers > 0 {

@@ -521,7 +521,8 @@ impl Service {
     pub async fn clock_action(&self, game: &str, claims: &Claims, req: Value) -> Result<Value> {
         let action: ClockAction = serde_json::from_value(req).map_err(|e| {
             ServiceError::BadRequest(format!(
-                "not a clock action ({e}); send {{\"action\": \"pause\"|\"resume\"|\"extend\"|\"set_policy\"|\"vacation\", ...}}"
+                "not a clock action ({}); send {{\"action\": \"pause\"|\"resume\"|\"extend\"|\"set_policy\"|\"vacation\", ...}}",
+                crate::service::in_words(&e.to_string())
             ))
         })?;
         let actor = match (claims.role, &action) {

@@ -307,7 +307,10 @@ impl Service {
             return Err(ServiceError::Forbidden("only the host can seat a substitute".into()));
         }
         let spec: SeatSpec = serde_json::from_value(req).map_err(|e| {
-            ServiceError::BadRequest(format!("a substitute needs {{\"name\": ..., \"email\": ...}}: {e}"))
+            ServiceError::BadRequest(format!(
+                "a substitute needs {{\"name\": ..., \"email\": ...}}: {}",
+                crate::service::in_words(&e.to_string())
+            ))
         })?;
         let name = spec.name.trim().to_owned();
         if name.is_empty() || name.chars().count() > 40 {

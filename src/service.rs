@@ -54,9 +54,11 @@ pub enum ServiceError {
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
 
 /// A seat as given at creation.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatSpec {
+    /// The player's name as shown to all: 1 to 40 characters.
+    #[schemars(length(min = 1, max = 40))]
     pub name: String,
     #[serde(default)]
     pub email: Option<String>,
@@ -69,7 +71,7 @@ pub struct SeatSpec {
 }
 
 /// The host as given at creation (for alerts).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
     pub name: String,
@@ -79,7 +81,7 @@ pub struct HostSpec {
 }
 
 /// `POST /api/v1/games`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
     pub ruleset: String,
@@ -94,7 +96,7 @@ pub struct CreateGame {
 }
 
 /// What a new game's creator receives. Tokens appear only here.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CreatedGame {
     pub game_id: String,
     pub ruleset: String,
@@ -105,7 +107,8 @@ pub struct CreatedGame {
     pub head: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A seat's token and link, as given to its player.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeatToken {
     pub seat: u8,
     pub name: String,
@@ -387,15 +390,35 @@ impl Service {
     /// Check a token for `game`: signature, expiry, game, and for seats the
     /// generation (revoked tokens fail).
     pub async fn authorize(&self, game: &str, token: &str) -> Result<Claims> {
-        let claims = self.keys.check(token).map_err(|e| ServiceError::Unauthorized(e.to_string()))?;
+        // The later of the wall clock and the service's clock (which tests
+        // drive), so a token issued by either is never "from the future".
+        let now = chrono::Utc::now().timestamp().max(self.clock.now().timestamp());
+        let claims = self.keys.check_at(token, now).map_err(|e| ServiceError::Unauthorized(e.to_string()))?;
         if claims.sub != game {
-            return Err(ServiceError::Forbidden(format!("this token is for game {}, not for game {game}", claims.sub)));
+            return Err(ServiceError::Forbidden(format!(
+                "this token is for game {}, not for game {}",
+                shown(&claims.sub),
+                shown(game)
+            )));
         }
         if let (Role::Seat, Some(seat)) = (claims.role, claims.seat) {
             let slot = self.slot(game);
             let mut guard = slot.game.lock().await;
             let loaded = self.loaded(game, &mut guard).await?;
+            let seats = loaded.table.generations.len();
             let current = loaded.table.generations.get(seat as usize).copied();
+            if current.is_none() {
+                return Err(ServiceError::Unauthorized(format!(
+                    "this token names seat {seat}, but the game's seats are 0 to {}",
+                    seats.saturating_sub(1)
+                )));
+            }
+            if current.is_some_and(|g| g < claims.gen) {
+                return Err(ServiceError::Unauthorized(format!(
+                    "this token names link generation {} of seat {seat}, which the game never issued",
+                    claims.gen
+                )));
+            }
             if current != Some(claims.gen) {
                 return Err(ServiceError::Unauthorized(
                     "this seat's link was revoked by the host; use the newest link you were sent".into(),
@@ -410,7 +433,10 @@ impl Service {
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 self.forget(game);
-                return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
+                return Err(ServiceError::NotFound(format!(
+                    "there is no game \"{}\": a game id is {GAME_ID_LEN} letters and digits",
+                    shown(game)
+                )));
             }
             let Some(raw) = self.store.get(Side::Games, &record_key(game))? else {
                 self.forget(game);
@@ -578,7 +604,7 @@ impl Service {
         }
         self.non_essential_write()?;
         let spec: CreateGame = serde_json::from_value(req.clone())
-            .map_err(|e| ServiceError::BadRequest(format!("not a game to create: {e}")))?;
+            .map_err(|e| ServiceError::BadRequest(format!("not a game to create: {}", in_words(&e.to_string()))))?;
         let game = self.registry.get(&spec.ruleset).ok_or_else(|| {
             ServiceError::Unprocessable(format!(
                 "unknown ruleset {:?}; this server offers: {}",
@@ -799,6 +825,9 @@ impl Service {
             }
         }
         let (command, expected_seq) = parse_submission(&req)?;
+        if expected_seq.is_none() {
+            require_expected_seq(&loaded.table, seat)?;
+        }
         let drafts = match loaded.table.decide(Actor::Seat(seat), seat, &command, expected_seq, &loaded.seed) {
             Ok(d) => d,
             Err(e) => {
@@ -821,7 +850,8 @@ impl Service {
         json!({
             "head": table.head,
             "events": self.event_views(table, events, viewer, None),
-            "pending": table.pending(),
+            "pending": owed(table),
+            "submitted": given(table),
             "over": table.is_over(),
         })
     }
@@ -853,7 +883,10 @@ impl Service {
             reason: String,
         }
         let r: Req = serde_json::from_value(req).map_err(|e| {
-            ServiceError::BadRequest(format!("a rollback needs {{\"to_seq\": N, \"reason\": \"...\"}}: {e}"))
+            ServiceError::BadRequest(format!(
+                "a rollback needs {{\"to_seq\": N, \"reason\": \"...\"}}: {}",
+                in_words(&e.to_string())
+            ))
         })?;
         let slot = self.slot(game);
         let mut guard = slot.game.lock().await;
@@ -891,8 +924,9 @@ impl Service {
         struct Req {
             at_seq: u64,
         }
-        let r: Req = serde_json::from_value(req)
-            .map_err(|e| ServiceError::BadRequest(format!("a fork needs {{\"at_seq\": N}}: {e}")))?;
+        let r: Req = serde_json::from_value(req).map_err(|e| {
+            ServiceError::BadRequest(format!("a fork needs {{\"at_seq\": N}}: {}", in_words(&e.to_string())))
+        })?;
         let (table, record) = self.with_game(game, |l| Ok((l.table.clone(), l.record.clone()))).await?;
         if r.at_seq > table.head {
             return Err(ServiceError::Unprocessable(format!("at_seq {} is after the head {}", r.at_seq, table.head)));
@@ -934,7 +968,8 @@ impl Service {
                 "options": t.created.options,
                 "status": if t.is_over() { "over" } else { "running" },
                 "seats": t.created.seats.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-                "pending": t.pending(),
+                "pending": owed(t),
+                "submitted": given(t),
                 "head": t.head,
                 "created_at": l.record.created_at,
                 "seed_commitment": t.created.seed_commitment,
@@ -958,8 +993,8 @@ impl Service {
     /// The viewer's view at the head or after event `at`.
     pub async fn view(&self, game: &str, viewer: Viewer, at: Option<u64>) -> Result<Value> {
         if at.is_some_and(|a| a < 1) {
-            return Err(ServiceError::Unprocessable(
-                "positions start after event 1 (the setup); ask for at=1 or later".into(),
+            return Err(ServiceError::BadRequest(
+                "`at` must be 1 or more: positions start after event 1 (the setup); event 0 only names the game".into(),
             ));
         }
         // At the head the answer is made under the game's lock, without a
@@ -968,6 +1003,12 @@ impl Service {
             .with_game(game, |l| {
                 let t = &l.table;
                 let over = t.seed_revealed.is_some();
+                if let Some(a) = at.filter(|a| *a > t.head) {
+                    return Err(ServiceError::Unprocessable(format!(
+                        "there is no position after event {a} yet: the log's head is event {}",
+                        t.head
+                    )));
+                }
                 let answer = match at {
                     Some(past) if past < t.head => Err(past),
                     _ => Ok(Self::view_of(t, t.head, viewer, over, true)),
@@ -994,7 +1035,8 @@ impl Service {
             "head": head,
             "viewer": viewer,
             "view": position.view(if over { Viewer::Referee } else { viewer }),
-            "pending": position.pending(),
+            "pending": owed(position),
+            "submitted": given(position),
             "legal": legal.iter().map(|(c, _)| c).collect::<Vec<_>>(),
             "legal_labels": legal.iter().map(|(_, l)| l).collect::<Vec<_>>(),
             "over": position.is_over(),
@@ -1032,6 +1074,11 @@ impl Service {
         let mut guard = slot.game.lock().await;
         let loaded = self.loaded(game, &mut guard).await?;
         Ok((rx, loaded.table.clone()))
+    }
+
+    /// A copy of the game's position at its head.
+    pub async fn game_table(&self, game: &str) -> Result<Table> {
+        self.with_game(game, |l| Ok(l.table.clone())).await
     }
 
     /// Stream form of a batch of events for one viewer.
@@ -1143,7 +1190,120 @@ fn policy_draft(policy: &Option<crate::deadlines::Policy>) -> Option<runestone_e
     })
 }
 
-/// `{"command": {...}, "expected_seq": N}`, or a bare command object.
+/// A decoding error of a request's JSON, in the product's words: what field
+/// is unknown or missing, or what kind of value was found where another was
+/// expected (never the decoder's own message or its Rust type names).
+pub fn in_words(message: &str) -> String {
+    let msg = message.split(" at line ").next().unwrap_or(message);
+    let (prefix, msg) = match msg.split_once(": ") {
+        Some((p, rest)) if !p.contains(' ') && !p.contains('`') => (format!("{p}: "), rest),
+        _ => (String::new(), msg),
+    };
+    let names = |list: &str| -> String {
+        list.split(", ").map(|n| n.trim_matches(|c| c == '`' || c == ' ').to_owned()).collect::<Vec<_>>().join(", ")
+    };
+    let quoted = |s: &str| s.split('`').nth(1).unwrap_or_default().to_owned();
+    let kind = |t: &str| -> String {
+        let t = t.trim();
+        match t {
+            "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
+                "a whole number in range".to_owned()
+            }
+            "f32" | "f64" => "a number".to_owned(),
+            "a sequence" => "a list".to_owned(),
+            "a map" => "an object".to_owned(),
+            "a boolean" | "a string" | "a borrowed string" => t.replace("borrowed ", ""),
+            t if t.starts_with("struct ") || t.starts_with("internally tagged enum") => "an object".to_owned(),
+            t if t.starts_with("enum ") => "one of the listed names".to_owned(),
+            t if t.starts_with("a sequence") || t.starts_with("an array") => "a list".to_owned(),
+            _ => t.replace('`', "\""),
+        }
+    };
+    let text = if let Some(rest) = msg.strip_prefix("unknown field ") {
+        let field = quoted(rest);
+        match rest.split_once("expected one of ") {
+            Some((_, list)) => format!("unknown field \"{field}\"; the fields are: {}", names(list)),
+            None => format!("unknown field \"{field}\""),
+        }
+    } else if let Some(rest) = msg.strip_prefix("unknown variant ") {
+        let name = quoted(rest);
+        match rest.split_once("expected one of ") {
+            Some((_, list)) => format!("unknown type \"{name}\"; it is one of: {}", names(list)),
+            None => format!("unknown type \"{name}\""),
+        }
+    } else if let Some(rest) = msg.strip_prefix("missing field ") {
+        format!("\"{}\" is missing", quoted(rest))
+    } else if let Some(rest) = msg.strip_prefix("invalid type: ") {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, "another kind of value"));
+        format!(
+            "{} was sent where {} is expected",
+            found.replace('`', "").replace("integer", "a number"),
+            kind(expected)
+        )
+    } else if let Some(rest) = msg.strip_prefix("invalid value: ") {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, "another value"));
+        format!("{} is not {}", found.replace('`', "").replace("integer ", ""), kind(expected))
+    } else if let Some(rest) = msg.strip_prefix("invalid length ") {
+        let (n, expected) = rest.split_once(", expected ").unwrap_or((rest, "another length"));
+        format!("a list of {n} was sent where {} is expected", expected.replace('`', ""))
+    } else if msg.starts_with("missing field") || msg.contains("tag") {
+        "the \"type\" field that names what it is is missing".to_owned()
+    } else {
+        "it does not have the shape described at /openapi.json".to_owned()
+    };
+    format!("{prefix}{text}")
+}
+
+/// Text a client sent, cut to 40 characters for an answer (so a huge id or
+/// path is never echoed back whole).
+pub fn shown(text: &str) -> String {
+    let cut: String = text.chars().take(40).collect();
+    if cut.len() < text.len() {
+        format!("{cut}… ({} bytes)", text.len())
+    } else {
+        cut
+    }
+}
+
+/// The decisions still owed: pending and not yet given.
+pub fn owed(t: &Table) -> Vec<runestone_engine::Pending> {
+    t.pending().into_iter().filter(|p| !p.submitted).collect()
+}
+
+/// The decisions given but still open to change (a secret plan before the
+/// reveal): nothing is owed for them.
+pub fn given(t: &Table) -> Vec<runestone_engine::Pending> {
+    t.pending().into_iter().filter(|p| p.submitted).collect()
+}
+
+/// The `expected_seq` policy: a command without one is refused (400) when
+/// the seat owes a turn or a small decision, whose legality depends on the
+/// position; it may be left out only for a secret plan (made or replaced),
+/// which others' plans do not change. A seat with nothing pending is left to
+/// the kernel, which says whose turn it is.
+fn require_expected_seq(t: &Table, seat: runestone_engine::Seat) -> Result<()> {
+    let mine: Vec<_> = t.pending().into_iter().filter(|p| p.seat == seat).collect();
+    match mine.iter().find(|p| p.class != runestone_engine::DecisionClass::Plan) {
+        Some(p) => Err(ServiceError::BadRequest(format!(
+            "\"expected_seq\" is required for a {} ({}): send the head you decided on (now {}), \
+             so that a command decided on an older position is refused instead of applied",
+            class_words(p.class),
+            p.kind,
+            t.head
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn class_words(c: runestone_engine::DecisionClass) -> &'static str {
+    match c {
+        runestone_engine::DecisionClass::Plan => "secret plan",
+        runestone_engine::DecisionClass::Turn => "turn command",
+        runestone_engine::DecisionClass::Small => "decision within a turn",
+    }
+}
+
+/// `{"command": {...}, "expected_seq": N}`.
 fn parse_submission(req: &Value) -> Result<(Value, Option<u64>)> {
     let obj = req.as_object().ok_or_else(|| {
         ServiceError::BadRequest("a submission is a JSON object: {\"command\": {...}, \"expected_seq\": N}".into())
@@ -1160,10 +1320,13 @@ fn parse_submission(req: &Value) -> Result<(Value, Option<u64>)> {
         .cloned()
         .ok_or_else(|| ServiceError::BadRequest("the submission has no \"command\"".into()))?;
     let expected = match obj.get("expected_seq") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            Some(v.as_u64().ok_or_else(|| ServiceError::BadRequest("\"expected_seq\" must be a whole number".into()))?)
-        }
+        None => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            ServiceError::BadRequest(format!(
+                "\"expected_seq\" must be a whole number, the head you decided on, not {v}; \
+                 leave it out only for a secret plan"
+            ))
+        })?),
     };
     Ok((command, expected))
 }

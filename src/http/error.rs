@@ -86,10 +86,14 @@ impl From<ServiceError> for ApiError {
                         ..ApiError::new(S::CONFLICT, "Stale", detail)
                     },
                     KernelError::NotPending { waiting, .. } => ApiError {
-                        extra: Some(json!({ "pending": waiting })),
+                        extra: Some(
+                            json!({ "pending": waiting.into_iter().filter(|p| !p.submitted).collect::<Vec<_>>() }),
+                        ),
                         ..ApiError::new(S::UNPROCESSABLE_ENTITY, "Not your turn", detail)
                     },
-                    KernelError::Schema(_) => ApiError::new(S::BAD_REQUEST, "Not a command of this game", detail),
+                    KernelError::Schema(m) => {
+                        ApiError::new(S::BAD_REQUEST, "Not a command of this game", crate::service::in_words(&m))
+                    }
                     KernelError::Rule(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Illegal command", detail),
                     KernelError::Invalid(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Unprocessable", detail),
                 }

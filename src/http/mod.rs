@@ -19,7 +19,6 @@ use actix_web::web::{self, Bytes, Data, Payload};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, Route};
 use futures_util::StreamExt;
 use runestone_engine::{Envelope, Viewer};
-use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 use tracing::Instrument;
@@ -28,7 +27,7 @@ pub use error::ApiError;
 
 use crate::auth::Claims;
 use crate::metrics::Metrics;
-use crate::service::{Answer, Service};
+use crate::service::{shown, Answer, Service};
 
 type Svc = Data<Service>;
 type ApiResult<T = HttpResponse> = Result<T, ApiError>;
@@ -80,11 +79,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         res = res.default_service(web::to(move |req: HttpRequest| {
             let allowed = allowed.clone();
             async move {
-                Err::<HttpResponse, _>(ApiError::new(
+                use actix_web::ResponseError as _;
+                let mut r = ApiError::new(
                     StatusCode::METHOD_NOT_ALLOWED,
                     "Method not allowed",
-                    format!("{} is not served at {}; allowed: {allowed}", req.method(), req.path()),
-                ))
+                    format!("{} is not served at {}; allowed: {allowed}", req.method(), shown(req.path())),
+                )
+                .error_response();
+                if let Ok(v) = HeaderValue::from_str(&allowed) {
+                    r.headers_mut().insert(actix_web::http::header::ALLOW, v);
+                }
+                r
             }
         }));
         cfg.service(res);
@@ -92,7 +97,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 async fn not_found(req: HttpRequest) -> ApiResult {
-    Err(ApiError::not_found(format!("no route {} {}; see /openapi.json", req.method(), req.path())))
+    Err(ApiError::not_found(format!("no route {} {}; see /openapi.json", req.method(), shown(req.path()))))
 }
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(0);
@@ -111,14 +116,13 @@ pub fn serve(
         App::new()
             .app_data(data.clone())
             .app_data(BodyLimit(limit))
-            .app_data(
-                web::QueryConfig::default()
-                    .error_handler(|e, _| ApiError::bad_request(format!("the query string is not valid: {e}")).into()),
-            )
-            .app_data(
-                web::PathConfig::default()
-                    .error_handler(|e, _| ApiError::bad_request(format!("the path is not valid: {e}")).into()),
-            )
+            .app_data(web::QueryConfig::default().error_handler(|_, _| {
+                ApiError::bad_request("the query string is not valid: see /openapi.json for this route's parameters")
+                    .into()
+            }))
+            .app_data(web::PathConfig::default().error_handler(|_, _| {
+                ApiError::bad_request("the path is not valid: see /openapi.json for the routes served").into()
+            }))
             .configure(configure)
             .configure(crate::mail::pages::configure)
             .configure(crate::web::configure)
@@ -127,6 +131,10 @@ pub fn serve(
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));
                 let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.path());
                 let svc = req.app_data::<Svc>().cloned();
+                let route = RECORDING
+                    .load(Ordering::Relaxed)
+                    .then(|| req.match_pattern().map(|p| (req.method().to_string(), p)))
+                    .flatten();
                 let fut = srv.call(req);
                 async move {
                     let mut res = fut.await?;
@@ -134,6 +142,13 @@ pub fn serve(
                         res.headers_mut().insert(HeaderName::from_static("x-request-id"), v);
                     }
                     let status = res.status();
+                    if let Some((method, pattern)) = route {
+                        if routes().iter().any(|(m, p, _)| m.as_str() == method && *p == pattern) {
+                            if let Ok(mut a) = ANSWERED.lock() {
+                                a.insert((method, pattern, status.as_u16()));
+                            }
+                        }
+                    }
                     if let Some(svc) = svc {
                         Metrics::inc(&svc.metrics.http_requests);
                         if status.is_client_error() {
@@ -170,7 +185,7 @@ async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> 
     }
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::bad_request(format!("the body could not be read: {e}")))?;
+        let chunk = chunk.map_err(|_| ApiError::bad_request("the body could not be read to its end"))?;
         if body.len() + chunk.len() > limit {
             return Err(too_large());
         }
@@ -179,12 +194,58 @@ async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> 
     if body.is_empty() {
         return Err(ApiError::bad_request("the body is empty; send a JSON object"));
     }
-    serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
+    let json_type = req.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| {
+        let t = t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        t == "application/json" || (t.starts_with("application/") && t.ends_with("+json"))
+    });
+    if !json_type {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type",
+            "send the body as JSON with `Content-Type: application/json`",
+        ));
+    }
+    serde_json::from_slice(&body).map(integral).map_err(|e| {
+        let what = match e.classify() {
+            serde_json::error::Category::Eof => "it ends too early",
+            serde_json::error::Category::Syntax => "a character is out of place",
+            serde_json::error::Category::Data | serde_json::error::Category::Io => "it cannot be read",
+        };
+        ApiError::bad_request(format!("the body is not valid JSON: {what} (line {}, column {})", e.line(), e.column()))
+    })
 }
 
-/// The bearer token, from `Authorization: Bearer` or (for the stream,
-/// whose browser client cannot set headers) `?token=`.
-fn bearer(req: &HttpRequest) -> ApiResult<Option<String>> {
+/// A number with no fraction written as `97.0` is the integer 97 (as JSON
+/// Schema counts it), wherever it is in a body.
+fn integral(v: Value) -> Value {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                if f < 0.0 {
+                    json!(f as i64)
+                } else {
+                    json!(f as u64)
+                }
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(integral).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, integral(v))).collect()),
+        other => other,
+    }
+}
+
+/// The bearer token, from `Authorization: Bearer`, or for the stream only
+/// (whose browser client cannot set headers) from `?token=`. Anywhere else a
+/// token in the query is refused: it would end up in URLs and access logs.
+fn bearer(req: &HttpRequest, query_allowed: bool) -> ApiResult<Option<String>> {
+    let in_query = query_token(req);
+    if in_query.is_some() && !query_allowed {
+        return Err(ApiError::bad_request(
+            "a token is accepted in the query (`?token=`) only on the event stream; \
+             send it as `Authorization: Bearer <token>`",
+        ));
+    }
     if let Some(h) = req.headers().get("authorization") {
         let h = h.to_str().map_err(|_| ApiError::unauthorized("the Authorization header is not text"))?;
         return match h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")) {
@@ -192,13 +253,45 @@ fn bearer(req: &HttpRequest) -> ApiResult<Option<String>> {
             _ => Err(ApiError::unauthorized("the Authorization header must be `Bearer <token>`")),
         };
     }
-    let q = web::Query::<BTreeMap<String, String>>::from_query(req.query_string())
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok(q.get("token").cloned())
+    Ok(in_query)
+}
+
+/// `token` from the query string, if there is one.
+fn query_token(req: &HttpRequest) -> Option<String> {
+    req.query_string().split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == "token").then(|| percent_decode(v))
+    })
+}
+
+/// Decode `%XX` escapes and `+` of a query value (tokens are base64url and
+/// dots, so this is only for clients that escape anyway).
+fn percent_decode(v: &str) -> String {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => {
+                match u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                    Ok(x) => {
+                        out.push(x);
+                        i += 3;
+                        continue;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 async fn claims(svc: &Service, req: &HttpRequest, game: &str) -> ApiResult<Option<Claims>> {
-    match bearer(req)? {
+    match bearer(req, false)? {
         None => Ok(None),
         Some(t) => Ok(Some(svc.authorize(game, &t).await?)),
     }
@@ -227,8 +320,30 @@ fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<String>> {
     }
 }
 
+/// A service answer; a created game (201) with its `Location`.
 fn answer(a: Answer) -> HttpResponse {
-    HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK)).json(a.body)
+    let mut r = HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK));
+    if a.status == 201 {
+        if let Some(id) = a.body.get("game_id").and_then(Value::as_str) {
+            r.insert_header(("location", format!("/api/v1/games/{id}")));
+        }
+    }
+    r.json(a.body)
+}
+
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static ANSWERED: std::sync::Mutex<std::collections::BTreeSet<(String, String, u16)>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Record from now on, in this process, every (method, route, status) the
+/// API answers (for tests: each must be in the OpenAPI document).
+pub fn record_answers() {
+    RECORDING.store(true, Ordering::Relaxed);
+}
+
+/// What was recorded since [`record_answers`]: (method, route, status).
+pub fn answered() -> std::collections::BTreeSet<(String, String, u16)> {
+    ANSWERED.lock().map(|a| a.clone()).unwrap_or_default()
 }
 
 /// `{"status": "ok"}`, or `"degraded"` with the reason while free space is
@@ -273,8 +388,8 @@ async fn metrics(svc: Svc) -> HttpResponse {
     ))
 }
 
-async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(openapi::document())
+async fn openapi_json(svc: Svc) -> HttpResponse {
+    HttpResponse::Ok().json(openapi::document(svc.registry()))
 }
 
 async fn rulesets(svc: Svc) -> HttpResponse {
@@ -309,14 +424,38 @@ async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
     Ok(HttpResponse::Ok().json(svc.summary(&path).await?))
 }
 
-#[derive(Deserialize)]
-struct AtQuery {
-    at: Option<u64>,
+async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    let at = query_number(&req, "at")?;
+    let c = claims(&svc, &req, &path).await?;
+    Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), at).await?))
 }
 
-async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<AtQuery>) -> ApiResult {
-    let c = claims(&svc, &req, &path).await?;
-    Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), q.at).await?))
+/// A whole number written in digits; one past what 64 bits hold counts as
+/// the largest (beyond any seat or position, so answered as such).
+fn whole(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(text.parse().unwrap_or(u64::MAX))
+}
+
+/// A whole-number query parameter, refused in the API's own words when it
+/// is anything else.
+fn query_number(req: &HttpRequest, name: &str) -> ApiResult<Option<u64>> {
+    let raw = req.query_string().split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == name).then(|| percent_decode(v))
+    });
+    match raw {
+        None => Ok(None),
+        Some(v) => whole(&v).map(Some).ok_or_else(|| {
+            let shown: String = v.chars().take(40).collect();
+            let more = if v.chars().count() > 40 { "…" } else { "" };
+            ApiError::bad_request(format!(
+                "the query parameter `{name}` must be a whole number of 0 or more, not {shown:?}{more}"
+            ))
+        }),
+    }
 }
 
 async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
@@ -331,28 +470,33 @@ async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult 
     Ok(HttpResponse::Ok().json(svc.undo(&path, &c).await?))
 }
 
-#[derive(Deserialize)]
-struct RangeQuery {
-    from: Option<u64>,
-    to: Option<u64>,
-}
-
-async fn events(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<RangeQuery>) -> ApiResult {
+async fn events(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    let (from, to) = (query_number(&req, "from")?, query_number(&req, "to")?);
     let c = claims(&svc, &req, &path).await?;
-    let list = svc.events(&path, viewer(&c), q.from.unwrap_or(0), q.to).await?;
+    let list = svc.events(&path, viewer(&c), from.unwrap_or(0), to).await?;
     Ok(HttpResponse::Ok().json(json!({ "events": list })))
 }
 
 /// Server-sent events: the backlog from `from` (or after `Last-Event-ID`,
 /// or from the next event), then each new event as it is appended, cut to
 /// the viewer. A comment line every 15 s keeps proxies from closing it.
-async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Query<RangeQuery>) -> ApiResult {
+///
+/// The stream ends with one `closed` event saying why: the game is over
+/// (after the event that ended it), or the seat's link was revoked (a new
+/// link, a substitute seated): a seat's stream is re-checked against the
+/// seat's token generation at every change of its links, before any later
+/// event is sent, so a revoked token receives nothing after the revocation.
+async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let game = path.into_inner();
-    let c = claims(&svc, &req, &game).await?;
+    let q_from = query_number(&req, "from")?;
+    let c = match bearer(&req, true)? {
+        None => None,
+        Some(t) => Some(svc.authorize(&game, &t).await?),
+    };
     let viewer = viewer(&c);
     let (rx, table) = svc.subscribe(&game).await?;
     let last_id = req.headers().get("last-event-id").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    let from = last_id.map(|s| s + 1).or(q.from).unwrap_or(table.head + 1);
+    let from = last_id.map(|s| s + 1).or(q_from).unwrap_or(table.head + 1);
     let backlog: VecDeque<Value> = if from <= table.head {
         svc.events(&game, viewer, from, Some(table.head))
             .await?
@@ -362,38 +506,94 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Que
     } else {
         VecDeque::new()
     };
+    let ended = table.seed_revealed.is_some().then(|| closing_over(&table));
     struct St {
         svc: Svc,
         game: String,
         viewer: Viewer,
+        /// The seat and token generation a seat's stream was opened with.
+        seat: Option<(runestone_engine::Seat, u32)>,
         rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
         queue: VecDeque<Value>,
         last: Option<u64>,
         table: runestone_engine::Table,
+        /// The final event, sent once the queue is empty; then the end.
+        closing: Option<Value>,
+        done: bool,
     }
-    let st = St { svc: svc.clone(), game, viewer, rx, queue: backlog, last: from.checked_sub(1), table };
+    let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
+    let st = St {
+        svc: svc.clone(),
+        game,
+        viewer,
+        seat,
+        rx,
+        queue: backlog,
+        last: from.checked_sub(1),
+        table,
+        closing: ended,
+        done: false,
+    };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         loop {
+            if st.done {
+                return None;
+            }
             if let Some(v) = st.queue.pop_front() {
                 let seq = v["seq"].as_u64().unwrap_or(0);
                 st.last = Some(seq);
                 let frame = format!("id: {seq}\nevent: event\ndata: {v}\n\n");
                 return Some((Ok::<_, actix_web::Error>(Bytes::from(frame)), st));
             }
+            if let Some(why) = st.closing.take() {
+                st.done = true;
+                let frame = format!("event: closed\ndata: {why}\n\n");
+                return Some((Ok(Bytes::from(frame)), st));
+            }
             tokio::select! {
                 msg = st.rx.recv() => match msg {
                     Ok(batch) => {
-                        for e in batch.iter() {
-                            if let Some(runestone_engine::KernelEvent::SeedRevealed { seed }) = e.kernel() {
-                                st.table.seed_revealed = Some(seed.clone());
+                        let mut fresh = Vec::new();
+                        for e in batch.iter().filter(|e| st.last.is_none_or(|l| e.seq > l)) {
+                            match e.kernel() {
+                                Some(runestone_engine::KernelEvent::SeatTokenRevoked { seat, generation, reason })
+                                    if st.seat.is_some_and(|(s, g)| s == *seat && g != *generation) =>
+                                {
+                                    fresh.push(e.clone());
+                                    st.closing = Some(closing_revoked(*seat, reason));
+                                    break;
+                                }
+                                Some(runestone_engine::KernelEvent::RolledBack { .. }) if st.seat.is_some() => {
+                                    // A rollback may void a revocation or
+                                    // one that follows: ask the game itself.
+                                    fresh.push(e.clone());
+                                    if let Some(why) = st.recheck().await {
+                                        st.closing = Some(why);
+                                        break;
+                                    }
+                                }
+                                Some(runestone_engine::KernelEvent::SeedRevealed { seed }) => {
+                                    st.table.seed_revealed = Some(seed.clone());
+                                    fresh.push(e.clone());
+                                }
+                                _ => fresh.push(e.clone()),
                             }
                         }
-                        let fresh: Vec<Envelope> = batch.iter().filter(|e| st.last.is_none_or(|l| e.seq > l)).cloned().collect();
                         for v in st.svc.stream_views(&st.table, &fresh, st.viewer) {
                             st.queue.push_back(serde_json::to_value(v).expect("JSON"));
                         }
+                        if st.closing.is_none() && st.table.seed_revealed.is_some() {
+                            let over = st.svc.game_table(&st.game).await.ok();
+                            st.closing = Some(closing_over(over.as_ref().unwrap_or(&st.table)));
+                        }
                     }
                     Err(RecvError::Lagged(_)) => {
+                        // Events were missed: re-check the link before
+                        // reading them back from the log.
+                        if let Some(why) = st.recheck().await {
+                            st.closing = Some(why);
+                            continue;
+                        }
                         let from = st.last.map_or(0, |l| l + 1);
                         match st.svc.events(&st.game, st.viewer, from, None).await {
                             Ok(list) => st.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON"))),
@@ -408,11 +608,48 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>, q: web::Que
             }
         }
     });
+    impl St {
+        /// The closing event if the seat's token generation is no longer the
+        /// game's (or the game cannot be read), else `None`.
+        async fn recheck(&self) -> Option<Value> {
+            let (seat, gen) = self.seat?;
+            match self.svc.game_table(&self.game).await {
+                Ok(t) if t.generations.get(seat as usize) == Some(&gen) => None,
+                Ok(_) => Some(closing_revoked(seat, "")),
+                Err(_) => Some(json!({
+                    "reason": "unavailable",
+                    "detail": "the game could not be read to re-check this link; reconnect in a moment",
+                })),
+            }
+        }
+    }
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("cache-control", "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(body))
+}
+
+/// The stream's final event when the seat's links were revoked.
+fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> Value {
+    let why = if reason.is_empty() { String::new() } else { format!(" ({reason})") };
+    json!({
+        "reason": "revoked",
+        "detail": format!(
+            "the links of seat {seat} were revoked by the host{why}; this stream is closed. \
+             Use the newest link you were sent"
+        ),
+    })
+}
+
+/// The stream's final event when the game is over.
+fn closing_over(t: &runestone_engine::Table) -> Value {
+    json!({
+        "reason": "over",
+        "detail": "the game is over: nothing more will be appended; the whole log is public now",
+        "head": t.head,
+        "outcome": t.outcome(),
+    })
 }
 
 async fn rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
@@ -433,20 +670,53 @@ async fn verify(svc: Svc, path: web::Path<String>) -> ApiResult {
 
 async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, body: Payload) -> ApiResult {
     let (game, seat) = path.into_inner();
-    let seat: u8 = seat.parse().map_err(|_| ApiError::bad_request(format!("seat {seat:?} is not a seat number")))?;
     let c = required_claims(&svc, &req, &game).await?;
+    let seat = seat_param(&svc, &game, &seat).await?;
     let reason = match read_json(&req, body).await {
-        Ok(v) => v.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        Ok(Value::Object(o)) => {
+            if let Some(k) = o.keys().find(|k| *k != "reason") {
+                return Err(ApiError::bad_request(format!(
+                    "unknown field \"{}\"; a new link takes only an optional \"reason\"",
+                    shown(k)
+                )));
+            }
+            match o.get("reason") {
+                None => String::new(),
+                Some(Value::String(r)) => r.clone(),
+                Some(_) => return Err(ApiError::bad_request("\"reason\" must be text")),
+            }
+        }
+        Ok(_) => return Err(ApiError::bad_request("the body must be a JSON object: {\"reason\": \"...\"}")),
         Err(e) if e.status == StatusCode::BAD_REQUEST && e.detail.contains("empty") => String::new(),
         Err(e) => return Err(e),
     };
     Ok(HttpResponse::Ok().json(svc.reissue(&game, &c, seat, reason).await?))
 }
 
+/// The `{seat}` of a path: 400 if it is not a whole number, 422 if the game
+/// has no such seat (whatever its size).
+async fn seat_param(svc: &Service, game: &str, raw: &str) -> ApiResult<u8> {
+    let n: u64 = whole(raw).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "the seat in the path must be a whole number of 0 or more, not \"{}\"",
+            shown(raw)
+        ))
+    })?;
+    let seats = svc.game_table(game).await?.generations.len() as u64;
+    if n >= seats {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "No such seat",
+            format!("there is no seat {n} in this game; its seats are 0 to {}", seats.saturating_sub(1)),
+        ));
+    }
+    Ok(n as u8)
+}
+
 async fn substitute(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, body: Payload) -> ApiResult {
     let (game, seat) = path.into_inner();
-    let seat: u8 = seat.parse().map_err(|_| ApiError::bad_request(format!("seat {seat:?} is not a seat number")))?;
     let c = required_claims(&svc, &req, &game).await?;
+    let seat = seat_param(&svc, &game, &seat).await?;
     let v = read_json(&req, body).await?;
     Ok(HttpResponse::Ok().json(svc.substitute(&game, &c, seat, v).await?))
 }

@@ -149,11 +149,13 @@ pub fn command_of(form: &Form) -> Result<Value, String> {
 
 /// `command` as a submission, with the position the form was decided on.
 pub fn submission(form: &Form, command: Value) -> Result<Value, String> {
-    let expected = match form.get("seq").map(str::trim).filter(|s| !s.is_empty()) {
-        None => Value::Null,
-        Some(s) => json!(s.parse::<u64>().map_err(|_| "the page's position could not be read; reload".to_owned())?),
-    };
-    Ok(json!({ "command": command, "expected_seq": expected }))
+    match form.get("seq").map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(json!({ "command": command })),
+        Some(s) => {
+            let seq = s.parse::<u64>().map_err(|_| "the page's position could not be read; reload".to_owned())?;
+            Ok(json!({ "command": command, "expected_seq": seq }))
+        }
+    }
 }
 
 /// The create request of the host's form, or the errors by field.

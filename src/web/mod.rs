@@ -355,7 +355,7 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "game_name": game_name(&svc, &summary),
         "role": claims.role,
         "summary": summary,
-        "pending": pending_list(&summary["pending"], &names, claims.seat, &summary, None),
+        "pending": pending_list(&decisions(&summary), &names, claims.seat, &summary, None),
     });
     Ok(render(StatusCode::OK, "landing.html", ctx, Some(&csrf)))
 }
@@ -406,6 +406,13 @@ fn due_words(stamp: &str, tz: Option<&str>) -> String {
         Ok(t) => crate::notify::local_time(t.with_timezone(&chrono::Utc), tz),
         Err(_) => stamp.to_owned(),
     }
+}
+
+/// Every open decision of an answer: those still owed (`pending`) and those
+/// given but still open to change (`submitted`).
+fn decisions(answer: &Value) -> Value {
+    let all = [&answer["pending"], &answer["submitted"]];
+    Value::Array(all.iter().filter_map(|v| v.as_array()).flatten().cloned().collect())
 }
 
 /// Who must decide what, with each decision's deadline from `summary`
@@ -706,7 +713,7 @@ async fn render_game(
         Some(s) => svc.mail_preferences(game, s).await.ok().and_then(|(_, _, tz)| tz),
         None => None,
     };
-    let pending = pending_list(&view["pending"], &names, me, &summary, tz.as_deref());
+    let pending = pending_list(&decisions(&view), &names, me, &summary, tz.as_deref());
     let mut ctx = json!({
         "table": table_header(rules, &summary, &view["view"], &names, &pending, me),
         "game": game,
@@ -716,7 +723,7 @@ async fn render_game(
         "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
         "pending": pending,
-        "my_turn": me.is_some_and(|s| view["pending"].as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
+        "my_turn": me.is_some_and(|s| decisions(&view).as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
         // A turn is decided against the position shown (a stale page is
         // refused); a secret plan is not, since the others' plans move the
         // log on while one decides, and a later plan replaces an earlier.
@@ -1120,7 +1127,7 @@ async fn render_host(
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&summary["pending"], &names, None, &summary, None),
+        "pending": pending_list(&decisions(&summary), &names, None, &summary, None),
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",

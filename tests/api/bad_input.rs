@@ -117,7 +117,7 @@ fn every_kind_of_bad_input_is_answered_with_a_clear_problem() {
     // Unknown games and bad positions.
     app.get("/api/v1/games/zzzzzzzzzzzzzzzz", None).problem(404);
     app.get("/api/v1/games/short", None).problem(404);
-    let d = app.get(&format!("/api/v1/games/{game}/view?at=0"), None).problem(422);
+    let d = app.get(&format!("/api/v1/games/{game}/view?at=0"), None).problem(400);
     assert!(d.contains("positions start"), "{d}");
     app.get(&format!("/api/v1/games/{game}/view?at=abc"), None).problem(400);
     let d = app

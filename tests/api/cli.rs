@@ -75,7 +75,7 @@ fn simulate_writes_a_log_that_replay_accepts_and_replay_names_the_first_broken_e
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown ruleset"));
     let out = runestone(&["frobnicate"], None);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown command"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand 'frobnicate'"));
 }
 
 /// Start `runestone serve` on port 0; returns the child and its base URL.

@@ -105,6 +105,7 @@ impl TestApp {
 
     /// A server with `settings` on a clock the test drives.
     pub fn start_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> TestApp {
+        runestone::http::record_answers();
         let dir = settings.storage.path.clone();
         let kept = settings.clone();
         let (tx, rx) = mpsc::channel();
@@ -169,7 +170,9 @@ impl TestApp {
         }
         let resp = match body {
             Some(b) => {
-                let req = req.header("Content-Type", "application/json").body(b).expect("request");
+                let typed = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+                let req = if typed { req } else { req.header("Content-Type", "application/json") };
+                let req = req.body(b).expect("request");
                 self.agent.run(req)
             }
             None => self.agent.run(req.body(()).expect("request")),
@@ -197,15 +200,43 @@ impl TestApp {
         self.post("/api/v1/games", None, &json!({"ruleset": ruleset, "options": options, "seats": seats})).ok().clone()
     }
 
+    /// Submit `command` for the token's seat, decided on the game's current
+    /// head (read first and sent as `expected_seq`, which turn commands
+    /// require).
     pub fn submit(&self, game: &str, token: &str, command: Value) -> Reply {
-        self.post(&format!("/api/v1/games/{game}/commands"), Some(token), &json!({ "command": command }))
+        let head = self.get(&format!("/api/v1/games/{game}"), None).json["head"].as_u64();
+        self.submit_at(game, token, command, head)
+    }
+
+    /// Submit `command` with `expected_seq` as given (`None`: left out).
+    pub fn submit_at(&self, game: &str, token: &str, command: Value, expected_seq: Option<u64>) -> Reply {
+        let mut body = json!({ "command": command });
+        if let Some(seq) = expected_seq {
+            body["expected_seq"] = json!(seq);
+        }
+        self.post(&format!("/api/v1/games/{game}/commands"), Some(token), &body)
     }
 }
 
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.stop();
+        if !std::thread::panicking() {
+            let undocumented = undocumented_answers();
+            assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+        }
     }
+}
+
+/// Every (method, route, status) answered in this process so far that the
+/// OpenAPI document does not list for that route.
+pub fn undocumented_answers() -> Vec<(String, String, u16)> {
+    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let doc = DOC.get_or_init(|| runestone::http::openapi::document(&runestone::games::registry()));
+    runestone::http::answered()
+        .into_iter()
+        .filter(|(m, p, s)| doc["paths"][p][m.to_lowercase()]["responses"][s.to_string()].is_null())
+        .collect()
 }
 
 fn app_handle(app: &Application) -> actix_web::dev::ServerHandle {

@@ -4,6 +4,7 @@ mod bad_input;
 mod bardagi;
 mod browser;
 mod cli;
+mod contract;
 mod crash;
 mod damage;
 mod deadlines;

@@ -299,7 +299,12 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     let csrf_ann = ann.csrf();
     let taunt = ann.post(
         &format!("/games/{game}/commands"),
-        &[("csrf", &csrf_ann), ("template", "{\"type\":\"Taunt\"}"), ("field.text", "ha")],
+        &[
+            ("csrf", &csrf_ann),
+            ("seq", &head(&app, &game).to_string()),
+            ("template", "{\"type\":\"Taunt\"}"),
+            ("field.text", "ha"),
+        ],
     );
     assert_eq!(taunt.status, 303, "{}", taunt.html);
     assert!(ann.get(&format!("/games/{game}")).html.contains("id=\"undo\""));

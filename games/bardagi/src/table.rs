@@ -20,6 +20,9 @@ pub fn header(view: &View, seats: &[String]) -> TableHeader {
             Some(s) => format!("Actions: the clans take turns playing their cards; now {}", seat_name(seats, s)),
             None => "Actions: the clans take turns playing their cards".to_owned(),
         },
+        Phase::Deciding => {
+            "Deciding: the clans that asked to decide at the moment set their build and claim choices".to_owned()
+        }
         Phase::Over => "The game is over".to_owned(),
     });
     h.standings = view

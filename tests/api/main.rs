@@ -8,6 +8,7 @@ mod crash;
 mod damage;
 mod deadlines;
 mod disk;
+mod fallen_kingdoms;
 mod flows;
 mod golden;
 mod helpers;

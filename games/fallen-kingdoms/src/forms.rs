@@ -352,11 +352,9 @@ Battles are fought in the order you number them.",
         let field = |n: &str| format!("attack.{city}.{n}");
         let rampage: Vec<Choice> =
             road_adjacent(v, city).into_iter().map(|c| Choice::new(c.to_string(), words(c))).collect();
-        let occupy = if input.entered.get("build").is_some_and(|b| b == MOVE) {
-            input.entered.get(&field("occupy")).is_some()
-        } else {
-            true
-        };
+        let refused = input.entered.get("build").is_some_and(|b| b == MOVE);
+        let occupy = !refused || input.entered.get(&field("occupy")).is_some();
+        let call_off = refused && input.entered.get(&field("call_off")).is_some();
         orders.push(
             Group::new(
                 Frame::Fieldset { legend: format!("If you attack {}", words(city)) },
@@ -393,6 +391,13 @@ Battles are fought in the order you number them.",
                         field("occupy"),
                         "After a win, move the attackers in (else they go back)",
                         Input::Checkbox { checked: occupy },
+                    )
+                    .into(),
+                    Field::new(
+                        format!("attack-{city}-call-off"),
+                        field("call_off"),
+                        "Call this attack off, its units staying home, if a battle before it is lost",
+                        Input::Checkbox { checked: call_off },
                     )
                     .into(),
                 ],
@@ -665,7 +670,11 @@ pub fn move_command(posted: &Posted, v: &View) -> Result<Value, String> {
         let rampage = city(posted, &f("rampage"), &format!("The rampage from {name}"), v)?;
         // A form without the orders (no script, no fold opened) moves in.
         let occupy = posted.get(&f("order")).is_none() || posted.get(&f("occupy")).is_some();
-        attacks.push((order, json!({"city": c, "retreat_at": retreat, "rampage": rampage, "occupy": occupy})));
+        let call_off = posted.get(&f("call_off")).is_some();
+        attacks.push((
+            order,
+            json!({"city": c, "retreat_at": retreat, "rampage": rampage, "occupy": occupy, "call_off_if_lost": call_off}),
+        ));
     }
     attacks.sort_by_key(|a| a.0);
     let attacks: Vec<Value> = attacks.into_iter().map(|a| a.1).collect();

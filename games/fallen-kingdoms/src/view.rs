@@ -306,6 +306,11 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::InvasionEnded { seat } => format!("{} ends the invasion", w(*seat)),
         Event::FirstPlayer { seat } => format!("{} takes the first player card", w(*seat)),
         Event::DefenceSet { seat, .. } => format!("{} sets standing defence orders", w(*seat)),
+        Event::AttackCalledOff { seat, city, units } => format!(
+            "After a lost battle {} calls off the attack on {}: {units} units stay home",
+            w(*seat),
+            c(*city)
+        ),
     }
 }
 

@@ -496,16 +496,20 @@ fn invade_form(input: &FormsInput<'_, View>) -> Part {
                     .value(get(&format!("{pre}.first")))
                     .wrap("fk-pick")
                     .into(),
+                ]
+                .into_iter()
+                .chain((0..v.cities_per_path.max(2) as usize - 1).map(|j| {
                     Field::new(
-                        format!("invade-{k}-then"),
-                        format!("{pre}.then"),
-                        "Then",
+                        format!("invade-{k}-then-{j}"),
+                        format!("{pre}.then.{j}"),
+                        "Then, by road",
                         Input::One { options: all.clone(), blank: Some("stop there".into()), required: false },
                     )
-                    .value(get(&format!("{pre}.then")))
+                    .value(get(&format!("{pre}.then.{j}")))
                     .wrap("fk-pick")
-                    .into(),
-                ],
+                    .into()
+                }))
+                .collect(),
             )
             .into(),
         );
@@ -702,7 +706,12 @@ pub fn invade_command(posted: &Posted, v: &View) -> Result<Value, String> {
         };
         let first =
             city(posted, &format!("{pre}.first"), &format!("Path {}", k + 1), v)?.unwrap_or(v.board.paths[a].city);
-        let then: Vec<u8> = city(posted, &format!("{pre}.then"), &format!("Path {}", k + 1), v)?.into_iter().collect();
+        let mut then: Vec<u8> = Vec::new();
+        for j in 0..v.cities_per_path.max(2) as usize - 1 {
+            if let Some(c) = city(posted, &format!("{pre}.then.{j}"), &format!("Path {}", k + 1), v)? {
+                then.push(c);
+            }
+        }
         paths.push(json!({"path": a, "first": first, "then": then}));
     }
     if paths.is_empty() {

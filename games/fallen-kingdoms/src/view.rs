@@ -72,6 +72,8 @@ pub struct View {
     /// free points of cities and ports to spend.
     pub fixed_points: [u8; 3],
     pub free_points: u8,
+    /// Cities an invader may take per invasion path (7.2.3; 8.3's option).
+    pub cities_per_path: u8,
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
@@ -150,6 +152,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         winners: s.winners.clone(),
         fixed_points: production.0,
         free_points: production.1,
+        cities_per_path: s.rules.cities_per_path,
     }
 }
 

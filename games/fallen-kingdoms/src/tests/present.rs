@@ -150,3 +150,27 @@ fn the_defence_form_posts_standing_orders_and_a_bad_number_is_refused_in_words()
     let e = FallenKingdoms::command_of_form(crate::forms::DEFENCE, &bad, &v).unwrap().unwrap_err();
     assert_eq!(e, "The retreat level must be a whole number from 0 to 30, not \"many\"");
 }
+
+#[test]
+fn the_invasion_form_offers_as_many_cities_per_path_as_the_rules_allow() {
+    let options = Options { cities_per_path: 3, ..Options::default() };
+    let d = Driver::new(&options, 3, 2).expect("setup");
+    let v = typed(&d, Viewer::Seat(0));
+    assert_eq!(v.cities_per_path, 3);
+    let posted = Posted::from(
+        [("path.0.arrow", "0"), ("path.0.then.0", "4"), ("path.0.then.1", "5"), ("path.1.arrow", "")]
+            .iter()
+            .map(|(k, x)| (k.to_string(), x.to_string()))
+            .collect::<Vec<_>>(),
+    );
+    let c = FallenKingdoms::command_of_form(crate::forms::INVADE, &posted, &v).unwrap().unwrap();
+    let first = v.board.paths[0].city;
+    assert_eq!(
+        c,
+        serde_json::json!({"type": "invade", "surrender_to": null, "temple": null,
+            "paths": [{"path": 0, "first": first, "then": [4, 5]}]})
+    );
+    let none = Posted::from(vec![("path.0.arrow".to_string(), String::new())]);
+    let e = FallenKingdoms::command_of_form(crate::forms::INVADE, &none, &v).unwrap().unwrap_err();
+    assert_eq!(e, "Choose at least one invasion arrow, or pass");
+}

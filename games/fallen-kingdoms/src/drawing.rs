@@ -181,7 +181,7 @@ pub fn svg(v: &View, seats: &[String]) -> Option<String> {
     // The cities.
     for (k, (c, st)) in v.board.cities.iter().zip(&v.cities).enumerate() {
         let (cx, cy) = centre(c.at);
-        let (x, y) = (cx - 58.0, cy - 40.0);
+        let (x, y) = (cx - 66.0, cy - 40.0);
         let (fill, stroke, owner_attr, held) = match st.owner {
             Some(o) => (
                 seat_colour(o),
@@ -204,8 +204,8 @@ pub fn svg(v: &View, seats: &[String]) -> Option<String> {
         let _ = write!(
             s,
             "<g class=\"city\" data-area=\"city-{k}\"{owner_attr} data-units=\"{}\"><title>{}: {}</title>\
-<rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"116\" height=\"80\" rx=\"8\" fill=\"#ffffff\"/>\
-<rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"116\" height=\"80\" rx=\"8\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\" stroke-width=\"3\"/>\
+<rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"132\" height=\"80\" rx=\"8\" fill=\"#ffffff\"/>\
+<rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"132\" height=\"80\" rx=\"8\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\" stroke-width=\"3\"/>\
 <text x=\"{cx:.0}\" y=\"{:.0}\" font-size=\"16\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#111\">{}</text>",
             st.units,
             esc(&c.name),
@@ -260,9 +260,9 @@ pub fn svg(v: &View, seats: &[String]) -> Option<String> {
                 s,
                 "<g class=\"building\"><rect x=\"{:.0}\" y=\"{:.0}\" width=\"24\" height=\"22\" fill=\"#5d4037\"/>\
 <text x=\"{:.0}\" y=\"{:.0}\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">{}</text></g>",
-                x + 84.0,
+                x + 100.0,
                 y + 28.0,
-                x + 96.0,
+                x + 112.0,
                 y + 44.0,
                 esc(&b.chars().next().unwrap_or('?').to_string())
             );
@@ -271,11 +271,11 @@ pub fn svg(v: &View, seats: &[String]) -> Option<String> {
             let _ = write!(
                 s,
                 "<g class=\"temple\" data-seat=\"{t}\"><polygon points=\"{:.0},{:.0} {:.0},{:.0} {:.0},{:.0}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"2\"/></g>",
-                x + 96.0,
+                x + 112.0,
                 y + 52.0,
-                x + 84.0,
+                x + 100.0,
                 y + 74.0,
-                x + 108.0,
+                x + 124.0,
                 y + 74.0,
                 seat_colour(t)
             );

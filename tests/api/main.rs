@@ -9,6 +9,7 @@ mod crash;
 mod damage;
 mod deadlines;
 mod disk;
+mod fallen_kingdoms;
 mod flows;
 mod golden;
 mod helpers;

@@ -17,7 +17,8 @@ pub fn accepts(s: &State, seat: Seat, c: &Command) -> bool {
 }
 
 /// A sample of the legal commands (every choice where the choices are few;
-/// a representative few where they are many).
+/// a representative few where they are many), each built by the rules'
+/// own helpers; nothing here asks `decide`.
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
     if !pending(s).iter().any(|p| p.seat == seat) {
         return Vec::new();
@@ -82,22 +83,28 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
             }
             Step::Move => {
                 v.push(Command::Move { moves: Vec::new(), attacks: Vec::new() });
-                let m = movement(s, seat);
-                if !v.contains(&m) {
+                // The bot's own plan, which it has checked.
+                if let Some(m) = command(s, seat) {
                     v.push(m);
                 }
             }
         },
         Phase::Invasion => {
             v.push(Command::PassInvasion);
-            if let Some(c) = invasion(s, seat) {
+            if let Some(c) = command(s, seat) {
                 v.push(c);
             }
         }
         _ => {}
     }
-    v.retain(|c| accepts(s, seat, c));
-    v.dedup();
+    // Not filtered through `decide`: the playout test checks that every
+    // command listed here is accepted, so a wrong list fails it.
+    let mut seen = Vec::new();
+    v.retain(|c| {
+        let new = !seen.contains(c);
+        seen.push(c.clone());
+        new
+    });
     v
 }
 
@@ -267,7 +274,7 @@ pub fn movement(s: &State, seat: Seat) -> Command {
                 .into_iter()
                 .filter(|&r| s.cities[r as usize].owner.is_some_and(|o| o != seat) && !near.contains(&r))
                 .min_by_key(|&r| s.cities[r as usize].units);
-            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true });
+            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true, call_off_if_lost: false });
             continue;
         }
         if let Some(e) = near.iter().copied().find(|&a| s.cities[a as usize].owner.is_none() && !targeted.contains(&a))

@@ -19,6 +19,8 @@ pub mod battle;
 pub mod board;
 pub mod bot;
 pub mod data;
+pub mod drawing;
+pub mod forms;
 pub mod invasion;
 pub mod movement;
 pub mod scoring;
@@ -32,7 +34,9 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use runestone_engine::present::{schemas_of, Present, Schemas};
+use serde_json::Value;
+
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 
 pub use state::{Command, Event, State};
@@ -233,15 +237,44 @@ pub fn pending(s: &State) -> Vec<Pending> {
     }
 }
 
-/// Only the published schemas for now: the board and the forms come when
-/// Fallen Kingdoms is hosted (not written yet), so the kernel's generic
-/// rendering is what a viewer would get.
+/// How Fallen Kingdoms shows itself: the map and the kingdoms' tracks
+/// ([`drawing`]) and a form for every kind of decision ([`forms`]).
 impl Present for FallenKingdoms {
-    /// Read back as JSON: nothing draws from it until the game is hosted.
-    type View = serde_json::Value;
+    type View = view::View;
 
     fn schemas() -> Schemas {
         schemas_of::<FallenKingdoms, view::View>()
+    }
+
+    fn svg(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &view::View, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn text(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::text(view, seats)
+    }
+
+    fn stylesheet() -> &'static str {
+        include_str!("forms.css")
+    }
+
+    fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
+        forms::forms(input)
+    }
+
+    fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<Value, String>> {
+        Some(match build {
+            forms::PRODUCE => forms::produce_command(posted, view),
+            forms::PLACE => forms::place_command(posted, view),
+            forms::MOVE => forms::move_command(posted, view),
+            forms::INVADE => forms::invade_command(posted, view),
+            forms::DEFENCE => forms::defence_command(posted, view),
+            _ => return None,
+        })
     }
 }
 

@@ -93,6 +93,7 @@ pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -
         cx.emit(Event::Moved { seat, from: m.from, to: m.to, units: m.units });
     }
     let mut attacked: Vec<u8> = Vec::new();
+    let mut lost = false;
     for city in order {
         let mut origins: Vec<(u8, u8)> = Vec::new();
         for m in moves.iter().filter(|m| m.to == city) {
@@ -106,9 +107,18 @@ pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -
             retreat_at: 0,
             rampage: None,
             occupy: true,
+            call_off_if_lost: false,
         });
+        if o.call_off_if_lost && lost {
+            // 5.2.3: these units did not engage a battle; they stay home.
+            let units = origins.iter().map(|o| o.1).sum();
+            cx.emit(Event::AttackCalledOff { seat, city, units });
+            continue;
+        }
         attacked.push(city);
+        let mark = cx.out.len();
         crate::battle::fight(cx, seat, &origins, &o, &mut attacked);
+        lost |= cx.out[mark..].iter().any(|e| matches!(e.event, Event::BattleEnded { won: false, .. }));
     }
     crate::turn::end_player_phase(cx);
     Ok(())

@@ -248,6 +248,12 @@ pub struct AttackOrder {
     /// they came from (5.2.2).
     #[serde(default = "yes")]
     pub occupy: bool,
+    /// 5.2.3 "Units that did not engage a battle can also be moved back if
+    /// the player change their mind after the results of a battle": call
+    /// this attack off, its units staying home, if a battle fought before it
+    /// this turn was lost.
+    #[serde(default)]
+    pub call_off_if_lost: bool,
 }
 
 fn yes() -> bool {
@@ -544,6 +550,13 @@ pub enum Event {
     DefenceSet {
         seat: Seat,
         defence: Option<Defence>,
+    },
+    /// 5.2.3: an attack called off after an earlier battle was lost; its
+    /// units never left their cities.
+    AttackCalledOff {
+        seat: Seat,
+        city: u8,
+        units: u8,
     },
 }
 
@@ -849,6 +862,7 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             s.cities[*city as usize].temple = Some(*seat);
         }
+        Event::AttackCalledOff { .. } => {}
         Event::DefenceSet { seat, defence } => {
             if let Some(d) = defence {
                 s.players[*seat as usize].defence = d.clone();

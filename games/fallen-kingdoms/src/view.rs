@@ -5,7 +5,7 @@
 //! defence orders, and every player's glory under hidden scoring (8.1)
 //! until the game ends.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use runestone_engine::{Seat, Viewer};
 
@@ -13,16 +13,16 @@ use crate::board::Board;
 use crate::data::data;
 use crate::state::{Command, Defence, Event, Phase, State, Step};
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CityView {
     pub name: String,
     pub owner: Option<Seat>,
     pub units: u8,
-    pub building: Option<&'static str>,
+    pub building: Option<String>,
     pub temple: Option<Seat>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub god: Option<String>,
     /// The god cards dealt: their own seat only, until the reveal.
@@ -34,7 +34,9 @@ pub struct PlayerView {
     pub victories: u8,
     pub rumors: Vec<u8>,
     pub knowledge: Vec<String>,
-    pub sheet: Vec<&'static str>,
+    pub sheet: Vec<String>,
+    /// The building tiles on the kingdom sheet (tile numbers, same order as `sheet`).
+    pub sheet_tiles: Vec<u8>,
     pub owed: [u8; 3],
     pub units_on_board: u8,
     pub cities: usize,
@@ -44,7 +46,7 @@ pub struct PlayerView {
     pub defence: Option<Defence>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     pub phase: Phase,
     pub turn: u32,
@@ -57,7 +59,7 @@ pub struct View {
     pub knowledge_shown: Vec<String>,
     pub knowledge_left: u8,
     pub public_knowledge: Vec<String>,
-    pub buildings_shown: Vec<&'static str>,
+    pub buildings_shown: Vec<String>,
     pub buildings_left: u8,
     /// The rumor deck shows only its top card (3.7).
     pub rumor_top: Option<u8>,
@@ -65,6 +67,13 @@ pub struct View {
     pub trophies_depleted: u8,
     pub invasion_order: Vec<Seat>,
     pub winners: Vec<Seat>,
+    /// The player phase's production (4.2-4.4) of the player whose turn it
+    /// is: the fixed points per track (unit, building, knowledge) and the
+    /// free points of cities and ports to spend.
+    pub fixed_points: [u8; 3],
+    pub free_points: u8,
+    /// Cities an invader may take per invasion path (7.2.3; 8.3's option).
+    pub cities_per_path: u8,
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
@@ -72,6 +81,11 @@ pub fn view(s: &State, viewer: Viewer) -> View {
     let revealed = !matches!(s.phase, Phase::Setup | Phase::ChooseGods);
     let me = |k: usize| matches!(viewer, Viewer::Referee) || viewer == Viewer::Seat(k as Seat);
     let god_name = |g: u8| d.gods[g as usize].name.clone();
+    let production = if s.phase == Phase::Players && (s.current as usize) < s.players.len() {
+        crate::turn::fixed_points(s, s.current)
+    } else {
+        ([0; 3], 0)
+    };
     View {
         phase: s.phase,
         turn: s.turn,
@@ -87,7 +101,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 name: s.city_name(k as u8),
                 owner: c.owner,
                 units: c.units,
-                building: c.building.map(|b| d.buildings[b as usize].name()),
+                building: c.building.map(|b| d.buildings[b as usize].name().to_string()),
                 temple: c.temple,
             })
             .collect(),
@@ -115,7 +129,8 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 victories: p.victories,
                 rumors: p.rumors.iter().map(|&r| d.rumors[r as usize]).collect(),
                 knowledge: p.knowledge.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
-                sheet: p.sheet.iter().map(|&b| d.buildings[b as usize].name()).collect(),
+                sheet: p.sheet.iter().map(|&b| d.buildings[b as usize].name().to_string()).collect(),
+                sheet_tiles: p.sheet.clone(),
                 owed: p.owed,
                 units_on_board: s.on_board(k as Seat),
                 cities: s.controlled(k as Seat).len(),
@@ -128,13 +143,16 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         knowledge_shown: s.knowledge_shown.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
         knowledge_left: s.knowledge_left,
         public_knowledge: s.public_knowledge.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
-        buildings_shown: s.building_shown.iter().map(|&b| d.buildings[b as usize].name()).collect(),
+        buildings_shown: s.building_shown.iter().map(|&b| d.buildings[b as usize].name().to_string()).collect(),
         buildings_left: s.building_left,
         rumor_top: s.rumor_deck.first().map(|&r| d.rumors[r as usize]),
         rumors_left: s.rumor_deck.len(),
         trophies_depleted: s.depleted(),
         invasion_order: s.invasion.as_ref().map(|i| i.order.clone()).unwrap_or_default(),
         winners: s.winners.clone(),
+        fixed_points: production.0,
+        free_points: production.1,
+        cities_per_path: s.rules.cities_per_path,
     }
 }
 
@@ -291,6 +309,11 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::InvasionEnded { seat } => format!("{} ends the invasion", w(*seat)),
         Event::FirstPlayer { seat } => format!("{} takes the first player card", w(*seat)),
         Event::DefenceSet { seat, .. } => format!("{} sets standing defence orders", w(*seat)),
+        Event::AttackCalledOff { seat, city, units } => format!(
+            "After a lost battle {} calls off the attack on {}: {units} units stay home",
+            w(*seat),
+            c(*city)
+        ),
     }
 }
 

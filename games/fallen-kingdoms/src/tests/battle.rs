@@ -16,7 +16,7 @@ fn field(gods: &[u8]) -> Driver {
 fn attack(from: u8, to: u8, units: u8, retreat_at: u8, rampage: Option<u8>) -> Command {
     Command::Move {
         moves: vec![Move { from, to, units }],
-        attacks: vec![AttackOrder { city: to, retreat_at, rampage, occupy: true }],
+        attacks: vec![AttackOrder { city: to, retreat_at, rampage, occupy: true, call_off_if_lost: false }],
     }
 }
 
@@ -166,7 +166,7 @@ fn the_same_city_cannot_be_attacked_twice_in_one_turn() {
     d.put(0, 0, 4, true);
     d.put(1, 1, 1, true);
     d.turn(0, Step::Move);
-    let o = AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: true };
+    let o = AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: true, call_off_if_lost: false };
     let c = Command::Move { moves: vec![Move { from: 0, to: 1, units: 2 }], attacks: vec![o.clone(), o] };
     assert!(d.refused(0, &c).contains("cannot be attacked twice"));
 }
@@ -223,7 +223,7 @@ fn a_winning_attacker_may_move_all_the_troops_back_instead_of_moving_in() {
     d.turn(0, Step::Move);
     let c = Command::Move {
         moves: vec![Move { from: 0, to: 1, units: 3 }],
-        attacks: vec![AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: false }],
+        attacks: vec![AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: false, call_off_if_lost: false }],
     };
     let ev = d.scripted(0, &c, &[5, 1]).unwrap();
     assert!(ev.contains(&Event::BattleEnded { city: 1, won: true }));
@@ -231,4 +231,50 @@ fn a_winning_attacker_may_move_all_the_troops_back_instead_of_moving_in() {
     assert_eq!(d.state.cities[1].owner, None);
     assert_eq!(d.state.cities[0].units, 4);
     assert_eq!(d.state.players[0].victories, 1, "the city was captured all the same");
+}
+
+#[test]
+fn units_that_did_not_engage_a_battle_can_be_moved_back_after_the_results_of_a_battle() {
+    // Given seat 0 attacks C1 and then C3 from C2, the second attack to be
+    // called off if the first is lost,
+    let mut d = table(board(5, &[(0, 1), (2, 3)], &[], &[]), &[ODIN, TYR, BRAGI], &Options::default());
+    d.put(0, 0, 3, true);
+    d.put(0, 2, 4, false);
+    d.put(1, 1, 5, true);
+    d.put(1, 3, 3, false);
+    d.put(2, 4, 3, true);
+    d.turn(0, Step::Move);
+    let c = Command::Move {
+        moves: vec![Move { from: 0, to: 1, units: 2 }, Move { from: 2, to: 3, units: 3 }],
+        attacks: vec![
+            AttackOrder { city: 1, retreat_at: 0, rampage: None, occupy: true, call_off_if_lost: false },
+            AttackOrder { city: 3, retreat_at: 0, rampage: None, occupy: true, call_off_if_lost: true },
+        ],
+    };
+    // When the first battle is lost (the attack misses, the defence hits twice),
+    let ev = d.scripted(0, &c, &[1, 3, 5, 6]).unwrap();
+    assert!(ev.contains(&Event::BattleEnded { city: 1, won: false }), "{ev:?}");
+    // Then the second attack is called off and its units stay home.
+    assert!(ev.contains(&Event::AttackCalledOff { seat: 0, city: 3, units: 3 }), "{ev:?}");
+    assert!(!ev.iter().any(|e| matches!(e, Event::BattleBegan { city: 3, .. })), "{ev:?}");
+    assert_eq!((d.state.cities[2].owner, d.state.cities[2].units), (Some(0), 4));
+    assert_eq!((d.state.cities[3].owner, d.state.cities[3].units), (Some(1), 3));
+}
+
+#[test]
+fn an_attack_not_called_off_goes_on_after_a_lost_battle() {
+    let mut d = table(board(5, &[(0, 1), (2, 3)], &[], &[]), &[ODIN, TYR, BRAGI], &Options::default());
+    d.put(0, 0, 3, true);
+    d.put(0, 2, 4, false);
+    d.put(1, 1, 5, true);
+    d.put(1, 3, 3, false);
+    d.put(2, 4, 3, true);
+    d.turn(0, Step::Move);
+    let c = Command::Move {
+        moves: vec![Move { from: 0, to: 1, units: 2 }, Move { from: 2, to: 3, units: 3 }],
+        attacks: Vec::new(),
+    };
+    let ev = d.scripted(0, &c, &[1, 3, 5, 6, 1, 1, 1, 1]).unwrap();
+    assert!(ev.contains(&Event::BattleEnded { city: 1, won: false }), "{ev:?}");
+    assert!(ev.iter().any(|e| matches!(e, Event::BattleBegan { city: 3, .. })), "{ev:?}");
 }

@@ -5,6 +5,7 @@ mod battle;
 mod invasion;
 mod kernel;
 mod playout;
+mod present;
 mod production;
 mod scoring;
 mod setup;

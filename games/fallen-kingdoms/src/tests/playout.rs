@@ -2,7 +2,7 @@
 //! checked for panics, dead ends, the end by the trophy condition, replay
 //! equality and secrets leaking into other seats' views.
 
-use runestone_engine::{Game, Seat, Viewer, Visibility};
+use runestone_engine::{Game, GameRng, Seat, Viewer, Visibility};
 
 use super::Driver;
 use crate::state::{Event, Phase, State};
@@ -48,6 +48,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
         assert!(!legal.is_empty(), "game {i}: seat {seat} has no legal command in {:?}", d.state.phase);
         if check_all || commands.is_multiple_of(13) {
             check_secrets(&d.state, i);
+            check_legal(&d, seat, &legal, i);
         }
         // Mostly the bot; now and then a random legal command.
         let c = if pick.next(4) == 0 {
@@ -97,6 +98,21 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
         counts[k] += 1;
     }
     (seats, d.state.turn, counts)
+}
+
+/// Every command `legal` lists is accepted by `decide`, and `legal` is
+/// offered exactly to the seats that are asked something.
+fn check_legal(d: &Driver, seat: Seat, legal: &[crate::Command], i: u64) {
+    let mut rng = GameRng::new(d.seed.clone(), d.log.len() as u64 + 1);
+    for c in legal {
+        if let Err(e) = FallenKingdoms::decide(&d.state, seat, c, &mut rng) {
+            panic!("game {i}: legal offers {c:?} to seat {seat}, and decide refuses it: {e}");
+        }
+    }
+    for other in 0..d.state.seats {
+        let asked = FallenKingdoms::pending(&d.state).iter().any(|p| p.seat == other);
+        assert_eq!(!FallenKingdoms::legal(&d.state, other).is_empty(), asked, "game {i}: legal of seat {other}");
+    }
 }
 
 fn check_secrets(s: &State, i: u64) {

@@ -7,7 +7,7 @@ use runestone_engine::Registry;
 /// Every ruleset this build offers to hosts (and, in the server's test
 /// builds, the Duel test fixture).
 pub fn registry() -> Registry {
-    let r = Registry::empty().with::<runestone_bardagi::Bardagi>();
+    let r = Registry::empty().with::<runestone_bardagi::Bardagi>().with::<runestone_realms::Realms>();
     if runestone_duel::HOSTED {
         r.with::<runestone_duel::Duel>()
     } else {

@@ -14,6 +14,7 @@ mod helpers;
 mod hidden;
 mod mail;
 mod openapi;
+mod realms;
 mod schemas;
 mod smtp;
 mod times;

@@ -362,6 +362,10 @@ fn legend(out: &mut String, view: &View, seats: &[String], top: f64) -> f64 {
         "cold climate (frost dots)".into(),
     ));
     items.push((
+        "<rect x=\"0\" y=\"-9\" width=\"6\" height=\"11\" fill=\"#5dade2\"/><rect x=\"8\" y=\"-9\" width=\"6\" height=\"11\" fill=\"#f0b27a\"/>".into(),
+        "left band: cold / temperate rows".into(),
+    ));
+    items.push((
         "<rect x=\"0\" y=\"-9\" width=\"14\" height=\"11\" fill=\"#a9d18e\"/><rect x=\"0\" y=\"-9\" width=\"14\" height=\"11\" fill=\"url(#rl-out)\" stroke=\"#666\" stroke-width=\"0.5\"/>"
             .into(),
         "beyond the game borders".into(),
@@ -546,7 +550,7 @@ pub fn text(view: &View, seats: &[String]) -> Option<String> {
     if let Some(over) = &view.over {
         let _ = write!(h, " The game is over: {}.", esc(over));
     } else {
-        h.push_str(" Every realm gives one set of secret orders for this season; when the last arrives the round resolves from ① to ⑪.");
+        h.push_str(" Every realm gives one set of secret orders for this season; when the last arrives the round resolves, sub-phases 1 to 11 in order.");
     }
     h.push_str("</p>");
     h.push_str(

@@ -34,13 +34,14 @@ const KINDS: [UnitKind; 8] = [
     UnitKind::Corsair,
 ];
 
-const GOODS: [(&str, &str); 6] = [
+const GOODS: [(&str, &str); 7] = [
     ("grain", "grain"),
     ("fishes", "fishes"),
     ("sheep", "a herd of sheep"),
     ("pigs", "a herd of pigs"),
     ("cattle", "a herd of cattle"),
     ("horses", "a herd of horses"),
+    ("meat", "meat (sale only, 1 gold each)"),
 ];
 
 fn kind_key(k: UnitKind) -> String {
@@ -59,6 +60,7 @@ fn good_key(g: Good) -> &'static str {
     match g {
         Good::Grain => "grain",
         Good::Fishes => "fishes",
+        Good::Meat => "meat",
         Good::Herd(h) => h.name(),
     }
 }
@@ -67,6 +69,7 @@ fn good_of(key: &str) -> Option<Good> {
     match key {
         "grain" => Some(Good::Grain),
         "fishes" => Some(Good::Fishes),
+        "meat" => Some(Good::Meat),
         k => herd_of(k).map(Good::Herd),
     }
 }
@@ -280,7 +283,8 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     let land: Vec<Choice> = in_play.iter().filter(|f| !f.sea).map(|f| field_choice(f, &units_words(f, seat))).collect();
     let held_land: Vec<&&FieldView> = in_play.iter().filter(|f| !f.sea && holder(f) == Some(seat)).collect();
 
-    let mut parts: Vec<Part> = Vec::new();
+    // A refusal is told at the top, where the page opens after the post.
+    let mut parts: Vec<Part> = vec![Part::Refusal { build: ORDERS.into() }];
     parts.push(
         Note::new(format!(
             "You have {} gold (at most 20), {} prestige (PP) and {} victory points. Orders are secret until every realm has given its own; \
@@ -336,7 +340,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     // ⑦ looting.
     let loot: Vec<Part> = in_play
         .iter()
-        .filter(|f| mine(f) && !f.sea && !f.looted && !f.settlement.is_some_and(|s| s.owner == seat))
+        .filter(|f| mine(f) && !f.sea && !f.looted && f.settlement.is_none_or(|s| s.owner != seat))
         .map(|f| {
             let id = format!("loot.{}", f.id);
             let ticked = v.ticked(&id, given.loot.contains(&f.id));
@@ -587,7 +591,6 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
         .into(),
     );
 
-    parts.push(Part::Refusal { build: ORDERS.into() });
     parts.push(
         Submit::new(if me.submitted { "Replace my orders with these" } else { "Give these orders" })
             .id("give-orders")

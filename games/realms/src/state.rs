@@ -80,22 +80,25 @@ impl Herd {
     }
 }
 
-/// Everything that can be bought or sold in REAR-Trade.
+/// Everything that can be bought or sold in REAR-Trade. Meat (from
+/// slaughter) can only be sold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Good {
     Herd(Herd),
     Grain,
     Fishes,
+    Meat,
 }
 
 impl Good {
-    /// Row of the commodities table.
-    pub fn idx(self) -> usize {
+    /// Row of the commodities table; meat has none.
+    pub fn idx(self) -> Option<usize> {
         match self {
-            Good::Herd(h) => h.idx(),
-            Good::Grain => 4,
-            Good::Fishes => 5,
+            Good::Herd(h) => Some(h.idx()),
+            Good::Grain => Some(4),
+            Good::Fishes => Some(5),
+            Good::Meat => None,
         }
     }
 }

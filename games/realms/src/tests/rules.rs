@@ -362,6 +362,39 @@ fn feeding_slaughtered_herds_give_meat_and_free_meat_is_sold_for_one_gold() {
 }
 
 #[test]
+fn excess_meat_can_be_sold_in_rear_trade_for_one_gold_each_and_never_bought() {
+    use crate::state::{Good, Trade};
+    // Given the Danes without a port: "selling" a herd of sheep slaughters it for 3 meat.
+    let mut d = game(2, Mode::Fast, 1);
+    let village = at(4, 11);
+    let sheep = |d: &Driver| d.state.fields.iter().flat_map(|f| &f.herds).filter(|h| **h == (0, Herd::Sheep)).count();
+    let herds = sheep(&d);
+    let gold = d.state.realms[0].gold;
+    // When they sell the herd, then 2 meat, and try to buy meat, in one REAR-Trade.
+    let ev = d.round(
+        0,
+        Orders {
+            trade: vec![
+                Trade::Sell { field: village, good: Good::Herd(Herd::Sheep), count: 1 },
+                Trade::Sell { field: village, good: Good::Meat, count: 2 },
+                Trade::Buy { field: village, good: Good::Meat, count: 1 },
+                Trade::Sell { field: village, good: Good::Meat, count: 5 },
+            ],
+            ..Orders::default()
+        },
+    );
+    // Then the herd is gone (after New Year's calf of the pair), 2 meat
+    // became 2 gold, 1 meat is kept for the feeding.
+    assert!(reports(&ev, Step::NewYear).contains("Danes: 1 new herds of sheep"));
+    assert_eq!(sheep(&d), herds + 1 - 1);
+    assert_eq!(d.state.realms[0].meat, 1);
+    assert_eq!(d.state.realms[0].gold, gold + 2);
+    let rear = reports(&ev, Step::RearTradeSalaries);
+    assert!(rear.contains("trade not made: meat cannot be bought, only sold"), "{rear}");
+    assert!(rear.contains("trade not made: you have only 1 meat"), "{rear}");
+}
+
+#[test]
 fn the_game_ends_after_the_years_chosen_and_the_most_victory_points_win() {
     let mut d = game(3, Mode::Basic, 1);
     for _ in 0..4 {

@@ -15,7 +15,9 @@ use runestone_engine::present::{
 };
 
 use crate::drawing::{field_label, holder, units_words};
-use crate::state::{Build, Building, Command, Good, Herd, HerdMove, Move, Orders, Purchase, Season, Trade, UnitKind};
+use crate::state::{
+    Build, Building, Carry, Command, Good, Herd, HerdMove, Move, Orders, Purchase, Season, Trade, UnitKind,
+};
 use crate::view::{FieldView, View};
 
 /// The `build` name of the order form.
@@ -557,6 +559,35 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
         ]));
     }
     more.push(fieldset("③ Herds", herds));
+    let carry_rows = (given.carry.len() + 1).clamp(2, 8);
+    let mut stores = vec![Note::small(
+        "Carry stored grain between your settlements, or fishes between your shipyards, within your connection (FC) and the room at the end.",
+    )
+    .into()];
+    for i in 0..carry_rows {
+        let c = given.carry.get(i);
+        let n = format!("carry.{i}");
+        let num_of = |x: Option<u8>| x.filter(|x| *x > 0).map(|x| x.to_string()).unwrap_or_default();
+        stores.push(row(vec![
+            one(
+                &format!("{n}.from"),
+                &format!("Carry {}: from", i + 1),
+                settlements.clone(),
+                "(nothing)",
+                v.get(&format!("{n}.from"), c.map(|c| c.from.to_string()).unwrap_or_default()),
+            ),
+            number(&format!("{n}.grain"), "grain", 20, v.get(&format!("{n}.grain"), num_of(c.map(|c| c.grain)))),
+            number(&format!("{n}.fish"), "fishes", 20, v.get(&format!("{n}.fish"), num_of(c.map(|c| c.fish)))),
+            one(
+                &format!("{n}.to"),
+                "to",
+                settlements.clone(),
+                "(choose)",
+                v.get(&format!("{n}.to"), c.map(|c| c.to.to_string()).unwrap_or_default()),
+            ),
+        ]));
+    }
+    more.push(fieldset("③ Stores", stores));
     let mut retreats = vec![Note::small("Retreat units out of a field where a battle would be fought.").into()];
     retreats.extend(move_rows(&v, "retreat", "Retreat", &given.retreats, 1, &targets, &targets, &kinds_all));
     more.push(fieldset("④ Retreats", retreats));
@@ -585,7 +616,10 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     }
     parts.push(
         Group::new(
-            Frame::Folded { summary: "More orders: special moves, herds, retreats, constructions".into(), open: false },
+            Frame::Folded {
+                summary: "More orders: special moves, herds, stores, retreats, constructions".into(),
+                open: false,
+            },
             more,
         )
         .into(),
@@ -740,6 +774,19 @@ pub fn orders_command(form: &Posted, view: &View) -> Result<Value, String> {
         let to = field_at(form, &format!("{n}.to"), &what, view)?
             .ok_or_else(|| format!("{what}: choose the field the herd goes to"))?;
         o.herds.push(HerdMove { from, to, herd });
+    }
+    for i in 0..8 {
+        let n = format!("carry.{i}");
+        let what = format!("Carry {}", i + 1);
+        let Some(from) = field_at(form, &format!("{n}.from"), &what, view)? else { continue };
+        let grain = num(form, &format!("{n}.grain"), &what, 20)? as u8;
+        let fish = num(form, &format!("{n}.fish"), &what, 20)? as u8;
+        if grain == 0 && fish == 0 {
+            return Err(format!("{what}: say how much grain or how many fishes to carry"));
+        }
+        let to = field_at(form, &format!("{n}.to"), &what, view)?
+            .ok_or_else(|| format!("{what}: choose where the stores go"))?;
+        o.carry.push(Carry { from, to, grain, fish });
     }
     for i in 0..8 {
         let n = format!("build.{i}");

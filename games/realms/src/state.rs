@@ -289,6 +289,18 @@ pub struct HerdMove {
     pub herd: Herd,
 }
 
+/// Stored grain and fish carried from one settlement or shipyard of the
+/// realm to another within its FC (③).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Carry {
+    pub from: u16,
+    pub to: u16,
+    #[serde(default)]
+    pub grain: u8,
+    #[serde(default)]
+    pub fish: u8,
+}
+
 /// Standing battle orders: a battle never waits for a reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Standing {
@@ -344,6 +356,8 @@ pub struct Orders {
     pub pay_special: bool,
     /// ③ herds.
     pub herds: Vec<HerdMove>,
+    /// ③ stored grain and fish moved within the FC.
+    pub carry: Vec<Carry>,
     /// ④ MOVE-Retreat.
     pub retreats: Vec<Move>,
     /// ⑤ ⑥ standing battle orders.

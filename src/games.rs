@@ -10,6 +10,7 @@ pub fn registry() -> Registry {
     let r = Registry::empty()
         .with::<runestone_bardagi::Bardagi>()
         .with::<runestone_fallen_kingdoms::FallenKingdoms>()
+        .with::<runestone_realms::Realms>()
         .with::<runestone_thingvellir::Thingvellir>();
     if runestone_duel::HOSTED {
         r.with::<runestone_duel::Duel>()

@@ -25,7 +25,9 @@ pub mod bot;
 pub mod construction;
 pub mod control;
 pub mod data;
+pub mod drawing;
 pub mod fishing;
+pub mod forms;
 pub mod moves;
 pub mod scoring;
 pub mod season;
@@ -44,7 +46,7 @@ use runestone_engine::{
     reject, DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer,
 };
 
-use runestone_engine::present::{schemas_of, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
 use state::{apply, Step};
 pub use state::{Command, Event, Mode, Orders, State};
 
@@ -106,6 +108,7 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
         .chain(&o.retreats)
         .flat_map(|m| [m.from, m.to])
         .chain(o.herds.iter().flat_map(|h| [h.from, h.to]))
+        .chain(o.carry.iter().flat_map(|c| [c.from, c.to]))
         .chain(o.loot.iter().copied())
         .chain(o.accelerate.iter().copied())
         .chain(o.build_twice.iter().copied())
@@ -123,6 +126,7 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
         + o.special.len()
         + o.retreats.len()
         + o.herds.len()
+        + o.carry.len()
         + o.loot.len()
         + o.build.len()
         + o.trade.len()
@@ -166,15 +170,41 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
     Ok(())
 }
 
-/// Only the published schemas for now: the map and the order forms come
-/// when Realms is hosted (its board and pages are not written yet), so the
-/// kernel's generic rendering is what a viewer would get.
+/// The map drawn from the typed view, the board in words, the realms'
+/// colours and the season's order form.
 impl Present for Realms {
-    /// Read back as JSON: nothing draws from it until the game is hosted.
-    type View = serde_json::Value;
+    type View = view::View;
 
     fn schemas() -> Schemas {
         schemas_of::<Realms, view::View>()
+    }
+
+    fn svg(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::svg(view, seats)
+    }
+
+    fn areas(view: &view::View, seats: &[String]) -> Vec<Area> {
+        drawing::areas(view, seats)
+    }
+
+    fn text(view: &view::View, seats: &[String]) -> Option<String> {
+        drawing::text(view, seats)
+    }
+
+    fn seat_class(view: &view::View, seat: Seat) -> Option<String> {
+        drawing::seat_class(view, seat)
+    }
+
+    fn stylesheet() -> &'static str {
+        drawing::stylesheet()
+    }
+
+    fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
+        forms::forms(input)
+    }
+
+    fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<serde_json::Value, String>> {
+        (build == forms::ORDERS).then(|| forms::orders_command(posted, view))
     }
 }
 

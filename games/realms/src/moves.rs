@@ -5,7 +5,7 @@
 
 use runestone_engine::Seat;
 
-use crate::control::{connected, controls, foreign, kind_of};
+use crate::control::{connected, controls, fish_cap, foreign, grain_cap, kind_of};
 use crate::data::{Colour, Map};
 use crate::season::{basic, Dice};
 use crate::state::{Faction, Move, Season, State, Step, Unit, UnitKind, Weather};
@@ -285,7 +285,60 @@ pub fn special_herds(s: &mut State, rep: &mut Vec<String>) {
                 s.fields[h.to as usize].herds.push((seat, h.herd));
             }
         }
+        for c in &o.carry {
+            if let Err(e) = carry(s, seat, c, &conn) {
+                rep.push(format!(
+                    "{}: stores not carried from {}: {e}",
+                    s.realms[seat as usize].home,
+                    map.name_of(c.from)
+                ));
+            }
+        }
     }
+}
+
+/// "Herds, stored grain and fish can be moved within the FC": grain from
+/// one of the realm's settlements to another, fish from one of its
+/// shipyards to another, both connected, within the room at the end
+/// (designed: in ③ with the herds, as much as the order says or nothing).
+fn carry(s: &mut State, seat: Seat, c: &crate::state::Carry, conn: &[bool]) -> Result<(), String> {
+    let n = s.fields.len() as u16;
+    if c.from >= n || c.to >= n || c.from == c.to {
+        return Err("it needs two different fields of the map".into());
+    }
+    if !conn[c.from as usize] || !conn[c.to as usize] {
+        return Err("both ends must be connected to a completed settlement (FC)".into());
+    }
+    let (from, to) = (&s.fields[c.from as usize], &s.fields[c.to as usize]);
+    if c.grain > 0 {
+        let own = |f: &crate::state::Field| f.settlement.is_some_and(|x| x.owner == seat);
+        if !own(from) || !own(to) {
+            return Err("grain is carried between your settlements".into());
+        }
+        if from.grain < c.grain {
+            return Err(format!("only {} grain is stored there", from.grain));
+        }
+        if to.grain as u32 + c.grain as u32 > grain_cap(s, c.to) as u32 {
+            return Err(format!("{} has room for {} more grain", s.map().name_of(c.to), grain_cap(s, c.to) - to.grain));
+        }
+    }
+    if c.fish > 0 {
+        let own = |f: &crate::state::Field| f.shipyard.is_some_and(|x| x.owner == seat);
+        if !own(from) || !own(to) {
+            return Err("fish is carried between your shipyards".into());
+        }
+        if from.fish < c.fish {
+            return Err(format!("only {} fishes are stored there", from.fish));
+        }
+        if to.fish as u32 + c.fish as u32 > fish_cap(s, c.to) as u32 {
+            return Err(format!("{} has room for {} more fishes", s.map().name_of(c.to), fish_cap(s, c.to) - to.fish));
+        }
+    }
+    s.fields[c.from as usize].grain -= c.grain;
+    s.fields[c.from as usize].fish -= c.fish;
+    s.fields[c.to as usize].grain += c.grain;
+    s.fields[c.to as usize].fish += c.fish;
+    Ok(())
 }
 
 /// ④ MOVE-Retreat, then attrition (BASIC): units without connection roll a

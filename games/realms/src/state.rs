@@ -80,22 +80,25 @@ impl Herd {
     }
 }
 
-/// Everything that can be bought or sold in REAR-Trade.
+/// Everything that can be bought or sold in REAR-Trade. Meat (from
+/// slaughter) can only be sold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Good {
     Herd(Herd),
     Grain,
     Fishes,
+    Meat,
 }
 
 impl Good {
-    /// Row of the commodities table.
-    pub fn idx(self) -> usize {
+    /// Row of the commodities table; meat has none.
+    pub fn idx(self) -> Option<usize> {
         match self {
-            Good::Herd(h) => h.idx(),
-            Good::Grain => 4,
-            Good::Fishes => 5,
+            Good::Herd(h) => Some(h.idx()),
+            Good::Grain => Some(4),
+            Good::Fishes => Some(5),
+            Good::Meat => None,
         }
     }
 }
@@ -286,6 +289,18 @@ pub struct HerdMove {
     pub herd: Herd,
 }
 
+/// Stored grain and fish carried from one settlement or shipyard of the
+/// realm to another within its FC (③).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Carry {
+    pub from: u16,
+    pub to: u16,
+    #[serde(default)]
+    pub grain: u8,
+    #[serde(default)]
+    pub fish: u8,
+}
+
 /// Standing battle orders: a battle never waits for a reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Standing {
@@ -341,6 +356,8 @@ pub struct Orders {
     pub pay_special: bool,
     /// ③ herds.
     pub herds: Vec<HerdMove>,
+    /// ③ stored grain and fish moved within the FC.
+    pub carry: Vec<Carry>,
     /// ④ MOVE-Retreat.
     pub retreats: Vec<Move>,
     /// ⑤ ⑥ standing battle orders.

@@ -93,7 +93,8 @@ pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
     if field as usize >= s.fields.len() || count == 0 {
         return Err("a trade needs a field of the map and a count".into());
     }
-    let d = &t.commodities[good.idx()];
+    let Some(row) = good.idx() else { return sell_meat(s, seat, field, count, buying) };
+    let d = &t.commodities[row];
     let fi = &s.fields[field as usize];
     let own_settlement = fi.settlement.is_some_and(|x| x.owner == seat);
     if buying {
@@ -123,6 +124,7 @@ pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
             Good::Grain => fi.grain += count,
             Good::Fishes => fi.fish += count,
             Good::Herd(h) => fi.herds.extend(std::iter::repeat_n((seat, h), count as usize)),
+            Good::Meat => {}
         }
         return Ok(());
     }
@@ -141,6 +143,7 @@ pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
     match good {
         Good::Grain => fi.grain -= count,
         Good::Fishes => fi.fish -= count,
+        Good::Meat => {}
         Good::Herd(h) => {
             for _ in 0..count {
                 if let Some(i) = fi.herds.iter().position(|x| *x == (seat, h)) {
@@ -166,7 +169,28 @@ fn name(g: Good) -> &'static str {
         Good::Herd(h) => h.name(),
         Good::Grain => "grain",
         Good::Fishes => "fishes",
+        Good::Meat => "meat",
     }
+}
+
+/// "Excess meat can be sold": meat from slaughter is sold at one of the
+/// realm's settlements for 1 gold each (designed: the seasonal prices are
+/// ORIGINAL's); it cannot be bought.
+fn sell_meat(s: &mut State, seat: Seat, field: u16, count: u8, buying: bool) -> Result<(), String> {
+    if buying {
+        return Err("meat cannot be bought, only sold".into());
+    }
+    if s.fields[field as usize].settlement.is_none_or(|x| x.owner != seat) {
+        return Err("meat is sold at your settlement".into());
+    }
+    let r = &mut s.realms[seat as usize];
+    if r.meat < count {
+        return Err(format!("you have only {} meat", r.meat));
+    }
+    r.meat -= count;
+    // 1 gold each, as the meat left after the feeding.
+    s.add_gold(seat, count as u32);
+    Ok(())
 }
 
 /// Buys, upgrades and sales of units.

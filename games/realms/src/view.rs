@@ -2,13 +2,13 @@
 //! orders only one's own (the referee sees all) until they are revealed at
 //! the resolution of the round.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use runestone_engine::{Seat, Viewer};
 
 use crate::state::{Construction, Event, Herd, Mode, Orders, Season, Settlement, Shipyard, State, UnitKind, Weather};
 
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UnitView {
     pub owner: Seat,
     pub kind: UnitKind,
@@ -16,7 +16,7 @@ pub struct UnitView {
     pub recruit: bool,
 }
 
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldView {
     pub id: u16,
     pub name: String,
@@ -24,9 +24,13 @@ pub struct FieldView {
     pub col: u8,
     pub sea: bool,
     pub stormy: bool,
-    pub colour: Option<&'static str>,
-    pub climate: &'static str,
+    /// The LGF colour (yellow, green, brown, turquoise, grey); none at sea.
+    pub colour: Option<String>,
+    /// subtropical, temperate or cold.
+    pub climate: String,
     pub river: Option<String>,
+    /// The starting region whose village stood here at setup, if any.
+    pub home: Option<String>,
     pub in_play: bool,
     pub settlement: Option<Settlement>,
     pub shipyard: Option<Shipyard>,
@@ -40,15 +44,17 @@ pub struct FieldView {
     pub units: Vec<UnitView>,
 }
 
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RealmView {
     pub seat: Seat,
     pub home: String,
-    pub faction: &'static str,
+    pub faction: String,
     pub gold: u8,
     pub pp: i32,
     pub vp: i32,
     pub command: u8,
+    /// Meat from slaughter, kept until the feeding.
+    pub meat: u8,
     pub out: bool,
     /// Orders given this round (they may still be replaced).
     pub submitted: bool,
@@ -56,7 +62,7 @@ pub struct RealmView {
     pub orders: Option<Orders>,
 }
 
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     pub scenario: String,
     pub map: String,
@@ -66,6 +72,8 @@ pub struct View {
     pub season: Season,
     pub rows: u8,
     pub cols: u8,
+    /// The black line in the mountains: pairs of neighbouring fields land units may not cross.
+    pub black_line: Vec<(u16, u16)>,
     pub winter: [Weather; 3],
     pub fields: Vec<FieldView>,
     pub realms: Vec<RealmView>,
@@ -83,6 +91,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             season: s.season,
             rows: 0,
             cols: 0,
+            black_line: Vec::new(),
             winter: s.winter,
             fields: Vec::new(),
             realms: Vec::new(),
@@ -104,9 +113,10 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 col: info.col,
                 sea: info.is_sea(),
                 stormy: info.stormy,
-                colour: info.colour.map(|c| c.name()),
-                climate: climates[info.climate],
+                colour: info.colour.map(|c| c.name().to_string()),
+                climate: climates[info.climate].to_string(),
                 river: info.river.map(|r| map.rivers[r].clone()),
+                home: map.homes.iter().find(|h| h.villages.contains(&(i as u16))).map(|h| h.name.clone()),
                 in_play: map.in_play(i as u16, s.players),
                 settlement: f.settlement,
                 shipyard: f.shipyard,
@@ -134,11 +144,12 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             RealmView {
                 seat: i as Seat,
                 home: r.home.clone(),
-                faction: r.faction.name(),
+                faction: r.faction.name().to_string(),
                 gold: r.gold,
                 pp: r.pp,
                 vp: r.vp,
                 command: r.command,
+                meat: r.meat,
                 out: r.out,
                 submitted: r.orders.is_some(),
                 orders: if own { r.orders.clone() } else { None },
@@ -154,6 +165,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         season: s.season,
         rows: map.rows,
         cols: map.cols,
+        black_line: map.black_line.clone(),
         winter: s.winter,
         fields,
         realms,

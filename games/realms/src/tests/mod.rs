@@ -3,6 +3,7 @@
 
 mod kernel;
 mod playout;
+mod present;
 mod rules;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};

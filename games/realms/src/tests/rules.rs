@@ -362,6 +362,69 @@ fn feeding_slaughtered_herds_give_meat_and_free_meat_is_sold_for_one_gold() {
 }
 
 #[test]
+fn excess_meat_can_be_sold_in_rear_trade_for_one_gold_each_and_never_bought() {
+    use crate::state::{Good, Trade};
+    // Given the Danes without a port: "selling" a herd of sheep slaughters it for 3 meat.
+    let mut d = game(2, Mode::Fast, 1);
+    let village = at(4, 11);
+    let sheep = |d: &Driver| d.state.fields.iter().flat_map(|f| &f.herds).filter(|h| **h == (0, Herd::Sheep)).count();
+    let herds = sheep(&d);
+    let gold = d.state.realms[0].gold;
+    // When they sell the herd, then 2 meat, and try to buy meat, in one REAR-Trade.
+    let ev = d.round(
+        0,
+        Orders {
+            trade: vec![
+                Trade::Sell { field: village, good: Good::Herd(Herd::Sheep), count: 1 },
+                Trade::Sell { field: village, good: Good::Meat, count: 2 },
+                Trade::Buy { field: village, good: Good::Meat, count: 1 },
+                Trade::Sell { field: village, good: Good::Meat, count: 5 },
+            ],
+            ..Orders::default()
+        },
+    );
+    // Then the herd is gone (after New Year's calf of the pair), 2 meat
+    // became 2 gold, 1 meat is kept for the feeding.
+    assert!(reports(&ev, Step::NewYear).contains("Danes: 1 new herds of sheep"));
+    assert_eq!(sheep(&d), herds + 1 - 1);
+    assert_eq!(d.state.realms[0].meat, 1);
+    assert_eq!(d.state.realms[0].gold, gold + 2);
+    let rear = reports(&ev, Step::RearTradeSalaries);
+    assert!(rear.contains("trade not made: meat cannot be bought, only sold"), "{rear}");
+    assert!(rear.contains("trade not made: you have only 1 meat"), "{rear}");
+}
+
+#[test]
+fn herds_stored_grain_and_fish_can_be_moved_within_the_fc() {
+    use crate::state::Carry;
+    // Given the Danes' villages 4-11 and 5-10, joined by a unit on 5-11.
+    let mut d = game(2, Mode::Fast, 1);
+    let (a, b) = (at(4, 11), at(5, 10));
+    let (ga, gb) = (d.state.fields[a as usize].grain, d.state.fields[b as usize].grain);
+    let room = crate::control::grain_cap(&d.state, b) - gb;
+    assert!(ga >= 2 && room >= 1, "{ga} grain at 4-11, room {room} at 5-10");
+    // When they carry 1 grain from 4-11 to 5-10 in ③, and more than the room there.
+    let ev = d.round(
+        0,
+        Orders {
+            moves: vec![li(a, at(5, 11), 1)],
+            carry: vec![
+                Carry { from: a, to: b, grain: 1, fish: 0 },
+                Carry { from: a, to: b, grain: room, fish: 0 },
+                Carry { from: a, to: at(5, 11), grain: 1, fish: 0 },
+            ],
+            ..Orders::default()
+        },
+    );
+    // Then the first is carried, the second finds no room, the third no settlement.
+    let report = reports(&ev, Step::MoveSpecialHerds);
+    assert_eq!(d.state.fields[b as usize].grain, gb + 1, "{report}");
+    assert_eq!(d.state.fields[a as usize].grain, ga - 1, "{report}");
+    assert!(report.contains(&format!("has room for {} more grain", room - 1)), "{report}");
+    assert!(report.contains("grain is carried between your settlements"), "{report}");
+}
+
+#[test]
 fn the_game_ends_after_the_years_chosen_and_the_most_victory_points_win() {
     let mut d = game(3, Mode::Basic, 1);
     for _ in 0..4 {

@@ -1,0 +1,244 @@
+//! Realms hosted: a whole game played by bots over HTTP against the real
+//! server, the map drawing every field once with its holder as the game
+//! goes on, and a realm giving a season's orders through the pages in
+//! headless Chromium.
+
+use serde_json::{json, Value};
+
+use crate::browser::Driver;
+use crate::helpers::{seat_tokens, str_of, TestApp};
+
+/// Who holds a field as the map draws it: the settlement's owner, else the
+/// shipyard's, else the one realm whose units stand there.
+fn holder(f: &Value) -> Option<u64> {
+    if let Some(o) = f["settlement"]["owner"].as_u64() {
+        return Some(o);
+    }
+    if let Some(o) = f["shipyard"]["owner"].as_u64() {
+        return Some(o);
+    }
+    let units = f["units"].as_array()?;
+    let first = units.first()?["owner"].as_u64()?;
+    units.iter().all(|u| u["owner"].as_u64() == Some(first)).then_some(first)
+}
+
+/// The public page draws every field of the view once, with its holder.
+fn check_map(app: &TestApp, game: &str) -> usize {
+    let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let fields = view["view"]["fields"].as_array().expect("fields").clone();
+    let page = crate::helpers::agent().get(&format!("{}/games/{game}", app.base)).call().expect("the game page");
+    let html = page.into_body().read_to_string().unwrap();
+    assert_eq!(html.matches("data-area=\"field-").count(), fields.len(), "every field drawn once");
+    let mut held = 0;
+    for f in &fields {
+        let id = f["id"].as_u64().unwrap();
+        let tag = match holder(f) {
+            Some(o) => {
+                held += 1;
+                format!("data-area=\"field-{id}\" data-owner=\"{o}\"")
+            }
+            None => format!("data-area=\"field-{id}\">"),
+        };
+        assert!(html.contains(&tag), "field {id} drawn with its holder: {tag}");
+    }
+    held
+}
+
+#[test]
+fn three_realms_play_a_whole_year_over_http_by_bots_and_the_map_draws_every_field_with_its_holder() {
+    let app = TestApp::spawn();
+    let info = app.get("/api/v1/rulesets", None);
+    let realms = info.ok()["rulesets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "realms")
+        .cloned()
+        .expect("realms offered");
+    assert_eq!((realms["min_seats"].as_u64(), realms["max_seats"].as_u64()), (Some(2), Some(12)));
+    let seats = json!([{"name": "Ása"}, {"name": "Bjarni"}, {"name": "Dís"}]);
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": "realms", "seats": seats, "options": {"mode": "basic", "years": 1}}),
+        )
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    assert!(check_map(&app, &game) >= 9, "three villages for each of three realms");
+
+    let mut commands = 0;
+    let mut rounds_checked = 0;
+    loop {
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        if summary["status"] == "over" {
+            break;
+        }
+        let pending: Vec<Value> =
+            summary["pending"].as_array().unwrap().iter().filter(|p| p["submitted"] != true).cloned().collect();
+        assert!(!pending.is_empty(), "nobody to act but the game runs: {summary}");
+        for p in pending {
+            let seat = p["seat"].as_u64().unwrap() as usize;
+            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+            let legal = view["legal"].as_array().unwrap();
+            assert!(!legal.is_empty(), "seat {seat} is pending but has no legal command");
+            // Another realm's orders are not in this realm's view.
+            for (i, r) in view["view"]["realms"].as_array().unwrap().iter().enumerate() {
+                if i != seat {
+                    assert!(r["orders"].is_null(), "seat {seat} sees the orders of realm {i}");
+                }
+            }
+            let r = app.post(
+                &format!("/api/v1/games/{game}/commands"),
+                Some(&tokens[seat]),
+                &json!({"command": legal[0], "expected_seq": view["head"]}),
+            );
+            if r.status == 409 {
+                continue; // the head moved; look again
+            }
+            r.ok();
+            commands += 1;
+            assert!(commands < 100, "no end after {commands} commands");
+        }
+        if app.get(&format!("/api/v1/games/{game}"), None).ok()["status"] != "over" {
+            check_map(&app, &game);
+            rounds_checked += 1;
+        }
+    }
+    assert!(rounds_checked >= 3, "the map was checked after each round");
+    assert_eq!(commands, 12, "one set of orders per realm and season");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None);
+    let outcome = &summary.ok()["outcome"];
+    assert_eq!(outcome["scores"].as_array().unwrap().len(), 3);
+    assert!(!outcome["winners"].as_array().unwrap().is_empty());
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None);
+    let list = events.ok()["events"].as_array().unwrap();
+    assert!(list.iter().all(|e| e["hidden"] == false), "after the end the whole log is public");
+    let rounds = list.iter().filter(|e| e["body"]["event"]["type"] == "round_ended").count();
+    assert_eq!(rounds, 3, "spring, summer and autumn end into the next season; winter ends the game");
+    let verify = app.get(&format!("/api/v1/games/{game}/verify"), None);
+    assert_eq!(verify.ok()["ok"], true, "{}", verify.text);
+}
+
+/// Select the option `value` of the select whose id is `id`.
+fn choose(d: &Driver, id: &str, value: &str) {
+    d.click(&d.find(&format!("[id='{id}'] option[value='{value}']")));
+}
+
+#[test]
+fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
+    let app = TestApp::spawn();
+    let created = app.create("realms", 2, json!({"years": 1}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+    let fields = view["view"]["fields"].as_array().unwrap().clone();
+    // A field of seat 0's Light Infantry, and a neighbouring land field in play.
+    let cols = view["view"]["cols"].as_u64().unwrap();
+    let (from, to) = fields
+        .iter()
+        .filter(|f| f["units"].as_array().unwrap().iter().any(|u| u["owner"] == 0 && u["kind"] == "light_infantry"))
+        .find_map(|f| {
+            let id = f["id"].as_u64().unwrap();
+            [id + 1, id.wrapping_sub(1), id + cols, id.wrapping_sub(cols)].into_iter().find_map(|n| {
+                let g = fields.get(n as usize)?;
+                let near =
+                    g["row"].as_u64()?.abs_diff(f["row"].as_u64()?) + g["col"].as_u64()?.abs_diff(f["col"].as_u64()?);
+                (near == 1
+                    && g["sea"] == false
+                    && g["in_play"] == true
+                    && g["colour"] != "grey"
+                    && g["units"].as_array()?.is_empty())
+                .then_some((id, n))
+            })
+        })
+        .expect("a village with Light Infantry beside an empty land field");
+
+    let d = Driver::start();
+    d.resize(1280, 1400);
+    d.go(str_of(&created["seats"][0], "link"));
+    d.loads(|| d.click(&d.find("#enter")));
+    assert!(d.exists("#realms-orders"), "the order form is shown");
+    assert!(d.text("#realms-orders legend").contains("spring of year 1"), "{}", d.text("#realms-orders legend"));
+    assert!(d.text("#pending").contains("give your secret orders for spring of year 1"));
+    assert!(d.exists("svg.realms-map [data-area='field-0']"), "the map is drawn");
+    assert!(d.text("#orders-purse").contains("gold"));
+    d.screenshot("realms-01-orders-1280");
+
+    // A move without its destination is refused in words, and what was chosen is kept.
+    choose(&d, "move.0.from", &from.to_string());
+    choose(&d, "move.0.unit", "light_infantry");
+    let count = d.find("[id='move.0.count']");
+    d.clear(&count);
+    d.type_in(&count, "1");
+    choose(&d, "move.0.to", "");
+    d.loads(|| d.click(&d.find("#give-orders")));
+    assert!(d.text("#error").contains("Move 1: choose the field the units go to"), "{}", d.text("#error"));
+    assert_eq!(d.property("[id='move.0.from']", "value"), from.to_string(), "the choice is kept");
+    d.screenshot("realms-02-refused");
+
+    // The whole order: this one move (the other suggested moves cleared), a
+    // sown field; given through the form.
+    choose(&d, "move.0.to", &to.to_string());
+    for i in 1..16 {
+        let id = format!("move.{i}.from");
+        if !d.exists(&format!("[id='{id}']")) {
+            break;
+        }
+        choose(&d, &id, "");
+    }
+    let sow = format!("sow.{from}");
+    if d.exists(&format!("[id='{sow}']")) && d.property(&format!("[id='{sow}']"), "checked") != "true" {
+        d.click(&d.find(&format!("[id='{sow}']")));
+    }
+    d.loads(|| d.click(&d.find("#give-orders")));
+    assert!(
+        !d.exists("#error"),
+        "the orders are taken: {}",
+        if d.exists("#error") { d.text("#error") } else { String::new() }
+    );
+    let mine = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+    let orders = &mine["view"]["realms"][0]["orders"];
+    assert!(
+        orders["moves"].as_array().unwrap().iter().any(|m| m["from"] == from && m["to"] == to && m["count"] == 1),
+        "the move is in the orders: {orders}"
+    );
+    assert!(orders["sow"].as_array().unwrap().iter().any(|f| *f == from), "the field is sown: {orders}");
+    // The other realm cannot see them.
+    let theirs = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[1])).ok().clone();
+    assert!(theirs["view"]["realms"][0]["orders"].is_null());
+    assert_eq!(theirs["view"]["realms"][0]["submitted"], true);
+    assert!(d.text("#realms-orders legend").contains("given: you may replace them"));
+    d.screenshot("realms-03-given");
+
+    // The other realm's orders arrive: the round resolves and summer begins.
+    let legal = &theirs["legal"][0];
+    app.post(
+        &format!("/api/v1/games/{game}/commands"),
+        Some(&tokens[1]),
+        &json!({"command": legal, "expected_seq": theirs["head"]}),
+    )
+    .ok();
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_until("the summer round", || {
+        d.exists("#realms-orders") && d.text("#realms-orders legend").contains("summer")
+    });
+    assert!(d.text("#log").contains("② units"), "the round's report is in the log");
+    let after = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+    let moved = after["view"]["fields"][to as usize]["units"].as_array().unwrap();
+    assert!(moved.iter().any(|u| u["owner"] == 0), "the unit stands on the field it was sent to");
+    d.screenshot("realms-04-summer-1280");
+    d.eval("document.getElementById('board').scrollIntoView(); return true;");
+    d.screenshot("realms-05-map-1280");
+    d.resize(390, 844);
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_for("#realms-orders");
+    d.screenshot("realms-06-phone");
+    d.eval("document.getElementById('board').scrollIntoView(); return true;");
+    d.screenshot("realms-07-phone-map");
+    let errors = d.console_errors();
+    let errors: Vec<&String> = errors.iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
+    assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
+}

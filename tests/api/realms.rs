@@ -162,7 +162,7 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     d.loads(|| d.click(&d.find("#enter")));
     assert!(d.exists("#realms-orders"), "the order form is shown");
     assert!(d.text("#realms-orders legend").contains("spring of year 1"), "{}", d.text("#realms-orders legend"));
-    assert!(d.text("#pending").contains("give your secret orders for spring of year 1"));
+    assert!(d.text("#to-play").contains("give your secret orders for spring of year 1"), "{}", d.text("#to-play"));
     assert!(d.exists("svg.realms-map [data-area='field-0']"), "the map is drawn");
     assert!(d.text("#orders-purse").contains("gold"));
     d.screenshot("realms-01-orders-1280");

@@ -832,7 +832,7 @@ impl Service {
             Ok(d) => d,
             Err(e) => {
                 Metrics::inc(&self.metrics.commands_rejected);
-                return Err(e.into());
+                return Err(self.other_games_command(&loaded.table.game().info(), &command, e));
             }
         };
         let viewer = Viewer::Seat(seat);
@@ -844,6 +844,28 @@ impl Service {
         .await?;
         Metrics::inc(&self.metrics.commands_accepted);
         Ok(Answer { status: 200, body: answer })
+    }
+
+    /// A command this game cannot read is malformed (400) unless it is a
+    /// command of another hosted game: then the request is well formed (the
+    /// API's command schema is any game's) but not for this game (422).
+    fn other_games_command(
+        &self,
+        this: &runestone_engine::RulesetInfo,
+        command: &Value,
+        e: KernelError,
+    ) -> ServiceError {
+        if !matches!(e, KernelError::Schema(_)) {
+            return e.into();
+        }
+        match self.registry.all().find(|g| g.info().id != this.id && g.accepts_command(command)) {
+            Some(other) => ServiceError::Unprocessable(format!(
+                "this is a command of {}, not of {}; this game's commands are in its ruleset's command schema",
+                other.info().name,
+                this.name
+            )),
+            None => e.into(),
+        }
     }
 
     fn submit_answer(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Value {

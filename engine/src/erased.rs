@@ -93,6 +93,10 @@ pub trait DynGame: Send + Sync {
     /// Parse and normalise options (filling defaults).
     fn options(&self, options: &Value) -> Result<Value, SchemaError>;
     fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError>;
+    /// Whether `command` is a command of this ruleset (its shape, not its
+    /// legality): the server tells "a command of another game" from "not
+    /// a command at all".
+    fn accepts_command(&self, command: &Value) -> bool;
     fn decide(
         &self,
         state: &DynState,
@@ -180,6 +184,9 @@ impl<G: Present> DynGame for Erased<G> {
     fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError> {
         let o = G::Options::deserialize(options).map_err(|e| DecideError::Schema(schema_err("options", e)))?;
         G::setup(&o, seats, rng).map(emits_to_json).map_err(DecideError::Rule)
+    }
+    fn accepts_command(&self, command: &Value) -> bool {
+        G::Command::deserialize(command).is_ok()
     }
     fn decide(
         &self,

@@ -356,3 +356,20 @@ fn every_command_and_subcommand_answers_help_and_options_are_typed() {
     let bad = run(&["check", "--colour"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--colour"));
 }
+
+#[test]
+fn a_command_of_another_game_is_refused_as_not_this_games_and_a_shapeless_one_as_malformed() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let seats = seat_tokens(&created);
+    // The API's command schema is any hosted game's: a Duel bid is a
+    // well-formed command, only not one of Bardagi's.
+    let d = app.submit_at(&game, &seats[0], json!({"type": "Bid", "amount": 3}), None).problem(422);
+    assert!(d.contains("a command of Duel (test fixture), not of Bardagi"), "{d}");
+    // A command of no game at all is a malformed request.
+    let r = app.submit_at(&game, &seats[0], json!({"type": "Nonsense", "amount": 3}), None);
+    let d = r.problem(400);
+    assert!(d.contains("unknown type") && d.contains("Plan"), "{d}");
+    assert_eq!(r.json["title"], "Not a command of this game");
+}

@@ -281,6 +281,14 @@ fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_
     d.click(&d.find("#enter"));
     d.wait_for("#decide");
     d.screenshot("fk-01-turn-start");
+    // The table header: the turn and whose player phase in words, and the
+    // standings with glory, the public columns and each seat's colour.
+    let phase = d.text("#phase");
+    assert!(phase.starts_with("Turn ") && phase.contains("player phase of"), "{phase}");
+    let standings = d.text("#standings");
+    for word in ["Glory", "God", "Cities", "Victories", "Knowledge track", "Temple", "Red", "Blue", "Green"] {
+        assert!(standings.contains(word), "{word} in the standings: {standings}");
+    }
     if d.exists("#fk-power") {
         // Skip the god's ability: the first button.
         d.loads(|| d.click(&d.find("#fk-power-0")));
@@ -321,6 +329,11 @@ fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_
     d.type_in(&retreat, "1");
     d.screenshot("fk-04-movement");
     d.loads(|| d.click(&d.find("#move-submit")));
+    if !d.text("#log").contains(" attacks ") {
+        // The log is folded to the next turn's (the seat played last in
+        // the turn) or to its last entries: the battle is in the whole log.
+        d.loads(|| d.click(&d.find("#log-all")));
+    }
     let log = d.text("#log");
     assert!(log.contains(" attacks ") && log.contains(" rolls "), "the battle in words: {log}");
     d.screenshot("fk-05-after-battle");

@@ -26,6 +26,7 @@ pub mod movement;
 pub mod scoring;
 pub mod setup;
 pub mod state;
+pub mod table;
 pub mod turn;
 pub mod view;
 
@@ -36,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 
 pub use state::{Command, Event, State};
@@ -260,6 +261,25 @@ impl Present for FallenKingdoms {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
+        Some(table::header(view, seats))
+    }
+
+    /// The log of turn N+1 begins where turn N's player phases end (its
+    /// `RoundEnded`, unless the game ends there): the invasions that end
+    /// turn N and open the map for turn N+1 are shown with it, so a player
+    /// who comes back reads everything since their last player phase. The
+    /// events carry no mark of a turn's first player phase (each player's
+    /// begins with a `TurnBegan`), and folding at each of those would hide
+    /// the turn's earlier players as soon as the next one begins. Turn 1
+    /// has the page's last entries.
+    fn round_begun(event: &Event) -> Option<u32> {
+        match event {
+            Event::RoundEnded { turn, depleted } if *depleted < 2 => Some(turn + 1),
+            _ => None,
+        }
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

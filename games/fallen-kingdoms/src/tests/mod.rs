@@ -9,6 +9,7 @@ mod present;
 mod production;
 mod scoring;
 mod setup;
+mod table;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

@@ -233,6 +233,12 @@ fn a_gothi_votes_resolves_an_action_and_seals_goods_in_a_feud_through_the_pages_
     assert!(d.exists("#decide"), "seat 0 is asked in the page");
     assert!(d.exists("svg.thingvellir-board [data-area='district-2'][data-owner='0']"), "seat 0's home stead");
     assert!(d.text("#decide").contains("The Lawspeaker proposed Raid on the Law of the Sea"), "{}", d.text("#decide"));
+    let phase = d.text("#phase");
+    assert!(phase.starts_with("Round 1, I. The Law Council"), "{phase}");
+    assert!(phase.contains("proposal, Raid on the Law of the Sea"), "{phase}");
+    let standings = d.text("#standings");
+    assert!(standings.contains("Wordfame (first to 22)") && standings.contains("Bondi in Oaths"), "{standings}");
+    assert!(d.text("#standing-1").contains("Lawspeaker"), "seat 1 is Lawspeaker: {standings}");
     d.screenshot("thingvellir-01-vote");
     d.loads(|| d.press("Support Raid on the Law of the Sea"));
     assert!(!d.exists("#error"), "the vote is accepted");

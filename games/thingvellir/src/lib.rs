@@ -5,7 +5,8 @@
 //! Files follow the rulebook: `setup.rs` (Setup), `council.rs` (I. The Law
 //! Council; The Second Round and Beyond), `actions.rs` (Actions), `feud.rs`
 //! (Feud), `seasons.rs` (II. Hunting for Sheep; III. The Long Dark Winter;
-//! Objective), `data.rs` (Components, designed), `view.rs`, `bot.rs`.
+//! Objective), `data.rs` (Components, designed), `view.rs`, `table.rs` (the
+//! table header), `bot.rs`.
 //!
 //! Every accepted command is recorded as it was given (`Event::Acted`); its
 //! consequences follow from the rules, which never draw: the orlog's order is
@@ -23,12 +24,13 @@ pub mod rules;
 pub mod seasons;
 pub mod setup;
 pub mod state;
+pub mod table;
 pub mod view;
 
 #[cfg(test)]
 mod tests;
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +77,14 @@ impl Present for Thingvellir {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
+        Some(table::header(view, seats))
+    }
+
+    fn round_begun(event: &Event) -> Option<u32> {
+        table::round_begun(event)
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

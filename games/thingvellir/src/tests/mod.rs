@@ -4,6 +4,7 @@
 mod playout;
 mod present;
 mod rules;
+mod table;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

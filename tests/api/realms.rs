@@ -163,6 +163,15 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     assert!(d.exists("#realms-orders"), "the order form is shown");
     assert!(d.text("#realms-orders legend").contains("spring of year 1"), "{}", d.text("#realms-orders legend"));
     assert!(d.text("#to-play").contains("give your secret orders for spring of year 1"), "{}", d.text("#to-play"));
+    assert!(
+        d.text("#phase").starts_with("Spring of year 1 of 1: every realm gives secret orders"),
+        "{}",
+        d.text("#phase")
+    );
+    assert!(d.text("#round").contains("round 1 of 4"), "{}", d.text("#round"));
+    let standings = d.text("#standings");
+    assert!(standings.contains("Victory points") && standings.contains("Prestige"), "{standings}");
+    assert!(d.text("#standing-0").contains("Red") && d.text("#standing-0").contains("not yet"), "{standings}");
     assert!(d.exists("svg.realms-map [data-area='field-0']"), "the map is drawn");
     assert!(d.text("#orders-purse").contains("gold"));
     d.screenshot("realms-01-orders-1280");
@@ -211,6 +220,7 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     assert!(theirs["view"]["realms"][0]["orders"].is_null());
     assert_eq!(theirs["view"]["realms"][0]["submitted"], true);
     assert!(d.text("#realms-orders legend").contains("given: you may replace them"));
+    assert!(d.text("#standing-0").contains("given"), "{}", d.text("#standings"));
     d.screenshot("realms-03-given");
 
     // The other realm's orders arrive: the round resolves and summer begins.
@@ -225,7 +235,15 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     d.wait_until("the summer round", || {
         d.exists("#realms-orders") && d.text("#realms-orders legend").contains("summer")
     });
-    assert!(d.text("#log").contains("② units"), "the round's report is in the log");
+    // The log shows the summer round; spring's report is folded away, a click from the whole log.
+    assert!(d.text("#log-h").contains("in round 2"), "{}", d.text("#log-h"));
+    assert!(!d.text("#log ol").contains("② units"), "spring's report is folded: {}", d.text("#log"));
+    d.loads(|| d.click(&d.find("#log-all")));
+    assert!(d.text("#log").contains("② units"), "the round's report is in the whole log");
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_for("#realms-orders");
+    assert!(d.text("#phase").starts_with("Summer of year 1 of 1"), "{}", d.text("#phase"));
+    assert!(d.text("#round").contains("round 2 of 4"), "{}", d.text("#round"));
     let after = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
     let moved = after["view"]["fields"][to as usize]["units"].as_array().unwrap();
     assert!(moved.iter().any(|u| u["owner"] == 0), "the unit stands on the field it was sent to");

@@ -14,7 +14,8 @@
 //! year's steps), [`moves`] (MOVE), [`battle`] (COMBAT), [`construction`]
 //! (REAR - CONSTRUCTION), [`trade`] (REAR - TRADE, SALARIES), [`fishing`]
 //! (REAR - FISHING), [`year`] (NEW YEAR to FEEDING), [`control`] (control,
-//! FC, encirclement, storage), [`scoring`] (VICTORY), [`view`], [`bot`].
+//! FC, encirclement, storage), [`scoring`] (VICTORY), [`view`], [`bot`];
+//! [`table`] is the pages' table header.
 
 // Fields are numbered by id and several vectors (the map, the position,
 // connection sets) are indexed by it together.
@@ -33,6 +34,7 @@ pub mod scoring;
 pub mod season;
 pub mod setup;
 pub mod state;
+pub mod table;
 pub mod trade;
 pub mod view;
 pub mod year;
@@ -46,7 +48,7 @@ use runestone_engine::{
     reject, DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer,
 };
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas};
+use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
 use state::{apply, Step};
 pub use state::{Command, Event, Mode, Orders, State};
 
@@ -197,6 +199,14 @@ impl Present for Realms {
 
     fn stylesheet() -> &'static str {
         drawing::stylesheet()
+    }
+
+    fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {
+        Some(table::header(view, seats))
+    }
+
+    fn round_begun(event: &Event) -> Option<u32> {
+        table::round_begun(event)
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

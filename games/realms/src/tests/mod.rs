@@ -5,6 +5,7 @@ mod kernel;
 mod playout;
 mod present;
 mod rules;
+mod table;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

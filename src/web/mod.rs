@@ -457,7 +457,10 @@ fn table_header(
 ) -> Value {
     let name = rules.map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name);
     let header = rules.and_then(|g| g.header(view, names)).filter(|h| h.check(names.len()).is_ok());
-    let to_play: Vec<u64> = pending.iter().filter_map(|p| p["seat"].as_u64()).collect();
+    // A seat that has given its secret choice (and may still change it) is
+    // not the one the game waits for.
+    let to_play: Vec<u64> =
+        pending.iter().filter(|p| p["submitted"] != true).filter_map(|p| p["seat"].as_u64()).collect();
     let rows: Vec<Value> = (0..names.len())
         .map(|i| {
             let row = header.as_ref().and_then(|h| h.standings.get(i));

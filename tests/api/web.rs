@@ -847,6 +847,7 @@ fn every_game_page_opens_with_its_table_header_and_the_deadline_in_the_readers_t
     let his_page = bo.get(&format!("/games/{game}")).html;
     assert!(row(&his_page, 0).contains("<td>bid hidden</td>"), "{}", row(&his_page, 0));
     assert!(row(&his_page, 1).contains("to play"), "{}", row(&his_page, 1));
+    assert!(!row(&his_page, 0).contains("to play"), "a seat that has bid is not waited for: {}", row(&his_page, 0));
     let public = Browser::new(&app).get(&format!("/games/{game}")).html;
     assert!(row(&public, 0).contains("<td>bid hidden</td>"));
 

@@ -2,9 +2,9 @@
 //! server, each seat choosing among the legal commands its view offers, until
 //! the scores are announced.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{seat_tokens, str_of, TestApp};
+use crate::helpers::{play_to_the_end, seat_tokens, str_of, TestApp};
 
 #[test]
 fn three_clans_play_a_whole_game_over_http_until_the_scores_are_announced() {
@@ -23,34 +23,9 @@ fn three_clans_play_a_whole_game_over_http_until_the_scores_are_announced() {
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
 
-    let mut commands = 0;
-    loop {
-        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        if summary["status"] == "over" {
-            break;
-        }
-        let pending: Vec<Value> =
-            summary["pending"].as_array().unwrap().iter().filter(|p| p["submitted"] != true).cloned().collect();
-        assert!(!pending.is_empty(), "nobody to act but the game runs: {summary}");
-        for p in pending {
-            let seat = p["seat"].as_u64().unwrap() as usize;
-            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
-            let legal = view["legal"].as_array().unwrap();
-            assert!(!legal.is_empty(), "seat {seat} is pending but has no legal command");
-            // Each client sends its head, as a careful client does.
-            let r = app.post(
-                &format!("/api/v1/games/{game}/commands"),
-                Some(&tokens[seat]),
-                &json!({"command": legal[0], "expected_seq": view["head"]}),
-            );
-            if r.status == 409 || r.status == 422 {
-                continue; // another seat moved first; look again
-            }
-            r.ok();
-            commands += 1;
-            assert!(commands < 5_000, "no end after {commands} commands");
-        }
-    }
+    // Each client sends its head, as a careful client does; a 409 or 422
+    // means another seat moved first: look again.
+    let commands = play_to_the_end(&app, &game, &tokens, 5_000, &[409, 422], |_, view| view["legal"][0].clone(), || {});
     let summary = app.get(&format!("/api/v1/games/{game}"), None);
     let outcome = &summary.ok()["outcome"];
     assert_eq!(outcome["scores"].as_array().unwrap().len(), 3);

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::browser::Driver;
-use crate::helpers::{seat_tokens, str_of, TestApp};
+use crate::helpers::{play_to_the_end, seat_tokens, str_of, TestApp};
 
 const RULESET: &str = "fallen-kingdoms";
 
@@ -126,31 +126,21 @@ fn four_kingdoms_play_a_whole_game_over_http_until_the_winners_are_announced() {
     let created = app.create(RULESET, 4, json!({"hidden_scoring": true}));
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
-    let mut commands = 0;
-    loop {
-        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        if summary["status"] == "over" {
-            break;
-        }
-        let pending = waiting(&app, &game);
-        assert!(!pending.is_empty(), "nobody to act but the game runs: {summary}");
-        for seat in pending {
-            let view = view_of(&app, &game, Some(&tokens[seat]));
-            let legal = view["legal"].as_array().unwrap();
-            assert!(!legal.is_empty(), "seat {seat} is pending but has no legal command");
+    play_to_the_end(
+        &app,
+        &game,
+        &tokens,
+        5_000,
+        &[409],
+        |seat, view| {
             // Hidden scoring: nobody sees another's glory.
             for (k, p) in view["view"]["players"].as_array().unwrap().iter().enumerate() {
                 assert_eq!(p["glory"].is_null(), k != seat, "seat {seat} sees the glory of {k}: {p}");
             }
-            let r = send(&app, &game, &tokens[seat], legal.last().unwrap(), &view);
-            if r.status == 409 {
-                continue; // another seat moved first; look again
-            }
-            r.ok();
-            commands += 1;
-            assert!(commands < 5_000, "no end after {commands} commands");
-        }
-    }
+            view["legal"].as_array().unwrap().last().unwrap().clone()
+        },
+        || {},
+    );
     let summary = app.get(&format!("/api/v1/games/{game}"), None);
     let outcome = &summary.ok()["outcome"];
     assert_eq!(outcome["scores"].as_array().unwrap().len(), 4);

@@ -256,3 +256,53 @@ pub fn seat_tokens(created: &Value) -> Vec<String> {
 pub fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or_else(|| panic!("{k} in {v}"))
 }
+
+/// Play `game` to its end as careful bot clients do, and count the commands
+/// taken. Each pass reads the summary; every seat still owing a decision
+/// reads its view, `choose` checks that view and picks one of its legal
+/// commands, and it is sent with the head the view showed. An answer whose
+/// status is in `retry` (another seat moved first) makes the seat look again
+/// on the next pass; `after_pass` runs after each pass of a running game.
+/// Panics when someone should act and cannot, or after `most` commands.
+pub fn play_to_the_end(
+    app: &TestApp,
+    game: &str,
+    tokens: &[String],
+    most: usize,
+    retry: &[u16],
+    mut choose: impl FnMut(usize, &Value) -> Value,
+    mut after_pass: impl FnMut(),
+) -> usize {
+    let mut commands = 0;
+    loop {
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        if summary["status"] == "over" {
+            return commands;
+        }
+        let pending = summary["pending"].as_array().unwrap().clone();
+        assert!(!pending.is_empty(), "nobody to act but the game runs: {summary}");
+        for p in pending {
+            let seat = p["seat"].as_u64().unwrap() as usize;
+            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+            assert!(
+                view["legal"].as_array().is_some_and(|l| !l.is_empty()),
+                "seat {seat} is pending but has no legal command"
+            );
+            let command = choose(seat, &view);
+            let r = app.post(
+                &format!("/api/v1/games/{game}/commands"),
+                Some(&tokens[seat]),
+                &json!({"command": command, "expected_seq": view["head"]}),
+            );
+            if retry.contains(&r.status) {
+                continue;
+            }
+            r.ok();
+            commands += 1;
+            assert!(commands < most, "no end after {commands} commands");
+        }
+        if app.get(&format!("/api/v1/games/{game}"), None).ok()["status"] != "over" {
+            after_pass();
+        }
+    }
+}

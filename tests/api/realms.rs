@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::browser::Driver;
-use crate::helpers::{seat_tokens, str_of, TestApp};
+use crate::helpers::{play_to_the_end, seat_tokens, str_of, TestApp};
 
 /// Who holds a field as the map draws it: the settlement's owner, else the
 /// shipyard's, else the one realm whose units stand there.
@@ -69,44 +69,27 @@ fn three_realms_play_a_whole_year_over_http_by_bots_and_the_map_draws_every_fiel
     let tokens = seat_tokens(&created);
     assert!(check_map(&app, &game) >= 9, "three villages for each of three realms");
 
-    let mut commands = 0;
     let mut rounds_checked = 0;
-    loop {
-        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        if summary["status"] == "over" {
-            break;
-        }
-        let pending: Vec<Value> =
-            summary["pending"].as_array().unwrap().iter().filter(|p| p["submitted"] != true).cloned().collect();
-        assert!(!pending.is_empty(), "nobody to act but the game runs: {summary}");
-        for p in pending {
-            let seat = p["seat"].as_u64().unwrap() as usize;
-            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
-            let legal = view["legal"].as_array().unwrap();
-            assert!(!legal.is_empty(), "seat {seat} is pending but has no legal command");
+    let commands = play_to_the_end(
+        &app,
+        &game,
+        &tokens,
+        100,
+        &[409],
+        |seat, view| {
             // Another realm's orders are not in this realm's view.
             for (i, r) in view["view"]["realms"].as_array().unwrap().iter().enumerate() {
                 if i != seat {
                     assert!(r["orders"].is_null(), "seat {seat} sees the orders of realm {i}");
                 }
             }
-            let r = app.post(
-                &format!("/api/v1/games/{game}/commands"),
-                Some(&tokens[seat]),
-                &json!({"command": legal[0], "expected_seq": view["head"]}),
-            );
-            if r.status == 409 {
-                continue; // the head moved; look again
-            }
-            r.ok();
-            commands += 1;
-            assert!(commands < 100, "no end after {commands} commands");
-        }
-        if app.get(&format!("/api/v1/games/{game}"), None).ok()["status"] != "over" {
+            view["legal"][0].clone()
+        },
+        || {
             check_map(&app, &game);
             rounds_checked += 1;
-        }
-    }
+        },
+    );
     assert!(rounds_checked >= 3, "the map was checked after each round");
     assert_eq!(commands, 12, "one set of orders per realm and season");
     let summary = app.get(&format!("/api/v1/games/{game}"), None);

@@ -6,6 +6,7 @@
 //! become durable in the same atomic step. An append is acknowledged only
 //! after it is flushed to disk, and concurrent appends share one flush.
 
+pub mod codec;
 pub mod memory;
 pub mod sled;
 pub mod space;

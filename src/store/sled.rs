@@ -375,8 +375,7 @@ fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
         if env.game != game {
             return Err(malformed(format!("event seq {} belongs to game {:?}", env.seq, env.game)));
         }
-        let json = serde_json::to_vec(env)
-            .map_err(|e| malformed(format!("event seq {} cannot be serialized: {e}", env.seq)))?;
+        let json = super::codec::encode_event(env).map_err(malformed)?;
         out.push((event_key(&key, env.seq), json));
     }
     let last_hash = events.last().map(|e| e.hash.clone());
@@ -577,8 +576,8 @@ impl SledStore {
             return Err(StoreError::Corrupt(format!("game {game}: event key {key:?} has the wrong length")));
         }
         let seq = seq_of(key);
-        let env: Envelope = serde_json::from_slice(value)
-            .map_err(|e| StoreError::Corrupt(format!("game {game} seq {seq}: unreadable envelope: {e}")))?;
+        let env: Envelope = super::codec::decode_event(value)
+            .map_err(|e| StoreError::Corrupt(format!("game {game} seq {seq}: {e}")))?;
         if env.seq != seq || env.game != game {
             return Err(StoreError::Corrupt(format!(
                 "game {game} seq {seq}: the stored envelope says game {:?} seq {}",

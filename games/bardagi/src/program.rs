@@ -36,6 +36,22 @@ pub enum Fallback {
     Try { step: Box<Command> },
 }
 
+/// What became of a programmed step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOutcome {
+    /// Taken as programmed.
+    Done,
+    /// Refused; the alternative step was taken.
+    FellBack,
+    /// Refused and left out.
+    Skipped,
+    /// Refused; the turn ended there.
+    EndedTurn,
+    /// Refused (or the turn could not end); the clan is asked for the rest.
+    Asked,
+}
+
 /// One step of a program and its fallback.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -45,11 +61,12 @@ pub struct ProgramStep {
     pub fallback: Fallback,
 }
 
-/// Whether a command may be a step of a program: one step of a turn (not a
-/// plan, orders, a whole turn or another program).
+/// Whether a command may be a step of a program: one step of a turn, or
+/// new standing orders (not a plan, a whole turn or another program).
 fn step_allowed(c: &Command) -> bool {
     match c {
         Command::Free { step, .. } => step_allowed(step),
+        Command::SetOrders { .. } => true,
         c => planning::is_step(c),
     }
 }
@@ -66,7 +83,7 @@ pub fn check(steps: &[ProgramStep]) -> Result<(), RuleError> {
     for (i, s) in steps.iter().enumerate() {
         if !step_allowed(&s.step) {
             reject!(
-                "program step {}: only the actions of a turn can be programmed, not a plan, orders or a whole turn",
+                "program step {}: only the actions of a turn and standing orders can be programmed, not a plan or a whole turn",
                 i + 1
             );
         }
@@ -112,8 +129,8 @@ fn turn_over(cx: &Ctx, seat: Seat, round: u8) -> bool {
 
 /// Told of a step, in the log before the events the step made (applying
 /// it changes nothing, so its place does not change the position).
-fn tell(cx: &mut Ctx, at: usize, seat: Seat, step: usize, text: String) {
-    let e = Event::ProgramStep { seat, step: step as u8, text };
+fn tell(cx: &mut Ctx, at: usize, seat: Seat, step: usize, outcome: StepOutcome, text: String) {
+    let e = Event::ProgramStep { seat, step: step as u8, outcome, text };
     cx.out.insert(at.min(cx.out.len()), Emit::public(e));
 }
 
@@ -130,7 +147,7 @@ pub fn run_program(cx: &mut Ctx, seat: Seat) {
         let at = cx.out.len();
         let why = match attempt(cx, seat, &ps.step) {
             Ok(()) => {
-                tell(cx, at, seat, n, format!("{what}: done"));
+                tell(cx, at, seat, n, StepOutcome::Done, format!("{what}: done"));
                 if turn_over(cx, seat, round) {
                     return;
                 }
@@ -139,7 +156,7 @@ pub fn run_program(cx: &mut Ctx, seat: Seat) {
             Err(e) => e.message,
         };
         match &ps.fallback {
-            Fallback::Skip => tell(cx, at, seat, n, format!("{what}: skipped because {why}")),
+            Fallback::Skip => tell(cx, at, seat, n, StepOutcome::Skipped, format!("{what}: skipped because {why}")),
             Fallback::Try { step } => {
                 let alt = describe_command(&cx.s, seat, step);
                 if let Err(e2) = attempt(cx, seat, step) {
@@ -147,27 +164,29 @@ pub fn run_program(cx: &mut Ctx, seat: Seat) {
                     let text = format!(
                         "{what}: refused because {why}; the alternative ({alt}) too because {m}; stopped to ask"
                     );
-                    tell(cx, at, seat, n, text);
+                    tell(cx, at, seat, n, StepOutcome::Asked, text);
                     return;
                 }
-                tell(cx, at, seat, n, format!("{what}: fell back to {alt} because {why}"));
+                tell(cx, at, seat, n, StepOutcome::FellBack, format!("{what}: fell back to {alt} because {why}"));
                 if turn_over(cx, seat, round) {
                     return;
                 }
             }
             Fallback::EndTurn => {
-                let text = match attempt(cx, seat, &Command::EndTurn) {
-                    Ok(()) => format!("{what}: ended the turn there because {why}"),
+                let (outcome, text) = match attempt(cx, seat, &Command::EndTurn) {
+                    Ok(()) => (StepOutcome::EndedTurn, format!("{what}: ended the turn there because {why}")),
                     Err(e2) => {
                         let m = e2.message;
-                        format!("{what}: refused because {why}; the turn cannot end yet ({m}); stopped to ask")
+                        let text =
+                            format!("{what}: refused because {why}; the turn cannot end yet ({m}); stopped to ask");
+                        (StepOutcome::Asked, text)
                     }
                 };
-                tell(cx, at, seat, n, text);
+                tell(cx, at, seat, n, outcome, text);
                 return;
             }
             Fallback::Ask => {
-                tell(cx, at, seat, n, format!("{what}: refused because {why}; stopped to ask"));
+                tell(cx, at, seat, n, StepOutcome::Asked, format!("{what}: refused because {why}; stopped to ask"));
                 return;
             }
         }
@@ -176,10 +195,10 @@ pub fn run_program(cx: &mut Ctx, seat: Seat) {
     let at = cx.out.len();
     let n = steps.len() + 1;
     match attempt(cx, seat, &Command::EndTurn) {
-        Ok(()) => tell(cx, at, seat, n, "end the turn: done".into()),
+        Ok(()) => tell(cx, at, seat, n, StepOutcome::Done, "end the turn: done".into()),
         Err(e) => {
             let m = e.message;
-            tell(cx, at, seat, n, format!("end the turn: refused because {m}; stopped to ask"));
+            tell(cx, at, seat, n, StepOutcome::Asked, format!("end the turn: refused because {m}; stopped to ask"));
         }
     }
 }

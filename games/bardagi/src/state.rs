@@ -508,7 +508,7 @@ pub enum Event {
     /// The clan's program begins to run (`steps` steps).
     ProgramStarted { seat: Seat, steps: u8 },
     /// What a program's step did, in words (step `steps + 1`: the end).
-    ProgramStep { seat: Seat, step: u8, text: String },
+    ProgramStep { seat: Seat, step: u8, outcome: super::program::StepOutcome, text: String },
     /// A card laid down for a unit's action (`as_card` differs with the War horn).
     CardPlayed { seat: Seat, card: Card, as_card: Card },
     /// A free action of an upgrade was used instead of a card.

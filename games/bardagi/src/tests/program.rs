@@ -132,7 +132,7 @@ fn a_program_is_refused_when_malformed() {
         0,
         &Command::Program { hand: hand(), steps: vec![step(Command::Plan { hand: hand() }, Fallback::Skip)] },
     );
-    assert!(e.contains("program step 1: only the actions of a turn"), "{e}");
+    assert!(e.contains("program step 1: only the actions of a turn and standing orders"), "{e}");
     let e = d.refused(
         0,
         &Command::Program {

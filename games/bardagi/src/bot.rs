@@ -59,8 +59,12 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         return plans(s).into_iter().filter(|c| !matches!(c, Command::Plan { hand } if *hand == p.hand)).collect();
     }
     let mut out = Vec::new();
-    if let Some(c) = command(s, seat) {
-        out.push(c);
+    match command(s, seat) {
+        // Legal commands are judged on the board as it is: the bot's plan
+        // is listed without the program it would send as a fallback.
+        Some(Command::Program { hand, .. }) => out.push(Command::Plan { hand }),
+        Some(c) => out.push(c),
+        None => {}
     }
     if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
         out.extend(plans(s));

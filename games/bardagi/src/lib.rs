@@ -23,6 +23,7 @@ mod drawing;
 mod forms;
 pub mod planning;
 mod player_board;
+pub mod program;
 pub mod scoring;
 pub mod setup;
 pub mod state;
@@ -272,6 +273,7 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
         Command::Plan { hand } => format!("plan {}", hand.words()),
         Command::SetOrders { .. } => "set standing orders".into(),
         Command::PlayTurn { .. } => "a whole turn".into(),
+        Command::Program { hand, steps } => format!("plan {} with a program of {} step(s)", hand.words(), steps.len()),
         Command::EndTurn => "end the turn".into(),
         Command::Exchange { discard, take } => {
             format!("exchange {} and {} for {}", discard[0].name(), discard[1].name(), take.name())
@@ -309,6 +311,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
     match c {
         Command::Plan { hand } => planning::plan(cx, seat, *hand),
         Command::SetOrders { orders } => planning::set_orders(cx, seat, orders),
+        Command::Program { hand, steps } => program::plan_with_program(cx, seat, *hand, steps),
         Command::PlayTurn { steps } => {
             if cx.s.phase != Phase::Action || cx.s.current != seat {
                 runestone_engine::reject!("it is not your turn");

@@ -187,3 +187,38 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
         1
     );
 }
+
+#[test]
+fn a_rolled_back_move_is_not_told_as_having_happened() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let created = create_with_emails(&app, 3);
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let inv = sink.wait_for(3, 120);
+    let token = |addr: &str| inv.iter().find(|m| to(m) == addr).map(token_in).unwrap();
+
+    // Two bids stand; the third reveals the bids and asks player 1 to claim.
+    app.submit(&game, &token("p1@example.org"), json!({"type": "Bid", "amount": 6})).ok();
+    let before =
+        app.submit(&game, &token("p2@example.org"), json!({"type": "Bid", "amount": 2})).ok()["head"].as_u64().unwrap();
+    app.submit(&game, &token("p3@example.org"), json!({"type": "Bid", "amount": 1})).ok();
+    let all = sink.wait_for(4, 120);
+    assert!(all[3].text().contains("Bids revealed"), "{}", all[3].text());
+
+    // The host rolls the third bid back: player 3 must bid again and is
+    // told of the rollback and its reason, never of the voided reveal.
+    app.post(
+        &format!("/api/v1/games/{game}/rollback"),
+        Some(&host),
+        &json!({"to_seq": before, "reason": "player 3 mistyped"}),
+    )
+    .ok();
+    let all = sink.wait_for(5, 120);
+    let m = all.iter().skip(4).find(|m| to(m) == "p3@example.org").expect("player 3 is asked to bid again");
+    let text = m.text();
+    assert!(text.contains("player 3 mistyped"), "the rollback and its reason:\n{text}");
+    assert!(!text.contains("Bids revealed"), "a voided event is not told:\n{text}");
+    assert!(m.html().contains("player 3 mistyped"));
+    assert!(!m.html().contains("Bids revealed"));
+}

@@ -109,6 +109,8 @@ impl Service {
             m.insert("link".into(), json!(self.seat_link(table, seat)));
             m.insert("unsubscribe".into(), json!(unsubscribe));
             m.insert("preferences".into(), json!(preferences));
+            m.insert("table".into(), self.table_words(table, seat));
+            m.insert("host".into(), json!(record.host.as_ref().map(|h| h.name.clone())));
         }
         let (text, html) = self.templates.render(kind, &ctx);
         let mail = Mail {
@@ -125,6 +127,39 @@ impl Service {
             last_error: None,
         };
         Some(mail)
+    }
+
+    /// The table as a mail tells it to `seat`: round, phase and the
+    /// standings from the seat's own view (what the game's table header
+    /// shows on the page), and the seat's colour; names alone when the game
+    /// has no header.
+    fn table_words(&self, table: &Table, seat: u8) -> Value {
+        let names = &table.created.seats;
+        let header = self
+            .registry()
+            .get(&table.created.ruleset)
+            .and_then(|g| g.header(&table.view(Viewer::Seat(seat)), names).filter(|h| h.check(names.len()).is_ok()));
+        let rows: Vec<Value> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let row = header.as_ref().and_then(|h| h.standings.get(i));
+                json!({
+                    "name": name,
+                    "me": i == seat as usize,
+                    "colour": row.and_then(|r| r.colour.clone()),
+                    "score": row.and_then(|r| r.score),
+                })
+            })
+            .collect();
+        let colour = rows.get(seat as usize).and_then(|r| r["colour"].as_str().map(str::to_owned));
+        json!({
+            "round": header.as_ref().and_then(|h| h.round).map(|r| format!("round {} of {}", r.now, r.of)),
+            "phase": header.as_ref().and_then(|h| h.phase.clone()),
+            "score": header.as_ref().map(|h| h.score.clone()).filter(|s| !s.is_empty()),
+            "standings": rows,
+            "colour": colour,
+        })
     }
 
     fn prompt_of(table: &Table, seat: u8) -> Option<String> {

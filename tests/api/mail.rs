@@ -219,6 +219,8 @@ fn a_rolled_back_move_is_not_told_as_having_happened() {
     let text = m.text();
     assert!(text.contains("player 3 mistyped"), "the rollback and its reason:\n{text}");
     assert!(!text.contains("Bids revealed"), "a voided event is not told:\n{text}");
+    assert!(text.contains("round 1 of 2, Bidding"), "where the game stands:\n{text}");
+    assert!(text.contains("Standings (Points)") && text.contains("Player 3: 0 — you"), "the standings:\n{text}");
     assert!(m.html().contains("player 3 mistyped"));
     assert!(!m.html().contains("Bids revealed"));
 }

@@ -67,6 +67,14 @@ impl Service {
         (format!("{base}/mail/unsubscribe/{data}/{unsub}"), format!("{base}/mail/preferences/{data}/{prefs}"))
     }
 
+    /// Our short "how to play here" page for the table's game, if it has one.
+    fn rules_link(&self, table: &Table) -> Option<String> {
+        let ruleset = table.created.ruleset.as_str();
+        crate::web::RULES_PAGES
+            .contains(&ruleset)
+            .then(|| format!("{}/rules/{ruleset}", self.options.public_url.trim_end_matches('/')))
+    }
+
     fn seat_link(&self, table: &Table, seat: u8) -> String {
         let gen = table.generations.get(seat as usize).copied().unwrap_or(0);
         let token = self.keys().issue(&table.game_id, Role::Seat, Some(seat), gen, self.now());
@@ -111,6 +119,7 @@ impl Service {
             m.insert("preferences".into(), json!(preferences));
             m.insert("table".into(), self.table_words(table, seat));
             m.insert("host".into(), json!(record.host.as_ref().map(|h| h.name.clone())));
+            m.insert("rules".into(), json!(self.rules_link(table)));
         }
         let (text, html) = self.templates.render(kind, &ctx);
         let mail = Mail {

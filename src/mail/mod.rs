@@ -215,7 +215,7 @@ mod tests {
             "prompt": "choose your plan", "deadline": "Tue 24 Nov 18:00 UTC", "recap": ["Red attacked", "Blue built"],
             "seats": [{"name": "Ása", "score": 3}], "summary": "Ása wins", "seed": "00", "replay": "http://x/r",
             "alert": "Bjarni timed out", "unsubscribe": "http://x/u", "preferences": "http://x/p", "others": ["Bjarni"],
-            "more": 12, "host": "Gudrun",
+            "more": 12, "host": "Gudrun", "rules": "http://x/rules/bardagi",
             "table": {"round": "round 2 of 6", "phase": "Planning", "score": "Glory", "colour": "Red", "standings": [
                 {"name": "Ása", "me": true, "colour": "Red", "score": 7}, {"name": "Bjarni", "me": false, "colour": null, "score": null}]},
         });
@@ -237,6 +237,10 @@ mod tests {
         assert!(html.contains("and 12 more events") && html.contains("Ása (you)"), "{html}");
         let (text, html) = t.render("invitation", &ctx);
         assert!(text.contains("hosted by Gudrun") && text.contains("You play Red"), "{text}");
+        assert!(
+            text.contains("http://x/rules/bardagi") && html.contains("bardagi\">How to play it here</a>"),
+            "{html}"
+        );
         assert!(html.contains("hosted by Gudrun") && html.contains("<strong>Red</strong>"), "{html}");
     }
 

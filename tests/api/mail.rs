@@ -224,3 +224,25 @@ fn a_rolled_back_move_is_not_told_as_having_happened() {
     assert!(m.html().contains("player 3 mistyped"));
     assert!(!m.html().contains("Bids revealed"));
 }
+
+#[test]
+fn a_bardagi_invitation_names_the_game_the_host_the_clan_colour_and_links_how_to_play() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let host = json!({"name": "Gudrun", "email": "gudrun@example.org"});
+    app.post("/api/v1/games", None, &json!({"ruleset": "bardagi", "options": {}, "seats": seats, "host": host})).ok();
+    let inv = sink.wait_for(2, 120);
+    let m = inv.iter().find(|m| to(m) == "asa@example.org").expect("Ása is invited");
+    let text = m.text();
+    assert!(text.contains("a game of Bardagi - the claim for gold hosted by Gudrun with Bjarni"), "{text}");
+    assert!(text.contains("You play "), "the clan's colour:\n{text}");
+    assert!(text.contains("/rules/bardagi"), "the how-to-play link:\n{text}");
+    assert!(m.html().contains("bardagi\">How to play it here</a>"), "{}", m.html());
+    let page = app.get("/rules/bardagi", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("How to play Bardagi here") && page.text.contains("A round"), "{}", page.text);
+    let none = app.get("/rules/chess", None);
+    assert_eq!(none.status, 404);
+    assert!(none.text.contains("there is no how-to-play page for &quot;chess&quot;"), "{}", none.text);
+}

@@ -49,11 +49,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("data.html", include_str!("../../templates/web/data.html")),
     ("rules/bardagi.html", include_str!("../../templates/web/rules/bardagi.html")),
     ("rules/thingvellir.html", include_str!("../../templates/web/rules/thingvellir.html")),
+    ("rules/fallen-kingdoms.html", include_str!("../../templates/web/rules/fallen-kingdoms.html")),
 ];
 
 /// The hosted games that have a short "how to play here" page of ours, at
 /// `/rules/{ruleset}`.
-pub const RULES_PAGES: &[&str] = &["bardagi", "thingvellir"];
+pub const RULES_PAGES: &[&str] = &["bardagi", "fallen-kingdoms", "thingvellir"];
 
 const CSS: &str = include_str!("../../static/web.css");
 const JS: &str = include_str!("../../static/web.js");

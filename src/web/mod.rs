@@ -50,11 +50,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("rules/bardagi.html", include_str!("../../templates/web/rules/bardagi.html")),
     ("rules/thingvellir.html", include_str!("../../templates/web/rules/thingvellir.html")),
     ("rules/fallen-kingdoms.html", include_str!("../../templates/web/rules/fallen-kingdoms.html")),
+    ("rules/realms.html", include_str!("../../templates/web/rules/realms.html")),
 ];
 
 /// The hosted games that have a short "how to play here" page of ours, at
 /// `/rules/{ruleset}`.
-pub const RULES_PAGES: &[&str] = &["bardagi", "fallen-kingdoms", "thingvellir"];
+pub const RULES_PAGES: &[&str] = &["bardagi", "fallen-kingdoms", "realms", "thingvellir"];
 
 const CSS: &str = include_str!("../../static/web.css");
 const JS: &str = include_str!("../../static/web.js");

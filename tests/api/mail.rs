@@ -248,6 +248,9 @@ fn a_bardagi_invitation_names_the_game_the_host_the_clan_colour_and_links_how_to
     let page = app.get("/rules/fallen-kingdoms", None);
     assert_eq!(page.status, 200);
     assert!(page.text.contains("invasion phase") && page.text.contains("trophies"), "{}", page.text);
+    let page = app.get("/rules/realms", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("10 victory points") && page.text.contains("season"), "{}", page.text);
     let none = app.get("/rules/chess", None);
     assert_eq!(none.status, 404);
     assert!(none.text.contains("there is no how-to-play page for &quot;chess&quot;"), "{}", none.text);

@@ -86,6 +86,7 @@ pub struct Options {
     /// seat order (a list, or the names separated by commas, as the host
     /// form sends them: "blue, red"); absent, the colours are dealt at random.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ColoursGiven>")]
     pub colours: Option<Vec<Colour>>,
     /// The rules version the game is played by (the newest unless given;
     /// version 1 games recorded no version).
@@ -105,6 +106,17 @@ fn summer() -> String {
 
 fn rules_version() -> u32 {
     RULES_VERSION
+}
+
+/// The two forms `colours` may be given in, for the options' schema.
+#[allow(dead_code)]
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+enum ColoursGiven {
+    /// The colours in seat order.
+    List(Vec<Colour>),
+    /// The colours' names separated by commas: "blue, red".
+    Text(String),
 }
 
 /// The clans' colours as given: a list of names, or one text of names

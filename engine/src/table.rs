@@ -448,7 +448,8 @@ impl Table {
             }
         }
         let before = self.pending();
-        if !before.iter().any(|p| p.seat == seat) {
+        let standing = (seat as usize) < self.seats() && self.game.standing_order(&self.state, seat, command);
+        if !standing && !before.iter().any(|p| p.seat == seat) {
             return Err(KernelError::NotPending { seat, waiting: before });
         }
         let mut rng = GameRng::new(seed.clone(), self.head + 1);

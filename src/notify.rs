@@ -339,12 +339,12 @@ impl Service {
             window.extend(self.store().load(&after.game_id, from, Some(stored_head))?);
         }
         window.extend(events.iter().filter(|e| e.seq >= from).cloned());
-        let voided = voided_in(&window);
+        let voided = runestone_engine::table::voided(&window);
         let reader = after.created.seats.get(seat as usize).cloned().unwrap_or_default();
         let lines: Vec<(String, bool)> = window
             .iter()
             .enumerate()
-            .filter(|(i, _)| !voided.contains(i))
+            .filter(|(i, _)| !voided[*i])
             .map(|(_, e)| {
                 let line = after.describe(&e.redacted_for(Viewer::Seat(seat), false));
                 let mine = !reader.is_empty() && line.contains(&reader);
@@ -364,23 +364,6 @@ const RECAP_LINES: usize = 40;
 pub(crate) struct Recap {
     pub lines: Vec<String>,
     pub more: usize,
-}
-
-/// The indexes of `window`'s game events voided by a rollback or undo later
-/// in the same window.
-fn voided_in(window: &[runestone_engine::Envelope]) -> BTreeSet<usize> {
-    use runestone_engine::{Body, KernelEvent};
-    let mut voided = BTreeSet::new();
-    for (i, env) in window.iter().enumerate() {
-        if let Some(KernelEvent::RolledBack { to_seq, .. } | KernelEvent::Undone { to_seq }) = env.kernel() {
-            for (j, e) in window[..i].iter().enumerate() {
-                if e.seq > *to_seq && matches!(e.body, Body::Game { .. }) {
-                    voided.insert(j);
-                }
-            }
-        }
-    }
-    voided
 }
 
 /// Shorten a recap to about `limit` lines, never silently: every line that

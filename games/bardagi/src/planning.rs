@@ -53,20 +53,14 @@ pub fn check_hand(s: &State, hand: &Hand) -> Result<(), RuleError> {
 pub fn plan(cx: &mut Ctx, seat: Seat, hand: Hand) -> Result<(), RuleError> {
     let s = &cx.s;
     let planned = s.players.get(seat as usize).is_some_and(|p| p.planned);
-    if s.phase == Phase::Action && planned {
-        reject!("your cards for this round are already laid face up; a plan can be replaced only until the reveal");
-    }
-    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat;
-    if s.phase != Phase::Planning && !easy_now {
-        reject!("cards are chosen in the planning phase (or, in the easier variant, at the start of one's own turn)");
+    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat && !planned;
+    if !easy_now {
+        return plan_secretly(cx, seat, hand, None);
     }
     check_hand(s, &hand)?;
-    if easy_now {
-        // Chosen at the table in the open, just before laying them down.
-        cx.emit(Event::PlanChosen { seat, hand: Some(hand), program: None });
-        return Ok(());
-    }
-    plan_secretly(cx, seat, hand, None)
+    // Chosen at the table in the open, just before laying them down.
+    cx.emit(Event::PlanChosen { seat, hand: Some(hand), program: None });
+    Ok(())
 }
 
 /// The secret plan (with a turn program, see [`super::program`]): others
@@ -84,6 +78,11 @@ pub fn plan_secretly(
         reject!("your cards for this round are already laid face up; a plan can be replaced only until the reveal");
     }
     if s.phase != Phase::Planning {
+        if s.easy_cards {
+            reject!(
+                "cards are chosen in the planning phase (or, in the easier variant, at the start of one's own turn)"
+            );
+        }
         reject!("cards are chosen in the planning phase");
     }
     check_hand(s, &hand)?;

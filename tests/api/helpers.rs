@@ -222,21 +222,59 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         self.stop();
         if !std::thread::panicking() {
-            let undocumented = undocumented_answers();
-            assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+            assert_answers_documented();
         }
     }
 }
 
-/// Every (method, route, status) answered in this process so far that the
-/// OpenAPI document does not list for that route.
+/// Every answer given so far, in this process or by a server binary the
+/// tests ran, has its status listed in the OpenAPI document for its route
+/// and fitted its documented type.
+#[track_caller]
+pub fn assert_answers_documented() {
+    let undocumented = undocumented_answers();
+    assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+    let mut misfits = runestone::http::contract_violations();
+    misfits.extend(binary_answers().1);
+    assert!(misfits.is_empty(), "answers that do not fit their documented types: {misfits:#?}");
+}
+
+/// Every (method, route, status) answered so far, in this process or by a
+/// server binary the tests ran (see [`answers_file`]), that the OpenAPI
+/// document does not list for that route.
 pub fn undocumented_answers() -> Vec<(String, String, u16)> {
     static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     let doc = DOC.get_or_init(|| runestone::http::openapi::document(&runestone::games::registry()));
-    runestone::http::answered()
-        .into_iter()
+    let mut all = runestone::http::answered();
+    all.extend(binary_answers().0);
+    all.into_iter()
         .filter(|(m, p, s)| doc["paths"][p][m.to_lowercase()]["responses"][s.to_string()].is_null())
         .collect()
+}
+
+/// The file the server binaries this test process runs record their
+/// answers to: pass it as `.env(runestone::http::RECORD_ENV, answers_file())`.
+pub fn answers_file() -> PathBuf {
+    std::env::temp_dir().join(format!("runestone-answers-{}.txt", std::process::id()))
+}
+
+/// What the server binaries run so far recorded: (method, route, status)
+/// answers, and answers that did not fit their documented types.
+pub fn binary_answers() -> (std::collections::BTreeSet<(String, String, u16)>, Vec<String>) {
+    let text = std::fs::read_to_string(answers_file()).unwrap_or_default();
+    let mut answers = std::collections::BTreeSet::new();
+    let mut misfits = Vec::new();
+    for line in text.lines() {
+        if let Some(m) = line.strip_prefix("misfit ") {
+            misfits.push(m.to_owned());
+            continue;
+        }
+        let mut parts = line.split(' ');
+        if let (Some(m), Some(p), Some(s)) = (parts.next(), parts.next(), parts.next().and_then(|s| s.parse().ok())) {
+            answers.insert((m.to_owned(), p.to_owned(), s));
+        }
+    }
+    (answers, misfits)
 }
 
 fn app_handle(app: &Application) -> actix_web::dev::ServerHandle {

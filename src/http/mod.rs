@@ -4,6 +4,7 @@
 //! handlers and is what the OpenAPI document is checked against.
 
 mod error;
+mod head;
 pub mod openapi;
 pub mod types;
 
@@ -17,7 +18,7 @@ use actix_web::dev::Service as _;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::web::{self, Bytes, Data, Payload};
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, Route};
+use actix_web::{App, HttpRequest, HttpResponse, Route};
 use futures_util::StreamExt;
 use runestone_engine::{Envelope, Viewer};
 use serde::de::DeserializeOwned;
@@ -114,7 +115,7 @@ pub fn serve(
 ) -> std::io::Result<actix_web::dev::Server> {
     let data = Data::from(service);
     let prefix = hex::encode(crate::random_bytes::<3>());
-    let server = HttpServer::new(move || {
+    let app = move || {
         let prefix = prefix.clone();
         App::new()
             .app_data(data.clone())
@@ -163,10 +164,40 @@ pub fn serve(
                 }
                 .instrument(span)
             })
-    })
-    .listen(listener)?;
-    let server = if workers > 0 { server.workers(workers) } else { server };
-    Ok(server.shutdown_timeout(5).run())
+    };
+    // As `HttpServer::listen` builds it, but each connection wrapped in a
+    // `HeadGuard`, so that the answers actix-http gives by itself to heads
+    // it cannot read are problem+json too.
+    use actix_service::{IntoServiceFactory as _, ServiceFactoryExt as _};
+    let addr = listener.local_addr()?;
+    let mut builder = actix_web::dev::Server::build().shutdown_timeout(5);
+    if workers > 0 {
+        builder = builder.workers(workers);
+    }
+    let shutdown = builder.graceful_shutdown_signal();
+    let builder = builder.listen("runestone-http", listener, move || {
+        let shutdown = shutdown.clone();
+        let http = actix_http::HttpService::build()
+            .graceful_shutdown_signal(move || {
+                let signal = shutdown.clone();
+                async move { signal.notified().await }
+            })
+            .keep_alive(actix_http::KeepAlive::default())
+            .client_request_timeout(Duration::from_secs(5))
+            .client_disconnect_timeout(Duration::from_secs(1))
+            .h1_allow_half_closed(true)
+            .local_addr(addr)
+            .finish(actix_service::map_config(
+                app().into_factory().map_err(|e: actix_web::Error| e.as_response_error().error_response()),
+                |_| actix_web::dev::AppConfig::default(),
+            ));
+        actix_web::dev::fn_service(|io: actix_web::rt::net::TcpStream| async move {
+            let peer = io.peer_addr().ok();
+            Ok((head::HeadGuard::new(io), actix_http::Protocol::Http1, peer))
+        })
+        .and_then(http)
+    })?;
+    Ok(builder.run())
 }
 
 /// Read a JSON body of at most the configured size.

@@ -178,7 +178,8 @@ fn ok_linked(desc: &str, schema: &str, links: Value) -> Value {
 
 /// One ruleset schema embedded as a component: its `$defs` references and
 /// references to itself (`#`) made to point inside the component, its
-/// `$schema` and `$id` left out.
+/// `$schema` and `$id` left out, its whole numbers bounded as the game
+/// reads them ([`safe_integers`]).
 fn embedded(schema: &Value, component: &str) -> Value {
     let text = schema
         .to_string()
@@ -189,6 +190,7 @@ fn embedded(schema: &Value, component: &str) -> Value {
         o.remove("$schema");
         o.remove("$id");
     }
+    safe_integers(&mut v);
     v
 }
 
@@ -255,21 +257,26 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     defs
 }
 
-/// Whole numbers of 64 bits are bounded to what every JSON client carries
-/// exactly (2^53 - 1), as the server reads them.
+/// Whole numbers are bounded by what the server reads them into (their
+/// `format`, as schemars names Rust's integer types), those of 64 bits by
+/// what every JSON client carries exactly (2^53 - 1).
 fn safe_integers(v: &mut Value) {
     match v {
         Value::Object(o) => {
-            let format = o.get("format").and_then(Value::as_str).map(str::to_owned);
-            match format.as_deref() {
-                Some("uint64") => {
-                    o.entry("maximum").or_insert(json!(MAX_SAFE));
-                }
-                Some("int64") => {
-                    o.entry("maximum").or_insert(json!(MAX_SAFE));
-                    o.entry("minimum").or_insert(json!(-MAX_SAFE));
-                }
-                _ => {}
+            let bounds = match o.get("format").and_then(Value::as_str) {
+                Some("uint64" | "uint") => Some((0, MAX_SAFE)),
+                Some("int64" | "int") => Some((-MAX_SAFE, MAX_SAFE)),
+                Some("uint32") => Some((0, i64::from(u32::MAX))),
+                Some("int32") => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+                Some("uint16") => Some((0, i64::from(u16::MAX))),
+                Some("int16") => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
+                Some("uint8") => Some((0, i64::from(u8::MAX))),
+                Some("int8") => Some((i64::from(i8::MIN), i64::from(i8::MAX))),
+                _ => None,
+            };
+            if let Some((min, max)) = bounds {
+                o.entry("minimum").or_insert(json!(min));
+                o.entry("maximum").or_insert(json!(max));
             }
             o.values_mut().for_each(safe_integers);
         }

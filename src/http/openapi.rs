@@ -50,7 +50,8 @@ fn seat() -> Value {
 }
 
 fn idem() -> Value {
-    json!({ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 200 },
+    json!({ "name": "Idempotency-Key", "in": "header", "required": false,
+            "schema": { "type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[!-~]([ -~]*[!-~])?$" },
             "description": "a repeated request with the same key gets the first answer again and changes nothing" })
 }
 
@@ -242,11 +243,22 @@ fn generated(registry: &Registry) -> Map<String, Value> {
             .all()
             .map(|g| {
                 let id = g.info().id.clone();
+                let (min, max) = (g.info().min_seats, g.info().max_seats);
                 json!({ "if": { "properties": { "ruleset": { "const": id } }, "required": ["ruleset"] },
-                        "then": { "properties": { "options": { "anyOf": [schema_ref(&format!("{id}.Options")), { "type": "null" }] } } } })
+                        "then": { "properties": {
+                            "options": { "anyOf": [schema_ref(&format!("{id}.Options")), { "type": "null" }] },
+                            "seats": { "minItems": min, "maxItems": max } } } })
             })
             .collect();
         create.insert("allOf".into(), Value::Array(per_ruleset));
+    }
+    // A time zone is one the server knows (by its IANA name).
+    let zones: Vec<&str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
+    for spec in ["SeatSpec", "HostSpec"] {
+        if let Some(tz) = defs.get_mut(spec).and_then(|s| s.pointer_mut("/properties/tz")) {
+            let description = tz.get("description").cloned().unwrap_or(json!("an IANA time zone"));
+            *tz = json!({ "anyOf": [{ "enum": zones }, { "type": "null" }], "description": description });
+        }
     }
     // A problem echoes what was sent (a stale `expected_seq`), bounded or not.
     for (name, v) in defs.iter_mut() {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::helpers::{seat_tokens, str_of, undocumented_answers, TestApp};
+use crate::helpers::{fits_the_document, seat_tokens, str_of, undocumented_answers, TestApp, ANSWERS_CHECKED};
 
 #[test]
 fn openapi_describes_exactly_the_routes_served() {
@@ -281,6 +281,31 @@ fn answers_of_every_kind_validate_against_the_documents_schemas() {
     check("Problem", &app.get(&format!("/api/v1/games/{game}/view?at=0"), None).json);
     check("Problem", &app.get("/api/v1/games/aaaaaaaaaaaaaaaa", None).json);
     assert_eq!(kinds.len(), 15, "{kinds:?}");
+}
+
+/// Every JSON answer a test receives through `TestApp` is checked against
+/// the document's schema for its route and status; the check refuses one
+/// that does not fit.
+#[test]
+fn every_answer_the_tests_receive_is_checked_against_its_schema() {
+    use std::sync::atomic::Ordering;
+    let app = TestApp::spawn();
+    let before = ANSWERS_CHECKED.load(Ordering::Relaxed);
+    let created = app.create("duel", 2, json!({}));
+    let game = str_of(&created, "game_id");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    app.get(&format!("/api/v1/games/{game}/view?at=0"), None).problem(400);
+    assert!(ANSWERS_CHECKED.load(Ordering::Relaxed) >= before + 3);
+    let path = format!("/api/v1/games/{game}");
+    fits_the_document("GET", &path, 200, "application/json", &summary);
+    let mut odd = summary.clone();
+    odd["uptime"] = json!(3);
+    let refused = std::panic::catch_unwind(|| fits_the_document("GET", &path, 200, "application/json", &odd));
+    assert!(refused.is_err(), "a summary with a field its schema does not name is refused");
+    let mut odd = summary;
+    odd["head"] = json!("three");
+    let refused = std::panic::catch_unwind(|| fits_the_document("GET", &path, 200, "application/json", &odd));
+    assert!(refused.is_err(), "a summary with a head in words is refused");
 }
 
 #[test]

@@ -308,7 +308,7 @@ pub fn undocumented_answers() -> Vec<(String, String, u16)> {
 /// The file the server binaries this test process runs record their
 /// answers to: pass it as `.env(runestone::http::RECORD_ENV, answers_file())`.
 pub fn answers_file() -> PathBuf {
-    std::env::temp_dir().join(format!("runestone-answers-{}.txt", std::process::id()))
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("runestone-answers-{}.txt", std::process::id()))
 }
 
 /// What the server binaries run so far recorded: (method, route, status)

@@ -241,6 +241,10 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
 }
 
 fn serve(settings: Settings) -> anyhow::Result<()> {
+    // The tests that run the binary ask it to tell what it answers.
+    if let Some(path) = std::env::var_os(crate::http::RECORD_ENV) {
+        crate::http::record_answers_to(std::path::Path::new(&path))?;
+    }
     let workers = settings.server.workers;
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if workers > 0 {

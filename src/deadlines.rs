@@ -26,8 +26,9 @@ use crate::service::{GameRecord, Service};
 use crate::store::{Side, SideWrite};
 
 /// How long each class of decision may take, and the ladder's steps.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "DeadlinePolicy")]
 pub struct Policy {
     pub plan_hours: f64,
     pub turn_hours: f64,
@@ -318,7 +319,7 @@ impl Scheduler {
 }
 
 /// What a host (or a seat, for its own vacation) asks of the clocks.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClockAction {
     Pause {
@@ -335,6 +336,7 @@ pub enum ClockAction {
     },
     /// A new policy for the decisions that become pending from now on.
     SetPolicy {
+        #[schemars(schema_with = "crate::http::types::policy_or_null")]
         policy: Value,
     },
     /// A seat is away until `until` (RFC 3339): its clock stops meanwhile.

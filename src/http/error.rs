@@ -63,7 +63,12 @@ impl ResponseError for ApiError {
                 b.insert(k.clone(), v.clone());
             }
         }
-        HttpResponse::build(self.status).content_type("application/problem+json").json(body)
+        let mut r = HttpResponse::build(self.status);
+        r.content_type("application/problem+json");
+        match super::through::<super::types::Problem>(body) {
+            Ok(p) => r.json(p),
+            Err(v) => r.json(v),
+        }
     }
 }
 

@@ -4,7 +4,9 @@
 //! handlers and is what the OpenAPI document is checked against.
 
 mod error;
+mod head;
 pub mod openapi;
+pub mod types;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::TcpListener;
@@ -16,9 +18,11 @@ use actix_web::dev::Service as _;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::web::{self, Bytes, Data, Payload};
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, Route};
+use actix_web::{App, HttpRequest, HttpResponse, Route};
 use futures_util::StreamExt;
 use runestone_engine::{Envelope, Viewer};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 use tracing::Instrument;
@@ -111,7 +115,7 @@ pub fn serve(
 ) -> std::io::Result<actix_web::dev::Server> {
     let data = Data::from(service);
     let prefix = hex::encode(crate::random_bytes::<3>());
-    let server = HttpServer::new(move || {
+    let app = move || {
         let prefix = prefix.clone();
         App::new()
             .app_data(data.clone())
@@ -144,9 +148,7 @@ pub fn serve(
                     let status = res.status();
                     if let Some((method, pattern)) = route {
                         if routes().iter().any(|(m, p, _)| m.as_str() == method && *p == pattern) {
-                            if let Ok(mut a) = ANSWERED.lock() {
-                                a.insert((method, pattern, status.as_u16()));
-                            }
+                            note_answer(method, pattern, status.as_u16());
                         }
                     }
                     if let Some(svc) = svc {
@@ -162,10 +164,40 @@ pub fn serve(
                 }
                 .instrument(span)
             })
-    })
-    .listen(listener)?;
-    let server = if workers > 0 { server.workers(workers) } else { server };
-    Ok(server.shutdown_timeout(5).run())
+    };
+    // As `HttpServer::listen` builds it, but each connection wrapped in a
+    // `HeadGuard`, so that the answers actix-http gives by itself to heads
+    // it cannot read are problem+json too.
+    use actix_service::{IntoServiceFactory as _, ServiceFactoryExt as _};
+    let addr = listener.local_addr()?;
+    let mut builder = actix_web::dev::Server::build().shutdown_timeout(5);
+    if workers > 0 {
+        builder = builder.workers(workers);
+    }
+    let shutdown = builder.graceful_shutdown_signal();
+    let builder = builder.listen("runestone-http", listener, move || {
+        let shutdown = shutdown.clone();
+        let http = actix_http::HttpService::build()
+            .graceful_shutdown_signal(move || {
+                let signal = shutdown.clone();
+                async move { signal.notified().await }
+            })
+            .keep_alive(actix_http::KeepAlive::default())
+            .client_request_timeout(Duration::from_secs(5))
+            .client_disconnect_timeout(Duration::from_secs(1))
+            .h1_allow_half_closed(true)
+            .local_addr(addr)
+            .finish(actix_service::map_config(
+                app().into_factory().map_err(|e: actix_web::Error| e.as_response_error().error_response()),
+                |_| actix_web::dev::AppConfig::default(),
+            ));
+        actix_web::dev::fn_service(|io: actix_web::rt::net::TcpStream| async move {
+            let peer = io.peer_addr().ok();
+            Ok((head::HeadGuard::new(io), actix_http::Protocol::Http1, peer))
+        })
+        .and_then(http)
+    })?;
+    Ok(builder.run())
 }
 
 /// Read a JSON body of at most the configured size.
@@ -320,25 +352,116 @@ fn idempotency_key(req: &HttpRequest) -> ApiResult<Option<String>> {
     }
 }
 
-/// A service answer; a created game (201) with its `Location`.
-fn answer(a: Answer) -> HttpResponse {
-    let mut r = HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK));
+/// A service answer served as `T`; a created game (201) with its `Location`.
+fn answer<T: Serialize + DeserializeOwned>(a: Answer) -> HttpResponse {
+    let status = StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK);
+    let mut r = HttpResponse::build(status);
     if a.status == 201 {
         if let Some(id) = a.body.get("game_id").and_then(Value::as_str) {
             r.insert_header(("location", format!("/api/v1/games/{id}")));
         }
     }
-    r.json(a.body)
+    match through::<T>(a.body) {
+        Ok(t) => r.json(t),
+        Err(v) => r.json(v),
+    }
+}
+
+/// An answer built as JSON by the service, served as the documented type
+/// `T` serializes it.
+fn typed<T: Serialize + DeserializeOwned>(v: Value) -> HttpResponse {
+    match through::<T>(v) {
+        Ok(t) => HttpResponse::Ok().json(t),
+        Err(v) => HttpResponse::Ok().json(v),
+    }
+}
+
+/// `v` read as the documented type `T`. Should it not fit (a field the
+/// type lacks), it is served as it is rather than lost (a command may be
+/// recorded already), logged, and counted as a contract violation that the
+/// tests refuse ([`contract_violations`]); while recording, an answer that
+/// the type would change is counted too.
+pub(crate) fn through<T: Serialize + DeserializeOwned>(v: Value) -> Result<T, Value> {
+    match <T as Deserialize>::deserialize(&v) {
+        Ok(t) => {
+            if RECORDING.load(Ordering::Relaxed) {
+                let back = serde_json::to_value(&t).expect("JSON");
+                if back != v {
+                    violation(format!("{} changes the answer {v} into {back}", std::any::type_name::<T>()));
+                }
+            }
+            Ok(t)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "an answer does not fit its documented type {}", std::any::type_name::<T>());
+            violation(format!("{v} is not a {}: {e}", std::any::type_name::<T>()));
+            Err(v)
+        }
+    }
+}
+
+fn violation(what: String) {
+    append_record(&format!("misfit {}\n", what.replace('\n', " ")));
+    if let Ok(mut v) = VIOLATIONS.lock() {
+        if v.len() < 100 {
+            v.push(what);
+        }
+    }
+}
+
+static VIOLATIONS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Answers that did not fit their documented types in this process (each
+/// test server checks this list is empty as it stops).
+pub fn contract_violations() -> Vec<String> {
+    VIOLATIONS.lock().map(|v| v.clone()).unwrap_or_default()
 }
 
 static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static ANSWERED: std::sync::Mutex<std::collections::BTreeSet<(String, String, u16)>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
+/// Where a test's server process appends each (method, route, status) it
+/// answers for the first time, and each answer that did not fit its type.
+static RECORD_FILE: std::sync::OnceLock<std::sync::Mutex<std::fs::File>> = std::sync::OnceLock::new();
+
+/// The environment variable naming a file a server process records its
+/// answers to (for the tests that run the binary; see [`record_answers_to`]).
+pub const RECORD_ENV: &str = "RUNESTONE_RECORD_ANSWERS";
+
 /// Record from now on, in this process, every (method, route, status) the
 /// API answers (for tests: each must be in the OpenAPI document).
 pub fn record_answers() {
     RECORDING.store(true, Ordering::Relaxed);
+}
+
+/// Record as [`record_answers`] does, and also append each new answer to
+/// `path` as a line `METHOD route status` as soon as it is first given, and
+/// each misfit as `misfit <words>` (so a process killed with SIGKILL has
+/// told it already). For the tests that run the binary: `serve` calls this
+/// when [`RECORD_ENV`] names a file.
+pub fn record_answers_to(path: &std::path::Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let _ = RECORD_FILE.set(std::sync::Mutex::new(file));
+    record_answers();
+    Ok(())
+}
+
+fn note_answer(method: String, pattern: String, status: u16) {
+    let line = format!("{method} {pattern} {status}\n");
+    let new = ANSWERED.lock().is_ok_and(|mut a| a.insert((method, pattern, status)));
+    if new {
+        append_record(&line);
+    }
+}
+
+fn append_record(line: &str) {
+    if let Some(f) = RECORD_FILE.get() {
+        if let Ok(mut f) = f.lock() {
+            use std::io::Write as _;
+            let _ = f.write_all(line.as_bytes()).and_then(|_| f.sync_data());
+        }
+    }
 }
 
 /// What was recorded since [`record_answers`]: (method, route, status).
@@ -352,14 +475,14 @@ pub fn answered() -> std::collections::BTreeSet<(String, String, u16)> {
 async fn healthz(svc: Svc) -> HttpResponse {
     let recovering = svc.store().recovering();
     let level = svc.space();
-    let mut storage = serde_json::Map::new();
+    let mut storage = types::Storage::default();
     if let Some(level) = &level {
-        storage.insert("free_bytes".into(), json!(level.free));
-        storage.insert("reserve_bytes".into(), json!(level.reserve));
+        storage.free_bytes = Some(level.free);
+        storage.reserve_bytes = Some(level.reserve);
     }
     let mut details = Vec::new();
     if let Some(why) = &recovering {
-        storage.insert("recovering".into(), json!(true));
+        storage.recovering = Some(true);
         details.push(format!(
             "the store refuses writes since a flush failed ({why}); it reopens by itself once the disk has room"
         ));
@@ -367,14 +490,12 @@ async fn healthz(svc: Svc) -> HttpResponse {
     if let Some(level) = level.as_ref().filter(|l| l.low()) {
         details.push(level.refusal());
     }
-    let status = if details.is_empty() { "ok" } else { "degraded" };
+    let status = if details.is_empty() { types::HealthStatus::Ok } else { types::HealthStatus::Degraded };
     if !details.is_empty() {
-        storage.insert("detail".into(), json!(details.join("; ")));
+        storage.detail = Some(details.join("; "));
     }
-    if storage.is_empty() {
-        return HttpResponse::Ok().json(json!({ "status": status }));
-    }
-    HttpResponse::Ok().json(json!({ "status": status, "storage": storage }))
+    let storage = (level.is_some() || recovering.is_some()).then_some(storage);
+    HttpResponse::Ok().json(types::Health { status, storage })
 }
 
 async fn metrics(svc: Svc) -> HttpResponse {
@@ -394,7 +515,7 @@ async fn openapi_json(svc: Svc) -> HttpResponse {
 
 async fn rulesets(svc: Svc) -> HttpResponse {
     let list: Vec<Value> = svc.registry().all().map(|g| serde_json::to_value(g.info()).expect("JSON")).collect();
-    HttpResponse::Ok().json(json!({ "rulesets": list }))
+    typed::<types::Rulesets>(json!({ "rulesets": list }))
 }
 
 /// One ruleset's info and its published contracts: the JSON Schemas of its
@@ -411,23 +532,23 @@ async fn ruleset(svc: Svc, path: web::Path<String>) -> ApiResult {
     let mut info = serde_json::to_value(g.info()).expect("JSON");
     info["fixture"] = json!(g.fixture());
     info["schemas"] = serde_json::to_value(g.schemas()).expect("JSON");
-    Ok(HttpResponse::Ok().json(info))
+    Ok(typed::<types::RulesetContracts>(info))
 }
 
 async fn create_game(svc: Svc, req: HttpRequest, body: Payload) -> ApiResult {
     let key = idempotency_key(&req)?;
     let v = read_json(&req, body).await?;
-    Ok(answer(svc.create(v, key.as_deref()).await?))
+    Ok(answer::<crate::service::CreatedGame>(svc.create(v, key.as_deref()).await?))
 }
 
 async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
-    Ok(HttpResponse::Ok().json(svc.summary(&path).await?))
+    Ok(typed::<types::Summary>(svc.summary(&path).await?))
 }
 
 async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let at = query_number(&req, "at")?;
     let c = claims(&svc, &req, &path).await?;
-    Ok(HttpResponse::Ok().json(svc.view(&path, viewer(&c), at).await?))
+    Ok(typed::<types::View>(svc.view(&path, viewer(&c), at).await?))
 }
 
 /// A whole number written in digits; one past what 64 bits hold counts as
@@ -462,19 +583,19 @@ async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Paylo
     let key = idempotency_key(&req)?;
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    Ok(answer(svc.submit(&path, &c, v, key.as_deref()).await?))
+    Ok(answer::<types::Accepted>(svc.submit(&path, &c, v, key.as_deref()).await?))
 }
 
 async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let c = required_claims(&svc, &req, &path).await?;
-    Ok(HttpResponse::Ok().json(svc.undo(&path, &c).await?))
+    Ok(typed::<types::Accepted>(svc.undo(&path, &c).await?))
 }
 
 async fn events(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let (from, to) = (query_number(&req, "from")?, query_number(&req, "to")?);
     let c = claims(&svc, &req, &path).await?;
     let list = svc.events(&path, viewer(&c), from.unwrap_or(0), to).await?;
-    Ok(HttpResponse::Ok().json(json!({ "events": list })))
+    Ok(typed::<types::Events>(json!({ "events": list })))
 }
 
 /// Server-sent events: the backlog from `from` (or after `Last-Event-ID`,
@@ -518,7 +639,7 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
         last: Option<u64>,
         table: runestone_engine::Table,
         /// The final event, sent once the queue is empty; then the end.
-        closing: Option<Value>,
+        closing: Option<types::StreamClosed>,
         done: bool,
     }
     let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
@@ -542,12 +663,16 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
             if let Some(v) = st.queue.pop_front() {
                 let seq = v["seq"].as_u64().unwrap_or(0);
                 st.last = Some(seq);
-                let frame = format!("id: {seq}\nevent: event\ndata: {v}\n\n");
+                let data = match through::<types::Event>(v) {
+                    Ok(e) => serde_json::to_string(&e).expect("JSON"),
+                    Err(v) => v.to_string(),
+                };
+                let frame = format!("id: {seq}\nevent: event\ndata: {data}\n\n");
                 return Some((Ok::<_, actix_web::Error>(Bytes::from(frame)), st));
             }
             if let Some(why) = st.closing.take() {
                 st.done = true;
-                let frame = format!("event: closed\ndata: {why}\n\n");
+                let frame = format!("event: closed\ndata: {}\n\n", serde_json::to_string(&why).expect("JSON"));
                 return Some((Ok(Bytes::from(frame)), st));
             }
             tokio::select! {
@@ -611,15 +736,17 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
     impl St {
         /// The closing event if the seat's token generation is no longer the
         /// game's (or the game cannot be read), else `None`.
-        async fn recheck(&self) -> Option<Value> {
+        async fn recheck(&self) -> Option<types::StreamClosed> {
             let (seat, gen) = self.seat?;
             match self.svc.game_table(&self.game).await {
                 Ok(t) if t.generations.get(seat as usize) == Some(&gen) => None,
                 Ok(_) => Some(closing_revoked(seat, "")),
-                Err(_) => Some(json!({
-                    "reason": "unavailable",
-                    "detail": "the game could not be read to re-check this link; reconnect in a moment",
-                })),
+                Err(_) => Some(types::StreamClosed {
+                    reason: types::ClosedReason::Unavailable,
+                    detail: "the game could not be read to re-check this link; reconnect in a moment".into(),
+                    head: None,
+                    outcome: None,
+                }),
             }
         }
     }
@@ -631,41 +758,43 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
 }
 
 /// The stream's final event when the seat's links were revoked.
-fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> Value {
+fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> types::StreamClosed {
     let why = if reason.is_empty() { String::new() } else { format!(" ({reason})") };
-    json!({
-        "reason": "revoked",
-        "detail": format!(
+    types::StreamClosed {
+        reason: types::ClosedReason::Revoked,
+        detail: format!(
             "the links of seat {seat} were revoked by the host{why}; this stream is closed. \
              Use the newest link you were sent"
         ),
-    })
+        head: None,
+        outcome: None,
+    }
 }
 
 /// The stream's final event when the game is over.
-fn closing_over(t: &runestone_engine::Table) -> Value {
-    json!({
-        "reason": "over",
-        "detail": "the game is over: nothing more will be appended; the whole log is public now",
-        "head": t.head,
-        "outcome": t.outcome(),
-    })
+fn closing_over(t: &runestone_engine::Table) -> types::StreamClosed {
+    types::StreamClosed {
+        reason: types::ClosedReason::Over,
+        detail: "the game is over: nothing more will be appended; the whole log is public now".into(),
+        head: Some(t.head),
+        outcome: t.outcome().and_then(|o| through::<types::Outcome>(serde_json::to_value(o).expect("JSON")).ok()),
+    }
 }
 
 async fn rollback(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    Ok(HttpResponse::Ok().json(svc.rollback(&path, &c, v).await?))
+    Ok(typed::<types::Accepted>(svc.rollback(&path, &c, v).await?))
 }
 
 async fn fork(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    Ok(answer(svc.fork(&path, &c, v).await?))
+    Ok(answer::<crate::service::CreatedGame>(svc.fork(&path, &c, v).await?))
 }
 
 async fn verify(svc: Svc, path: web::Path<String>) -> ApiResult {
-    Ok(HttpResponse::Ok().json(svc.verify(&path).await?))
+    Ok(typed::<types::Verify>(svc.verify(&path).await?))
 }
 
 async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, body: Payload) -> ApiResult {
@@ -690,7 +819,7 @@ async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>, 
         Err(e) if e.status == StatusCode::BAD_REQUEST && e.detail.contains("empty") => String::new(),
         Err(e) => return Err(e),
     };
-    Ok(HttpResponse::Ok().json(svc.reissue(&game, &c, seat, reason).await?))
+    Ok(typed::<types::NewLink>(svc.reissue(&game, &c, seat, reason).await?))
 }
 
 /// The `{seat}` of a path: 400 if it is not a whole number, 422 if the game
@@ -718,22 +847,22 @@ async fn substitute(svc: Svc, req: HttpRequest, path: web::Path<(String, String)
     let c = required_claims(&svc, &req, &game).await?;
     let seat = seat_param(&svc, &game, &seat).await?;
     let v = read_json(&req, body).await?;
-    Ok(HttpResponse::Ok().json(svc.substitute(&game, &c, seat, v).await?))
+    Ok(typed::<types::NewLink>(svc.substitute(&game, &c, seat, v).await?))
 }
 
 async fn clock(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Payload) -> ApiResult {
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    Ok(HttpResponse::Ok().json(svc.clock_action(&path, &c, v).await?))
+    Ok(typed::<types::ClockDone>(svc.clock_action(&path, &c, v).await?))
 }
 
 async fn dead_letters(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let c = required_claims(&svc, &req, &path).await?;
-    Ok(HttpResponse::Ok().json(json!({ "dead_letters": svc.dead_letters(&path, &c).await? })))
+    Ok(typed::<types::DeadLetters>(json!({ "dead_letters": svc.dead_letters(&path, &c).await? })))
 }
 
 async fn retry_dead_letter(svc: Svc, req: HttpRequest, path: web::Path<(String, String)>) -> ApiResult {
     let (game, mail) = path.into_inner();
     let c = required_claims(&svc, &req, &game).await?;
-    Ok(HttpResponse::Ok().json(svc.retry_dead_letter(&game, &c, &mail).await?))
+    Ok(typed::<types::Retried>(svc.retry_dead_letter(&game, &c, &mail).await?))
 }

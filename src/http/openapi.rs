@@ -1,19 +1,26 @@
 //! `GET /openapi.json`: the API described for third-party clients.
 //!
-//! The request and creation schemas are generated (schemars) from the Rust
-//! types the handlers decode and encode ([`CreateGame`], [`SeatSpec`],
-//! [`HostSpec`], [`CreatedGame`]), and each hosted ruleset's published
-//! options, command, event and view schemas are embedded under
-//! `components/schemas/<ruleset>.<Name>` and referenced from the generic
-//! ones, so the document cannot drift from the types. Tests check that its
-//! paths are exactly those of [`super::routes`], that the served document is
-//! this function's, and that every status the test suite saw a route answer
-//! is listed for it (recorded by [`super::record_answers`]).
+//! Every schema is generated (schemars) from the Rust types the handlers
+//! decode and serialize: the request bodies ([`CreateGame`], [`SeatSpec`],
+//! [`HostSpec`], [`ClockAction`], [`Policy`] and those of [`super::types`])
+//! and every JSON answer ([`CreatedGame`] and the answers of
+//! [`super::types`], through which the handlers serve what the service
+//! builds). Each hosted ruleset's published options, command, event and
+//! view schemas are embedded under `components/schemas/<ruleset>.<Name>`
+//! and referenced from the generic ones (`AnyOptions`, `AnyCommand`,
+//! `AnyGameEvent`, `AnyView`), so the document cannot drift from the types.
+//! Tests check that its paths are exactly those of [`super::routes`], that
+//! the served document is this function's, that every answer the test
+//! suite receives fits its type ([`super::contract_violations`]), and that
+//! every status the suite saw a route answer is listed for it (recorded by
+//! [`super::record_answers`]).
 
 use runestone_engine::Registry;
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};
 
+use super::types as t;
+use crate::deadlines::{ClockAction, Policy};
 use crate::service::{CreateGame, CreatedGame, HostSpec, SeatSpec};
 
 fn problem(desc: &str) -> Value {
@@ -43,7 +50,8 @@ fn seat() -> Value {
 }
 
 fn idem() -> Value {
-    json!({ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 200 },
+    json!({ "name": "Idempotency-Key", "in": "header", "required": false,
+            "schema": { "type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[!-~]([ -~]*[!-~])?$" },
             "description": "a repeated request with the same key gets the first answer again and changes nothing" })
 }
 
@@ -91,29 +99,88 @@ fn responses(takes: Takes, specific: Value) -> Value {
     Value::Object(r)
 }
 
+/// A link to `op`, its parameters and request body taken from the answer
+/// (runtime expressions; other strings are literal).
+fn link(op: &str, parameters: Value, body: Option<Value>, desc: &str) -> Value {
+    let mut l = json!({ "operationId": op, "parameters": parameters, "description": desc });
+    if let Some(b) = body {
+        l["requestBody"] = b;
+    }
+    l
+}
+
 /// Links from a created game to its operations, for clients and for
 /// stateful test tools that follow them.
 fn game_links() -> Value {
-    let by_id = |op: &str, desc: &str| json!({ "operationId": op, "parameters": { "id": "$response.body#/game_id" }, "description": desc });
+    let id = || json!({ "id": "$response.body#/game_id" });
+    let seat0 = || json!({ "id": "$response.body#/game_id", "seat": "$response.body#/seats/0/seat" });
     json!({
-        "GetGame": by_id("getGame", "the game's summary"),
-        "GetView": by_id("getView", "the view (send a seat's token for its own)"),
-        "GetEvents": by_id("getEvents", "the log"),
-        "SubmitCommand": by_id("submitCommand", "a seat's command (with one of the seats' tokens)"),
-        "Undo": by_id("undo", "take back a seat's own last steps"),
-        "Rollback": by_id("rollback", "void events after a position (host token)"),
-        "Fork": by_id("fork", "a new game from a position (host token)"),
-        "Verify": by_id("verifyGame", "check the chain"),
-        "ReissueSeat0": { "operationId": "reissueSeatToken", "parameters": { "id": "$response.body#/game_id", "seat": "$response.body#/seats/0/seat" }, "description": "a new link for the first seat (host token)" },
-        "Substitute0": { "operationId": "substituteSeat", "parameters": { "id": "$response.body#/game_id", "seat": "$response.body#/seats/0/seat" }, "description": "a substitute in the first seat (host token)" },
-        "Clock": by_id("clockAction", "pause, resume, extend (host token) or a vacation (seat token)"),
-        "DeadLetters": by_id("listDeadLetters", "mail given up on (host token)"),
+        "GetGame": link("getGame", id(), None, "the game's summary"),
+        "GetView": link("getView", id(), None, "the view (send a seat's token for its own)"),
+        "GetEvents": link("getEvents", id(), None, "the log"),
+        "SubmitCommand": link("submitCommand", id(), None, "a seat's command (with one of the seats' tokens)"),
+        "Undo": link("undo", id(), None, "take back a seat's own last steps"),
+        "Rollback": link("rollback", id(), None, "void events after a position (host token)"),
+        "Fork": link("fork", id(), Some(json!({ "at_seq": "$response.body#/head" })), "a new game from its position after the setup (host token)"),
+        "Verify": link("verifyGame", id(), None, "check the chain"),
+        "ReissueSeat0": link("reissueSeatToken", seat0(), None, "a new link for the first seat (host token)"),
+        "Substitute0": link("substituteSeat", seat0(), None, "a substitute in the first seat (host token)"),
+        "Clock": link("clockAction", id(), None, "pause, resume, extend (host token) or a vacation (seat token)"),
+        "DeadLetters": link("listDeadLetters", id(), None, "mail given up on (host token)"),
     })
+}
+
+/// Links from a game's summary: its operations, on its current position.
+fn summary_links() -> Value {
+    let id = || json!({ "id": "$response.body#/game_id" });
+    let seat0 = || json!({ "id": "$response.body#/game_id", "seat": "$response.body#/seats/0/seat" });
+    json!({
+        "GetView": link("getView", id(), None, "the view at the head"),
+        "GetViewAtHead": link("getView", json!({ "id": "$response.body#/game_id", "at": "$response.body#/head" }), None, "the position after the head event"),
+        "GetEventsFromHead": link("getEvents", json!({ "id": "$response.body#/game_id", "from": "$response.body#/head" }), None, "the log's last event"),
+        "Verify": link("verifyGame", id(), None, "check the chain"),
+        "Undo": link("undo", id(), None, "take back a seat's own last steps"),
+        "RollbackToHead": link("rollback", id(), Some(json!({ "to_seq": "$response.body#/head", "reason": "a test of the links" })), "void nothing after the head (host token)"),
+        "ForkAtHead": link("fork", id(), Some(json!({ "at_seq": "$response.body#/head" })), "a new game from the head (host token)"),
+        "ReissueSeat0": link("reissueSeatToken", seat0(), None, "a new link for the first seat (host token)"),
+        "Substitute0": link("substituteSeat", seat0(), Some(json!({ "name": "$response.body#/seats/0/name" })), "the first seat's player again, as a substitute (host token)"),
+        "Clock": link("clockAction", id(), None, "the game's clocks"),
+        "DeadLetters": link("listDeadLetters", id(), None, "mail given up on (host token)"),
+    })
+}
+
+/// Links from a view: its first legal command, decided on the head shown.
+fn view_links() -> Value {
+    let id = || json!({ "id": "$response.body#/game_id" });
+    json!({
+        "SubmitLegal": link("submitCommand", id(), Some(json!({ "command": "$response.body#/legal/0", "expected_seq": "$response.body#/head" })),
+            "the first legal command, on the head the view showed (with the seat's token)"),
+        "GetGame": link("getGame", id(), None, "the game's summary"),
+        "GetEventsFromSeq": link("getEvents", json!({ "id": "$response.body#/game_id", "from": "$response.body#/seq" }), None, "the log from the position shown"),
+    })
+}
+
+/// Links from an answer listing events (accepted changes, the log).
+fn events_links() -> Value {
+    let id = || json!({ "id": "$response.body#/events/0/game" });
+    json!({
+        "GetGame": link("getGame", id(), None, "the game's summary"),
+        "GetView": link("getView", id(), None, "the view now"),
+        "GetEventsFromFirst": link("getEvents", json!({ "id": "$response.body#/events/0/game", "from": "$response.body#/events/0/seq" }), None, "the log from these events"),
+    })
+}
+
+/// A 200 answer of `schema` with links.
+fn ok_linked(desc: &str, schema: &str, links: Value) -> Value {
+    let mut r = ok(desc, schema);
+    r["links"] = links;
+    r
 }
 
 /// One ruleset schema embedded as a component: its `$defs` references and
 /// references to itself (`#`) made to point inside the component, its
-/// `$schema` and `$id` left out.
+/// `$schema` and `$id` left out, its whole numbers bounded as the game
+/// reads them ([`safe_integers`]).
 fn embedded(schema: &Value, component: &str) -> Value {
     let text = schema
         .to_string()
@@ -124,10 +191,12 @@ fn embedded(schema: &Value, component: &str) -> Value {
         o.remove("$schema");
         o.remove("$id");
     }
+    safe_integers(&mut v);
     v
 }
 
-/// The schemas generated from the server's own Rust types.
+/// The schemas generated from the server's own Rust types: every request
+/// body the handlers decode and every JSON answer they serialize.
 fn generated(registry: &Registry) -> Map<String, Value> {
     let mut g =
         SchemaSettings::draft2020_12().with(|s| s.definitions_path = "/components/schemas/".into()).into_generator();
@@ -135,6 +204,27 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     g.subschema_for::<CreatedGame>();
     g.subschema_for::<SeatSpec>();
     g.subschema_for::<HostSpec>();
+    g.subschema_for::<ClockAction>();
+    g.subschema_for::<Policy>();
+    g.subschema_for::<t::Problem>();
+    g.subschema_for::<t::Health>();
+    g.subschema_for::<t::Rulesets>();
+    g.subschema_for::<t::RulesetContracts>();
+    g.subschema_for::<t::Summary>();
+    g.subschema_for::<t::View>();
+    g.subschema_for::<t::Event>();
+    g.subschema_for::<t::Events>();
+    g.subschema_for::<t::Accepted>();
+    g.subschema_for::<t::StreamClosed>();
+    g.subschema_for::<t::Verify>();
+    g.subschema_for::<t::NewLink>();
+    g.subschema_for::<t::ClockDone>();
+    g.subschema_for::<t::DeadLetters>();
+    g.subschema_for::<t::Retried>();
+    g.subschema_for::<t::Submission>();
+    g.subschema_for::<t::Rollback>();
+    g.subschema_for::<t::Fork>();
+    g.subschema_for::<t::Reissue>();
     let mut defs = g.take_definitions(true);
     // Two fields the server reads as free JSON, described by their own schemas.
     if let Some(props) = defs.get_mut("CreateGame").and_then(|c| c.get_mut("properties")) {
@@ -153,13 +243,58 @@ fn generated(registry: &Registry) -> Map<String, Value> {
             .all()
             .map(|g| {
                 let id = g.info().id.clone();
+                let (min, max) = (g.info().min_seats, g.info().max_seats);
                 json!({ "if": { "properties": { "ruleset": { "const": id } }, "required": ["ruleset"] },
-                        "then": { "properties": { "options": { "anyOf": [schema_ref(&format!("{id}.Options")), { "type": "null" }] } } } })
+                        "then": { "properties": {
+                            "options": { "anyOf": [schema_ref(&format!("{id}.Options")), { "type": "null" }] },
+                            "seats": { "minItems": min, "maxItems": max } } } })
             })
             .collect();
         create.insert("allOf".into(), Value::Array(per_ruleset));
     }
+    // A time zone is one the server knows (by its IANA name).
+    let zones: Vec<&str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
+    for spec in ["SeatSpec", "HostSpec"] {
+        if let Some(tz) = defs.get_mut(spec).and_then(|s| s.pointer_mut("/properties/tz")) {
+            let description = tz.get("description").cloned().unwrap_or(json!("an IANA time zone"));
+            *tz = json!({ "anyOf": [{ "enum": zones }, { "type": "null" }], "description": description });
+        }
+    }
+    // A problem echoes what was sent (a stale `expected_seq`), bounded or not.
+    for (name, v) in defs.iter_mut() {
+        if name != "Problem" {
+            safe_integers(v);
+        }
+    }
     defs
+}
+
+/// Whole numbers are bounded by what the server reads them into (their
+/// `format`, as schemars names Rust's integer types), those of 64 bits by
+/// what every JSON client carries exactly (2^53 - 1).
+fn safe_integers(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let bounds = match o.get("format").and_then(Value::as_str) {
+                Some("uint64" | "uint") => Some((0, MAX_SAFE)),
+                Some("int64" | "int") => Some((-MAX_SAFE, MAX_SAFE)),
+                Some("uint32") => Some((0, i64::from(u32::MAX))),
+                Some("int32") => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+                Some("uint16") => Some((0, i64::from(u16::MAX))),
+                Some("int16") => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
+                Some("uint8") => Some((0, i64::from(u8::MAX))),
+                Some("int8") => Some((i64::from(i8::MIN), i64::from(i8::MAX))),
+                _ => None,
+            };
+            if let Some((min, max)) = bounds {
+                o.entry("minimum").or_insert(json!(min));
+                o.entry("maximum").or_insert(json!(max));
+            }
+            o.values_mut().for_each(safe_integers);
+        }
+        Value::Array(a) => a.iter_mut().for_each(safe_integers),
+        _ => {}
+    }
 }
 
 /// The whole document, for the rulesets `registry` hosts.
@@ -184,12 +319,26 @@ pub fn document(registry: &Registry) -> Value {
             }
         }
     }
-    let hand = hand_written(commands, events, views);
-    if let Value::Object(h) = hand {
-        for (k, v) in h {
-            schemas.entry(k).or_insert(v);
-        }
-    }
+    // The game's parts of the generic answers: any hosted ruleset's.
+    let mut options: Vec<Value> = registry.all().map(|g| schema_ref(&format!("{}.Options", g.info().id))).collect();
+    options.push(json!({ "type": "object", "description": "options of a ruleset no longer hosted" }));
+    events.push(json!({ "type": "object", "description": "when hidden: the redacted public form the game gives" }));
+    schemas.insert(
+        "AnyOptions".into(),
+        json!({ "anyOf": options, "description": "a ruleset's options (its Options schema)" }),
+    );
+    schemas.insert(
+        "AnyCommand".into(),
+        json!({ "anyOf": commands, "description": "a command of a hosted ruleset (its Command schema)" }),
+    );
+    schemas.insert(
+        "AnyGameEvent".into(),
+        json!({ "anyOf": events, "description": "an event of the game's ruleset (its Event schema)" }),
+    );
+    schemas.insert(
+        "AnyView".into(),
+        json!({ "anyOf": views, "description": "a view of the game's ruleset (its View schema)" }),
+    );
     let seat_takes = Takes { token: true, body: true, writes: true };
     let read = Takes { token: true, body: false, writes: false };
     let public = Takes { token: false, body: false, writes: false };
@@ -224,22 +373,22 @@ pub fn document(registry: &Registry) -> Value {
                     "422": problem("unknown ruleset, bad seat count, bad option, invalid email or time zone"),
                     "409": problem("the Idempotency-Key was used for another request") })) } },
             "/api/v1/games/{id}": { "get": { "operationId": "getGame", "summary": "summary", "parameters": [id()],
-                "responses": responses(public, json!({ "200": ok("summary", "Summary") })) } },
+                "responses": responses(public, json!({ "200": ok_linked("summary", "Summary", summary_links()) })) } },
             "/api/v1/games/{id}/view": { "get": { "operationId": "getView", "summary": "the viewer's view at the head or after event `at`", "security": [{}, { "bearer": [] }],
                 "parameters": [id(), number("at", 1, "the position after this event: 1 (the setup) to the head; 0 is 400, beyond the head 422")],
-                "responses": responses(read, json!({ "200": ok("view", "View"), "422": problem("no such position yet (beyond the head)") })) } },
+                "responses": responses(read, json!({ "200": ok_linked("view", "View", view_links()), "422": problem("no such position yet (beyond the head)") })) } },
             "/api/v1/games/{id}/commands": { "post": { "operationId": "submitCommand", "summary": "submit a seat's command", "security": [{ "bearer": [] }],
                 "description": "expected_seq is required (400 without it) when the seat owes a turn or a decision within a turn, and may be left out only for a secret plan, which a later plan replaces.",
                 "parameters": [id(), idem()], "requestBody": body("Submission", true),
-                "responses": responses(seat_takes, json!({ "200": ok("accepted: the events it caused, cut to the seat", "Accepted"),
+                "responses": responses(seat_takes, json!({ "200": ok_linked("accepted: the events it caused, cut to the seat", "Accepted", events_links()),
                     "409": problem("stale expected_seq (the answer gives the head), the game is over, or the Idempotency-Key was used for another request"),
                     "422": problem("illegal by the rules (in the rule's own words), or not this seat's turn (the answer lists who is pending)") })) } },
             "/api/v1/games/{id}/undo": { "post": { "operationId": "undo", "summary": "take back the seat's own last steps within its turn", "security": [{ "bearer": [] }],
-                "parameters": [id()], "responses": responses(Takes { token: true, body: false, writes: true }, json!({ "200": ok("undone", "Accepted"),
+                "parameters": [id()], "responses": responses(Takes { token: true, body: false, writes: true }, json!({ "200": ok_linked("undone", "Accepted", events_links()),
                     "409": problem("the game is over"), "422": problem("nothing to undo") })) } },
             "/api/v1/games/{id}/events": { "get": { "operationId": "getEvents", "summary": "the log, cut to the viewer", "security": [{}, { "bearer": [] }],
                 "parameters": [id(), number("from", 0, "the first event, inclusive (default 0)"), number("to", 0, "the last event, inclusive (default and at most: the head)")],
-                "responses": responses(read, json!({ "200": ok("events from `from` to `to`, both included; empty when from > to", "Events") })) } },
+                "responses": responses(read, json!({ "200": ok_linked("events from `from` to `to`, both included; empty when from > to", "Events", events_links()) })) } },
             "/api/v1/games/{id}/stream": { "get": { "operationId": "streamEvents",
                 "summary": "server-sent events as the log grows (`Last-Event-ID` resumes; `?token=` for browsers, only here)",
                 "description": "Frames `event: event` carry Event objects (id: the seq). The stream ends with one `event: closed` frame (a StreamClosed object): `over` once the game has ended, `revoked` when the seat's links were revoked (nothing after the revocation is sent).",
@@ -249,7 +398,7 @@ pub fn document(registry: &Registry) -> Value {
                 "responses": responses(read, json!({ "200": { "description": "text/event-stream of Event objects, then one StreamClosed", "content": { "text/event-stream": { "schema": { "type": "string" } } } } })) } },
             "/api/v1/games/{id}/rollback": { "post": { "operationId": "rollback", "summary": "void every event after to_seq, with a reason (host or referee); appended, never deleted",
                 "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("Rollback", true),
-                "responses": responses(seat_takes, json!({ "200": ok("rolled back", "Accepted"), "409": problem("the game is over"), "422": problem("bad target") })) } },
+                "responses": responses(seat_takes, json!({ "200": ok_linked("rolled back", "Accepted", events_links()), "409": problem("the game is over"), "422": problem("bad target") })) } },
             "/api/v1/games/{id}/fork": { "post": { "operationId": "fork", "summary": "a new game from this log up to at_seq (host)", "security": [{ "bearer": [] }],
                 "parameters": [id()], "requestBody": body("Fork", true),
                 "responses": responses(seat_takes, json!({
@@ -288,125 +437,3 @@ Tokens go in `Authorization: Bearer`; only the stream also takes `?token=`. \
 `expected_seq` is required for turn commands and decisions within a turn (400 without it), optional for a secret plan. \
 `pending` lists only the decisions still owed; `submitted` those given but still open to change. \
 Once a game is over its whole log is public: events show `hidden: false` while `visibility` still names the seats they were for.";
-
-/// The schemas written by hand: answers assembled as JSON by the service.
-fn hand_written(commands: Vec<Value>, events: Vec<Value>, views: Vec<Value>) -> Value {
-    // Whole numbers a JSON client can carry exactly (2^53 - 1 at most).
-    let int = || json!({ "type": "integer", "minimum": 0, "maximum": MAX_SAFE });
-    let pending_list = || json!({ "type": "array", "items": schema_ref("Pending") });
-    let mut first = json!({
-        "Problem": { "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
-            "type": { "type": "string" }, "title": { "type": "string" }, "status": { "type": "integer" },
-            "detail": { "type": "string", "description": "what was wrong, in words" },
-            "pending": pending_list(),
-            "head": { "type": ["integer", "null"] }, "expected_seq": { "type": "integer" } } },
-        "Pending": { "type": "object", "required": ["seat", "kind", "class", "prompt", "submitted"], "additionalProperties": false, "properties": {
-            "seat": int(), "kind": { "type": "string", "description": "the game's own name for the decision" },
-            "class": { "enum": ["plan", "turn", "small"] }, "prompt": { "type": "string" },
-            "submitted": { "type": "boolean", "description": "false in `pending` (still owed); true in `submitted` (given, may still be replaced)" } } },
-        "Health": { "type": "object", "required": ["status"], "properties": {
-            "status": { "enum": ["ok", "degraded"] },
-            "storage": { "type": "object", "properties": { "free_bytes": int(), "reserve_bytes": int(), "recovering": { "type": "boolean" }, "detail": { "type": "string" } } } } },
-        "Ruleset": { "type": "object", "required": ["id", "name", "min_seats", "max_seats", "rules_version"], "properties": {
-            "id": { "type": "string" }, "name": { "type": "string" }, "min_seats": int(),
-            "max_seats": int(), "rules_version": int(),
-            "default_options": { "type": "object" }, "options_help": { "type": "array", "items": { "type": "array", "items": { "type": "string" } } }, "description": { "type": "string" } } },
-        "RulesetContracts": { "allOf": [schema_ref("Ruleset")], "type": "object", "properties": {
-            "fixture": { "type": "boolean", "description": "a test fixture, never offered by a production server" },
-            "schemas": { "type": "object", "description": "JSON Schemas (draft 2020-12) generated from the game's types; also under components/schemas/<ruleset>.<Name> here",
-                "properties": { "options": { "type": "object" }, "command": { "type": "object" }, "event": { "type": "object" }, "view": { "type": "object" } } } } },
-        "Rulesets": { "type": "object", "required": ["rulesets"], "properties": { "rulesets": { "type": "array", "items": schema_ref("Ruleset") } } },
-        "Summary": { "type": "object", "required": ["game_id", "ruleset", "status", "seats", "pending", "submitted", "head"], "properties": {
-            "game_id": { "type": "string" }, "ruleset": { "type": "string" }, "rules_version": int(),
-            "options": { "type": "object", "description": "the game's options, defaults filled in" },
-            "status": { "enum": ["running", "over"] },
-            "seats": { "type": "array", "items": { "type": "object", "properties": { "seat": int(), "name": { "type": "string" } } } },
-            "pending": pending_list(), "submitted": pending_list(),
-            "head": int(), "created_at": { "type": ["string", "null"], "description": "when the game was created (RFC 3339)" },
-            "seed_commitment": { "type": "string" }, "seed": { "type": ["string", "null"], "description": "revealed once the game is over" },
-            "forked_from": { "type": ["object", "null"], "properties": { "game": { "type": "string" }, "seq": int() } },
-            "outcome": { "anyOf": [schema_ref("Outcome"), { "type": "null" }] },
-            "deadlines": { "type": "object", "properties": {
-                "policy": { "anyOf": [schema_ref("DeadlinePolicy"), { "type": "null" }] }, "paused": { "type": "boolean" },
-                "due": { "type": "array", "items": { "type": "object", "properties": { "decision": { "type": "string", "description": "seat/kind" }, "due": { "type": "string" } } } },
-                "forfeited": { "type": "array", "items": { "type": "boolean" }, "description": "per seat: whether it has forfeited" } } } } },
-        "Outcome": { "type": "object", "required": ["scores", "ranking", "winners", "summary"], "properties": {
-            "scores": { "type": "array", "items": { "type": "integer" } }, "ranking": { "type": "array", "items": int() },
-            "winners": { "type": "array", "items": int() }, "summary": { "type": "string" } } },
-        "Viewer": { "oneOf": [{ "enum": ["public", "referee"] }, { "type": "object", "required": ["seat"], "additionalProperties": false, "properties": { "seat": int() } }],
-            "description": "who the answer is cut for: the public (also hosts), one seat, or the referee" },
-        "View": { "type": "object", "required": ["game_id", "ruleset", "seq", "head", "viewer", "view", "pending", "submitted", "legal", "legal_labels", "over"], "properties": {
-            "game_id": { "type": "string" }, "ruleset": { "type": "string" },
-            "seq": { "type": "integer", "description": "the position shown: after this event" }, "head": int(),
-            "viewer": schema_ref("Viewer"),
-            "view": { "anyOf": views, "description": "the game's view for this viewer: the ruleset's View schema" },
-            "pending": pending_list(), "submitted": pending_list(),
-            "legal": { "type": "array", "items": { "anyOf": commands.clone() }, "description": "legal commands for the token's seat, at the head" },
-            "legal_labels": { "type": "array", "items": { "type": "string" }, "description": "each legal command in words, in the same order" },
-            "over": { "type": "boolean" }, "outcome": { "anyOf": [schema_ref("Outcome"), { "type": "null" }] } } },
-        "Submission": { "type": "object", "required": ["command"], "additionalProperties": false, "properties": {
-            "command": { "anyOf": commands, "description": "a command of the game's ruleset (its Command schema)" },
-            "expected_seq": { "type": "integer", "minimum": 0, "maximum": MAX_SAFE, "description": "the head the client decided on; 409 if the log has moved. Required for turn commands, optional for a secret plan" } } },
-        "Actor": { "oneOf": [{ "enum": ["host", "referee", "system"] }, { "type": "object", "required": ["seat"], "additionalProperties": false, "properties": { "seat": int() } }],
-            "description": "who caused the event" },
-        "Visibility": { "oneOf": [{ "const": "public" }, { "type": "object", "required": ["seats"], "additionalProperties": false, "properties": { "seats": { "type": "array", "items": int() } } }],
-            "description": "who may see the body; after the game's end everyone does (hidden is false) though this still names the seats" },
-        "Event": { "type": "object", "required": ["game", "seq", "time", "actor", "body", "visibility", "digest", "prev_hash", "hash", "hidden", "in_force", "text"], "properties": {
-            "game": { "type": "string" }, "seq": int(), "time": { "type": "string", "format": "date-time" },
-            "actor": schema_ref("Actor"),
-            "body": { "oneOf": [
-                { "type": "object", "required": ["kind", "event"], "properties": { "kind": { "const": "kernel" }, "event": { "type": "object", "description": "a kernel event (GameCreated, RolledBack, SeatTokenRevoked, SeedRevealed, …), tagged by type" } } },
-                { "type": "object", "required": ["kind", "v", "event"], "properties": { "kind": { "const": "game" }, "v": int(),
-                    "event": { "anyOf": events.into_iter().chain([json!({ "type": "object", "description": "when hidden: the redacted public form" })]).collect::<Vec<_>>() } } } ] },
-            "visibility": schema_ref("Visibility"),
-            "redacted": { "description": "what those who may not see the body are shown (present on hidden events' envelopes)" },
-            "decision": { "type": "object", "description": "on the first event of each decision: the command as submitted and how many events it caused" },
-            "digest": { "type": "string" }, "prev_hash": { "type": "string" }, "hash": { "type": "string" },
-            "hidden": { "type": "boolean", "description": "the body is the redacted public form" },
-            "in_force": { "type": "boolean", "description": "false once voided by a rollback or undo" },
-            "text": { "type": "string", "description": "the event in words" } } }
-    });
-    let rest = json!({
-        "Events": { "type": "object", "required": ["events"], "properties": { "events": { "type": "array", "items": schema_ref("Event") } } },
-        "StreamClosed": { "type": "object", "required": ["reason", "detail"], "properties": {
-            "reason": { "enum": ["over", "revoked", "unavailable"] }, "detail": { "type": "string" },
-            "head": int(), "outcome": { "anyOf": [schema_ref("Outcome"), { "type": "null" }] } } },
-        "Accepted": { "type": "object", "required": ["head", "events", "pending", "submitted", "over"], "properties": {
-            "head": int(), "events": { "type": "array", "items": schema_ref("Event") },
-            "pending": pending_list(), "submitted": pending_list(), "over": { "type": "boolean" } } },
-        "Rollback": { "type": "object", "required": ["to_seq", "reason"], "additionalProperties": false, "properties": {
-            "to_seq": int(), "reason": { "type": "string", "minLength": 1 } } },
-        "Fork": { "type": "object", "required": ["at_seq"], "additionalProperties": false, "properties": { "at_seq": int() } },
-        "Reissue": { "type": "object", "additionalProperties": false, "properties": { "reason": { "type": "string" } } },
-        "Verify": { "type": "object", "required": ["game_id", "events", "chain_ok", "ok"], "properties": {
-            "game_id": { "type": "string" }, "chain_ok": { "type": "boolean" }, "ok": { "type": "boolean" }, "events": int(),
-            "problem": { "type": ["object", "null"], "properties": { "seq": int(), "problem": { "type": "string" } } },
-            "seed_commitment": { "type": ["string", "null"] }, "seed": { "type": ["string", "null"] }, "draws": { "type": "object" } } },
-        "ClockAction": { "anyOf": [
-            { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "pause" }, "reason": { "type": "string" } } },
-            { "type": "object", "required": ["action"], "additionalProperties": false, "properties": { "action": { "const": "resume" } } },
-            { "type": "object", "required": ["action", "reason"], "additionalProperties": false, "properties": { "action": { "const": "extend" },
-                "seat": { "type": ["integer", "null"], "minimum": 0, "maximum": 255 },
-                "hours": { "type": ["integer", "null"], "minimum": -MAX_SAFE, "maximum": MAX_SAFE }, "until": { "type": ["string", "null"], "format": "date-time" }, "reason": { "type": "string" } } },
-            { "type": "object", "required": ["action", "policy"], "additionalProperties": false, "properties": { "action": { "const": "set_policy" }, "policy": { "anyOf": [schema_ref("DeadlinePolicy"), { "type": "null" }], "description": "null: no deadlines from now on" } } },
-            { "type": "object", "required": ["action", "seat", "until"], "additionalProperties": false, "properties": { "action": { "const": "vacation" },
-                "seat": { "type": "integer", "minimum": 0, "maximum": 255 }, "until": { "type": "string", "format": "date-time" } } } ] },
-        "ClockDone": { "type": "object", "description": "the event the action appended and the clocks after it", "properties": {
-            "head": int(), "events": { "type": "array", "items": schema_ref("Event") } } },
-        "DeadlinePolicy": { "type": "object", "required": ["plan_hours", "turn_hours", "small_hours"], "properties": {
-            "plan_hours": { "type": "number" }, "turn_hours": { "type": "number" }, "small_hours": { "type": "number" },
-            "reminders_hours": { "type": "array", "items": { "type": "number" } }, "grace_hours": { "type": "number", "default": 24 },
-            "substitute_after": { "type": "integer", "default": 2 }, "forfeit_after": { "type": "integer", "default": 4 } } },
-        "NewLink": { "type": "object", "required": ["seat", "generation", "token", "link"], "properties": {
-            "seat": int(), "generation": int(), "token": { "type": "string" }, "link": { "type": "string" } } },
-        "DeadLetters": { "type": "object", "required": ["dead_letters"], "properties": { "dead_letters": { "type": "array", "items": {
-            "type": "object", "required": ["id", "kind", "to", "subject", "attempts"], "properties": {
-                "id": { "type": "string" }, "kind": { "type": "string" }, "to": { "type": "string" }, "subject": { "type": "string" },
-                "attempts": int(), "last_error": { "type": ["string", "null"] } } } } } },
-        "Retried": { "type": "object", "required": ["id", "queued"], "properties": { "id": { "type": "string" }, "queued": { "type": "boolean" } } }
-    });
-    if let (Some(f), Value::Object(r)) = (first.as_object_mut(), rest) {
-        f.extend(r);
-    }
-    first
-}

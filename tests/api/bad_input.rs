@@ -129,3 +129,35 @@ fn every_kind_of_bad_input_is_answered_with_a_clear_problem() {
     assert_eq!(app.get("/healthz", None).ok()["status"], "ok");
     assert_eq!(app.get(&format!("/api/v1/games/{game}/verify"), None).ok()["ok"], true);
 }
+
+/// A request whose head actix-http cannot read (a 100 KB path: a URI may
+/// have 65,534 bytes) is answered before any route runs; that answer is a
+/// problem+json in the API's words too, not an empty 400.
+#[test]
+fn a_path_too_long_to_read_is_told_as_a_problem() {
+    use std::io::{Read, Write};
+    let app = TestApp::spawn();
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let ask = |request: String| {
+        let mut s = std::net::TcpStream::connect(&addr).expect("connects");
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+        s.write_all(request.as_bytes()).expect("the request is sent");
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).expect("an answer to the end");
+        answer
+    };
+    let path = format!("/api/v1/games/{}", "a".repeat(100_000));
+    let answer = ask(format!("GET {path} HTTP/1.1\r\nHost: runestone.test\r\n\r\n"));
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or_else(|| panic!("a head and a body: {answer:?}"));
+    assert!(head.starts_with("HTTP/1.1 400 "), "{head}");
+    assert!(head.to_ascii_lowercase().contains("content-type: application/problem+json"), "{head}");
+    let problem: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
+    assert_eq!(problem["status"], 400);
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("65,534 bytes") && detail.contains("/openapi.json"), "{detail}");
+    // A request line that is not HTTP at all is told the same way.
+    let answer = ask("NOT-HTTP\r\n\r\n".into());
+    assert!(answer.starts_with("HTTP/1.1 400 ") && answer.contains("\"detail\""), "{answer}");
+    // The connection's next requests and other connections are served as before.
+    app.get("/healthz", None).ok();
+}

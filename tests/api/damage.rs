@@ -26,12 +26,16 @@ enum Started {
 }
 
 fn start(dir: &Path) -> Started {
+    // What the binaries run so far answered is documented (their answers are
+    // recorded to a file: see `helpers::answers_file`).
+    crate::helpers::assert_answers_documented();
     let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
         .arg("serve")
         .env("RUNESTONE__SERVER__PORT", "0")
         .env("RUNESTONE__SERVER__WORKERS", "1")
         .env("RUNESTONE__STORAGE__PATH", dir)
         .env("RUST_LOG", "warn")
+        .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -102,6 +102,9 @@ impl Drop for Server {
 
 /// The real binary on `dir`, mailing to `smtp_port`; returns it and its URL.
 fn start(dir: &std::path::Path, smtp_port: u16) -> (Server, String) {
+    // What the binaries run so far answered is documented (their answers are
+    // recorded to a file: see `helpers::answers_file`).
+    crate::helpers::assert_answers_documented();
     let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
         .arg("serve")
         .env("RUNESTONE__SERVER__PORT", "0")
@@ -109,6 +112,7 @@ fn start(dir: &std::path::Path, smtp_port: u16) -> (Server, String) {
         .env("RUNESTONE__STORAGE__PATH", dir)
         .env("RUNESTONE__STORAGE__RESERVE", "0")
         .env("RUNESTONE__MAIL__TRANSPORT", "smtp")
+        .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
         .env("RUNESTONE__MAIL__SMTP_HOST", "127.0.0.1")
         .env("RUNESTONE__MAIL__SMTP_PORT", smtp_port.to_string())
         .env("RUNESTONE__MAIL__FROM", "runestone <games@runestone.test>")

@@ -183,6 +183,7 @@ impl TestApp {
             resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let text = resp.body_mut().read_to_string().unwrap_or_default();
         let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        fits_the_document(method, path, status, &content_type, &json);
         Reply { status, content_type, text, json }
     }
 
@@ -222,21 +223,111 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         self.stop();
         if !std::thread::panicking() {
-            let undocumented = undocumented_answers();
-            assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+            assert_answers_documented();
         }
     }
 }
 
-/// Every (method, route, status) answered in this process so far that the
-/// OpenAPI document does not list for that route.
-pub fn undocumented_answers() -> Vec<(String, String, u16)> {
+/// Every answer given so far, in this process or by a server binary the
+/// tests ran, has its status listed in the OpenAPI document for its route
+/// and fitted its documented type.
+#[track_caller]
+pub fn assert_answers_documented() {
+    let undocumented = undocumented_answers();
+    assert!(undocumented.is_empty(), "answers the OpenAPI document does not list: {undocumented:?}");
+    let mut misfits = runestone::http::contract_violations();
+    misfits.extend(binary_answers().1);
+    assert!(misfits.is_empty(), "answers that do not fit their documented types: {misfits:#?}");
+}
+
+/// The OpenAPI document of the hosted rulesets, made once.
+fn document() -> &'static Value {
     static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    let doc = DOC.get_or_init(|| runestone::http::openapi::document(&runestone::games::registry()));
-    runestone::http::answered()
-        .into_iter()
+    DOC.get_or_init(|| runestone::http::openapi::document(&runestone::games::registry()))
+}
+
+/// A JSON answer of the API fits the schema the document gives for its
+/// route and status: every answer the tests receive through [`TestApp`] is
+/// checked so (an undocumented status is refused apart, as the server
+/// stops: [`undocumented_answers`]).
+#[track_caller]
+pub fn fits_the_document(method: &str, path: &str, status: u16, content_type: &str, json: &Value) {
+    static VALIDATORS: std::sync::Mutex<Option<std::collections::HashMap<String, Arc<jsonschema::Validator>>>> =
+        std::sync::Mutex::new(None);
+    let doc = document();
+    let path = path.split('?').next().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').collect();
+    let route = doc["paths"].as_object().expect("paths").keys().find(|route| {
+        let pattern: Vec<&str> = route.split('/').collect();
+        pattern.len() == segments.len()
+            && pattern.iter().zip(&segments).all(|(p, s)| p == s || (p.starts_with('{') && !s.is_empty()))
+    });
+    let Some(route) = route else { return };
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    let schema =
+        &doc["paths"][route][method.to_lowercase()]["responses"][status.to_string()]["content"][media]["schema"];
+    let Some(reference) = schema["$ref"].as_str() else { return };
+    let validator = {
+        let mut cache = VALIDATORS.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = cache.get_or_insert_with(Default::default);
+        cache
+            .entry(reference.to_owned())
+            .or_insert_with(|| {
+                let mut root = doc.clone();
+                root["$ref"] = json!(reference);
+                Arc::new(
+                    jsonschema::options()
+                        .with_draft(jsonschema::Draft::Draft202012)
+                        .build(&root)
+                        .unwrap_or_else(|e| panic!("{reference}: {e}")),
+                )
+            })
+            .clone()
+    };
+    let errors: Vec<String> =
+        validator.iter_errors(json).take(5).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{method} {path} answered {status} outside its schema {reference}: {errors:#?}\n{json}");
+    ANSWERS_CHECKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many answers [`fits_the_document`] checked in this process.
+pub static ANSWERS_CHECKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Every (method, route, status) answered so far, in this process or by a
+/// server binary the tests ran (see [`answers_file`]), that the OpenAPI
+/// document does not list for that route.
+pub fn undocumented_answers() -> Vec<(String, String, u16)> {
+    let doc = document();
+    let mut all = runestone::http::answered();
+    all.extend(binary_answers().0);
+    all.into_iter()
         .filter(|(m, p, s)| doc["paths"][p][m.to_lowercase()]["responses"][s.to_string()].is_null())
         .collect()
+}
+
+/// The file the server binaries this test process runs record their
+/// answers to: pass it as `.env(runestone::http::RECORD_ENV, answers_file())`.
+pub fn answers_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("runestone-answers-{}.txt", std::process::id()))
+}
+
+/// What the server binaries run so far recorded: (method, route, status)
+/// answers, and answers that did not fit their documented types.
+pub fn binary_answers() -> (std::collections::BTreeSet<(String, String, u16)>, Vec<String>) {
+    let text = std::fs::read_to_string(answers_file()).unwrap_or_default();
+    let mut answers = std::collections::BTreeSet::new();
+    let mut misfits = Vec::new();
+    for line in text.lines() {
+        if let Some(m) = line.strip_prefix("misfit ") {
+            misfits.push(m.to_owned());
+            continue;
+        }
+        let mut parts = line.split(' ');
+        if let (Some(m), Some(p), Some(s)) = (parts.next(), parts.next(), parts.next().and_then(|s| s.parse().ok())) {
+            answers.insert((m.to_owned(), p.to_owned(), s));
+        }
+    }
+    (answers, misfits)
 }
 
 fn app_handle(app: &Application) -> actix_web::dev::ServerHandle {

@@ -242,3 +242,49 @@ fn replay_equals_the_live_state_with_programs() {
     // Then the position is the live one
     assert_eq!(serde_json::to_value(&replay).unwrap(), serde_json::to_value(&d.state).unwrap());
 }
+
+#[test]
+fn a_refused_step_may_let_the_bot_play_the_rest_of_the_turn() {
+    // Given the starting clan, last to plan, programs a step the rules
+    // refuse when the turn comes, falling back to the bot for the rest
+    let d0 = Driver::new(&Options::default(), 3, 11).unwrap();
+    let first = d0.state.starting;
+    let mut d = others_planned(first);
+    let program = vec![step(Command::Convert, Fallback::Bot)];
+    // When the plan and program are given
+    let ev = d.act(first, &Command::Program { hand: hand(), steps: program }).unwrap();
+    // Then the bot played the rest of the turn in its place: cards were
+    // laid, the turn ended and the clan was not asked
+    let words = told(&ev);
+    assert_eq!(words.len(), 1, "{words:?}");
+    assert!(
+        words[0].contains("refused because") && words[0].contains("the bot played the rest of the turn: "),
+        "{words:?}"
+    );
+    assert!(words[0].ends_with("end the turn"), "{words:?}");
+    assert!(d.state.players[first as usize].played.total() > 0, "the bot laid cards down");
+    assert_ne!(d.state.current, first, "the next clan's turn has begun");
+    assert!(!ev.iter().any(|e| matches!(e, Event::OrdersSet { .. })), "the clan's own standing orders stay");
+}
+
+#[test]
+fn the_owner_alone_sees_its_stored_program_until_it_runs() {
+    // Given a clan that plans with a program while the others have not
+    // chosen yet (so the program is stored, not run)
+    let program = vec![step(Command::Convert, Fallback::Skip)];
+    let p: Seat = 1;
+    let mut d = Driver::new(&Options::default(), 3, 11).unwrap();
+    d.act(p, &Command::Program { hand: hand(), steps: program.clone() }).unwrap();
+    let own = Bardagi::view(&d.state, Viewer::Seat(p));
+    assert_eq!(own["players"][p as usize]["program"], serde_json::to_value(&program).unwrap());
+    for other in (0..3).filter(|s| *s != p) {
+        let v = Bardagi::view(&d.state, Viewer::Seat(other));
+        assert!(v["players"][p as usize].get("program").is_none(), "seat {other} sees no program of seat {p}");
+    }
+    assert!(Bardagi::view(&d.state, Viewer::Public)["players"][p as usize].get("program").is_none());
+    // And the bot's suggestion is among the legal commands of a clan yet to plan
+    let other = (p + 1) % 3;
+    let legal = Bardagi::legal(&d.state, other);
+    assert!(matches!(legal[0], Command::Plan { .. }), "the plain plan first");
+    assert!(matches!(&legal[1], Command::Program { steps, .. } if !steps.is_empty()), "then with its program");
+}

@@ -18,6 +18,7 @@ mod mail;
 mod memory;
 mod openapi;
 mod program_mail;
+mod program_web;
 mod realms;
 mod schemas;
 mod smtp;

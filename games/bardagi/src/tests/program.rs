@@ -288,3 +288,43 @@ fn the_owner_alone_sees_its_stored_program_until_it_runs() {
     assert!(matches!(legal[0], Command::Plan { .. }), "the plain plan first");
     assert!(matches!(&legal[1], Command::Program { steps, .. } if !steps.is_empty()), "then with its program");
 }
+
+#[test]
+fn a_step_whose_purpose_is_already_met_takes_its_fallback() {
+    // Given the starting clan, last to plan, and an area its Berserkur can
+    // move to and take at the start of its turn (found on a copy)
+    let d0 = Driver::new(&Options::default(), 3, 11).unwrap();
+    let first = d0.state.starting;
+    let mut d = others_planned(first);
+    let mut peek = Driver { state: d.state.clone(), log: Vec::new(), seed: d.seed.clone(), inputs: vec![0; 3] };
+    peek.act(first, &Command::Plan { hand: hand() }).unwrap();
+    let attack = Command::Attack { claim: true, reinforce: 0 };
+    let take = bot::legal(&peek.state, first)
+        .into_iter()
+        .filter(|c| matches!(c, Command::Move { unit: Unit::Berserkur, .. }))
+        .find(|mv| {
+            let mut rng = runestone_engine::rng::GameRng::new(peek.seed.clone(), 0);
+            let mut cx = crate::Ctx::new(peek.state.clone(), &mut rng);
+            let ok = crate::run(&mut cx, first, mv).is_ok() && crate::run(&mut cx, first, &attack).is_ok();
+            ok && cx.s.players[first as usize].played.total() == 1
+        })
+        .expect("an area the Berserkur can move to and take with one card");
+    // When its program moves there and takes it, then attacks it again (it
+    // is its own by then) and moves there again (he stands there already),
+    // each pointless step falling back to skipping it
+    let program = vec![
+        step(take.clone(), Fallback::Ask),
+        step(attack.clone(), Fallback::Ask),
+        step(attack, Fallback::Skip),
+        step(take, Fallback::Skip),
+    ];
+    let ev = d.act(first, &Command::Program { hand: hand(), steps: program }).unwrap();
+    // Then both took their fallback, told with why, and the turn ended
+    let words = told(&ev);
+    assert_eq!(words.len(), 5, "{words:?}");
+    assert!(
+        words[2].starts_with("3: ") && words[2].contains("skipped because") && words[2].contains("is already yours")
+    );
+    assert!(words[3].starts_with("4: ") && words[3].contains("skipped because the Berserkur already stands on"));
+    assert_eq!(words[4], "5: end the turn: done");
+}

@@ -156,13 +156,16 @@ fn put(due_ms: i64, e: &Entry) -> SideWrite {
 }
 
 /// Decisions newly pending in `after` (not given yet, and not pending in
-/// the same way before).
+/// the same way before). A secret plan is one decision per prompt: when
+/// the last plan of a round lets the whole round play out at once (turn
+/// programs), the next round's plan, asked of the same seat, is new.
 pub(crate) fn newly_pending(before: Option<&Table>, after: &Table) -> Vec<Pending> {
-    let open = |t: &Table| -> Vec<(u8, String)> {
-        t.pending().into_iter().filter(|p| !p.submitted).map(|p| (p.seat, p.kind)).collect()
+    let same = |p: &Pending| (p.seat, p.kind.clone(), (p.class == DecisionClass::Plan).then(|| p.prompt.clone()));
+    let open = |t: &Table| -> Vec<(u8, String, Option<String>)> {
+        t.pending().into_iter().filter(|p| !p.submitted).map(|p| same(&p)).collect()
     };
     let was = before.map(open).unwrap_or_default();
-    after.pending().into_iter().filter(|p| !p.submitted && !was.contains(&(p.seat, p.kind.clone()))).collect()
+    after.pending().into_iter().filter(|p| !p.submitted && !was.contains(&same(p))).collect()
 }
 
 impl Service {

@@ -60,9 +60,17 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
     }
     let mut out = Vec::new();
     match command(s, seat) {
-        // Legal commands are judged on the board as it is: the bot's plan
-        // is listed without the program it would send as a fallback.
-        Some(Command::Program { hand, .. }) => out.push(Command::Plan { hand }),
+        // The bot's plain plan first, then the same plan with the program
+        // the bot would send (its turn as it would play it from the board
+        // as it is now): a client's or the plan form's suggestion, which
+        // leaves the clan's own standing orders as they are.
+        Some(Command::Program { hand, mut steps }) => {
+            out.push(Command::Plan { hand });
+            steps.retain(|s| !matches!(s.step, Command::SetOrders { .. }));
+            if !steps.is_empty() {
+                out.push(Command::Program { hand, steps });
+            }
+        }
         Some(c) => out.push(c),
         None => {}
     }

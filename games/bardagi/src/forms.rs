@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::build::Effect;
-use crate::state::{AxeOrder, Building, Hand, Loc, Orders};
+use crate::state::{AxeOrder, Building, Hand, Loc, Orders, Phase};
 use crate::view::{PlayerView, TileView, View};
 
 use runestone_engine::present::{
@@ -273,7 +273,7 @@ fn form_parts(
     let Some(mine) = view.players.get(me as usize) else { return Vec::new() };
     let again = |form: &str| entered.get("build").is_some_and(|b| b == form);
     let mut parts = Vec::new();
-    if let Some(plan) = plan_form(legal, mine, if again(PLAN) { Some(entered) } else { None }) {
+    if let Some(plan) = plan_form(legal, view, mine, if again(PLAN) { Some(entered) } else { None }) {
         parts.push(plan);
     }
     if let Some(turn) = turn_form(legal, labels, view, mine, me, entered) {
@@ -285,7 +285,12 @@ fn form_parts(
 
 /// The plan picker: a number per card type, adding up to the plan's size,
 /// filled in with what was typed, the plan chosen, or the bot's.
-fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Option<Part> {
+fn plan_form(
+    legal: &[Value],
+    view: &View,
+    mine: &PlayerView,
+    entered: Option<&BTreeMap<String, String>>,
+) -> Option<Part> {
     let plans: Vec<&Value> = legal.iter().filter(|c| c["type"] == "Plan").collect();
     if plans.is_empty() {
         return None;
@@ -298,7 +303,8 @@ fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<Strin
         _ => None,
     });
     let suggested = bot_plan.unwrap_or(plans[0]);
-    // A plan already chosen (and still replaceable): the picker starts from it.
+    // A plan already chosen (and still replaceable): the picker starts from
+    // it (the legal commands are then the other plans, none the bot's).
     let chosen = mine.hand.as_ref().filter(|_| mine.planned);
     let sizes: Vec<u64> =
         plans.iter().map(|p| CARDS.iter().map(|(k, _)| p["hand"][*k].as_u64().unwrap_or(0)).sum()).collect();
@@ -324,7 +330,7 @@ fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<Strin
     let bot_words = hand_words(&suggested["hand"]);
     let note = match chosen {
         Some(h) => Note::small(format!(
-            "Your plan now: {}. You may replace it until every clan has chosen. The bot would choose {bot_words}.",
+            "Your plan now: {}. Only you see it; you may replace it until every clan has chosen.",
             hand_of(h)
         ))
         .id("plan-chosen"),
@@ -339,17 +345,276 @@ fn plan_form(legal: &[Value], mine: &PlayerView, entered: Option<&BTreeMap<Strin
         max: max as i64,
         words: format!("The four numbers must add up to {size} (at most 6 of a kind)."),
     };
-    let fieldset = Group::new(
-        Frame::Fieldset { legend: format!("Pick the plan's cards: {size} of your 24, in secret") },
-        vec![
-            Part::Refusal { build: PLAN.into() },
-            Group::new(Frame::Box, fields).class("card-counts").into(),
-            sum.into(),
-            note.into(),
-            Submit::new("Choose these cards").class("primary").id("plan-submit").into(),
-        ],
+    let mut cards = vec![
+        Part::Refusal { build: PLAN.into() },
+        Group::new(Frame::Box, fields).class("card-counts").into(),
+        sum.into(),
+        note.into(),
+    ];
+    // A turn program goes with a secret plan made before the turn (not in
+    // the easier variant, where the cards are chosen as the turn begins).
+    let program =
+        (view.phase == Phase::Planning && !view.options.easy_cards).then(|| program_part(legal, view, mine, entered));
+    let submit = match program {
+        Some(_) => Submit::new("Choose these cards and this turn").class("primary").id("plan-submit"),
+        None => Submit::new("Choose these cards").class("primary").id("plan-submit"),
+    };
+    if program.is_none() {
+        cards.push(submit.clone().into());
+    }
+    let legend = format!("Pick the plan's cards: {size} of your 24, in secret");
+    let mut parts: Vec<Part> = vec![Group::new(Frame::Fieldset { legend }, cards).into()];
+    let has_program = program.is_some();
+    if let Some(p) = program {
+        parts.push(p);
+        parts.push(submit.into());
+    }
+    let form: Part = Form::new(parts).id("plan-form").class("plan-picker").build(PLAN).into();
+    // The bot's cards with the turn it would play from the board as it is
+    // now, in one press.
+    let bot = legal.iter().find(|c| c["type"] == "Program").filter(|_| has_program && chosen.is_none());
+    let Some(bot) = bot else { return Some(form) };
+    let steps: Vec<Value> = bot["steps"].as_array().cloned().unwrap_or_default();
+    let words = format!(
+        "Or take the bot's cards and turn: {}, then {}",
+        hand_words(&bot["hand"]),
+        program_words(&steps, view, mine)
     );
-    Some(Form::new(vec![fieldset.into()]).id("plan-form").class("plan-picker").build(PLAN).into())
+    let button = Submit::new(words).command(bot.to_string()).id("bot-program");
+    Some(Group::new(Frame::Box, vec![form, Form::new(vec![button.into()]).class("bot-turn").into()]).into())
+}
+
+/// Program rows shown beyond the steps already filled in, and at least.
+const SPARE_STEPS: usize = 2;
+const MIN_STEPS: usize = 4;
+
+/// The choices of a program step: the card actions the clan's units could
+/// take from where they stand now (moves within one card's reach, their
+/// actions where they will stand), the steps of the bot's and the clan's
+/// own program, and the end of the turn; each a command's JSON and words.
+fn step_choices(view: &View, mine: &PlayerView, me: u8, known: &[Value]) -> Vec<(Value, String)> {
+    let mut out: Vec<(Value, String)> = Vec::new();
+    let mut add = |c: Value, words: String| {
+        if !out.iter().any(|(x, _)| *x == c) {
+            out.push((c, words));
+        }
+    };
+    let board = crate::board::Board::build(view.board.clone()).ok();
+    let owned = |a: usize| a == mine.home as usize || view.areas.get(a).is_some_and(|x| x.owner == Some(me));
+    let at = |l: Loc| match l {
+        Loc::Area(a) => Some(a as usize),
+        Loc::Aboard | Loc::Fallen => None,
+    };
+    let quick = mine.upgrades.iter().any(|t| t.effect == Effect::BerserkurMovesThree);
+    let units = [("berserkur", mine.units.berserkur), ("godi", mine.units.godi), ("kaupmadur", mine.units.kaupmadur)];
+    for (key, loc) in units {
+        let name = card_name(key);
+        match (at(loc), &board) {
+            (Some(from), Some(b)) => {
+                // Areas within one card's moves; steps through own areas are free.
+                let reach = match key {
+                    "berserkur" if quick => 3,
+                    "berserkur" => 1,
+                    _ => 2,
+                };
+                let mut cost = vec![u8::MAX; b.land.len()];
+                cost[from] = 0;
+                let mut queue = std::collections::VecDeque::from([from]);
+                while let Some(a) = queue.pop_front() {
+                    for &n in &b.land[a] {
+                        let n = n as usize;
+                        let c = cost[a] + u8::from(!(owned(a) && owned(n)));
+                        if c <= reach && c < cost[n] {
+                            cost[n] = c;
+                            queue.push_back(n);
+                        }
+                    }
+                }
+                for (to, c) in cost.iter().enumerate() {
+                    if to != from && *c <= reach {
+                        let words = format!("{name} moves to {}", area_name(view, &json!(to)));
+                        add(json!({"type": "Move", "unit": key, "to": to}), words);
+                    }
+                }
+                if b.data.areas.get(from).is_some_and(|a| a.harbour) {
+                    add(json!({"type": "Board", "unit": key}), format!("{name} boards the Knerrir"));
+                }
+            }
+            _ if matches!(loc, Loc::Aboard) => {
+                add(json!({"type": "Disembark", "unit": key}), format!("{name} goes ashore"));
+            }
+            _ => {}
+        }
+    }
+    let actions = [
+        (json!({"type": "Attack", "claim": true, "reinforce": 0}), "Berserkur attacks the area he stands on"),
+        (
+            json!({"type": "Attack", "claim": true, "reinforce": 1}),
+            "Berserkur attacks there with 1 more disk from Virki",
+        ),
+        (json!({"type": "Attack", "claim": false, "reinforce": 0}), "Berserkur fights the Berserkur there, no claim"),
+        (json!({"type": "Retreat"}), "Berserkur retreats after a fight (free)"),
+        (json!({"type": "Refill", "unit": "berserkur"}), "Berserkur refills Virki (at home)"),
+        (json!({"type": "Convert"}), "Godi converts the Barbarian area he stands on"),
+        (json!({"type": "Refill", "unit": "godi"}), "Godi refills Hof (at home)"),
+        (json!({"type": "BuyRunes", "unit": "godi"}), "Godi buys 3 runes (at a sacred location)"),
+        (json!({"type": "BuyLand"}), "Kaupmadur buys the Barbarian area he stands on"),
+        (json!({"type": "BuyRunes", "unit": "kaupmadur"}), "Kaupmadur buys 3 runes (at a sacred location)"),
+    ];
+    for (c, words) in actions {
+        add(c, words.to_owned());
+    }
+    for c in known {
+        let words = match detail(c, view) {
+            Some(d) => format!("{} ({d})", step_words(c, view, &mut [Value::Null, Value::Null, Value::Null])),
+            None => step_words(c, view, &mut [Value::Null, Value::Null, Value::Null]),
+        };
+        add(c.clone(), words);
+    }
+    add(json!({"type": "EndTurn"}), "end the turn".into());
+    out
+}
+
+/// A step's fallback as the plan form posts it: a keyword, or the JSON of
+/// the step to try instead.
+fn fallback_value(f: &Value) -> String {
+    match f["type"].as_str() {
+        Some("Skip") => "skip".into(),
+        Some("EndTurn") => "end".into(),
+        Some("Bot") => "bot".into(),
+        Some("Try") => f["step"].to_string(),
+        _ => "ask".into(),
+    }
+}
+
+/// A program in words, steps followed as they move the units.
+fn program_words(steps: &[Value], view: &View, mine: &PlayerView) -> String {
+    let area = |l: Loc| match l {
+        Loc::Area(a) => json!(a),
+        Loc::Aboard | Loc::Fallen => Value::Null,
+    };
+    let mut at = [area(mine.units.berserkur), area(mine.units.godi), area(mine.units.kaupmadur)];
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let if_refused = match s["fallback"]["type"].as_str() {
+                Some("Skip") => "skip it".to_owned(),
+                Some("EndTurn") => "end the turn".to_owned(),
+                Some("Bot") => "the bot plays the rest".to_owned(),
+                Some("Try") => {
+                    let mut here = at.clone();
+                    format!("try {}", step_words(&s["fallback"]["step"], view, &mut here))
+                }
+                _ => "ask me".to_owned(),
+            };
+            format!("{}. {} (if refused: {if_refused})", i + 1, step_words(&s["step"], view, &mut at))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The program part of the plan form: an ordered list of steps, each a
+/// card action and what to do when the rules refuse it by the time the
+/// turn comes, filled in with what was posted, the program given, or the
+/// bot's.
+fn program_part(legal: &[Value], view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
+    let me = mine.seat as u8;
+    let stored: Option<Vec<Value>> =
+        mine.program.as_ref().and_then(|p| serde_json::to_value(p).ok()).and_then(|v| v.as_array().cloned());
+    let bot: Vec<Value> =
+        legal.iter().find(|c| c["type"] == "Program").and_then(|c| c["steps"].as_array().cloned()).unwrap_or_default();
+    let given = stored.clone().unwrap_or_default();
+    let mut known: Vec<Value> = Vec::new();
+    for s in given.iter().chain(&bot) {
+        known.push(s["step"].clone());
+        if s["fallback"]["type"] == "Try" {
+            known.push(s["fallback"]["step"].clone());
+        }
+    }
+    let choices = step_choices(view, mine, me, &known);
+    // The option's own value string for a step (equal JSON, however written).
+    let value_of = |c: &Value| -> String {
+        choices.iter().find(|(x, _)| x == c).map_or_else(|| c.to_string(), |(x, _)| x.to_string())
+    };
+    let posted_rows = entered.map_or(0, |e| {
+        e.keys()
+            .filter_map(|k| k.strip_prefix("program.step.")?.parse::<usize>().ok())
+            .map(|i| i + 1)
+            .max()
+            .unwrap_or(0)
+    });
+    let filled = if entered.is_some() { posted_rows } else { given.len() };
+    let rows = (filled + SPARE_STEPS).clamp(MIN_STEPS, crate::program::MAX_STEPS);
+    let step_options: Vec<Choice> = choices.iter().map(|(c, w)| Choice::new(c.to_string(), w.clone())).collect();
+    let mut fallback_options = vec![
+        Choice::new("ask", "stop and ask me (the ordinary turn)"),
+        Choice::new("skip", "skip this step, go on"),
+        Choice::new("end", "end the turn there"),
+        Choice::new("bot", "let the bot play the rest of the turn"),
+    ];
+    fallback_options.extend(choices.iter().map(|(c, w)| Choice::new(c.to_string(), format!("try instead: {w}"))));
+    let items: Vec<Part> = (0..rows)
+        .map(|i| {
+            let (step, fallback) = match entered {
+                Some(e) => (
+                    e.get(&format!("program.step.{i}")).cloned().unwrap_or_default(),
+                    e.get(&format!("program.fallback.{i}")).cloned().unwrap_or_else(|| "skip".into()),
+                ),
+                None => match given.get(i) {
+                    Some(s) => {
+                        let f = match s["fallback"]["type"].as_str() {
+                            Some("Try") => value_of(&s["fallback"]["step"]),
+                            _ => fallback_value(&s["fallback"]),
+                        };
+                        (value_of(&s["step"]), f)
+                    }
+                    None => (String::new(), "skip".into()),
+                },
+            };
+            let n = i + 1;
+            let step = Field::new(
+                format!("program-step-{i}"),
+                format!("program.step.{i}"),
+                format!("Step {n}"),
+                Input::One { options: step_options.clone(), blank: Some("(no step)".into()), required: false },
+            )
+            .value(step)
+            .wrap("program-what");
+            let fallback = Field::new(
+                format!("program-fallback-{i}"),
+                format!("program.fallback.{i}"),
+                format!("If step {n} is refused by then"),
+                Input::One { options: fallback_options.clone(), blank: None, required: false },
+            )
+            .value(fallback)
+            .wrap("program-fallback");
+            Group::new(Frame::Item, vec![step.into(), fallback.into()]).class("program-step").into()
+        })
+        .collect();
+    let now = match &stored {
+        Some(steps) => Note::small(format!(
+            "Your program now: {}. Only you see it; you may replace it until every clan has chosen.",
+            program_words(steps, view, mine)
+        ))
+        .id("program-now"),
+        None => Note::small("No program yet: without one, your turn is asked when it comes.").id("program-now"),
+    };
+    Group::new(
+        Frame::Fieldset { legend: "Program your turn (optional): it plays the moment your turn comes".into() },
+        vec![
+            Note::small(
+                "Give the card actions of your turn in order. Other clans move first, so a step may be refused \
+                 when your turn comes: choose what to do then. After the last step the turn ends. Leave every \
+                 step at (no step) to play your turn yourself when it comes.",
+            )
+            .into(),
+            now.into(),
+            Group::new(Frame::List, items).class("program-steps").id("program-steps").into(),
+        ],
+    )
+    .class("program")
+    .into()
 }
 
 /// One unit's group of the composer: its actions as buttons, its moves
@@ -683,7 +948,8 @@ fn orders_form(view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String,
     .into()
 }
 
-/// The `Plan` command of the plan picker. The total is the rules' to judge.
+/// The `Plan` command of the plan picker, or `Program` when steps were
+/// chosen. The total and the steps are the rules' to judge.
 pub fn plan_command(form: &Posted) -> Result<Value, String> {
     let mut hand = Map::new();
     for (k, name) in CARDS {
@@ -695,7 +961,37 @@ pub fn plan_command(form: &Posted) -> Result<Value, String> {
         };
         hand.insert(k.into(), json!(n));
     }
-    Ok(json!({"type": "Plan", "hand": hand}))
+    let mut rows: Vec<(usize, &str)> = form
+        .pairs()
+        .filter_map(|(k, v)| k.strip_prefix("program.step.").and_then(|i| i.parse().ok()).map(|i| (i, v)))
+        .collect();
+    rows.sort_by_key(|(i, _)| *i);
+    let mut steps = Vec::new();
+    for (i, raw) in rows {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        let again = || format!("step {n}: that is not a step of this form; reload the page and choose again");
+        let step: Value = serde_json::from_str(raw).ok().filter(|v: &Value| v["type"].is_string()).ok_or_else(again)?;
+        let fallback = match form.get(&format!("program.fallback.{i}")).unwrap_or("ask").trim() {
+            "ask" | "" => json!({"type": "Ask"}),
+            "skip" => json!({"type": "Skip"}),
+            "end" => json!({"type": "EndTurn"}),
+            "bot" => json!({"type": "Bot"}),
+            other => {
+                let alt: Value = serde_json::from_str(other).ok().filter(|v: &Value| v["type"].is_string()).ok_or_else(
+                    || format!("if step {n} is refused: that is not a choice of this form; reload the page and choose again"),
+                )?;
+                json!({"type": "Try", "step": alt})
+            }
+        };
+        steps.push(json!({"step": step, "fallback": fallback}));
+    }
+    if steps.is_empty() {
+        return Ok(json!({"type": "Plan", "hand": hand}));
+    }
+    Ok(json!({"type": "Program", "hand": hand, "steps": steps}))
 }
 
 /// The `SetOrders` command of the standing orders form; area names are
@@ -792,6 +1088,81 @@ mod tests {
         let c = plan_command(&form(&[("hand.berserkur", "2"), ("hand.godi", " 1 "), ("hand.knerrir", "3")])).unwrap();
         assert_eq!(c, json!({"type": "Plan", "hand": {"berserkur": 2, "godi": 1, "kaupmadur": 0, "knerrir": 3}}));
         assert!(plan_command(&form(&[("hand.godi", "two")])).unwrap_err().contains("Godi"));
+    }
+
+    #[test]
+    fn the_plan_form_posts_a_program_with_each_steps_fallback() {
+        let mv = r#"{"type":"Move","unit":"godi","to":3}"#;
+        let attack = r#"{"type":"Attack","claim":true,"reinforce":0}"#;
+        let c = plan_command(&form(&[
+            ("hand.godi", "6"),
+            ("program.step.1", attack),
+            ("program.fallback.1", mv),
+            ("program.step.0", mv),
+            ("program.fallback.0", "skip"),
+            ("program.step.2", ""),
+            ("program.fallback.2", "bot"),
+            ("program.step.3", "{\"type\":\"EndTurn\"}"),
+            ("program.fallback.3", "bot"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            c["steps"],
+            json!([
+                {"step": {"type": "Move", "unit": "godi", "to": 3}, "fallback": {"type": "Skip"}},
+                {"step": {"type": "Attack", "claim": true, "reinforce": 0},
+                 "fallback": {"type": "Try", "step": {"type": "Move", "unit": "godi", "to": 3}}},
+                {"step": {"type": "EndTurn"}, "fallback": {"type": "Bot"}},
+            ])
+        );
+        assert_eq!(c["type"], "Program");
+        // No step chosen: a plain plan, the turn asked when it comes.
+        let plain = plan_command(&form(&[("hand.godi", "6"), ("program.step.0", ""), ("program.fallback.0", "skip")]));
+        assert_eq!(plain.unwrap()["type"], "Plan");
+        let bad = plan_command(&form(&[("program.step.0", "Berserkur")])).unwrap_err();
+        assert_eq!(bad, "step 1: that is not a step of this form; reload the page and choose again");
+        let bad = plan_command(&form(&[("program.step.0", mv), ("program.fallback.0", "maybe")])).unwrap_err();
+        assert!(bad.starts_with("if step 1 is refused: "), "{bad}");
+    }
+
+    #[test]
+    fn the_plan_form_offers_the_units_moves_and_shows_the_owners_program() {
+        let view = crate::tests::patched_view(json!({"phase": "planning", "players": [{"orders": {}}]}));
+        let legal = [hand(2, 2, 2, 0)];
+        let f = described(&legal, &[], &view, &BTreeMap::new());
+        let step = by_id(&f, "program-step-0").expect("the program's first step");
+        let options = step["input"]["options"].as_array().unwrap();
+        assert!(options.iter().any(|o| o["label"].as_str().unwrap().starts_with("Berserkur moves to ")), "{options:?}");
+        assert!(options.iter().any(|o| o["label"].as_str().unwrap().starts_with("Godi moves to ")), "{options:?}");
+        assert!(options.iter().any(|o| o["label"] == "end the turn"));
+        assert_eq!(step["value"], "", "no step until chosen");
+        let fallback = by_id(&f, "program-fallback-0").unwrap();
+        assert_eq!(fallback["value"], "skip");
+        assert!(by_id(&f, "program-now").unwrap()["text"].as_str().unwrap().starts_with("No program yet"));
+        // The owner's stored program fills the form and is told in words.
+        let mv = view.players[0].units.godi;
+        let Loc::Area(home) = mv else { panic!("the Godi starts at home") };
+        let to = step["input"]["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["label"].as_str().unwrap().starts_with("Godi moves to "))
+            .unwrap()["value"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let to: Value = serde_json::from_str(&to).unwrap();
+        let program = json!([{"step": to, "fallback": {"type": "Bot"}}]);
+        let view = crate::tests::patched_view(json!({
+            "phase": "planning", "players": [{"orders": {}, "planned": true, "program": program}],
+        }));
+        let f = described(&legal, &[], &view, &BTreeMap::new());
+        let now = by_id(&f, "program-now").unwrap()["text"].as_str().unwrap().to_owned();
+        assert!(now.starts_with("Your program now: 1. Godi to "), "{now}");
+        assert!(now.contains("(if refused: the bot plays the rest)"), "{now}");
+        assert_eq!(by_id(&f, "program-step-0").unwrap()["value"], to.to_string());
+        assert_eq!(by_id(&f, "program-fallback-0").unwrap()["value"], "bot");
+        assert_ne!(home, to["to"].as_u64().unwrap() as u8);
     }
 
     fn hand(b: u8, g: u8, k: u8, n: u8) -> Value {

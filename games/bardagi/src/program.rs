@@ -34,6 +34,10 @@ pub enum Fallback {
     EndTurn,
     /// Try this step instead; if the rules refuse it too, ask.
     Try { step: Box<Command> },
+    /// Let the bot play the rest of the turn from the board as it is then
+    /// (the turn the timeout would play, without waiting for it); if the
+    /// rules refuse that too, ask.
+    Bot,
 }
 
 /// What became of a programmed step.
@@ -134,6 +138,28 @@ fn tell(cx: &mut Ctx, at: usize, seat: Seat, step: usize, outcome: StepOutcome, 
     cx.out.insert(at.min(cx.out.len()), Emit::public(e));
 }
 
+/// The bot's turn from here (without its standing orders: the clan's own
+/// stay), as one whole turn judged by the rules; its steps in words.
+fn bot_plays_the_rest(cx: &mut Ctx, seat: Seat) -> Result<String, String> {
+    let steps: Vec<Command> =
+        super::bot::bot_turn(&cx.s, seat).into_iter().filter(|c| !matches!(c, Command::SetOrders { .. })).collect();
+    // Each step told on the board as the steps before it left it.
+    let mut rng = cx.rng.clone();
+    let mut probe = Ctx::new(cx.s.clone(), &mut rng);
+    let mut words = Vec::new();
+    for c in &steps {
+        words.push(describe_command(&probe.s, seat, c));
+        if run(&mut probe, seat, c).is_err() {
+            break;
+        }
+    }
+    if !matches!(steps.last(), Some(Command::EndTurn)) {
+        words.push("end the turn".into());
+    }
+    attempt(cx, seat, &Command::PlayTurn { steps }).map_err(|e| e.message)?;
+    Ok(words.join(", "))
+}
+
 /// At the start of `seat`'s turn: run its program, if it gave one.
 pub fn run_program(cx: &mut Ctx, seat: Seat) {
     let Some(steps) = cx.s.players.get(seat as usize).and_then(|p| p.program.clone()) else {
@@ -181,6 +207,17 @@ pub fn run_program(cx: &mut Ctx, seat: Seat) {
                             format!("{what}: refused because {why}; the turn cannot end yet ({m}); stopped to ask");
                         (StepOutcome::Asked, text)
                     }
+                };
+                tell(cx, at, seat, n, outcome, text);
+                return;
+            }
+            Fallback::Bot => {
+                let (outcome, text) = match bot_plays_the_rest(cx, seat) {
+                    Ok(words) => (StepOutcome::FellBack, format!("{what}: refused because {why}; the bot played the rest of the turn: {words}")),
+                    Err(m) => (
+                        StepOutcome::Asked,
+                        format!("{what}: refused because {why}; the bot could not play the rest either ({m}); stopped to ask"),
+                    ),
                 };
                 tell(cx, at, seat, n, outcome, text);
                 return;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::board::{AreaId, AreaKind, BoardData, Colour, SeaNode};
 use super::build::{tile, Effect};
 use super::goods_words;
+use super::program::ProgramStep;
 use super::state::{Building, DiskSpot, Event, Hand, Loc, Orders, Phase, RuneKind, ShipLoc, State, Unit};
 use runestone_engine::game::{Seat, Viewer};
 
@@ -79,6 +80,10 @@ pub struct PlayerView {
     pub upgrades: Vec<TileView>,
     /// Secret to the clan.
     pub orders: Option<Orders>,
+    /// The turn program given with the plan, secret to the clan until it
+    /// runs (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<Vec<ProgramStep>>,
 }
 
 /// A number per unit building.
@@ -194,6 +199,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 axes: p.axes,
                 upgrades: tiles(p.upgrades),
                 orders: own.then(|| p.orders.clone()),
+                program: if own { p.program.clone() } else { None },
             }
         })
         .collect();

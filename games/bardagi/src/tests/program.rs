@@ -242,3 +242,89 @@ fn replay_equals_the_live_state_with_programs() {
     // Then the position is the live one
     assert_eq!(serde_json::to_value(&replay).unwrap(), serde_json::to_value(&d.state).unwrap());
 }
+
+#[test]
+fn a_refused_step_may_let_the_bot_play_the_rest_of_the_turn() {
+    // Given the starting clan, last to plan, programs a step the rules
+    // refuse when the turn comes, falling back to the bot for the rest
+    let d0 = Driver::new(&Options::default(), 3, 11).unwrap();
+    let first = d0.state.starting;
+    let mut d = others_planned(first);
+    let program = vec![step(Command::Convert, Fallback::Bot)];
+    // When the plan and program are given
+    let ev = d.act(first, &Command::Program { hand: hand(), steps: program }).unwrap();
+    // Then the bot played the rest of the turn in its place: cards were
+    // laid, the turn ended and the clan was not asked
+    let words = told(&ev);
+    assert_eq!(words.len(), 1, "{words:?}");
+    assert!(
+        words[0].contains("refused because") && words[0].contains("the bot played the rest of the turn: "),
+        "{words:?}"
+    );
+    assert!(words[0].ends_with("end the turn"), "{words:?}");
+    assert!(d.state.players[first as usize].played.total() > 0, "the bot laid cards down");
+    assert_ne!(d.state.current, first, "the next clan's turn has begun");
+    assert!(!ev.iter().any(|e| matches!(e, Event::OrdersSet { .. })), "the clan's own standing orders stay");
+}
+
+#[test]
+fn the_owner_alone_sees_its_stored_program_until_it_runs() {
+    // Given a clan that plans with a program while the others have not
+    // chosen yet (so the program is stored, not run)
+    let program = vec![step(Command::Convert, Fallback::Skip)];
+    let p: Seat = 1;
+    let mut d = Driver::new(&Options::default(), 3, 11).unwrap();
+    d.act(p, &Command::Program { hand: hand(), steps: program.clone() }).unwrap();
+    let own = Bardagi::view(&d.state, Viewer::Seat(p));
+    assert_eq!(own["players"][p as usize]["program"], serde_json::to_value(&program).unwrap());
+    for other in (0..3).filter(|s| *s != p) {
+        let v = Bardagi::view(&d.state, Viewer::Seat(other));
+        assert!(v["players"][p as usize].get("program").is_none(), "seat {other} sees no program of seat {p}");
+    }
+    assert!(Bardagi::view(&d.state, Viewer::Public)["players"][p as usize].get("program").is_none());
+    // And the bot's suggestion is among the legal commands of a clan yet to plan
+    let other = (p + 1) % 3;
+    let legal = Bardagi::legal(&d.state, other);
+    assert!(matches!(legal[0], Command::Plan { .. }), "the plain plan first");
+    assert!(matches!(&legal[1], Command::Program { steps, .. } if !steps.is_empty()), "then with its program");
+}
+
+#[test]
+fn a_step_whose_purpose_is_already_met_takes_its_fallback() {
+    // Given the starting clan, last to plan, and an area its Berserkur can
+    // move to and take at the start of its turn (found on a copy)
+    let d0 = Driver::new(&Options::default(), 3, 11).unwrap();
+    let first = d0.state.starting;
+    let mut d = others_planned(first);
+    let mut peek = Driver { state: d.state.clone(), log: Vec::new(), seed: d.seed.clone(), inputs: vec![0; 3] };
+    peek.act(first, &Command::Plan { hand: hand() }).unwrap();
+    let attack = Command::Attack { claim: true, reinforce: 0 };
+    let take = bot::legal(&peek.state, first)
+        .into_iter()
+        .filter(|c| matches!(c, Command::Move { unit: Unit::Berserkur, .. }))
+        .find(|mv| {
+            let mut rng = runestone_engine::rng::GameRng::new(peek.seed.clone(), 0);
+            let mut cx = crate::Ctx::new(peek.state.clone(), &mut rng);
+            let ok = crate::run(&mut cx, first, mv).is_ok() && crate::run(&mut cx, first, &attack).is_ok();
+            ok && cx.s.players[first as usize].played.total() == 1
+        })
+        .expect("an area the Berserkur can move to and take with one card");
+    // When its program moves there and takes it, then attacks it again (it
+    // is its own by then) and moves there again (he stands there already),
+    // each pointless step falling back to skipping it
+    let program = vec![
+        step(take.clone(), Fallback::Ask),
+        step(attack.clone(), Fallback::Ask),
+        step(attack, Fallback::Skip),
+        step(take, Fallback::Skip),
+    ];
+    let ev = d.act(first, &Command::Program { hand: hand(), steps: program }).unwrap();
+    // Then both took their fallback, told with why, and the turn ended
+    let words = told(&ev);
+    assert_eq!(words.len(), 5, "{words:?}");
+    assert!(
+        words[2].starts_with("3: ") && words[2].contains("skipped because") && words[2].contains("is already yours")
+    );
+    assert!(words[3].starts_with("4: ") && words[3].contains("skipped because the Berserkur already stands on"));
+    assert_eq!(words[4], "5: end the turn: done");
+}

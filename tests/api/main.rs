@@ -24,3 +24,4 @@ mod thingvellir;
 mod times;
 mod web;
 mod web_axe;
+mod web_first;

@@ -180,6 +180,21 @@ fn detail(c: &Value, view: &View) -> Option<String> {
             };
             Some(format!("to {to}{}", if c["sea_rune"] == true { ", with a Sea move rune" } else { "" }))
         }
+        "Rearrange" => {
+            let spot = |v: &Value| match v.as_str() {
+                Some("virki") => "Virki".to_owned(),
+                Some("town") => "the town".to_owned(),
+                _ => area_name(view, &v["area"]),
+            };
+            Some(
+                c["moves"]
+                    .as_array()?
+                    .iter()
+                    .map(|m| format!("{} from {} to {}", m["count"], spot(&m["from"]), spot(&m["to"])))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        }
         "Exchange" => None,
         _ => None,
     }
@@ -370,6 +385,7 @@ fn list_of(kind: &str) -> Option<(&'static str, &'static str)> {
         "Cast" => Some(("cast", "Cast a rune:")),
         "Attack" => Some(("attack", "Attack:")),
         "Sail" => Some(("sail", "Sail:")),
+        "Rearrange" => Some(("rearrange", "Rearrange disks:")),
         _ => None,
     }
 }
@@ -474,7 +490,7 @@ fn turn_form(
             inside.push(Form::new(g.buttons.into_iter().map(Part::from).collect()).class("unit-actions").into());
         }
         for (id, options) in g.lists {
-            let words = ["Trade", "Cast", "Attack", "Sail"]
+            let words = ["Trade", "Cast", "Attack", "Sail", "Rearrange"]
                 .into_iter()
                 .find_map(|k| list_of(k).filter(|(i, _)| *i == id).map(|(_, w)| w))
                 .unwrap_or("Choose:");
@@ -922,7 +938,9 @@ mod tests {
             .iter()
             .filter_map(|p| p["id"].as_str())
             .collect();
-        assert_eq!(groups, ["group-berserkur", "group-godi", "group-other"]);
+        // The units with nothing to do now are listed too, disabled, with why.
+        assert_eq!(groups, ["group-berserkur", "group-godi", "group-kaupmadur", "group-knerrir", "group-other"]);
+        assert_eq!(by_id(&f, "no-kaupmadur").unwrap()["disabled"], "You chose no Kaupmadur card this round.");
         assert_eq!(by_id(&f, "move-berserkur").unwrap()["input"]["options"][0]["label"], "Forest 7");
         assert_eq!(by_id(&f, "group-godi").unwrap()["parts"][0]["parts"][0]["label"], "Godi converts Home");
         assert_eq!(by_id(&f, "exchange").unwrap()["input"]["options"][0]["label"], "Godi and Godi for Knerrir");

@@ -13,7 +13,8 @@
 //! cast of one rune on every area it may go to; every trade of one deal of
 //! one kind of good, and every set of buildings a home refill may fill;
 //! the shortest sail to every square within reach (with and without a Sea
-//! move rune); every exchange of cards; ending the turn.
+//! move rune); one disk from Virki onto each own area and from each own
+//! area to the town; every exchange of cards; ending the turn.
 
 use runestone_engine::game::{Seat, Viewer};
 use runestone_engine::present::{CommandTemplate, FieldKind, TemplateField};
@@ -23,7 +24,9 @@ use super::board::{AreaId, SeaNode};
 use super::bot;
 use super::build::Effect;
 use super::planning::all_hands;
-use super::state::{Building, Card, Command, Deal, Good, Loc, Phase, RuneCast, RuneKind, ShipLoc, State, Unit};
+use super::state::{
+    Building, Card, Command, Deal, DiskMove, DiskSpot, Good, Loc, Phase, RuneCast, RuneKind, ShipLoc, State, Unit,
+};
 use super::view::{KnerrirView, View};
 
 /// Whether the game waits for `seat` (a clan that planned may still change its plan).
@@ -191,6 +194,16 @@ fn steps(s: &State, seat: Seat) -> Vec<Command> {
         out.extend((0..=p.disks[0]).map(|reinforce| Command::Attack { claim, reinforce }));
     }
     out.extend([Command::Retreat, Command::Convert, Command::BuyLand]);
+    // Rearranging: one disk from Virki onto each own area, and one from
+    // each own area to the town (other rearrangements: the template).
+    for a in s.owned(seat) {
+        out.push(Command::Rearrange {
+            moves: vec![DiskMove { from: DiskSpot::Virki, to: DiskSpot::Area(a), count: 1 }],
+        });
+        out.push(Command::Rearrange {
+            moves: vec![DiskMove { from: DiskSpot::Area(a), to: DiskSpot::Town, count: 1 }],
+        });
+    }
     out.extend(RuneKind::ALL.into_iter().map(|rune| Command::RemoveRune { rune }));
     for rune in RuneKind::ALL.into_iter().filter(|r| p.runes[r.idx()] > 0) {
         out.extend((0..s.board.len() as AreaId).map(|area| Command::Cast { casts: vec![RuneCast { rune, area }] }));
@@ -463,7 +476,6 @@ pub fn templates_of(s: &State, seat: Seat) -> Vec<CommandTemplate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{DiskMove, DiskSpot};
     use crate::tests::Driver;
     use crate::{Bardagi, Options};
     use runestone_engine::game::Game;

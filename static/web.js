@@ -102,6 +102,7 @@
       });
       Array.prototype.forEach.call(svg.querySelectorAll(".reach-cost"), function (t) { t.remove(); });
       Array.prototype.forEach.call(svg.querySelectorAll("g.unit.selected"), function (u) { u.classList.remove("selected"); });
+      svg.classList.remove("choosing");
     };
     var units = svg.querySelectorAll("g.unit[data-seat='" + me + "']");
     var any = false;
@@ -118,6 +119,7 @@
       var pick = function () {
         clear();
         u.classList.add("selected");
+        svg.classList.add("choosing");
         var n = 0;
         Array.prototype.forEach.call(select.options, function (o) {
           var c;

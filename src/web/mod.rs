@@ -376,6 +376,7 @@ async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageRes
         "token": token,
         "who": who,
         "game_name": game_name(&svc, &summary),
+        "how_to_play": summary["ruleset"].as_str().filter(|r| RULES_PAGES.contains(r)),
         "role": claims.role,
         "summary": summary,
         "pending": pending_list(&decisions(&summary), &names, claims.seat, &summary, None),

@@ -81,6 +81,7 @@ fn a_first_time_player_goes_from_the_invitation_to_the_next_round_in_headless_ch
     a.resize(1280, 900);
     a.go(&link);
     assert!(a.text("#who").contains(name[me]), "{}", a.text("#who"));
+    assert_eq!(a.property("#how-to-play", "href"), format!("{}/rules/bardagi", app.base), "how to play, a link away");
     shoot(&a, "40-first-landing");
     a.loads(|| a.click(&a.find("#enter")));
 

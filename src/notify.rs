@@ -323,8 +323,8 @@ impl Service {
 
     /// What happened from `from` to the head, in words, as `seat` may see
     /// it: stored events up to `stored_head`, then the new `events`. Events
-    /// a later rollback or undo voided are left out (the rollback's own line
-    /// gives its reason); a long recap is shortened by [`fit_recap`], which
+    /// a later rollback or undo voided are kept, marked with why they did
+    /// not stand (the mail strikes them through); a long recap is shortened by [`fit_recap`], which
     /// says how much it left out.
     fn recap(
         &self,
@@ -341,18 +341,36 @@ impl Service {
         window.extend(events.iter().filter(|e| e.seq >= from).cloned());
         let voided = runestone_engine::table::voided(&window);
         let reader = after.created.seats.get(seat as usize).cloned().unwrap_or_default();
-        let lines: Vec<(String, bool)> = window
+        let lines: Vec<(RecapLine, bool)> = window
             .iter()
             .enumerate()
-            .filter(|(i, _)| !voided[*i])
-            .map(|(_, e)| {
-                let line = after.describe(&e.redacted_for(Viewer::Seat(seat), false));
-                let mine = !reader.is_empty() && line.contains(&reader);
-                (line, mine)
+            .map(|(i, e)| {
+                let text = after.describe(&e.redacted_for(Viewer::Seat(seat), false));
+                let mine = !reader.is_empty() && text.contains(&reader);
+                let voided = if voided[i] { Some(voided_by(&window, i)) } else { None };
+                (RecapLine { text, voided }, mine)
             })
             .collect();
         Ok(fit_recap(lines, RECAP_LINES))
     }
+}
+
+/// Why the event at `i` of `window` does not stand, in words: the first
+/// later rollback or undo in the window that voided it (see
+/// `runestone_engine::table::voided`).
+fn voided_by(window: &[runestone_engine::Envelope], i: usize) -> String {
+    use runestone_engine::log::KernelEvent;
+    let seq = window[i].seq;
+    window[i + 1..]
+        .iter()
+        .find_map(|e| match e.kernel() {
+            Some(KernelEvent::RolledBack { to_seq, reason }) if seq > *to_seq => {
+                Some(format!("the host rolled it back: {reason}"))
+            }
+            Some(KernelEvent::Undone { to_seq }) if seq > *to_seq => Some("its player took it back".to_owned()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "it was rolled back".to_owned())
 }
 
 /// How many lines a recap shows before it shortens itself.
@@ -362,14 +380,22 @@ const RECAP_LINES: usize = 40;
 /// mail then says so, with the link to the whole log).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct Recap {
-    pub lines: Vec<String>,
+    pub lines: Vec<RecapLine>,
     pub more: usize,
+}
+
+/// One line of a recap: what happened, and when a later rollback or undo
+/// voided it, why (the mail strikes such a line through: it did not stand).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct RecapLine {
+    pub text: String,
+    pub voided: Option<String>,
 }
 
 /// Shorten a recap to about `limit` lines, never silently: every line that
 /// names the reader (`.1`) is kept, then the latest others, in log order;
 /// `more` counts the lines left out.
-fn fit_recap(lines: Vec<(String, bool)>, limit: usize) -> Recap {
+fn fit_recap(lines: Vec<(RecapLine, bool)>, limit: usize) -> Recap {
     if lines.len() <= limit {
         return Recap { lines: lines.into_iter().map(|(l, _)| l).collect(), more: 0 };
     }
@@ -483,8 +509,8 @@ impl Service {
 mod recap_tests {
     use super::*;
 
-    fn lines(n: usize, mine: &[usize]) -> Vec<(String, bool)> {
-        (0..n).map(|i| (format!("event {i}"), mine.contains(&i))).collect()
+    fn lines(n: usize, mine: &[usize]) -> Vec<(RecapLine, bool)> {
+        (0..n).map(|i| (RecapLine { text: format!("event {i}"), voided: None }, mine.contains(&i))).collect()
     }
 
     #[test]
@@ -498,8 +524,8 @@ mod recap_tests {
     fn a_long_recap_keeps_the_readers_lines_and_counts_what_it_leaves_out() {
         // The reader's event comes first, then 60 others.
         let r = fit_recap(lines(61, &[0]), 40);
-        assert_eq!(r.lines.first().map(String::as_str), Some("event 0"), "the reader's line is kept");
-        assert_eq!(r.lines.last().map(String::as_str), Some("event 60"), "the latest are kept");
+        assert_eq!(r.lines.first().map(|l| l.text.as_str()), Some("event 0"), "the reader's line is kept");
+        assert_eq!(r.lines.last().map(|l| l.text.as_str()), Some("event 60"), "the latest are kept");
         assert_eq!(r.lines.len(), 40);
         assert_eq!(r.more, 21, "every line is either shown or counted");
     }

@@ -70,6 +70,108 @@
   };
   enhance(document);
 
+  // The board as the input: one of the player's own units, selected on
+  // the map (by pointer, or by Tab and Enter), lights up the areas it may
+  // move to with their cost; choosing one of them sends that move, as the
+  // list of moves below would. The lists stay the keyboard's and screen
+  // reader's full way, and every form works without this script.
+  var SVG = "http://www.w3.org/2000/svg";
+  var boardInput = function () {
+    var decide = document.getElementById("decide");
+    var svg = document.querySelector("#board svg.board");
+    if (!decide || !svg) { return; }
+    var me = decide.getAttribute("data-seat");
+    var say = function (text) {
+      var s = document.getElementById("board-input-status");
+      if (!s) {
+        s = document.createElement("p");
+        s.id = "board-input-status";
+        s.className = "small";
+        s.setAttribute("role", "status");
+        svg.closest("figure").after(s);
+      }
+      s.textContent = text;
+    };
+    var clear = function () {
+      Array.prototype.forEach.call(svg.querySelectorAll(".reach"), function (a) {
+        a.classList.remove("reach");
+        a.removeAttribute("data-move");
+        a.removeAttribute("tabindex");
+        a.removeAttribute("role");
+        a.removeAttribute("aria-label");
+      });
+      Array.prototype.forEach.call(svg.querySelectorAll(".reach-cost"), function (t) { t.remove(); });
+      Array.prototype.forEach.call(svg.querySelectorAll("g.unit.selected"), function (u) { u.classList.remove("selected"); });
+      svg.classList.remove("choosing");
+    };
+    var units = svg.querySelectorAll("g.unit[data-seat='" + me + "']");
+    var any = false;
+    Array.prototype.forEach.call(units, function (u) {
+      var unit = u.getAttribute("data-unit");
+      var select = document.getElementById("move-" + unit);
+      if (!select) { return; }
+      any = true;
+      var name = unit.charAt(0).toUpperCase() + unit.slice(1);
+      u.classList.add("selectable");
+      u.setAttribute("tabindex", "0");
+      u.setAttribute("role", "button");
+      u.setAttribute("aria-label", "Select your " + name + " to move it on the board");
+      var pick = function () {
+        clear();
+        u.classList.add("selected");
+        svg.classList.add("choosing");
+        var n = 0;
+        Array.prototype.forEach.call(select.options, function (o) {
+          var c;
+          try { c = JSON.parse(o.value); } catch (e) { return; }
+          var area = svg.querySelector("[data-area='area-" + c.to + "']");
+          if (!area) { return; }
+          var words = o.textContent.split(" · ");
+          var cost = words[1] || "";
+          var m = /(\d+) \S+ card/.exec(cost);
+          var short = m ? m[1] + " card" : cost.indexOf("no card") === 0 ? "free" : cost;
+          area.classList.add("reach");
+          area.setAttribute("data-move", o.value);
+          area.setAttribute("tabindex", "0");
+          area.setAttribute("role", "button");
+          area.setAttribute("aria-label", "Move the " + name + " to " + words[0] + (cost ? " (" + cost + ")" : ""));
+          var box = area.getBBox();
+          var t = document.createElementNS(SVG, "text");
+          t.setAttribute("class", "reach-cost");
+          t.setAttribute("x", String(box.x + box.width / 2));
+          t.setAttribute("y", String(box.y + box.height / 2 - 4));
+          t.setAttribute("text-anchor", "middle");
+          t.textContent = short;
+          svg.appendChild(t);
+          n += 1;
+        });
+        say(n ? "Your " + name + " may move to the " + n + " lit area(s), each with its cost: choose one on the map (or in the list below)." :
+          "Your " + name + " cannot move now.");
+      };
+      u.addEventListener("click", pick);
+      u.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); } });
+    });
+    if (!any || svg.getAttribute("data-input") === "on") { return; }
+    svg.setAttribute("data-input", "on");
+    svg.setAttribute("role", "group");
+    var act = function (target) {
+      var area = target.closest && target.closest("[data-move]");
+      if (!area) { return false; }
+      var c = JSON.parse(area.getAttribute("data-move"));
+      var select = document.getElementById("move-" + c.unit);
+      if (!select || !select.form) { return false; }
+      select.value = area.getAttribute("data-move");
+      if (select.form.requestSubmit) { select.form.requestSubmit(); } else { select.form.submit(); }
+      return true;
+    };
+    svg.addEventListener("click", function (e) { act(e.target); });
+    svg.addEventListener("keydown", function (e) {
+      if ((e.key === "Enter" || e.key === " ") && act(e.target)) { e.preventDefault(); }
+    });
+    say("Select one of your units on the map to see where it may move and what it costs.");
+  };
+  boardInput();
+
   // At the head of a running game the page follows the game live: each
   // new event redraws the header, the boards, the log and the decision
   // from the page as the server now draws it, without a reload. A
@@ -144,6 +246,7 @@
           var nextLive = doc.getElementById("live");
           if (nextLive) { live.setAttribute("data-head", nextLive.getAttribute("data-head")); }
           if (doc.title) { document.title = doc.title; }
+          boardInput();
         })
         .catch(function () {
           notice("The game has moved on, but the page could not be redrawn: reload it to see the game now.", false);

@@ -119,8 +119,20 @@ pub fn command_of(form: &Form) -> Result<Value, String> {
         };
         for (k, v) in form.pairs() {
             if let Some(name) = k.strip_prefix("field.") {
-                let number = form.get(&format!("kind.{name}")) == Some("number");
-                let value = if number {
+                let kind = form.get(&format!("kind.{name}"));
+                let value = if kind == Some("json") {
+                    if v.trim().is_empty() {
+                        continue;
+                    }
+                    serde_json::from_str::<Value>(v).map_err(|e| {
+                        format!(
+                            "{} is not valid JSON (line {}, column {}): write it as the help above says",
+                            words_of(name),
+                            e.line(),
+                            e.column()
+                        )
+                    })?
+                } else if kind == Some("number") {
                     let n: i64 = v
                         .trim()
                         .parse()

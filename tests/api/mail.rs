@@ -207,7 +207,8 @@ fn a_rolled_back_move_is_not_told_as_having_happened() {
     assert!(all[3].text().contains("Bids revealed"), "{}", all[3].text());
 
     // The host rolls the third bid back: player 3 must bid again and is
-    // told of the rollback and its reason, never of the voided reveal.
+    // told of the rollback and its reason; the voided reveal is struck
+    // through with that reason, never told as having happened.
     app.post(
         &format!("/api/v1/games/{game}/rollback"),
         Some(&host),
@@ -218,11 +219,21 @@ fn a_rolled_back_move_is_not_told_as_having_happened() {
     let m = all.iter().skip(4).find(|m| to(m) == "p3@example.org").expect("player 3 is asked to bid again");
     let text = m.text();
     assert!(text.contains("player 3 mistyped"), "the rollback and its reason:\n{text}");
-    assert!(!text.contains("Bids revealed"), "a voided event is not told:\n{text}");
+    let told: Vec<&str> = text.lines().filter(|l| l.contains("Bids revealed")).collect();
+    assert_eq!(told.len(), 1, "the voided reveal, once:\n{text}");
+    assert!(
+        told[0].starts_with("  - [did not stand; the host rolled it back: player 3 mistyped] Bids revealed"),
+        "a voided event is told as voided, with the reason:\n{text}"
+    );
     assert!(text.contains("round 1 of 2, Bidding"), "where the game stands:\n{text}");
     assert!(text.contains("Standings (Points)") && text.contains("Player 3: 0 — you"), "the standings:\n{text}");
     assert!(m.html().contains("player 3 mistyped"));
-    assert!(!m.html().contains("Bids revealed"));
+    let html = m.html();
+    assert!(!html.contains("<li>Bids revealed"), "never as having happened:\n{html}");
+    assert!(
+        html.contains("<li><del>Bids revealed: [6, 2, 1]</del> <em>(did not stand; the host rolled it back: player 3 mistyped)</em></li>"),
+        "struck through with the reason:\n{html}"
+    );
 }
 
 #[test]

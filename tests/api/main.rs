@@ -26,3 +26,4 @@ mod thingvellir;
 mod times;
 mod web;
 mod web_axe;
+mod web_first;

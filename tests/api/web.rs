@@ -1041,3 +1041,84 @@ fn a_bardagi_game_page_is_a_few_screens_tall_and_light() {
     let rest = bytes - forms - log;
     assert!(rest <= 160_000, "the game page without its forms and log is {rest} bytes");
 }
+
+// ---------------------------------------------------------------- every legal command
+
+/// A trade the trade table allows at home, which the bot would not make
+/// (1 gold for 2 timber, with the gold a clan starts with), is in the
+/// API's `legal`, offered on the page in words, and accepted from it; the
+/// families too large to list are offered as templates beside it.
+#[test]
+fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_legal() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let plan = json!({"type": "Plan", "hand": {"berserkur": 0, "godi": 0, "kaupmadur": 6, "knerrir": 0}});
+    for token in &tokens {
+        app.submit(&game, token, plan.clone()).ok();
+    }
+    let first =
+        app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap() as usize;
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    let mine = &view["view"]["players"][first];
+    assert_eq!(mine["units"]["kaupmadur"], json!({"area": mine["home"]}), "the Kaupmadur starts at home: {mine}");
+    let before: Vec<i64> = mine["goods"].as_array().unwrap().iter().map(|g| g.as_i64().unwrap()).collect();
+    let buy = json!({"type": "Trade", "deals": [{"deal": "buy", "get": ["timber", "timber"]}], "refill": []});
+    let legal = view["legal"].as_array().unwrap();
+    let at = legal.iter().position(|c| *c == buy).unwrap_or_else(|| panic!("{buy} not in legal: {legal:?}"));
+    assert_eq!(view["legal_labels"][at], "Kaupmadur trades · 1 Kaupmadur card, pays 1 gold, gets 2 timber");
+
+    let mut b = Browser::new(&app);
+    b.sign_in(&game, &tokens[first]);
+    let html = b.get(&format!("/games/{game}")).html;
+    let list = html.split("id=\"trade\"").nth(1).expect("a list of trades on the page");
+    let list = &list[..list.find("</select>").unwrap()];
+    assert!(
+        list.contains(
+            ">Kaupmadur trades (buy timber and timber) · 1 Kaupmadur card, pays 1 gold, gets 2 timber</option>"
+        ),
+        "{list}"
+    );
+    assert!(html.contains("id=\"form-cmd-trade\""), "the trade of several deals as a template: {html}");
+    // The units without a card this round are listed, disabled, with why.
+    assert!(html.contains("id=\"no-godi\" disabled aria-describedby=\"no-godi-why\">Godi actions</button>"), "{html}");
+    assert!(html.contains("id=\"no-godi-why\">You chose no Godi card this round.</span>"), "{html}");
+    let seq = html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let csrf = b.csrf();
+    let done = b.post(&format!("/games/{game}/commands"), &[("csrf", &csrf), ("seq", &seq), ("cmd", &buy.to_string())]);
+    assert_eq!(done.status, 303, "{}", done.html);
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    let timber = view["view"]["players"][first]["goods"][0].as_i64().unwrap();
+    assert_eq!(timber, before[0] + 2, "2 timber bought: {}", view["view"]["players"][first]);
+
+    // A trade of two deals through the template's fields.
+    let html = b.get(&format!("/games/{game}")).html;
+    let seq = html.split("name=\"seq\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let deals =
+        r#"[{"deal": "swap", "give": "timber", "get": "wool"}, {"deal": "swap", "give": "timber", "get": "meat"}]"#;
+    let two = b.post(
+        &format!("/games/{game}/commands"),
+        &[
+            ("csrf", &csrf),
+            ("seq", &seq),
+            ("template", "{\"type\":\"Trade\"}"),
+            ("kind.deals", "json"),
+            ("field.deals", deals),
+            ("kind.refill", "json"),
+            ("field.refill", ""),
+        ],
+    );
+    assert_eq!(two.status, 303, "{}", two.html);
+    let goods = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok()["view"]["players"][first]
+        ["goods"]
+        .clone();
+    let want = json!([before[0], before[1] + 1, before[2] + 1, before[3], before[4], before[5]]);
+    assert_eq!(goods, want, "timber for wool and for meat");
+    let bad = b.post(
+        &format!("/games/{game}/commands"),
+        &[("csrf", &csrf), ("template", "{\"type\":\"Trade\"}"), ("kind.deals", "json"), ("field.deals", "[{")],
+    );
+    assert_eq!(bad.status, 422, "{}", bad.html);
+    assert!(bad.html.contains("deals is not valid JSON (line 1, column"), "{}", bad.html);
+}

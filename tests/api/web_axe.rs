@@ -89,6 +89,22 @@ fn axe_finds_no_serious_or_critical_violation_on_any_page_or_mail() {
         }
     }
 
+    // A Bardagi turn, with one of the clan's units selected on the map (the
+    // board as the input: its lit areas are buttons).
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    for token in &tokens {
+        let first = app.get(&format!("/api/v1/games/{game}/view"), Some(token)).ok()["legal"][0].clone();
+        app.submit(&game, token, first).ok();
+    }
+    let starting = app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap();
+    d.go(&format!("{}/play/{game}?token={}", app.base, tokens[starting as usize]));
+    d.loads(|| d.click(&d.find("#enter")));
+    d.click(&d.find("svg.board g.unit.selectable"));
+    d.wait_until("the unit's reach lit on the map", || d.exists("#board-input-status"));
+    check(&d, "bardagi turn, a unit selected on the map");
+
     // axe does see a violation: an image without a text alternative.
     d.go("about:blank");
     d.eval("document.open(); document.write('<!doctype html><html lang=\\'en\\'><title>t</title><img src=\\'x.png\\'></html>'); document.close(); return true;");

@@ -68,6 +68,9 @@ pub enum FieldKind {
     Text,
     /// A whole number.
     Number,
+    /// A JSON value (a list of deals, a route): the template's help and the
+    /// command's schema say its shape and limits.
+    Json,
 }
 
 /// What the page knows when it asks a game for its decision forms; `V`

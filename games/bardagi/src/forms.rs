@@ -180,6 +180,21 @@ fn detail(c: &Value, view: &View) -> Option<String> {
             };
             Some(format!("to {to}{}", if c["sea_rune"] == true { ", with a Sea move rune" } else { "" }))
         }
+        "Rearrange" => {
+            let spot = |v: &Value| match v.as_str() {
+                Some("virki") => "Virki".to_owned(),
+                Some("town") => "the town".to_owned(),
+                _ => area_name(view, &v["area"]),
+            };
+            Some(
+                c["moves"]
+                    .as_array()?
+                    .iter()
+                    .map(|m| format!("{} from {} to {}", m["count"], spot(&m["from"]), spot(&m["to"])))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        }
         "Exchange" => None,
         _ => None,
     }
@@ -624,6 +639,20 @@ struct UnitGroup {
     name: &'static str,
     buttons: Vec<Submit>,
     list: Vec<Choice>,
+    /// Families of many commands (trades, casts, attacks, sails): a list each.
+    lists: Vec<(&'static str, Vec<Choice>)>,
+}
+
+/// The list a family of many commands is offered in: its id and words.
+fn list_of(kind: &str) -> Option<(&'static str, &'static str)> {
+    match kind {
+        "Trade" => Some(("trade", "Trade or refill:")),
+        "Cast" => Some(("cast", "Cast a rune:")),
+        "Attack" => Some(("attack", "Attack:")),
+        "Sail" => Some(("sail", "Sail:")),
+        "Rearrange" => Some(("rearrange", "Rearrange disks:")),
+        _ => None,
+    }
 }
 
 /// The turn composer: the seat's cards, end turn, the legal card actions
@@ -640,7 +669,7 @@ fn turn_form(
         .iter()
         .map(|(k, n)| (*k, *n))
         .chain(std::iter::once(("other", "Other")))
-        .map(|(key, name)| UnitGroup { key, name, buttons: Vec::new(), list: Vec::new() })
+        .map(|(key, name)| UnitGroup { key, name, buttons: Vec::new(), list: Vec::new(), lists: Vec::new() })
         .collect();
     let mut suggestion = None;
     let mut end_turn = None;
@@ -662,7 +691,10 @@ fn turn_form(
             "Move" | "Exchange" => {
                 any_step = true;
                 let words = if c["type"] == "Move" {
-                    area_name(view, &c["to"])
+                    match label.split_once(" · ") {
+                        Some((_, cost)) => format!("{} · {cost}", area_name(view, &c["to"])),
+                        None => area_name(view, &c["to"]),
+                    }
                 } else {
                     let d = &c["discard"];
                     let name = |v: &Value| card_name(v.as_str().unwrap_or_default()).to_owned();
@@ -670,13 +702,22 @@ fn turn_form(
                 };
                 groups[group_of(c)].list.push(Choice::new(c.to_string(), words));
             }
-            _ => {
+            kind => {
                 any_step = true;
-                let label = match detail(c, view) {
-                    Some(d) => format!("{label} ({d})"),
-                    None => label,
+                // The words that tell it apart before its cost.
+                let label = match (detail(c, view), label.split_once(" · ")) {
+                    (Some(d), Some((what, cost))) => format!("{what} ({d}) · {cost}"),
+                    (Some(d), None) => format!("{label} ({d})"),
+                    (None, _) => label,
                 };
-                groups[group_of(c)].buttons.push(Submit::new(label).command(c.to_string()).class("cmd"));
+                let group = &mut groups[group_of(c)];
+                match list_of(kind) {
+                    Some((id, _)) => match group.lists.iter_mut().find(|(k, _)| *k == id) {
+                        Some((_, l)) => l.push(Choice::new(c.to_string(), label)),
+                        None => group.lists.push((id, vec![Choice::new(c.to_string(), label)])),
+                    },
+                    None => group.buttons.push(Submit::new(label).command(c.to_string()).class("cmd")),
+                }
             }
         }
     }
@@ -691,10 +732,38 @@ fn turn_form(
     };
     composer.push(Form::new(vec![end.into()]).class("end-turn").into());
     let chosen_cmd = entered.get("cmd").cloned().unwrap_or_default();
-    for g in groups.into_iter().filter(|g| !g.buttons.is_empty() || !g.list.is_empty()) {
+    // A unit with nothing to do now is still listed, its action disabled
+    // with the reason: every unit action lays down a card of the unit.
+    for (i, g) in groups.iter_mut().enumerate().take(CARDS.len()) {
+        if !g.buttons.is_empty() || !g.list.is_empty() || !g.lists.is_empty() {
+            continue;
+        }
+        let left = mine.hand.as_ref().map_or(0, |h| count_in(h, CARDS[i].0));
+        let why = if left == 0 && mine.played.arr()[i] > 0 {
+            format!("Your {} cards of this round are played.", g.name)
+        } else if left == 0 {
+            format!("You chose no {} card this round.", g.name)
+        } else {
+            format!("None of the {}'s actions is possible where it is now.", g.name)
+        };
+        g.buttons
+            .push(Submit::new(format!("{} actions", g.name)).class("cmd").id(format!("no-{}", g.key)).disabled(why));
+    }
+    for g in groups.into_iter().filter(|g| !g.buttons.is_empty() || !g.list.is_empty() || !g.lists.is_empty()) {
         let mut inside: Vec<Part> = Vec::new();
         if !g.buttons.is_empty() {
             inside.push(Form::new(g.buttons.into_iter().map(Part::from).collect()).class("unit-actions").into());
+        }
+        for (id, options) in g.lists {
+            let words = ["Trade", "Cast", "Attack", "Sail", "Rearrange"]
+                .into_iter()
+                .find_map(|k| list_of(k).filter(|(i, _)| *i == id).map(|(_, w)| w))
+                .unwrap_or("Choose:");
+            let button = words.trim_end_matches(':').split(' ').next().unwrap_or("Do it").to_owned();
+            let field = Field::new(id, "cmd", words, Input::One { options, blank: None, required: false })
+                .value(chosen_cmd.clone());
+            let submit = Submit::new(button).id(format!("{id}-submit"));
+            inside.push(Form::new(vec![field.into(), submit.into()]).class("unit-list").into());
         }
         if !g.list.is_empty() {
             let (id, class, label, button, blank) = if g.key == "other" {
@@ -1240,7 +1309,9 @@ mod tests {
             .iter()
             .filter_map(|p| p["id"].as_str())
             .collect();
-        assert_eq!(groups, ["group-berserkur", "group-godi", "group-other"]);
+        // The units with nothing to do now are listed too, disabled, with why.
+        assert_eq!(groups, ["group-berserkur", "group-godi", "group-kaupmadur", "group-knerrir", "group-other"]);
+        assert_eq!(by_id(&f, "no-kaupmadur").unwrap()["disabled"], "You chose no Kaupmadur card this round.");
         assert_eq!(by_id(&f, "move-berserkur").unwrap()["input"]["options"][0]["label"], "Forest 7");
         assert_eq!(by_id(&f, "group-godi").unwrap()["parts"][0]["parts"][0]["label"], "Godi converts Home");
         assert_eq!(by_id(&f, "exchange").unwrap()["input"]["options"][0]["label"], "Godi and Godi for Knerrir");

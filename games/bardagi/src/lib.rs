@@ -21,6 +21,7 @@ pub mod build;
 pub mod claim;
 mod drawing;
 mod forms;
+pub mod legal;
 pub mod planning;
 mod player_board;
 pub mod program;
@@ -37,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 use runestone_engine::present::{
-    schemas_of, Area, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader,
+    schemas_of, Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader,
 };
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
@@ -507,11 +508,11 @@ impl Game for Bardagi {
     }
 
     fn legal(s: &State, seat: Seat) -> Vec<Command> {
-        bot::legal(s, seat)
+        legal::legal(s, seat)
     }
 
     fn label(s: &State, seat: Seat, c: &Command) -> String {
-        describe_command(s, seat, c)
+        legal::label(s, seat, c)
     }
 
     fn fallback(s: &State, seat: Seat) -> Option<Command> {
@@ -567,6 +568,10 @@ impl Present for Bardagi {
             Event::RoundBegan { round, .. } => Some(u32::from(*round)),
             _ => None,
         }
+    }
+
+    fn templates(view: &view::View, seat: Seat) -> Vec<CommandTemplate> {
+        legal::templates(view, seat)
     }
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {

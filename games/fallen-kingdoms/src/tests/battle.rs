@@ -370,3 +370,62 @@ fn at_the_deadline_the_fallback_answers_as_the_standing_orders_would_have() {
     }
     assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&d.state).unwrap());
 }
+
+#[test]
+fn the_asked_seat_gets_the_battles_question_as_buttons_and_the_others_their_standing_orders() {
+    use runestone_engine::present::{FormsInput, Part, Present};
+    use runestone_engine::{Game, Viewer};
+    // Given a defender asked with C4 empty next to the battle,
+    let mut d = table(board(6, &[(0, 1), (1, 4)], &[], &[]), &[ODIN, TYR, BRAGI], &Options::default());
+    d.put(0, 0, 4, true);
+    d.put(1, 1, 3, true);
+    d.put(2, 5, 3, true);
+    let asks = crate::state::Defence { retreat_at: 1, ask: true, ..Default::default() };
+    d.ev(Event::DefenceSet { seat: 1, defence: Some(asks) });
+    d.turn(0, Step::Move);
+    d.scripted(0, &attack(0, 1, 3, 0, None), &[5, 5]).unwrap();
+    let view = |seat: u8| -> crate::view::View {
+        serde_json::from_value(crate::FallenKingdoms::view(&d.state, Viewer::Seat(seat))).unwrap()
+    };
+    let submits = |parts: &[Part]| -> Vec<String> {
+        fn walk(parts: &[Part], out: &mut Vec<String>) {
+            for p in parts {
+                match p {
+                    Part::Group(g) => walk(&g.parts, out),
+                    Part::Form(f) => walk(&f.parts, out),
+                    Part::Submit(s) => out.push(s.label.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(parts, &mut out);
+        out
+    };
+    // When the defender opens its page,
+    let v = view(1);
+    let legal: Vec<serde_json::Value> =
+        crate::FallenKingdoms::legal(&d.state, 1).iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+    let labels: Vec<String> = crate::FallenKingdoms::legal(&d.state, 1)
+        .iter()
+        .map(|c| crate::FallenKingdoms::label(&d.state, 1, c))
+        .collect();
+    let entered = std::collections::BTreeMap::new();
+    let input = FormsInput { seat: 1, view: &v, legal: &legal, labels: &labels, entered: &entered };
+    let forms = crate::FallenKingdoms::forms(&input).unwrap();
+    // Then the question is answered by buttons: fight on, retreat as ordered, or to C4.
+    let buttons = submits(&forms.parts);
+    for b in ["Fight on", "Retreat as your standing orders say", "Retreat to C4"] {
+        assert!(buttons.contains(&b.to_string()), "{b} in {buttons:?}");
+    }
+    // And a seat asked nothing is offered only its standing orders.
+    let v2 = view(2);
+    let input = FormsInput { seat: 2, view: &v2, legal: &[], labels: &[], entered: &entered };
+    assert!(crate::FallenKingdoms::forms(&input)
+        .unwrap()
+        .parts
+        .iter()
+        .all(|p| !submits(std::slice::from_ref(p)).iter().any(|b| b.starts_with("Fight") || b.starts_with("Retreat"))));
+    let standing = crate::FallenKingdoms::standing_forms(&input).expect("standing orders offered");
+    assert_eq!(submits(&standing.parts), vec!["Keep these defence orders".to_string()]);
+}

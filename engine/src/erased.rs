@@ -135,6 +135,8 @@ pub trait DynGame: Send + Sync {
     fn round_begun(&self, version: u32, event: &Value) -> Option<u32>;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
+    /// The game's forms for standing orders, offered while nothing is asked.
+    fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
 }
 
@@ -280,6 +282,16 @@ impl<G: Present> DynGame for Erased<G> {
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
         let view = typed::<G>(input.view)?;
         G::forms(&FormsInput {
+            seat: input.seat,
+            view: &view,
+            legal: input.legal,
+            labels: input.labels,
+            entered: input.entered,
+        })
+    }
+    fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
+        let view = typed::<G>(input.view)?;
+        G::standing_forms(&FormsInput {
             seat: input.seat,
             view: &view,
             legal: input.legal,

@@ -712,6 +712,20 @@ async fn render_game(
         }
         _ => None,
     };
+    let my_turn = me.is_some_and(|s| decisions(&view).as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s)));
+    // Between decisions, the standing orders the game takes at any time.
+    let standing = match (rules, me) {
+        (Some(g), Some(seat)) if at_head && !my_turn && !view["over"].as_bool().unwrap_or(false) => {
+            g.standing_forms(&FormsInput {
+                seat,
+                view: &view["view"],
+                legal: &[],
+                labels: &[],
+                entered: &entered.values,
+            })
+        }
+        _ => None,
+    };
     let live: Vec<bool> = log.iter().map(|e| e["in_force"].as_bool().unwrap_or(true)).collect();
     let undo =
         at_head && !view["over"].as_bool().unwrap_or(false) && me.is_some_and(|s| can_undo(&envelopes, &live, s));
@@ -750,7 +764,7 @@ async fn render_game(
         "dots": board::seat_classes(rules, &view["view"], names.len()),
         "problem": problem,
         "pending": pending,
-        "my_turn": me.is_some_and(|s| decisions(&view).as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s))),
+        "my_turn": my_turn,
         // A turn is decided against the position shown (a stale page is
         // refused); a secret plan is not, since the others' plans move the
         // log on while one decides, and a later plan replaces an earlier.
@@ -771,7 +785,10 @@ async fn render_game(
         "error": error,
         "entered": entered.values,
     });
-    if let Some(f) = own_forms {
+    if let Some(f) = standing {
+        ctx["standing"] = json!(true);
+        ctx["forms"] = json!(f.parts);
+    } else if let Some(f) = own_forms {
         ctx["forms"] = json!(f.parts);
     }
     Ok(render(status, "game.html", ctx, Some(&csrf)))

@@ -265,6 +265,25 @@ fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_
         at_step(v, seat, &["god", "produce"]) && attack_for(v, seat).is_some() && points >= 3 && on_board <= 27
     })
     .expect("such a turn comes before the end");
+    // Another seat, asked nothing now, is offered its standing defence
+    // orders on its page (a cookie browser: plain HTTP), and they are taken.
+    let other = (me + 1) % 3;
+    assert!(!waiting(&app, &game).contains(&other));
+    let mut b = crate::browser::Browser::new(&app);
+    b.sign_in(&game, &tokens[other]);
+    let page = b.get(&format!("/games/{game}"));
+    assert_eq!(page.status, 200);
+    assert!(page.html.contains("Your standing orders") && page.html.contains("id=\"defence-form\""), "{}", page.html);
+    assert!(!page.html.contains("id=\"move-form\""), "only the standing orders, no decision");
+    let csrf = b.csrf();
+    let posted = b.post(
+        &format!("/games/{game}/commands"),
+        &[("csrf", &csrf), ("build", "fk-defence"), ("retreat", "2"), ("ask", "on")],
+    );
+    assert_eq!(posted.status, 303, "{}", posted.html);
+    let v = view_of(&app, &game, Some(&tokens[other]));
+    assert_eq!(v["view"]["players"][other]["defence"], json!({"retreat_at": 2, "prefer": [], "ask": true}));
+
     let d = Driver::start();
     d.resize(1280, 1000);
     d.go(str_of(&created["seats"][me], "link"));
@@ -336,6 +355,15 @@ fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_
         after["view"]["phase"]
     );
 
+    // Asked nothing or not, the seat's page offers its standing defence orders.
+    d.go(&format!("{}/games/{game}", app.base));
+    d.wait_for("#defence-form");
+    if !waiting(&app, &game).contains(&me) {
+        assert_eq!(d.text("#decide-h"), "Your standing orders");
+    }
+    d.click(&d.find("#defence-orders summary"));
+    d.screenshot("fk-05c-standing-orders");
+
     // The board on a phone.
     d.resize(390, 844);
     d.go(&format!("{}/games/{game}", app.base));
@@ -345,4 +373,81 @@ fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_
     assert!(widths[0].as_u64() <= widths[1].as_u64(), "no sideways scrolling on a phone: {widths}");
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+fn a_battle_whose_orders_ask_waits_for_that_seat_with_the_short_deadline_and_resumes_when_answered() {
+    use chrono::Duration as Hours;
+    use runestone::clock::ManualClock;
+    let tmp = tempfile::tempdir().unwrap();
+    let clock = std::sync::Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    let app = TestApp::start_with_clock(crate::helpers::settings(tmp.path()), clock.clone());
+    let seats: Vec<Value> = (1..=3).map(|i| json!({"name": format!("Player {i}")})).collect();
+    let policy = json!({"plan_hours": 48, "turn_hours": 48, "small_hours": 2});
+    let created =
+        app.post("/api/v1/games", None, &json!({"ruleset": RULESET, "seats": seats, "deadlines": policy})).ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    standing_defence(&app, &game, &tokens);
+    let attacker =
+        play_until(&app, &game, &tokens, |seat, v| at_step(v, seat, &["move"]) && attack_for(v, seat).is_some())
+            .expect("an attack comes before the end");
+    // Given the attacker's orders ask before every roll (retreat level 30 and "ask me"),
+    clock.advance(Hours::hours(5));
+    let view = view_of(&app, &game, Some(&tokens[attacker]));
+    let (from, to, units) = attack_for(&view, attacker).unwrap();
+    let before = view["head"].as_u64().unwrap();
+    let c = json!({"type": "move", "moves": [{"from": from, "to": to, "units": units}],
+                   "attacks": [{"city": to, "retreat_at": 30, "ask": true}]});
+    send(&app, &game, &tokens[attacker], &c, &view).ok();
+    // Then the battle waits for the attacker before its first roll: a small
+    // decision, due in the policy's 2 hours (not a turn's 48).
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    let pending = summary["pending"].as_array().unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!((pending[0]["seat"].as_u64(), pending[0]["kind"].as_str()), (Some(attacker as u64), Some("battle")));
+    assert_eq!(pending[0]["class"], "small", "{pending:?}");
+    assert!(pending[0]["prompt"].as_str().unwrap().contains("retreat, or roll on"), "{pending:?}");
+    let due = summary["deadlines"]["due"].as_array().unwrap();
+    let battle_due = due.iter().find(|d| d["decision"] == format!("{attacker}/battle")).expect("a deadline");
+    assert!(battle_due["due"].as_str().unwrap().starts_with("2026-03-02T16:00:00"), "{due:?}");
+    let kinds = |app: &TestApp| -> Vec<String> {
+        let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok().clone();
+        events["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["seq"].as_u64().unwrap() > before)
+            .filter_map(|e| e["body"]["event"]["type"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let so_far = kinds(&app);
+    assert!(so_far.contains(&"battle_asked".to_string()), "{so_far:?}");
+    assert!(!so_far.contains(&"rolled".to_string()) && !so_far.contains(&"battle_ended".to_string()), "{so_far:?}");
+    // The view shows the battle and its question.
+    let v = view_of(&app, &game, Some(&tokens[attacker]));
+    assert_eq!(v["view"]["battle"]["asked"], json!(attacker), "{}", v["view"]["battle"]);
+    assert_eq!(v["view"]["battle"]["city"], json!(to));
+    // When the attacker answers "roll on" each time it is asked, the battle
+    // is fought round by round until it ends, and the movement goes on.
+    let mut answers = 0;
+    loop {
+        let v = view_of(&app, &game, Some(&tokens[attacker]));
+        if v["view"]["battle"].is_null() {
+            break;
+        }
+        assert!(answers < 40, "the battle never ends");
+        send(&app, &game, &tokens[attacker], &json!({"type": "answer_battle", "retreat": false}), &v).ok();
+        answers += 1;
+    }
+    let after = kinds(&app);
+    assert!(after.iter().any(|k| k == "rolled") && after.iter().any(|k| k == "battle_ended"), "{after:?}");
+    assert_eq!(after.iter().filter(|k| *k == "battle_answered").count(), answers);
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    assert!(
+        summary["pending"].as_array().unwrap().iter().all(|p| p["kind"] != "battle"),
+        "nobody is asked about the battle any more: {}",
+        summary["pending"]
+    );
+    assert!(after.iter().any(|k| k == "turn_ended"), "the player phase went on: {after:?}");
 }

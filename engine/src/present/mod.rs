@@ -247,6 +247,14 @@ pub trait Present: Game {
         None
     }
 
+    /// Forms a seated player may use while nothing is asked of them: the
+    /// standing orders the game takes at any time (`Game::standing_order`).
+    /// `None` (the default): nothing is offered between decisions.
+    fn standing_forms(input: &FormsInput<'_, Self::View>) -> Option<Forms> {
+        let _ = input;
+        None
+    }
+
     /// The command a posted form of the game's own (named `build`) stands
     /// for, built from its fields and the seat's view; `None` when the game
     /// has no form of that name. `Err` says in words what was wrong.

@@ -35,6 +35,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
                 v.push(Command::PlaceGroup { city: c });
             }
         }
+        Phase::Players if s.asked.is_some() => v.extend(answers(s, seat)),
         Phase::Players => match s.step {
             Step::God => {
                 v.push(Command::SkipGod);
@@ -140,6 +141,9 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
             let c = ok.iter().copied().max_by_key(|&c| (score(c), std::cmp::Reverse(c))).unwrap_or(0);
             Command::PlaceGroup { city: c }
         }
+        // The standing default, as if asked nothing: the side retreats as its
+        // orders said.
+        Phase::Players if s.asked.is_some() => Command::AnswerBattle { retreat: true, to: None },
         Phase::Players => match s.step {
             Step::God => god(s, seat),
             Step::Produce => Command::Produce { free: allocate(s, seat) },
@@ -165,6 +169,23 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
         _ => return None,
     };
     Some(c)
+}
+
+/// The answers to an asked battle: roll on, retreat as the standing orders
+/// say, and (a defender) retreat to each city it may.
+fn answers(s: &State, seat: Seat) -> Vec<Command> {
+    let mut v = vec![Command::AnswerBattle { retreat: false, to: None }];
+    let (Some(a), Some(b)) = (&s.asked, &s.battle) else { return v };
+    if a.attacker {
+        v.push(Command::AnswerBattle { retreat: true, to: None });
+    } else {
+        let refuges = crate::battle::refuges(s, seat, b.city);
+        if !refuges.is_empty() {
+            v.push(Command::AnswerBattle { retreat: true, to: None });
+        }
+        v.extend(refuges.into_iter().map(|c| Command::AnswerBattle { retreat: true, to: Some(c) }));
+    }
+    v
 }
 
 fn god(s: &State, seat: Seat) -> Command {
@@ -274,7 +295,10 @@ pub fn movement(s: &State, seat: Seat) -> Command {
                 .into_iter()
                 .filter(|&r| s.cities[r as usize].owner.is_some_and(|o| o != seat) && !near.contains(&r))
                 .min_by_key(|&r| s.cities[r as usize].units);
-            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true, call_off_if_lost: false });
+            // On even turns the bot asks to be asked before its last unit
+            // rolls (and then answers as ordered), so that path is played too.
+            let ask = s.turn.is_multiple_of(2);
+            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true, call_off_if_lost: false, ask });
             continue;
         }
         if let Some(e) = near.iter().copied().find(|&a| s.cities[a as usize].owner.is_none() && !targeted.contains(&a))

@@ -137,6 +137,12 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             "Place 3 units",
             "Your first group and your temple go to a city next to no other player's; later groups go next to your units.",
         )),
+        Phase::Players if v.battle.is_some() => {
+            if let Some(b) = v.battle.as_ref().filter(|b| b.asked == seat) {
+                let help = format!("{}.", capital(&b.question));
+                parts.push(buttons(input, "fk-battle", "The battle waits for your answer", &help));
+            }
+        }
         Phase::Players => match v.step {
             Step::God => parts.push(buttons(
                 input,
@@ -169,6 +175,14 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
         parts.push(defence_form(input));
     }
     Some(Forms { parts })
+}
+
+/// Between decisions: the standing defence orders, which the kernel takes
+/// from a seated player at any time.
+pub fn standing_forms(input: &FormsInput<'_, View>) -> Option<Forms> {
+    let v = input.view;
+    let own = v.players.get(input.seat as usize).is_some_and(|p| p.defence.is_some());
+    (own && !matches!(v.phase, Phase::Over)).then(|| Forms { parts: vec![defence_form(input)] })
 }
 
 fn produce_form(input: &FormsInput<'_, View>) -> Part {
@@ -312,28 +326,59 @@ fn targets(v: &View, seat: Seat) -> Vec<u8> {
     out
 }
 
+/// The move form's fields, each showing what was posted last when the form
+/// was refused, else its default.
+struct MoveFields<'a> {
+    entered: &'a BTreeMap<String, String>,
+}
+
+impl MoveFields<'_> {
+    fn refused(&self) -> bool {
+        self.entered.get("build").is_some_and(|b| b == MOVE)
+    }
+
+    /// A count from `min` to `max`.
+    fn count(&self, id: String, name: String, label: impl Into<String>, (min, max): (i64, i64), default: &str) -> Part {
+        let value = again(self.entered, MOVE, &name, default.into());
+        Field::new(id, name, label, Input::Number { min, max }).value(value).wrap("fk-count").into()
+    }
+
+    /// One city of `options`, or none (`blank`).
+    fn city(&self, id: String, name: String, label: &str, options: Vec<Choice>, blank: &str) -> Part {
+        let value = again(self.entered, MOVE, &name, String::new());
+        Field::new(id, name, label, Input::One { options, blank: Some(blank.into()), required: false })
+            .value(value)
+            .wrap("fk-pick")
+            .into()
+    }
+
+    /// A check box, ticked by default when `default`.
+    fn check(&self, id: String, name: String, label: &str, default: bool) -> Part {
+        let checked = if self.refused() { self.entered.contains_key(&name) } else { default };
+        Field::new(id, name, label, Input::Checkbox { checked }).into()
+    }
+}
+
 fn move_form(input: &FormsInput<'_, View>) -> Part {
     let v = input.view;
     let seat = input.seat;
     let words = |c: u8| city_words(v, c, seat);
+    let f = MoveFields { entered: input.entered };
     let mut groups: Vec<Part> = Vec::new();
     for from in mine(v, seat) {
         let have = v.cities[from as usize].units;
-        let mut fields: Vec<Part> = Vec::new();
-        for to in adjacent(v, from) {
-            let name = format!("move.{from}.{to}");
-            fields.push(
-                Field::new(
+        let fields: Vec<Part> = adjacent(v, from)
+            .into_iter()
+            .map(|to| {
+                f.count(
                     format!("move-{from}-{to}"),
-                    name.clone(),
+                    format!("move.{from}.{to}"),
                     format!("to {}", words(to)),
-                    Input::Number { min: 0, max: have as i64 },
+                    (0, have as i64),
+                    "0",
                 )
-                .value(again(input.entered, MOVE, &name, "0".into()))
-                .wrap("fk-count")
-                .into(),
-            );
-        }
+            })
+            .collect();
         groups.push(
             Group::new(
                 Frame::Fieldset { legend: format!("From {} ({have} units)", city_name(v, from)) },
@@ -344,62 +389,52 @@ fn move_form(input: &FormsInput<'_, View>) -> Part {
     }
     let t = targets(v, seat);
     let mut orders: Vec<Part> = vec![Note::small(
-        "Battles resolve at once from these orders and the defender's standing orders: nobody is asked anything. \
-Battles are fought in the order you number them.",
+        "Battles resolve at once from these orders and the defender's standing orders; a side is asked only \
+where its orders say \"ask me\", and then has a short time to answer. Battles are fought in the order you number them.",
     )
     .into()];
     for (k, &city) in t.iter().enumerate() {
-        let field = |n: &str| format!("attack.{city}.{n}");
+        let id = |n: &str| format!("attack-{city}-{n}");
+        let name = |n: &str| format!("attack.{city}.{n}");
         let rampage: Vec<Choice> =
             road_adjacent(v, city).into_iter().map(|c| Choice::new(c.to_string(), words(c))).collect();
-        let refused = input.entered.get("build").is_some_and(|b| b == MOVE);
-        let occupy = !refused || input.entered.get(&field("occupy")).is_some();
-        let call_off = refused && input.entered.get(&field("call_off")).is_some();
         orders.push(
             Group::new(
                 Frame::Fieldset { legend: format!("If you attack {}", words(city)) },
                 vec![
-                    Field::new(
-                        format!("attack-{city}-order"),
-                        field("order"),
-                        "Battle order",
-                        Input::Number { min: 1, max: t.len() as i64 },
-                    )
-                    .value(again(input.entered, MOVE, &field("order"), (k + 1).to_string()))
-                    .wrap("fk-count")
-                    .into(),
-                    Field::new(
-                        format!("attack-{city}-retreat"),
-                        field("retreat"),
+                    f.count(id("order"), name("order"), "Battle order", (1, t.len() as i64), &(k + 1).to_string()),
+                    f.count(
+                        id("retreat"),
+                        name("retreat"),
                         "Retreat when down to (0: never)",
-                        Input::Number { min: 0, max: MAX_UNITS as i64 },
-                    )
-                    .value(again(input.entered, MOVE, &field("retreat"), "0".into()))
-                    .wrap("fk-count")
-                    .into(),
-                    Field::new(
-                        format!("attack-{city}-rampage"),
-                        field("rampage"),
+                        (0, MAX_UNITS as i64),
+                        "0",
+                    ),
+                    f.check(
+                        id("ask"),
+                        name("ask"),
+                        "Down to that many, ask me before each roll instead of retreating",
+                        false,
+                    ),
+                    f.city(
+                        id("rampage"),
+                        name("rampage"),
                         "After a win by 3 or more, rampage into",
-                        Input::One { options: rampage, blank: Some("no rampage".into()), required: false },
-                    )
-                    .value(again(input.entered, MOVE, &field("rampage"), String::new()))
-                    .wrap("fk-pick")
-                    .into(),
-                    Field::new(
-                        format!("attack-{city}-occupy"),
-                        field("occupy"),
+                        rampage,
+                        "no rampage",
+                    ),
+                    f.check(
+                        id("occupy"),
+                        name("occupy"),
                         "After a win, move the attackers in (else they go back)",
-                        Input::Checkbox { checked: occupy },
-                    )
-                    .into(),
-                    Field::new(
-                        format!("attack-{city}-call-off"),
-                        field("call_off"),
+                        true,
+                    ),
+                    f.check(
+                        id("call-off"),
+                        name("call_off"),
                         "Call this attack off, its units staying home, if a battle before it is lost",
-                        Input::Checkbox { checked: call_off },
-                    )
-                    .into(),
+                        false,
+                    ),
                 ],
             )
             .into(),
@@ -549,15 +584,22 @@ fn defence_form(input: &FormsInput<'_, View>) -> Part {
     } else {
         current.retreat_at.to_string()
     };
+    let ask = if refused { input.entered.get("ask").is_some() } else { current.ask };
+    let complete = if refused { input.entered.get("complete").is_some() } else { current.complete_from_board };
     let options: Vec<Choice> = (0..v.cities.len() as u8)
         .filter(|&c| v.cities[c as usize].owner.is_none_or(|o| o == seat))
+        .map(|c| Choice::new(c.to_string(), city_words(v, c, seat)))
+        .collect();
+    let theirs: Vec<Choice> = (0..v.cities.len() as u8)
+        .filter(|&c| v.cities[c as usize].owner.is_some_and(|o| o != seat))
         .map(|c| Choice::new(c.to_string(), city_words(v, c, seat)))
         .collect();
     Form::new(vec![Group::new(
         Frame::Folded { summary: "Your standing defence orders".into(), open: refused },
         vec![
             Note::small(
-                "When your cities are attacked while you are away, the battle resolves from these orders at once. \
+                "When your cities are attacked while you are away, the battle resolves from these orders at once, \
+unless you ask to be asked: then it waits a short time for your answer, and retreats as ordered if none comes. \
 Retreating units and units driven off by intimidation go to the first of the chosen cities that is next to the battle \
 and yours or empty; else to your neighbouring city with most units.",
             )
@@ -572,12 +614,38 @@ and yours or empty; else to your neighbouring city with most units.",
             .wrap("fk-count")
             .into(),
             Field::new(
+                "defence-ask",
+                "ask",
+                "Down to that many, ask me before each of their rolls instead of retreating",
+                Input::Checkbox { checked: ask },
+            )
+            .into(),
+            Field::new(
                 "defence-prefer",
                 "prefer",
                 "Cities to retreat to, in the map's order",
                 Input::Several { options, values: current.prefer.iter().map(|c| c.to_string()).collect() },
             )
             .wrap("fk-several")
+            .into(),
+            Note::small(
+                "If a player invading surrenders their kingdom to you and your reserve cannot replace all its units (7.2.2):",
+            )
+            .into(),
+            Field::new(
+                "defence-replace",
+                "replace_first",
+                "Cities to replace first (the others follow in the map's order)",
+                Input::Several { options: theirs, values: current.replace_first.iter().map(|c| c.to_string()).collect() },
+            )
+            .wrap("fk-several")
+            .into(),
+            Field::new(
+                "defence-complete",
+                "complete",
+                "Take units off your own cities (never emptying one) to complete the replacement",
+                Input::Checkbox { checked: complete },
+            )
             .into(),
             Part::Refusal { build: DEFENCE.into() },
             Submit::new("Keep these defence orders").id("defence-submit").into(),
@@ -675,9 +743,11 @@ pub fn move_command(posted: &Posted, v: &View) -> Result<Value, String> {
         // A form without the orders (no script, no fold opened) moves in.
         let occupy = posted.get(&f("order")).is_none() || posted.get(&f("occupy")).is_some();
         let call_off = posted.get(&f("call_off")).is_some();
+        let ask = posted.get(&f("ask")).is_some();
         attacks.push((
             order,
-            json!({"city": c, "retreat_at": retreat, "rampage": rampage, "occupy": occupy, "call_off_if_lost": call_off}),
+            json!({"city": c, "retreat_at": retreat, "rampage": rampage, "occupy": occupy,
+                   "call_off_if_lost": call_off, "ask": ask}),
         ));
     }
     attacks.sort_by_key(|a| a.0);
@@ -730,5 +800,15 @@ pub fn defence_command(posted: &Posted, v: &View) -> Result<Value, String> {
             _ => return Err("A city to retreat to is not on this map".into()),
         }
     }
-    Ok(json!({"type": "set_defence", "defence": {"retreat_at": retreat, "prefer": prefer}}))
+    let mut replace_first = Vec::new();
+    for raw in posted.all("replace_first") {
+        match raw.parse::<u8>() {
+            Ok(c) if (c as usize) < v.cities.len() => replace_first.push(c),
+            _ => return Err("A city to replace first is not on this map".into()),
+        }
+    }
+    let ask = posted.get("ask").is_some();
+    let complete = posted.get("complete").is_some();
+    Ok(json!({"type": "set_defence", "defence": {"retreat_at": retreat, "prefer": prefer, "ask": ask,
+        "replace_first": replace_first, "complete_from_board": complete}}))
 }

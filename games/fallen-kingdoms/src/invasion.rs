@@ -178,25 +178,60 @@ pub fn invade(
     Ok(())
 }
 
-/// 7.2.2: the kingdom goes to `to` as if conquered; its units are replaced by `to`'s.
+/// 7.2.2: the kingdom goes to `to` as if conquered; its units are replaced
+/// by `to`'s. When `to`'s reserve falls short, its standing orders decide
+/// which cities are replaced first and whether units on the board complete
+/// the replacement.
 fn surrender(cx: &mut Ctx, seat: Seat, to: Option<Seat>) {
-    let mut replaced = Vec::new();
-    if let Some(t) = to {
-        let mut left = cx.s.pool(t);
-        for c in cx.s.controlled(seat) {
-            let k = cx.s.cities[c as usize].units.min(left);
-            if k > 0 {
-                replaced.push((c, k));
-            }
-            left -= k;
-        }
-    }
+    let (replaced, removed) = match to {
+        Some(t) => replacement(&cx.s, seat, t),
+        None => (Vec::new(), Vec::new()),
+    };
     let knowledge_points = cx.s.players[seat as usize].tracks[2];
-    cx.emit(Event::Surrendered { seat, to, replaced });
+    cx.emit(Event::Surrendered { seat, to, replaced, removed });
     cx.emit(Event::KingdomFell { seat, by: to, knowledge_points });
     if let Some(t) = to {
         cx.draw_rumor(t);
     }
+}
+
+/// Units per city: (city, units).
+pub type Counts = Vec<(u8, u8)>;
+
+/// Which of `seat`'s cities `heir` replaces and with how many units, and the
+/// units `heir` takes off its own cities to complete it (7.2.2).
+pub fn replacement(s: &State, seat: Seat, heir: Seat) -> (Counts, Counts) {
+    let orders = &s.players[heir as usize].defence;
+    let mut cities = s.controlled(seat);
+    cities.sort_by_key(|c| orders.replace_first.iter().position(|f| f == c).unwrap_or(usize::MAX));
+    let need: u16 = cities.iter().map(|&c| s.cities[c as usize].units as u16).sum();
+    let mut left = s.pool(heir) as u16;
+    let mut removed: Counts = Vec::new();
+    if orders.complete_from_board && left < need {
+        let mut own: Vec<(u8, u8)> = s.controlled(heir).into_iter().map(|c| (c, s.cities[c as usize].units)).collect();
+        while left < need {
+            // One unit at a time from the city with most units, keeping one in each.
+            let Some(k) = (0..own.len()).filter(|&k| own[k].1 > 1).max_by_key(|&k| (own[k].1, std::cmp::Reverse(k)))
+            else {
+                break;
+            };
+            own[k].1 -= 1;
+            match removed.iter_mut().find(|r| r.0 == own[k].0) {
+                Some(r) => r.1 += 1,
+                None => removed.push((own[k].0, 1)),
+            }
+            left += 1;
+        }
+    }
+    let mut replaced = Vec::new();
+    for c in cities {
+        let k = (s.cities[c as usize].units as u16).min(left);
+        if k > 0 {
+            replaced.push((c, k as u8));
+        }
+        left -= k;
+    }
+    (replaced, removed)
 }
 
 /// 7.2.4: 3 dice, 4+ kills, no knowledge; one casualty per defender left

@@ -162,6 +162,9 @@ impl<'r> Ctx<'r> {
 
 /// Run one command on the decision's copy, then every step that needs no input.
 pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
+    if cx.s.asked.is_some() && !matches!(c, Command::AnswerBattle { .. } | Command::SetDefence { .. }) {
+        runestone_engine::reject!("a battle waits for an answer first: retreat, or roll on");
+    }
     match c {
         Command::ChooseGod { god } => setup::choose_god(cx, seat, *god)?,
         Command::PlaceGroup { city } => setup::place_group(cx, seat, *city)?,
@@ -176,6 +179,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
             movement::set_defence(cx, seat, defence)?;
             return Ok(());
         }
+        Command::AnswerBattle { retreat, to } => battle::answer(cx, seat, *retreat, *to)?,
         Command::Invade { surrender_to, paths, temple } => invasion::invade(cx, seat, *surrender_to, paths, *temple)?,
         Command::PassInvasion => invasion::pass(cx, seat)?,
     }
@@ -218,6 +222,10 @@ pub fn pending(s: &State) -> Vec<Pending> {
             ),
             None => Vec::new(),
         },
+        Phase::Players if s.asked.is_some() => {
+            let a = s.asked.as_ref().expect("asked");
+            one(a.seat, "battle", DecisionClass::Small, battle::question(s, a))
+        }
         Phase::Players if s.battle.is_none() => {
             let (kind, class, prompt) = match s.step {
                 Step::God => ("god_power", DecisionClass::Small, "use your god's ability, or skip it"),
@@ -284,6 +292,10 @@ impl Present for FallenKingdoms {
 
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
         forms::forms(input)
+    }
+
+    fn standing_forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
+        forms::standing_forms(input)
     }
 
     fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<Value, String>> {

@@ -4,7 +4,8 @@
 
 use runestone_engine::{reject, RuleError, Seat};
 
-use crate::state::{AttackOrder, Defence, Event, Move, Phase, Step, MAX_UNITS};
+use crate::battle::{fight, Fought, Round};
+use crate::state::{Asked, AttackOrder, Defence, Event, Move, Phase, Planned, Step, MAX_UNITS};
 use crate::Ctx;
 
 /// Check a planned movement; answer the cities attacked, in battle order.
@@ -84,6 +85,9 @@ pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -
     if cx.s.phase != Phase::Players || cx.s.current != seat {
         reject!("it is not your turn");
     }
+    if cx.s.asked.is_some() {
+        reject!("your movement is under way: a battle waits for an answer");
+    }
     if cx.s.step != Step::Move {
         reject!("that is not the step of your turn now: {}", crate::turn::step_words(cx.s.step));
     }
@@ -92,36 +96,78 @@ pub fn plan(cx: &mut Ctx, seat: Seat, moves: &[Move], attacks: &[AttackOrder]) -
     for m in moves.iter().filter(|m| !order.contains(&m.to)) {
         cx.emit(Event::Moved { seat, from: m.from, to: m.to, units: m.units });
     }
-    let mut attacked: Vec<u8> = Vec::new();
-    let mut lost = false;
-    for city in order {
-        let mut origins: Vec<(u8, u8)> = Vec::new();
-        for m in moves.iter().filter(|m| m.to == city) {
-            match origins.iter_mut().find(|o| o.0 == m.from) {
-                Some(o) => o.1 += m.units,
-                None => origins.push((m.from, m.units)),
+    let planned: Vec<Planned> = order
+        .into_iter()
+        .map(|city| {
+            let mut origins: Vec<(u8, u8)> = Vec::new();
+            for m in moves.iter().filter(|m| m.to == city) {
+                match origins.iter_mut().find(|o| o.0 == m.from) {
+                    Some(o) => o.1 += m.units,
+                    None => origins.push((m.from, m.units)),
+                }
             }
-        }
-        let o = attacks.iter().find(|a| a.city == city).cloned().unwrap_or(AttackOrder {
-            city,
-            retreat_at: 0,
-            rampage: None,
-            occupy: true,
-            call_off_if_lost: false,
-        });
-        if o.call_off_if_lost && lost {
+            let order = attacks.iter().find(|a| a.city == city).cloned().unwrap_or_else(|| AttackOrder::plain(city));
+            Planned { origins, order }
+        })
+        .collect();
+    fight_all(cx, seat, planned, Vec::new(), false);
+    Ok(())
+}
+
+/// Fight the planned attacks in order; when a battle asks a decision that no
+/// standing order covers, record what is left and wait for the answer;
+/// after the last, the player phase ends.
+pub fn fight_all(cx: &mut Ctx, seat: Seat, mut queue: Vec<Planned>, mut attacked: Vec<u8>, mut lost: bool) {
+    while !queue.is_empty() {
+        let p = queue.remove(0);
+        let city = p.order.city;
+        if p.order.call_off_if_lost && lost {
             // 5.2.3: these units did not engage a battle; they stay home.
-            let units = origins.iter().map(|o| o.1).sum();
+            let units = p.origins.iter().map(|o| o.1).sum();
             cx.emit(Event::AttackCalledOff { seat, city, units });
             continue;
         }
         attacked.push(city);
-        let mark = cx.out.len();
-        crate::battle::fight(cx, seat, &origins, &o, &mut attacked);
-        lost |= cx.out[mark..].iter().any(|e| matches!(e.event, Event::BattleEnded { won: false, .. }));
+        match fight(cx, seat, &p.origins, &p.order, &mut attacked) {
+            Fought::Over { won } => lost |= !won,
+            Fought::Asked { attacker, round } => {
+                ask(cx, attacker, round, p.order, queue, attacked, lost);
+                return;
+            }
+        }
     }
     crate::turn::end_player_phase(cx);
-    Ok(())
+}
+
+/// After an asked battle was answered: the movement goes on, or waits again.
+pub fn after_battle(
+    cx: &mut Ctx,
+    seat: Seat,
+    fought: Fought,
+    order: AttackOrder,
+    rest: Vec<Planned>,
+    attacked: Vec<u8>,
+    lost: bool,
+) {
+    match fought {
+        Fought::Over { won } => fight_all(cx, seat, rest, attacked, lost || !won),
+        Fought::Asked { attacker, round } => ask(cx, attacker, round, order, rest, attacked, lost),
+    }
+}
+
+fn ask(
+    cx: &mut Ctx,
+    attacker: bool,
+    round: Round,
+    order: AttackOrder,
+    rest: Vec<Planned>,
+    attacked: Vec<u8>,
+    lost: bool,
+) {
+    let b = cx.s.battle.as_ref().expect("a battle under way");
+    let seat = if attacker { b.attacker } else { b.defender };
+    let asked = Asked { seat, attacker, order, last: round.last, first: round.first, rest, attacked, lost };
+    cx.emit(Event::BattleAsked { asked });
 }
 
 pub fn set_defence(cx: &mut Ctx, seat: Seat, d: &Defence) -> Result<(), RuleError> {
@@ -130,6 +176,9 @@ pub fn set_defence(cx: &mut Ctx, seat: Seat, d: &Defence) -> Result<(), RuleErro
     }
     if let Some(c) = d.prefer.iter().find(|&&c| c as usize >= cx.s.cities.len()) {
         reject!("there is no city {c} on this map to retreat to");
+    }
+    if let Some(c) = d.replace_first.iter().find(|&&c| c as usize >= cx.s.cities.len()) {
+        reject!("there is no city {c} on this map to replace first");
     }
     cx.secret(
         Event::DefenceSet { seat, defence: Some(d.clone()) },

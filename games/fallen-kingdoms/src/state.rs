@@ -48,6 +48,26 @@ pub struct Defence {
     /// none of them is possible the city with most of the seat's own units is used.
     #[serde(default)]
     pub prefer: Vec<u8>,
+    /// Once the defenders are down to `retreat_at`, ask before each of their
+    /// rolls (retreat, and where to, or fight on) instead of retreating at
+    /// once: the battle waits for the answer, a small decision with a short
+    /// deadline; at the deadline the defenders retreat as ordered.
+    #[serde(default, skip_serializing_if = "no")]
+    pub ask: bool,
+    /// 7.2.2, when a kingdom is surrendered to this seat and it has too few
+    /// units in its reserve to replace every unit: the surrendered cities to
+    /// replace first, best first (the others follow in the map's order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_first: Vec<u8>,
+    /// 7.2.2 "They can also remove army units already on the board to
+    /// complete the replacement": take the missing units from this seat's
+    /// own cities (those with most units first, never leaving one empty).
+    #[serde(default, skip_serializing_if = "no")]
+    pub complete_from_board: bool,
+}
+
+fn no(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -145,6 +165,9 @@ pub struct State {
     /// The rumor deck, top first (lowest values on top, 3.7).
     pub rumor_deck: Vec<u8>,
     pub battle: Option<Battle>,
+    /// The battle under way waits for this decision.
+    #[serde(default)]
+    pub asked: Option<Asked>,
     pub invasion: Option<Invasion>,
     pub winners: Vec<Seat>,
 }
@@ -254,6 +277,48 @@ pub struct AttackOrder {
     /// this turn was lost.
     #[serde(default)]
     pub call_off_if_lost: bool,
+    /// Once down to `retreat_at`, ask before each roll (retreat or roll on)
+    /// instead of retreating at once: the battle waits for the answer, a
+    /// small decision with a short deadline; at the deadline the attack
+    /// retreats as ordered.
+    #[serde(default, skip_serializing_if = "no")]
+    pub ask: bool,
+}
+
+impl AttackOrder {
+    /// The orders an attack gets when none are given: fight to the last, move in.
+    pub fn plain(city: u8) -> Self {
+        AttackOrder { city, retreat_at: 0, rampage: None, occupy: true, call_off_if_lost: false, ask: false }
+    }
+}
+
+/// One attack of a planned movement still to be fought: the units from each
+/// city and the attack's standing orders (whose `city` is the target).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Planned {
+    pub origins: Vec<(u8, u8)>,
+    pub order: AttackOrder,
+}
+
+/// A battle waiting for a decision its standing orders left open ("ask
+/// me"), and what the movement still has to do once it is answered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Asked {
+    /// Who is asked: the attacker or the defender, before their roll.
+    pub seat: Seat,
+    pub attacker: bool,
+    /// The standing orders of the attack under way.
+    pub order: AttackOrder,
+    /// Hits of the roll before (battle exhaustion, 5.2.5).
+    pub last: Option<u8>,
+    /// No roll of the attacker has failed to take the city yet (rampage, 5.2.6).
+    pub first: bool,
+    /// The movement's attacks still to fight after this one, in order.
+    pub rest: Vec<Planned>,
+    /// Cities attacked or rampaged this turn so far.
+    pub attacked: Vec<u8>,
+    /// Whether a battle before this one was lost (5.2.3's calling off).
+    pub lost: bool,
 }
 
 fn yes() -> bool {
@@ -316,9 +381,17 @@ pub enum Command {
         #[serde(default)]
         attacks: Vec<AttackOrder>,
     },
-    /// Replace the standing defence orders (allowed at any decision).
+    /// Replace the standing defence orders (a standing order: allowed at any time).
     SetDefence {
         defence: Defence,
+    },
+    /// Answer a battle that asks (orders with `ask`): retreat, or roll on.
+    /// A retreating defender may name the city to retreat to (`to`); without
+    /// it the standing defence orders choose.
+    AnswerBattle {
+        retreat: bool,
+        #[serde(default)]
+        to: Option<u8>,
     },
     /// Invade (7.2): surrender the kingdom to `surrender_to`, then the paths, then the temple's city.
     Invade {
@@ -515,6 +588,10 @@ pub enum Event {
         seat: Seat,
         to: Option<Seat>,
         replaced: Vec<(u8, u8)>,
+        /// Units of the receiver taken off its own cities to complete the
+        /// replacement (7.2.2), before they are placed.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed: Vec<(u8, u8)>,
     },
     PathBlocked {
         seat: Seat,
@@ -557,6 +634,16 @@ pub enum Event {
         seat: Seat,
         city: u8,
         units: u8,
+    },
+    /// The battle under way waits for a decision the standing orders left open.
+    BattleAsked {
+        asked: Asked,
+    },
+    /// The answer: retreat (to `to`, if named) or roll on.
+    BattleAnswered {
+        seat: Seat,
+        retreat: bool,
+        to: Option<u8>,
     },
 }
 
@@ -816,7 +903,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 i.reserve = reserve;
             }
         }
-        Event::Surrendered { seat, to, replaced } => {
+        Event::Surrendered { seat, to, replaced, removed } => {
             for c in s.cities.iter_mut() {
                 if c.owner == Some(*seat) {
                     c.owner = None;
@@ -825,6 +912,9 @@ pub fn apply(s: &mut State, e: &Event) {
                 if c.temple == Some(*seat) {
                     c.temple = None;
                 }
+            }
+            for (c, n) in removed {
+                remove_units(s, *c, *n);
             }
             if let Some(t) = to {
                 for (c, n) in replaced {
@@ -863,6 +953,8 @@ pub fn apply(s: &mut State, e: &Event) {
             s.cities[*city as usize].temple = Some(*seat);
         }
         Event::AttackCalledOff { .. } => {}
+        Event::BattleAsked { asked } => s.asked = Some(asked.clone()),
+        Event::BattleAnswered { .. } => s.asked = None,
         Event::DefenceSet { seat, defence } => {
             if let Some(d) = defence {
                 s.players[*seat as usize].defence = d.clone();

@@ -51,12 +51,21 @@ pub fn phase(v: &View, seats: &[String]) -> String {
                 .to_owned()
         }
         Phase::Placement => "Setup: the players take turns placing their starting units and temple".to_owned(),
-        Phase::Players => format!(
-            "Turn {}, player phase of {}: {}",
-            v.turn,
-            seat_name(seats, v.current),
-            step_words(v.step)
-        ),
+        Phase::Players => match &v.battle {
+            Some(b) => format!(
+                "Turn {}, player phase of {}: the battle for {} waits for {} to retreat or fight on",
+                v.turn,
+                seat_name(seats, v.current),
+                v.cities.get(b.city as usize).map_or("a city", |c| c.name.as_str()),
+                seat_name(seats, b.asked)
+            ),
+            None => format!(
+                "Turn {}, player phase of {}: {}",
+                v.turn,
+                seat_name(seats, v.current),
+                step_words(v.step)
+            ),
+        },
         // The game's log says "Turn N is over" where the player phases
         // end, and the log of turn N+1 begins there (`round_begun`).
         Phase::Invasion if v.invasion_order.is_empty() => format!(

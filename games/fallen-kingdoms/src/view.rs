@@ -46,6 +46,20 @@ pub struct PlayerView {
     pub defence: Option<Defence>,
 }
 
+/// The battle under way, while it waits for a decision no standing order covers.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BattleView {
+    pub city: u8,
+    pub attacker: Seat,
+    pub defender: Seat,
+    /// Attacking units left on the roads, and defending units left in the city.
+    pub attackers: u8,
+    pub defenders: u8,
+    /// Who is asked, and what.
+    pub asked: Seat,
+    pub question: String,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     pub phase: Phase,
@@ -74,6 +88,9 @@ pub struct View {
     pub free_points: u8,
     /// Cities an invader may take per invasion path (7.2.3; 8.3's option).
     pub cities_per_path: u8,
+    /// A battle waiting for an answer.
+    #[serde(default)]
+    pub battle: Option<BattleView>,
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
@@ -153,6 +170,18 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         fixed_points: production.0,
         free_points: production.1,
         cities_per_path: s.rules.cities_per_path,
+        battle: match (&s.asked, &s.battle) {
+            (Some(a), Some(b)) => Some(BattleView {
+                city: b.city,
+                attacker: b.attacker,
+                defender: b.defender,
+                attackers: b.units,
+                defenders: s.cities[b.city as usize].units,
+                asked: a.seat,
+                question: crate::battle::question(s, a),
+            }),
+            _ => None,
+        },
     }
 }
 
@@ -285,10 +314,14 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         }
         Event::InvaderCardDiscarded { seat } => format!("{} invaded last turn and discards the invader card", w(*seat)),
         Event::InvaderCardTaken { seat } => format!("{} invades", w(*seat)),
-        Event::Surrendered { seat, to, .. } => format!(
-            "{} surrenders their kingdom{}",
+        Event::Surrendered { seat, to, removed, .. } => format!(
+            "{} surrenders their kingdom{}{}",
             w(*seat),
-            to.map(|t| format!(" to {}", w(t))).unwrap_or_default()
+            to.map(|t| format!(" to {}", w(t))).unwrap_or_default(),
+            match removed.iter().map(|r| r.1 as u32).sum::<u32>() {
+                0 => String::new(),
+                n => format!(", who takes {n} units off their own cities to replace them"),
+            }
         ),
         Event::PathBlocked { seat, path } => format!("{} invades by arrow {path}", w(*seat)),
         Event::Invaded { seat, city, dice: dd, killed, casualties, placed, .. } => {
@@ -309,6 +342,14 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::InvasionEnded { seat } => format!("{} ends the invasion", w(*seat)),
         Event::FirstPlayer { seat } => format!("{} takes the first player card", w(*seat)),
         Event::DefenceSet { seat, .. } => format!("{} sets standing defence orders", w(*seat)),
+        Event::BattleAsked { asked } => format!(
+            "The battle for {} waits for {}: {}",
+            s.battle.as_ref().map_or_else(|| "the city".into(), |b| c(b.city)),
+            w(asked.seat),
+            if asked.attacker { "retreat, or roll on" } else { "retreat, or fight on" }
+        ),
+        Event::BattleAnswered { seat, retreat: true, .. } => format!("{} chooses to retreat", w(*seat)),
+        Event::BattleAnswered { seat, .. } => format!("{} fights on", w(*seat)),
         Event::AttackCalledOff { seat, city, units } => format!(
             "After a lost battle {} calls off the attack on {}: {units} units stay home",
             w(*seat),
@@ -347,6 +388,9 @@ pub fn label(s: &State, _seat: Seat, c: &Command) -> String {
                 .join("; ")
         ),
         Command::SetDefence { .. } => "set standing defence orders".into(),
+        Command::AnswerBattle { retreat: false, .. } => "fight on".into(),
+        Command::AnswerBattle { to: Some(t), .. } => format!("retreat to {}", s.city_name(*t)),
+        Command::AnswerBattle { .. } => "retreat as your standing orders say".into(),
         Command::Invade { paths, .. } => format!("invade by {} paths", paths.len()),
         Command::PassInvasion => "do not invade".into(),
     }

@@ -55,7 +55,10 @@ fn an_invader_surrenders_their_kingdom_rolls_three_dice_and_pays_casualties() {
     let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[1])], temple: Some(0) };
     let ev = d.scripted(0, &c, &[4, 1, 1, 1, 2, 3]).unwrap();
     // 7.2.2: the kingdom goes to seat 1, whose units replace seat 0's; one rumor.
-    assert!(ev.contains(&Event::Surrendered { seat: 0, to: Some(1), replaced: vec![(5, 3)] }), "{ev:?}");
+    assert!(
+        ev.contains(&Event::Surrendered { seat: 0, to: Some(1), replaced: vec![(5, 3)], removed: vec![] }),
+        "{ev:?}"
+    );
     assert!(ev.contains(&Event::KingdomFell { seat: 0, by: Some(1), knowledge_points: 0 }));
     assert_eq!(ev.iter().filter(|e| matches!(e, Event::RumorDrawn { .. })).count(), 1);
     // 7.2.4: C0: one killed, one left = one casualty, 3 units in. C1: none killed, one casualty.
@@ -173,4 +176,61 @@ fn with_the_reversed_first_player_movement_the_card_moves_counter_clockwise() {
     d.act(1, &Command::PassInvasion).unwrap();
     let ev = d.act(2, &Command::PassInvasion).unwrap();
     assert!(ev.contains(&Event::FirstPlayer { seat: 2 }), "{ev:?}");
+}
+
+/// Seat 0 (9 units in C0, C1, C2) invades by the arrow into the empty C7 and
+/// surrenders to seat 1, whose reserve holds only 4 units (24 in C3, 2 in C4).
+fn short_heir(orders: crate::state::Defence) -> (Driver, Vec<Event>) {
+    let mut d = table(board(8, &[], &[], &[(7, false)]), &[ODIN, TYR, BRAGI], &Options::default());
+    for c in 0..3 {
+        d.put(0, c, 3, c == 0);
+    }
+    d.put(1, 3, 24, true);
+    d.put(1, 4, 2, false);
+    d.put(2, 6, 3, true);
+    d.act(1, &Command::SetDefence { defence: orders }).unwrap();
+    d.ev(Event::InvasionBegan { order: vec![0, 1, 2] });
+    assert_eq!(d.state.pool(1), 4);
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 7, &[])], temple: None };
+    let ev = d.act(0, &c).unwrap();
+    (d, ev)
+}
+
+#[test]
+fn a_winner_short_of_units_replaces_first_the_cities_its_standing_orders_name() {
+    // Given seat 1's orders name C2, then C1, to replace first,
+    let orders = crate::state::Defence { replace_first: vec![2, 1], ..Default::default() };
+    // When seat 0 surrenders its 9 units to seat 1, who has 4 to give,
+    let (d, ev) = short_heir(orders);
+    // Then C2 gets 3 and C1 the last one; C0 is left empty; nothing is taken off the board.
+    assert!(ev.contains(&Event::Surrendered { seat: 0, to: Some(1), replaced: vec![(2, 3), (1, 1)], removed: vec![] }));
+    assert_eq!(d.state.cities[0].owner, None);
+    assert_eq!((d.state.cities[3].units, d.state.cities[4].units), (24, 2));
+}
+
+#[test]
+fn a_winner_may_remove_units_already_on_the_board_to_complete_the_replacement() {
+    // Given seat 1's orders complete a replacement from the board,
+    let orders = crate::state::Defence { complete_from_board: true, ..Default::default() };
+    let (d, ev) = short_heir(orders);
+    // Then the 5 missing units come off its biggest city and every city is replaced.
+    assert!(
+        ev.contains(&Event::Surrendered {
+            seat: 0,
+            to: Some(1),
+            replaced: vec![(0, 3), (1, 3), (2, 3)],
+            removed: vec![(3, 5)]
+        }),
+        "{ev:?}"
+    );
+    assert_eq!((d.state.cities[3].units, d.state.cities[4].units), (19, 2));
+    assert_eq!((0..3).map(|c| d.state.cities[c].owner).collect::<Vec<_>>(), vec![Some(1); 3]);
+    assert_eq!(d.state.on_board(1), 30, "every unit of the winner is on the board");
+}
+
+#[test]
+fn without_orders_the_winner_replaces_city_by_city_until_its_reserve_runs_out() {
+    let (d, ev) = short_heir(crate::state::Defence::default());
+    assert!(ev.contains(&Event::Surrendered { seat: 0, to: Some(1), replaced: vec![(0, 3), (1, 1)], removed: vec![] }));
+    assert_eq!(d.state.cities[2].owner, None);
 }

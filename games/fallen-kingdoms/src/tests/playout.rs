@@ -32,11 +32,22 @@ fn options_for(i: u64) -> Options {
 }
 
 /// Play one game; answer (seats, turns, counts of battles, intimidations,
-/// exhaustions, rampages, invasions, fallen kingdoms).
-pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
+/// exhaustions, rampages, invasions, fallen kingdoms, battles that asked).
+pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
     let seats = 3 + (i % 4) as u8;
     let mut d = Driver::new(&options_for(i), seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    // Some seats ask to be asked when their defenders are down to 1 or 2
+    // (standing orders given at once, while the god choice is open).
+    for seat in (0..seats).filter(|s| (i + *s as u64).is_multiple_of(3)) {
+        let defence = crate::state::Defence {
+            retreat_at: 1 + (i % 2) as u8,
+            ask: true,
+            complete_from_board: true,
+            ..Default::default()
+        };
+        d.act(seat, &crate::Command::SetDefence { defence }).unwrap_or_else(|e| panic!("game {i}: {e}"));
+    }
     let mut commands = 0u32;
     while FallenKingdoms::outcome(&d.state).is_none() {
         commands += 1;
@@ -84,7 +95,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
     }
     let o = FallenKingdoms::outcome(&d.state).expect("over");
     assert_eq!(o.scores.len(), seats as usize);
-    let mut counts = [0u32; 6];
+    let mut counts = [0u32; 7];
     for e in &d.log {
         let k = match e.event {
             Event::BattleBegan { .. } => 0,
@@ -93,6 +104,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 6]) {
             Event::Rampaged { .. } => 3,
             Event::InvaderCardTaken { .. } => 4,
             Event::KingdomFell { .. } => 5,
+            Event::BattleAsked { .. } => 6,
             _ => continue,
         };
         counts[k] += 1;
@@ -145,26 +157,29 @@ fn games() -> u64 {
 fn random_playouts_end_by_the_trophy_condition() {
     let n = games();
     let mut turns = 0u64;
-    let mut all = [0u32; 6];
+    let mut all = [0u32; 7];
     for i in 0..n {
         let (_, t, counts) = play(i, i % 20 == 0);
         turns += t as u64;
-        for k in 0..6 {
+        for k in 0..7 {
             all[k] += counts[k];
         }
     }
     eprintln!(
-        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}",
+        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}, battles that asked {}",
         turns as f64 / n as f64,
         all[0],
         all[1],
         all[2],
         all[3],
         all[4],
-        all[5]
+        all[5],
+        all[6]
     );
     for (k, what) in
-        ["battles", "intimidations", "exhaustions", "rampages", "invasions", "fallen kingdoms"].iter().enumerate()
+        ["battles", "intimidations", "exhaustions", "rampages", "invasions", "fallen kingdoms", "battles that asked"]
+            .iter()
+            .enumerate()
     {
         assert!(all[k] > 0, "no {what} in {n} games: the playout does not reach that rule");
     }

@@ -143,9 +143,14 @@ fn the_defence_form_posts_standing_orders_and_a_bad_number_is_refused_in_words()
         ("retreat".to_string(), "2".to_string()),
         ("prefer".to_string(), "3".to_string()),
         ("prefer".to_string(), "1".to_string()),
+        ("ask".to_string(), "on".to_string()),
     ]);
     let c = FallenKingdoms::command_of_form(crate::forms::DEFENCE, &posted, &v).unwrap().unwrap();
-    assert_eq!(c, serde_json::json!({"type": "set_defence", "defence": {"retreat_at": 2, "prefer": [3, 1]}}));
+    assert_eq!(
+        c,
+        serde_json::json!({"type": "set_defence", "defence": {"retreat_at": 2, "prefer": [3, 1], "ask": true,
+            "replace_first": [], "complete_from_board": false}})
+    );
     let bad = Posted::from(vec![("retreat".to_string(), "many".to_string())]);
     let e = FallenKingdoms::command_of_form(crate::forms::DEFENCE, &bad, &v).unwrap().unwrap_err();
     assert_eq!(e, "The retreat level must be a whole number from 0 to 30, not \"many\"");

@@ -128,6 +128,9 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
         }
         let (colour, _) = profile(f.u.kind, g);
         let Some(c) = colour else { continue };
+        if f.u.kind == UnitKind::Corsair && s.from_version(2) {
+            continue; // it attacks as an attrition roll, see `ultimate`
+        }
         let inverted = f.u.kind == UnitKind::LightInfantry && (g.rough || g.sea);
         let free = if b {
             let xp = match f.u.xp {
@@ -293,8 +296,42 @@ fn exchange(
 ) {
     let (sa, ha) = volley(s, a, wa, g, d);
     let (sb, hb) = volley(s, b, wb, g, d);
+    let ka = ultimate(s, a, wa, d);
+    let kb = ultimate(s, b, wb, d);
     deal(s, a, b, sa.saturating_sub(hb), rep);
     deal(s, b, a, sb.saturating_sub(ha), rep);
+    slay(s, a, b, ka, rep);
+    slay(s, b, a, kb, rep);
+}
+
+/// Corsairs "attack as attrition roll", "ultimate attack" (rules version 2,
+/// designed): each Corsair rolls a D6 instead of its white die; each 6
+/// destroys one enemy unit outright, whatever its lives and the shields.
+fn ultimate(s: &State, side: &Side, who: &[usize], d: &mut Dice) -> u32 {
+    if !s.from_version(2) {
+        return 0;
+    }
+    let corsairs =
+        who.iter().filter(|&&i| side.fighters[i].lives > 0 && side.fighters[i].u.kind == UnitKind::Corsair).count();
+    (0..corsairs).map(|_| u32::from(d.d6() == 6)).sum()
+}
+
+/// Destroy `kills` units of `target` outright: in front first, the weakest first.
+fn slay(s: &mut State, hitter: &mut Side, target: &mut Side, kills: u32, rep: &mut Vec<String>) {
+    for _ in 0..kills {
+        let alive = (0..target.fighters.len()).filter(|&i| target.fighters[i].lives > 0);
+        let Some(i) = alive.min_by_key(|&i| (target.fighters[i].back, target.fighters[i].lives)) else {
+            return;
+        };
+        rep.push(format!(
+            "a Corsair of {} destroys {} of {}",
+            s.realms[hitter.seat as usize].home,
+            target.fighters[i].u.kind.name(),
+            s.realms[target.seat as usize].home
+        ));
+        let lives = target.fighters[i].lives as u32;
+        deal_to(s, hitter, target, i, lives);
+    }
 }
 
 /// Where an escaping side goes: an adjacent field with its own settlement,

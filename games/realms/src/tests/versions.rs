@@ -356,3 +356,54 @@ fn land_units_aboard_drown_when_their_ship_is_wrecked() {
     assert!(rep.contains("Light Infantry of Aquitaine drown on stormy sea 13-4: no ship carries them"), "{rep}");
     assert!(s.fields[stormy as usize].units.is_empty());
 }
+
+#[test]
+fn corsairs_dont_move_attack_as_attrition_roll() {
+    // Given three realms: Wessex (seat 2) sails its transport ship from its
+    // dock 8-5 to the sea 8-6; Neustria holds a triple festival in winter
+    // and buys Corsairs for 16 PP on the sea 9-6 beside its dock 10-6; in
+    // the next spring's ② the Wessex ship sails onto 9-6,
+    let sea = at(9, 6);
+    let corsair_game = |rules: u32| {
+        let o = Options { years: 2, rules_version: rules, ..Options::default() };
+        let mut d = Driver::new(&o, 3, 11).expect("setup");
+        let (dock, near) = (at(8, 5), at(8, 6));
+        let sail = |from, to| Move { from, to, unit: UnitKind::TransportShip, count: 1 };
+        d.round(2, Orders { moves: vec![sail(dock, near)], ..Orders::default() });
+        d.pass();
+        d.pass();
+        let corsair = Purchase { field: sea, unit: UnitKind::Corsair, count: 1 };
+        let ev = d.round(NEUSTRIA, Orders { festival: 3, buy: vec![corsair], ..Orders::default() });
+        assert!(reports(&ev, Step::RearTradeSalaries).contains("Neustria buys Corsairs on sea 9-6"), "{}", all(&ev));
+        let mut s = d.state.clone();
+        let orders = Orders { moves: vec![sail(near, sea)], ..Orders::default() };
+        crate::state::apply(&mut s, &Event::OrdersRevealed { seat: 2, orders });
+        crate::moves::units(&mut s, &mut Vec::new());
+        assert_eq!(kind_of(&s, sea, 2, UnitKind::TransportShip), 1, "{}", all(&ev));
+        assert_eq!(kind_of(&s, sea, NEUSTRIA, UnitKind::Corsair), 1, "{}", all(&ev));
+        s
+    };
+    let state = corsair_game(2);
+    // when Wessex attacks on 9-6, its white die empty (4), and the Corsair's
+    // attrition roll is a 6,
+    let mut s = state.clone();
+    let mut rep = Vec::new();
+    let won = crate::battle::fight(&mut s, sea, 2, NEUSTRIA, &mut crate::season::Dice::replay(&[4, 6]), &mut rep);
+    // then the Corsair destroys the ship outright and wins.
+    let rep = rep.join("; ");
+    assert!(rep.contains("a Corsair of Neustria destroys Transport Ships of Wessex"), "{rep}");
+    assert_eq!(won, Some(NEUSTRIA), "{rep}");
+    assert_eq!(kind_of(&s, sea, 2, UnitKind::TransportShip), 0);
+    // A roll below 6 does nothing, whatever a white die would have shown (1 is a sword).
+    let mut s = state.clone();
+    let mut rep = Vec::new();
+    crate::battle::fight(&mut s, sea, 2, NEUSTRIA, &mut crate::season::Dice::replay(&[4, 1].repeat(8)), &mut rep);
+    assert!(!rep.join("; ").contains("destroys"), "{rep:?}");
+    assert_eq!(kind_of(&s, sea, 2, UnitKind::TransportShip), 1, "{rep:?}");
+    // By rules version 1 the Corsair rolled a white die: the 1 is a sword.
+    let mut s = corsair_game(1);
+    let mut rep = Vec::new();
+    let won = crate::battle::fight(&mut s, sea, 2, NEUSTRIA, &mut crate::season::Dice::replay(&[4, 1]), &mut rep);
+    assert_eq!(won, Some(NEUSTRIA), "{rep:?}");
+    assert!(!rep.join("; ").contains("a Corsair of"), "{rep:?}");
+}

@@ -60,7 +60,8 @@ pub struct Realms;
 /// recorded no version. Version 2: a unit may take a settlement's loss,
 /// withdrawn herds are fed, herds move within the FC, transport between two
 /// ports, retreat to ships at sea, attrition rolls twice for Cavalry and
-/// three times for War Elephants.
+/// three times for War Elephants, Corsairs attack as an attrition roll, ties
+/// are broken by gold and the cost of all stuff on the map.
 pub const RULES_VERSION: u32 = 2;
 
 /// Game options.

@@ -128,6 +128,9 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
         }
         let (colour, _) = profile(f.u.kind, g);
         let Some(c) = colour else { continue };
+        if f.u.kind == UnitKind::Corsair && s.from_version(2) {
+            continue; // it attacks as an attrition roll, see `ultimate`
+        }
         let inverted = f.u.kind == UnitKind::LightInfantry && (g.rough || g.sea);
         let free = if b {
             let xp = match f.u.xp {
@@ -139,11 +142,17 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
         } else {
             0
         };
-        let die = (c, inverted, free, b && !f.u.recruit);
-        if f.builder {
-            builder_dice.push(die);
-        } else {
-            dice.push(die);
+        // War Elephants: "2 red dice", "never re-rolls".
+        let elephant = f.u.kind == UnitKind::WarElephant;
+        let die = if elephant { (c, false, 0, false) } else { (c, inverted, free, b && !f.u.recruit) };
+        for _ in 0..if elephant { 2 } else { 1 } {
+            if f.builder {
+                builder_dice.push(die);
+            } else {
+                dice.push(die);
+            }
+        }
+        if !f.builder {
             per_kind[f.u.kind.idx()] += 1;
         }
     }
@@ -254,19 +263,25 @@ fn deal(s: &mut State, hitter: &mut Side, target: &mut Side, mut hits: u32, rep:
         if target.fighters[i].back && front > 0 && !paid_back {
             continue;
         }
-        let f = &mut target.fighters[i];
-        let take = hits.min(f.lives as u32);
-        f.lives -= take as u8;
+        let take = hits.min(target.fighters[i].lives as u32);
         hits -= take;
-        if f.lives == 0 {
-            let value = t.unit(f.u.kind).pp_value as u32;
-            let pp = if f.u.kind == UnitKind::LightInfantry { t.prestige.destroy_li } else { t.prestige.destroy_other };
-            hitter.kills += 1;
-            hitter.pp_gained += pp;
-            s.add_pp(hitter.seat, pp);
-            s.realms[hitter.seat as usize].killed_pp += value;
-            s.realms[target.seat as usize].lost_pp += value;
-        }
+        deal_to(s, hitter, target, i, take);
+    }
+}
+
+/// `take` lives off one fighter; its destruction counts for prestige and VP.
+fn deal_to(s: &mut State, hitter: &mut Side, target: &mut Side, i: usize, take: u32) {
+    let t = tables();
+    let f = &mut target.fighters[i];
+    f.lives -= take.min(f.lives as u32) as u8;
+    if f.lives == 0 {
+        let value = t.unit(f.u.kind).pp_value as u32;
+        let pp = if f.u.kind == UnitKind::LightInfantry { t.prestige.destroy_li } else { t.prestige.destroy_other };
+        hitter.kills += 1;
+        hitter.pp_gained += pp;
+        s.add_pp(hitter.seat, pp);
+        s.realms[hitter.seat as usize].killed_pp += value;
+        s.realms[target.seat as usize].lost_pp += value;
     }
 }
 
@@ -281,8 +296,42 @@ fn exchange(
 ) {
     let (sa, ha) = volley(s, a, wa, g, d);
     let (sb, hb) = volley(s, b, wb, g, d);
+    let ka = ultimate(s, a, wa, d);
+    let kb = ultimate(s, b, wb, d);
     deal(s, a, b, sa.saturating_sub(hb), rep);
     deal(s, b, a, sb.saturating_sub(ha), rep);
+    slay(s, a, b, ka, rep);
+    slay(s, b, a, kb, rep);
+}
+
+/// Corsairs "attack as attrition roll", "ultimate attack" (rules version 2,
+/// designed): each Corsair rolls a D6 instead of its white die; each 6
+/// destroys one enemy unit outright, whatever its lives and the shields.
+fn ultimate(s: &State, side: &Side, who: &[usize], d: &mut Dice) -> u32 {
+    if !s.from_version(2) {
+        return 0;
+    }
+    let corsairs =
+        who.iter().filter(|&&i| side.fighters[i].lives > 0 && side.fighters[i].u.kind == UnitKind::Corsair).count();
+    (0..corsairs).map(|_| u32::from(d.d6() == 6)).sum()
+}
+
+/// Destroy `kills` units of `target` outright: in front first, the weakest first.
+fn slay(s: &mut State, hitter: &mut Side, target: &mut Side, kills: u32, rep: &mut Vec<String>) {
+    for _ in 0..kills {
+        let alive = (0..target.fighters.len()).filter(|&i| target.fighters[i].lives > 0);
+        let Some(i) = alive.min_by_key(|&i| (target.fighters[i].back, target.fighters[i].lives)) else {
+            return;
+        };
+        rep.push(format!(
+            "a Corsair of {} destroys {} of {}",
+            s.realms[hitter.seat as usize].home,
+            target.fighters[i].u.kind.name(),
+            s.realms[target.seat as usize].home
+        ));
+        let lives = target.fighters[i].lives as u32;
+        deal_to(s, hitter, target, i, lives);
+    }
 }
 
 /// Where an escaping side goes: an adjacent field with its own settlement,
@@ -482,6 +531,9 @@ pub fn battles(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
             }
         }
     }
+    if s.from_version(2) {
+        crate::moves::drown(s, rep);
+    }
 }
 
 /// ⑥ an attacker alone on a field with a foreign settlement must break all
@@ -518,6 +570,51 @@ pub fn sieges(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
             }
         }
         take_settlement(s, f, att, rep);
+    }
+    if s.from_version(2) {
+        feed_withdrawn(s, rep);
+    }
+}
+
+/// "The withdrawn herd that remains in the settlement after the battle must
+/// be fed" (rules version 2, designed): after ⑥, where foreign units stand on
+/// the field of a realm's settlement, its herds there are withdrawn into the
+/// settlement (looting does not take them); each eats 1 grain from that
+/// settlement's store, or is culled for its meat.
+fn feed_withdrawn(s: &mut State, rep: &mut Vec<String>) {
+    let t = tables();
+    let map = s.map();
+    for f in 0..s.fields.len() as u16 {
+        let Some(st) = s.fields[f as usize].settlement else { continue };
+        if !foreign(s, f, st.owner) {
+            continue;
+        }
+        let (mut fed, mut culled) = (0, Vec::new());
+        let herds = s.fields[f as usize].herds.clone();
+        for (owner, h) in herds.into_iter().filter(|h| h.0 == st.owner) {
+            if s.fields[f as usize].grain > 0 {
+                s.fields[f as usize].grain -= 1;
+                fed += 1;
+            } else if let Some(i) = s.fields[f as usize].herds.iter().position(|x| *x == (owner, h)) {
+                s.fields[f as usize].herds.remove(i);
+                let r = &mut s.realms[owner as usize];
+                r.meat = r.meat.saturating_add(t.commodities[h.idx()].meat[1]);
+                culled.push(h.name());
+            }
+        }
+        let home = &s.realms[st.owner as usize].home;
+        if fed > 0 {
+            rep.push(format!(
+                "{home} feeds {fed} withdrawn herds in the settlement on {} (1 grain each)",
+                map.name_of(f)
+            ));
+        }
+        for h in culled {
+            rep.push(format!(
+                "{home}: a withdrawn herd of {h} on {} cannot be fed and is culled for meat",
+                map.name_of(f)
+            ));
+        }
     }
 }
 
@@ -635,15 +732,19 @@ pub fn looting(s: &mut State, rep: &mut Vec<String>) {
             if conn[f as usize] {
                 s.add_gold(seat, t.looting.field as u32);
             }
+            // Version 2: herds withdrawn into their realm's settlement are not taken.
+            let inside = s.fields[f as usize].settlement.map(|x| x.owner).filter(|_| s.from_version(2));
             let stolen: Vec<(Seat, crate::state::Herd)> =
-                s.fields[f as usize].herds.iter().copied().filter(|h| h.0 != seat).collect();
+                s.fields[f as usize].herds.iter().copied().filter(|h| h.0 != seat && Some(h.0) != inside).collect();
             for (owner, h) in &stolen {
                 s.realms[seat as usize].vp += t.dominance.herd[0];
                 s.realms[*owner as usize].vp += t.dominance.herd[2];
                 rep.push(format!("{} steals a herd of {}", s.realms[seat as usize].home, h.name()));
             }
             for h in &mut s.fields[f as usize].herds {
-                h.0 = seat;
+                if Some(h.0) != inside {
+                    h.0 = seat;
+                }
             }
             if let Some((owner, _)) = s.fields[f as usize].sown.filter(|x| x.0 != seat) {
                 s.realms[owner as usize].vp += t.dominance.grain[2];

@@ -55,8 +55,17 @@ pub use state::{Command, Event, Mode, Orders, State};
 /// The ruleset.
 pub struct Realms;
 
+/// The newest rules version. Each game plays by the version it was created
+/// with (recorded in its options and its `Started` event); version 1 games
+/// recorded no version. Version 2: a unit may take a settlement's loss,
+/// withdrawn herds are fed, herds move within the FC, transport between two
+/// ports, retreat to ships at sea, attrition rolls twice for Cavalry and
+/// three times for War Elephants, Corsairs attack as an attrition roll, ties
+/// are broken by gold and the cost of all stuff on the map.
+pub const RULES_VERSION: u32 = 2;
+
 /// Game options.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The scenario: "vikings" (Vikings 800 AD).
@@ -68,6 +77,49 @@ pub struct Options {
     /// Years until the game ends (1 to 10).
     #[serde(default = "five")]
     pub years: u8,
+    /// The rules version the game is played by (the newest unless given;
+    /// version 1 games recorded no version).
+    #[serde(default = "newest")]
+    #[schemars(range(min = 1, max = RULES_VERSION))]
+    pub rules_version: u32,
+}
+
+fn newest() -> u32 {
+    RULES_VERSION
+}
+
+/// The options as given, before the rules version is settled.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GivenOptions {
+    #[serde(default = "vikings")]
+    scenario: String,
+    #[serde(default)]
+    mode: Mode,
+    #[serde(default = "five")]
+    years: u8,
+    #[serde(default)]
+    rules_version: Option<u32>,
+}
+
+/// The keys a version 1 game recorded, all of them and nothing else.
+const V1_KEYS: [&str; 3] = ["mode", "scenario", "years"];
+
+impl<'de> Deserialize<'de> for Options {
+    /// Options without `rules_version` are played by the newest rules,
+    /// except the complete options a version 1 game recorded (exactly its
+    /// three keys): those replay by version 1.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let v1 = map.len() == V1_KEYS.len() && V1_KEYS.iter().all(|k| map.contains_key(*k));
+        let g = GivenOptions::deserialize(serde_json::Value::Object(map)).map_err(serde::de::Error::custom)?;
+        Ok(Options {
+            scenario: g.scenario,
+            mode: g.mode,
+            years: g.years,
+            rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+        })
+    }
 }
 
 fn vikings() -> String {
@@ -79,7 +131,7 @@ fn five() -> u8 {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { scenario: vikings(), mode: Mode::Fast, years: five() }
+        Options { scenario: vikings(), mode: Mode::Fast, years: five(), rules_version: RULES_VERSION }
     }
 }
 
@@ -231,12 +283,16 @@ impl Game for Realms {
             name: "Realms - Vikings 800 AD".into(),
             min_seats: 2,
             max_seats: 12,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).unwrap_or_default(),
             options_help: vec![
                 ("scenario".into(), "the scenario map: \"vikings\" (Vikings 800 AD)".into()),
                 ("mode".into(), "\"fast\" or \"basic\" (the sheet's valid-from markers)".into()),
                 ("years".into(), "years until the game ends and is scored, 1 to 10".into()),
+                (
+                    "rules_version".into(),
+                    format!("the rules version to play by, 1 to {RULES_VERSION} (default {RULES_VERSION})"),
+                ),
             ],
             description: "Realms sow, harvest, tax, feast, recruit, march, besiege and loot through the seasons; \
                           one set of secret orders per realm per season."
@@ -254,11 +310,15 @@ impl Game for Realms {
         if !(2..=12).contains(&seats) {
             reject!("Realms is played by 2 to 12 players");
         }
+        if !(1..=RULES_VERSION).contains(&o.rules_version) {
+            reject!("rules version {} is unknown; games are played by versions 1 to {RULES_VERSION}", o.rules_version);
+        }
         Ok(vec![Emit::public(Event::Started {
             scenario: o.scenario.clone(),
             mode: o.mode,
             years: o.years,
             players: seats,
+            rules: o.rules_version,
         })])
     }
 

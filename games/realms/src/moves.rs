@@ -55,6 +55,40 @@ fn transport_sea(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
     })
 }
 
+/// "Transport: Move between two ports as only move in MOVE" (rules version
+/// 2): both fields hold a port of the realm (designed: any distance, no
+/// ships needed; the unit moves no more this round).
+pub fn port_to_port(s: &State, seat: Seat, from: u16, to: u16) -> bool {
+    let port = |f: u16| s.fields[f as usize].shipyard.is_some_and(|y| y.owner == seat && y.port);
+    s.from_version(2) && from != to && port(from) && port(to)
+}
+
+/// Room aboard the realm's transport ships on a sea field: 3 units each.
+pub fn ship_room(s: &State, sea: u16, seat: Seat) -> usize {
+    kind_of(s, sea, seat, UnitKind::TransportShip) * 3
+}
+
+/// Room the realm's land units on a sea field take aboard (Cavalry 2).
+pub fn aboard(s: &State, sea: u16, seat: Seat) -> usize {
+    let t = crate::data::tables();
+    s.fields[sea as usize]
+        .units
+        .iter()
+        .filter(|u| u.owner == seat && !u.kind.is_ship())
+        .map(|u| t.unit(u.kind).ship_size.unwrap_or(1) as usize)
+        .sum()
+}
+
+/// Units of a kind on a field that may still move in this sub-phase: in ③
+/// and ④ not those carried between two ports in ②.
+fn movable(s: &State, f: u16, seat: Seat, kind: UnitKind, step: Step) -> usize {
+    s.fields[f as usize]
+        .units
+        .iter()
+        .filter(|u| u.owner == seat && u.kind == kind && (step == Step::Units || !u.shipped))
+        .count()
+}
+
 /// Ride: the field a Cavalry passes through to reach `to` two fields away,
 /// one that is not mountains or wetlands and holds no foreign units.
 fn ride_via(s: &State, seat: Seat, from: u16, to: u16) -> Option<u16> {
@@ -87,6 +121,14 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
     if have < m.count as usize {
         return Err(format!("only {have} {} of yours stand on {}", m.unit.name(), map.name_of(m.from)));
     }
+    let free = movable(s, m.from, seat, m.unit, step);
+    if free < m.count as usize {
+        return Err(format!(
+            "only {free} {} on {} may move: the others came between two ports, their only move this round",
+            m.unit.name(),
+            map.name_of(m.from)
+        ));
+    }
     if matches!(m.unit, UnitKind::SiegeMachine | UnitKind::Corsair) {
         return Err(format!("{} don't move", m.unit.name()));
     }
@@ -105,10 +147,15 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
         }
         let own_cus = s.fields[m.to as usize].settlement.is_some_and(|x| x.owner == seat);
         let own_yard = s.fields[m.to as usize].shipyard.is_some_and(|x| x.owner == seat);
+        // Rules version 2: "retreat to ships without enemies on SGF".
+        let to_ships = s.from_version(2)
+            && ti.is_sea()
+            && !foreign(s, m.to, seat)
+            && kind_of(s, m.to, seat, UnitKind::TransportShip) > 0;
         let ok = if m.unit.is_ship() {
             own_yard || (m.unit == UnitKind::WarShip && ship_may_enter(s, seat, m.from, m.to))
         } else {
-            own_cus
+            own_cus || to_ships
         };
         if !ok {
             return Err(format!("{} is no field of your own to retreat to", map.name_of(m.to)));
@@ -144,6 +191,16 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
         if !ship_may_enter(s, seat, m.from, m.to) {
             return Err(format!("your ships cannot go onto {}", map.name_of(m.to)));
         }
+        if s.from_version(2) && m.unit == UnitKind::TransportShip && fi.is_sea() {
+            let load = aboard(s, m.from, seat);
+            let left = (kind_of(s, m.from, seat, UnitKind::TransportShip) - m.count as usize) * 3;
+            if load > left {
+                return Err(format!(
+                    "your ships on {} carry {load} units; land them before the ships sail",
+                    map.name_of(m.from)
+                ));
+            }
+        }
         return Ok(());
     }
     if ti.is_sea() {
@@ -161,16 +218,22 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
     if step == Step::Units && m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some() {
         return Ok(());
     }
+    if step == Step::Units && port_to_port(s, seat, m.from, m.to) {
+        return Ok(());
+    }
     if step == Step::Units && transport_sea(s, seat, m.from, m.to).is_some() {
         return Ok(());
     }
     Err(format!("{} is out of reach from {}", map.name_of(m.to), map.name_of(m.from)))
 }
 
-/// Take `count` units of a kind from a field (least experienced first).
-pub fn take(s: &mut State, f: u16, seat: Seat, kind: UnitKind, count: u8) -> Vec<Unit> {
+/// Take `count` units of a kind from a field (least experienced first); in
+/// ③ and ④ not those carried between two ports in ②.
+pub fn take(s: &mut State, f: u16, seat: Seat, kind: UnitKind, count: u8, step: Step) -> Vec<Unit> {
     let units = &mut s.fields[f as usize].units;
-    let mut idx: Vec<usize> = (0..units.len()).filter(|&i| units[i].owner == seat && units[i].kind == kind).collect();
+    let mut idx: Vec<usize> = (0..units.len())
+        .filter(|&i| units[i].owner == seat && units[i].kind == kind && (step == Step::Units || !units[i].shipped))
+        .collect();
     idx.sort_by_key(|&i| units[i].xp);
     idx.truncate(count as usize);
     idx.sort_unstable();
@@ -202,11 +265,28 @@ fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
             }
             let fi = &map.fields[m.from as usize];
             let ride = m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some();
-            let is_transport = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && !ride;
+            let far = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && !ride;
+            let by_port = far && step == Step::Units && port_to_port(s, seat, m.from, m.to);
+            let is_transport = far && !by_port;
+            let size = crate::data::tables().unit(m.unit).ship_size.unwrap_or(1) as usize * m.count as usize;
+            if step == Step::RetreatAttrition && !m.unit.is_ship() && map.fields[m.to as usize].is_sea() {
+                let room = ship_room(s, m.to, seat).saturating_sub(aboard(s, m.to, seat));
+                let used = carried.iter().filter(|c| c.0 == m.to).map(|c| c.1).sum::<usize>();
+                if used + size > room {
+                    rep.push(format!(
+                        "{}: retreat from {} not made: the ships on {} have room for {}",
+                        s.realms[seat as usize].home,
+                        map.name_of(m.from),
+                        map.name_of(m.to),
+                        room.saturating_sub(used)
+                    ));
+                    continue;
+                }
+                carried.push((m.to, size));
+            }
             if is_transport {
                 let sea = transport_sea(s, seat, m.from, m.to).unwrap_or(m.to);
                 let cap = kind_of(s, sea, seat, UnitKind::TransportShip) * 3;
-                let size = crate::data::tables().unit(m.unit).ship_size.unwrap_or(1) as usize * m.count as usize;
                 let used = carried.iter().filter(|c| c.0 == sea).map(|c| c.1).sum::<usize>();
                 if used + size > cap {
                     rep.push(format!(
@@ -224,19 +304,21 @@ fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
                 paid = true;
                 rep.push(format!("{} pays {} PP for special moves", s.realms[seat as usize].home, -cost));
             }
-            for mut u in take(s, m.from, seat, m.unit, m.count) {
+            for mut u in take(s, m.from, seat, m.unit, m.count, step) {
                 if step == Step::Units {
                     u.moved_from = Some(m.from);
+                    u.shipped = by_port;
                 }
                 arriving.push((m.to, u));
             }
             rep.push(format!(
-                "{} moves {} {} from {} to {}",
+                "{} moves {} {} from {} to {}{}",
                 s.realms[seat as usize].home,
                 m.count,
                 m.unit.name(),
                 map.name_of(m.from),
-                map.name_of(m.to)
+                map.name_of(m.to),
+                if by_port { " between its two ports" } else { "" }
             ));
         }
     }
@@ -265,19 +347,43 @@ pub fn special_herds(s: &mut State, rep: &mut Vec<String>) {
             }
             let ok_from = s.fields[h.from as usize].herds.contains(&(seat, h.herd)) && !foreign(s, h.from, seat);
             let ti = &map.fields[h.to as usize];
-            let near = map.fields[h.from as usize].neighbours.contains(&h.to)
-                || (ti.coastal
-                    && map.fields[h.from as usize].neighbours.iter().any(|&sea| {
-                        map.fields[sea as usize].is_sea() && map.fields[sea as usize].neighbours.contains(&h.to)
-                    }));
-            if !ok_from || !near || ti.is_sea() || !conn[h.from as usize] || !controls(s, seat, h.to) {
-                rep.push(format!(
-                    "{}: herd of {} from {} not moved: it needs its own unlocked field and a controlled field in the FC",
-                    s.realms[seat as usize].home,
-                    h.herd.name(),
-                    map.name_of(h.from)
-                ));
-                continue;
+            if s.from_version(2) {
+                let why = if !ok_from {
+                    Some("it needs a herd of yours on a field without foreign units".to_string())
+                } else if ti.is_sea() {
+                    Some("herds moving through the SGF must end up on the coastal LGF".to_string())
+                } else if !herd_reach(s, seat, h.from, &conn)[h.to as usize] {
+                    Some(format!(
+                        "{} is not reached within your FC (herds cross the sea by 1 LGF and end on the coastal LGF)",
+                        map.name_of(h.to)
+                    ))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    rep.push(format!(
+                        "{}: herd of {} from {} not moved: {why}",
+                        s.realms[seat as usize].home,
+                        h.herd.name(),
+                        map.name_of(h.from)
+                    ));
+                    continue;
+                }
+            } else {
+                let near = map.fields[h.from as usize].neighbours.contains(&h.to)
+                    || (ti.coastal
+                        && map.fields[h.from as usize].neighbours.iter().any(|&sea| {
+                            map.fields[sea as usize].is_sea() && map.fields[sea as usize].neighbours.contains(&h.to)
+                        }));
+                if !ok_from || !near || ti.is_sea() || !conn[h.from as usize] || !controls(s, seat, h.to) {
+                    rep.push(format!(
+                        "{}: herd of {} from {} not moved: it needs its own unlocked field and a controlled field in the FC",
+                        s.realms[seat as usize].home,
+                        h.herd.name(),
+                        map.name_of(h.from)
+                    ));
+                    continue;
+                }
             }
             let herds = &mut s.fields[h.from as usize].herds;
             if let Some(i) = herds.iter().position(|x| *x == (seat, h.herd)) {
@@ -295,6 +401,48 @@ pub fn special_herds(s: &mut State, rep: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// Where a herd on `from` may go in ③ (rules version 2): "Herds ... can be
+/// moved within the FC (but only by 1 LGF across the sea)" and "Herds
+/// moving through the SGF must end up on the coastal LGF". Along land
+/// fields the realm controls with FC, any distance; across one sea field
+/// without foreign units from a coastal field to a coastal field, where the
+/// move ends.
+pub fn herd_reach(s: &State, seat: Seat, from: u16, conn: &[bool]) -> Vec<bool> {
+    let map = s.map();
+    let n = s.fields.len();
+    let mut reach = vec![false; n];
+    let ok = |f: u16| {
+        !map.fields[f as usize].is_sea() && conn[f as usize] && controls(s, seat, f) && map.in_play(f, s.players)
+    };
+    if !ok(from) {
+        return reach;
+    }
+    let mut seen = vec![false; n];
+    let mut stack = vec![from];
+    seen[from as usize] = true;
+    while let Some(f) = stack.pop() {
+        for &nb in &map.fields[f as usize].neighbours {
+            let ni = &map.fields[nb as usize];
+            if ni.is_sea() {
+                if foreign(s, nb, seat) || !map.in_play(nb, s.players) {
+                    continue;
+                }
+                for &far in &ni.neighbours {
+                    if far != f && ok(far) {
+                        reach[far as usize] = true;
+                    }
+                }
+            } else if !seen[nb as usize] && ok(nb) && !map.blocked(f, nb) {
+                seen[nb as usize] = true;
+                reach[nb as usize] = true;
+                stack.push(nb);
+            }
+        }
+    }
+    reach[from as usize] = false;
+    reach
 }
 
 /// "Herds, stored grain and fish can be moved within the FC": grain from
@@ -353,6 +501,7 @@ pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
     }
     let map = s.map();
     let t = crate::data::tables();
+    let v2 = s.from_version(2);
     for seat in 0..s.realms.len() as Seat {
         let conn = connected(s, seat);
         for f in 0..s.fields.len() {
@@ -365,13 +514,20 @@ pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
                     continue;
                 }
                 let mut rolls = 0;
+                // "City, Cavalry rolls twice, War elephants rolls three times" (version 2).
+                let per = match u.kind {
+                    UnitKind::Cavalry if v2 => 2,
+                    UnitKind::WarElephant if v2 => 3,
+                    _ => 1,
+                };
                 if !conn[f] && !info.is_sea() {
-                    rolls += 1;
+                    rolls += per;
                 }
                 if info.colour == Some(Colour::Brown) && matches!(u.kind, UnitKind::Cavalry | UnitKind::WarElephant) {
-                    rolls += 1;
+                    rolls += per;
                 }
-                if info.is_sea() {
+                // Version 2: land units aboard do not roll; they drown when their ships sink.
+                if info.is_sea() && (u.kind.is_ship() || !v2) {
                     let [stormy, calm] = match s.season {
                         Season::Autumn => t.shipwreck.autumn,
                         Season::Winter if s.winter[2] == Weather::Bad => t.shipwreck.bad_winter,
@@ -407,10 +563,70 @@ pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
                 if s.fields[f as usize].grain > 0 {
                     s.fields[f as usize].grain -= 1;
                     rep.push(format!("encircled settlement on {} eats 1 grain", map.name_of(f)));
+                } else if let Some((at, kind)) = relief(s, f, st.owner) {
+                    // Version 2: "A unit may take a loss designated for settlement."
+                    take(s, at, st.owner, kind, 1, Step::Units);
+                    s.realms[st.owner as usize].lost_pp += t.unit(kind).pp_value as u32;
+                    rep.push(format!(
+                        "{} of {} on {} takes the loss of the encircled settlement on {}",
+                        kind.name(),
+                        s.realms[st.owner as usize].home,
+                        map.name_of(at),
+                        map.name_of(f)
+                    ));
                 } else {
                     s.fields[f as usize].settlement = None;
                     rep.push(format!("encircled settlement on {} starves and is destroyed", map.name_of(f)));
                 }
+            }
+        }
+    }
+    if v2 {
+        drown(s, rep);
+    }
+}
+
+/// The unit that takes the loss of an encircled settlement (rules version
+/// 2, designed): a unit of its realm on a neighbouring land field, the
+/// cheapest first (by PP value, then the order of the units table), the
+/// nearest field first in the map's order.
+fn relief(s: &State, f: u16, seat: Seat) -> Option<(u16, UnitKind)> {
+    if !s.from_version(2) {
+        return None;
+    }
+    let map = s.map();
+    let t = crate::data::tables();
+    map.fields[f as usize]
+        .neighbours
+        .iter()
+        .filter(|&&nb| !map.fields[nb as usize].is_sea())
+        .flat_map(|&nb| s.fields[nb as usize].units.iter().filter(|u| u.owner == seat).map(move |u| (nb, u.kind)))
+        .min_by_key(|&(nb, k)| (t.unit(k).pp_value, k, nb))
+}
+
+/// Land units on a sea field beyond the room aboard their realm's transport
+/// ships there drown (rules version 2: ships sunk by shipwreck or battle).
+pub fn drown(s: &mut State, rep: &mut Vec<String>) {
+    let map = s.map();
+    let t = crate::data::tables();
+    for f in 0..s.fields.len() as u16 {
+        if !map.fields[f as usize].is_sea() {
+            continue;
+        }
+        for seat in 0..s.realms.len() as Seat {
+            while aboard(s, f, seat) > ship_room(s, f, seat) {
+                let Some(i) = s.fields[f as usize].units.iter().rposition(|u| u.owner == seat && !u.kind.is_ship())
+                else {
+                    break;
+                };
+                let u = s.fields[f as usize].units.remove(i);
+                s.realms[seat as usize].lost_pp += t.unit(u.kind).pp_value as u32;
+                rep.push(format!(
+                    "{} of {} drown on {}: no ship carries them",
+                    u.kind.name(),
+                    s.realms[seat as usize].home,
+                    map.name_of(f)
+                ));
             }
         }
     }

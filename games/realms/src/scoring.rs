@@ -2,13 +2,14 @@
 //! ("IMPORTANCE: Scoring after 5 years" gives the default), at once when a
 //! realm holds 10 VP at the end of a round (DOMINANCE, announced
 //! automatically), or when one realm is left. The winner has the most
-//! victory points; ties go to IMPORTANCE points, then gold.
+//! victory points; ties go to IMPORTANCE points, then (rules version 2)
+//! "gold + cost of all stuff on the map", or gold alone (version 1).
 
 use runestone_engine::{Outcome, Seat};
 
 use crate::control::controls;
 use crate::data::tables;
-use crate::state::State;
+use crate::state::{Building, State, UnitKind};
 
 /// IMPORTANCE points: 1 per SGF, 2 per looted LGF, 4 per LGF without CUS,
 /// 6 per LGF with CUS, all controlled.
@@ -33,10 +34,47 @@ pub fn importance(s: &State, seat: Seat) -> i64 {
         .sum()
 }
 
+/// "in a tie: gold + cost of all stuff on the map" (designed): the realm's
+/// gold, its units at their gold price (Light Infantry 2, an upgraded unit
+/// 2 and its upgrade, Cavalry with horses; Mercenaries 6; Corsairs and War
+/// Elephants, bought with prestige, 0), its buildings at their prices (a
+/// city with its village, a port with its dock) and its stored grain,
+/// fishes and herds at their buying price with a port.
+pub fn worth(s: &State, seat: Seat) -> i64 {
+    let t = tables();
+    let price = |b: Building| t.building(b).price as i64;
+    let li = t.unit(UnitKind::LightInfantry).buy.unwrap_or(0) as i64;
+    let mut n = s.realms[seat as usize].gold as i64;
+    for fi in &s.fields {
+        for u in fi.units.iter().filter(|u| u.owner == seat) {
+            let d = t.unit(u.kind);
+            n += match (d.buy, d.upgrade) {
+                (Some(b), _) => b as i64,
+                (_, Some(up)) => li + up as i64,
+                _ => 0,
+            };
+        }
+        if let Some(st) = fi.settlement.filter(|x| x.owner == seat) {
+            n += price(Building::Village) + fi.grain as i64 * t.commodities[4].port_buy.unwrap_or(0) as i64;
+            n += if st.city { price(Building::City) } else { 0 };
+            n += if st.fort { price(Building::Fortification) } else { 0 };
+        }
+        if let Some(y) = fi.shipyard.filter(|y| y.owner == seat) {
+            n += price(Building::Dock) + fi.fish as i64 * t.commodities[5].port_buy.unwrap_or(0) as i64;
+            n += if y.port { price(Building::Port) } else { 0 };
+        }
+        for (_, h) in fi.herds.iter().filter(|h| h.0 == seat) {
+            n += t.commodities[h.idx()].port_buy.unwrap_or(0) as i64;
+        }
+    }
+    n
+}
+
 pub fn outcome(s: &State) -> Option<Outcome> {
     let reason = s.over.as_ref()?;
     let n = s.realms.len();
-    let key = |i: usize| (s.realms[i].vp, importance(s, i as Seat), s.realms[i].gold);
+    let tie = |i: usize| if s.from_version(2) { worth(s, i as Seat) } else { s.realms[i].gold as i64 };
+    let key = |i: usize| (s.realms[i].vp, importance(s, i as Seat), tie(i));
     let mut ranking: Vec<Seat> = (0..n as Seat).collect();
     ranking.sort_by(|&a, &b| key(b as usize).cmp(&key(a as usize)).then(a.cmp(&b)));
     let best = key(ranking[0] as usize);

@@ -191,6 +191,14 @@ pub struct Unit {
     /// The field it came from in this round's MOVE, if it moved.
     #[serde(default)]
     pub moved_from: Option<u16>,
+    /// Carried between two ports in this round's ② ("Transport: Move
+    /// between two ports as only move in MOVE"): it moves no more this round.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shipped: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A village or city token.
@@ -450,6 +458,9 @@ pub enum Event {
         mode: Mode,
         years: u8,
         players: u8,
+        /// The rules version (1 is not written, as version 1 games wrote none).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        rules: u32,
     },
     /// A realm gave (or replaced) its orders; others see only that it did.
     OrdersGiven {
@@ -477,10 +488,21 @@ pub enum Event {
     },
 }
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
 /// The whole position.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
     pub scenario: String,
+    /// The rules version the game is played by (see `RULES_VERSION`).
+    #[serde(default = "one")]
+    pub rules: u32,
     pub mode: Mode,
     pub years: u8,
     pub year: u8,
@@ -498,6 +520,11 @@ pub struct State {
 impl State {
     pub fn map(&self) -> &'static Map {
         map(&self.scenario)
+    }
+
+    /// Whether the game plays by rules version `v` or a later one.
+    pub fn from_version(&self, v: u32) -> bool {
+        self.rules >= v
     }
 
     /// The realms still to give orders this round.
@@ -529,8 +556,9 @@ impl State {
 /// Fold one event.
 pub fn apply(s: &mut State, e: &Event) {
     match e {
-        Event::Started { scenario, mode, years, players } => {
+        Event::Started { scenario, mode, years, players, rules } => {
             *s = crate::setup::opening(scenario, *mode, *years, *players);
+            s.rules = *rules;
         }
         Event::OrdersGiven { seat, orders } => {
             if let Some(r) = s.realms.get_mut(*seat as usize) {
@@ -553,6 +581,7 @@ pub fn apply(s: &mut State, e: &Event) {
             for f in &mut s.fields {
                 for u in &mut f.units {
                     u.moved_from = None;
+                    u.shipped = false;
                 }
             }
             s.defended.clear();

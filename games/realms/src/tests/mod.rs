@@ -6,6 +6,7 @@ mod playout;
 mod present;
 mod rules;
 mod table;
+mod versions;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

@@ -51,7 +51,9 @@ fn play(i: u64, check_views: bool, tally: &mut Tally) -> (u8, u32) {
     let seats = 2 + (i % 11) as u8;
     let mode = if i.is_multiple_of(2) { Mode::Fast } else { Mode::Basic };
     let years = 1 + (i % 3) as u8;
-    let opts = Options { scenario: "vikings".into(), mode, years };
+    // Every fifth game plays by rules version 1, as older games do.
+    let rules_version = if i % 5 == 3 { 1 } else { crate::RULES_VERSION };
+    let opts = Options { scenario: "vikings".into(), mode, years, rules_version };
     let mut d = Driver::new(&opts, seats, i).expect("setup");
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut rounds = 0;

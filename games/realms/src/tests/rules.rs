@@ -15,7 +15,7 @@ fn at(r: u16, c: u16) -> u16 {
 }
 
 fn game(players: u8, mode: Mode, years: u8) -> Driver {
-    Driver::new(&Options { scenario: "vikings".into(), mode, years }, players, 11).expect("setup")
+    Driver::new(&Options { scenario: "vikings".into(), mode, years, ..Options::default() }, players, 11).expect("setup")
 }
 
 fn reports(events: &[Event], step: Step) -> String {
@@ -485,7 +485,12 @@ fn rear_trade_units_table_lives_dice_and_prices() {
     assert!(u(UnitKind::SiegeMachine).at_back && u(UnitKind::TransportShip).at_back);
     assert_eq!(u(UnitKind::Mercenary).buy, Some(6));
     assert_eq!(u(UnitKind::Corsair).buy_pp, Some(16));
-    assert_eq!(u(UnitKind::WarElephant).lives, 4);
+    assert_eq!((u(UnitKind::Corsair).lives, u(UnitKind::Corsair).dice.as_str()), (4, "white"));
+    assert_eq!(
+        (u(UnitKind::WarElephant).lives, u(UnitKind::WarElephant).dice.as_str()),
+        (3, "red"),
+        "2 red dice, 3 Lives"
+    );
 }
 
 #[test]
@@ -551,10 +556,10 @@ fn broken_data_is_refused_with_a_message_that_names_the_fault() {
 
 #[test]
 fn options_outside_the_game_are_refused_in_its_own_words() {
-    let o = Options { scenario: "huns".into(), mode: Mode::Fast, years: 3 };
+    let o = Options { scenario: "huns".into(), mode: Mode::Fast, years: 3, ..Options::default() };
     let err = Driver::new(&o, 2, 1).err().unwrap();
     assert!(err.message.contains("scenario \"huns\" is not playable yet"));
-    let o = Options { scenario: "vikings".into(), mode: Mode::Fast, years: 0 };
+    let o = Options { scenario: "vikings".into(), mode: Mode::Fast, years: 0, ..Options::default() };
     assert!(Driver::new(&o, 2, 1).err().unwrap().message.contains("1 to 10 years"));
     assert_eq!(Season::default(), Season::Spring);
 }

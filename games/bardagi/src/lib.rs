@@ -54,10 +54,6 @@ pub struct Bardagi;
 /// "Rules versions".
 pub const RULES_VERSION: u32 = 2;
 
-/// The option keys of rules version 1, which did not record its version:
-/// options of exactly these keys are a version 1 game's.
-const V1_KEYS: [&str; 6] = ["board", "custom_board", "easy_cards", "eight_cards", "forced_trade", "rounds"];
-
 /// Game options.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -89,11 +85,12 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ColoursGiven>")]
     pub colours: Option<Vec<Colour>>,
-    /// The rules version the game is played by (the newest unless given;
-    /// version 1 games recorded no version).
-    #[serde(default = "rules_version")]
+    /// The rules version the game is played by (the newest unless given).
+    /// The kernel records the version in `GameCreated` and hands it to
+    /// setup; a version 1 game's options did not name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = RULES_VERSION))]
-    pub rules_version: u32,
+    pub rules_version: Option<u32>,
     /// The rune tokens as TOML text, in the format of `data/runes.toml`
     /// (each rune's kind, name and count); replaces the built-in mix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -103,10 +100,6 @@ pub struct Options {
 
 fn summer() -> String {
     "summer".into()
-}
-
-fn rules_version() -> u32 {
-    RULES_VERSION
 }
 
 /// The two forms `colours` may be given in, for the options' schema.
@@ -167,13 +160,9 @@ struct GivenOptions {
 }
 
 impl<'de> Deserialize<'de> for Options {
-    /// Options without `rules_version` are played by the newest rules,
-    /// except the complete options a version 1 game recorded (exactly its
-    /// six keys): those replay by version 1.
+    /// The colours may be given as a list or as one text of names.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = serde_json::Map::<String, Value>::deserialize(d)?;
-        let v1 = map.len() == V1_KEYS.len() && V1_KEYS.iter().all(|k| map.contains_key(*k));
-        let g = GivenOptions::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)?;
+        let g = GivenOptions::deserialize(d)?;
         Ok(Options {
             board: g.board,
             custom_board: g.custom_board,
@@ -185,7 +174,7 @@ impl<'de> Deserialize<'de> for Options {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(colours_given(&v).map_err(serde::de::Error::custom)?),
             },
-            rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+            rules_version: g.rules_version,
             custom_runes: g.custom_runes,
         })
     }
@@ -201,7 +190,7 @@ impl Default for Options {
             forced_trade: false,
             rounds: None,
             colours: None,
-            rules_version: RULES_VERSION,
+            rules_version: None,
             custom_runes: None,
         }
     }
@@ -432,8 +421,17 @@ impl Game for Bardagi {
         }
     }
 
-    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
-        setup::setup(options, seats, rng)
+    fn rules_version_of(options: &Options) -> u32 {
+        options.rules_version.unwrap_or(RULES_VERSION)
+    }
+
+    fn setup(
+        options: &Options,
+        seats: u8,
+        rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Emit<Event>>, RuleError> {
+        setup::setup(options, seats, rules_version, rng)
     }
 
     fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {

@@ -44,7 +44,7 @@ fn chosen_colours(chosen: &[Colour], seats: u8) -> Result<Vec<Colour>, RuleError
 }
 
 /// The opening events.
-pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
     let board = match BoardRef::resolve(&o.board, o.custom_board.as_deref()) {
         Ok(b) => b,
         Err(e) => reject!("{e}"),
@@ -57,12 +57,8 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
             board.data.max_players
         );
     }
-    if !(1..=super::RULES_VERSION).contains(&o.rules_version) {
-        reject!(
-            "rules version {} is unknown; games are played by versions 1 to {}",
-            o.rules_version,
-            super::RULES_VERSION
-        );
+    if !(1..=super::RULES_VERSION).contains(&rules_version) {
+        reject!("rules version {rules_version} is unknown; games are played by versions 1 to {}", super::RULES_VERSION);
     }
     let runes = match &o.custom_runes {
         None => None,
@@ -113,7 +109,7 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
         eight_cards: o.eight_cards,
         forced_trade: o.forced_trade,
         market,
-        rules: o.rules_version,
+        rules: rules_version,
         runes,
     });
     for seat in 0..seats {

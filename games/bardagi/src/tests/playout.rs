@@ -35,7 +35,7 @@ fn options_for(i: u64, seats: u8) -> Options {
         // count, in reverse), some by rules version 1.
         colours: (i % 6 == 4)
             .then(|| crate::board::Colour::available(seats).iter().rev().take(seats as usize).copied().collect()),
-        rules_version: if i % 5 == 3 { 1 } else { crate::RULES_VERSION },
+        rules_version: (i % 5 == 3).then_some(1),
         // Some games with a rune file of their own: few runes, many Sea move.
         custom_runes: (i % 8 == 5).then(|| super::versions::SMALL_RUNES.to_string()),
     }

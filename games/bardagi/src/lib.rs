@@ -52,7 +52,7 @@ pub struct Bardagi;
 /// The rules version games are created with now. Bump it (and gate the
 /// changed rule on it) whenever a change alters play; see RULES-NOTES.md,
 /// "Rules versions".
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// Game options.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
@@ -96,6 +96,12 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("contentMediaType" = "application/toml"))]
     pub custom_runes: Option<String>,
+    /// The upgrade tiles as TOML text, in the format of `data/upgrades.toml`
+    /// (each tile's id, building, level, effect, amount, name and count);
+    /// replaces the built-in tiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("contentMediaType" = "application/toml"))]
+    pub custom_upgrades: Option<String>,
 }
 
 fn summer() -> String {
@@ -157,6 +163,8 @@ struct GivenOptions {
     rules_version: Option<u32>,
     #[serde(default)]
     custom_runes: Option<String>,
+    #[serde(default)]
+    custom_upgrades: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Options {
@@ -176,6 +184,7 @@ impl<'de> Deserialize<'de> for Options {
             },
             rules_version: g.rules_version,
             custom_runes: g.custom_runes,
+            custom_upgrades: g.custom_upgrades,
         })
     }
 }
@@ -192,6 +201,7 @@ impl Default for Options {
             colours: None,
             rules_version: None,
             custom_runes: None,
+            custom_upgrades: None,
         }
     }
 }
@@ -284,16 +294,16 @@ impl<'r> Ctx<'r> {
 
     /// Turn the next tile of a pile face up (drawn at random: the pile is shuffled).
     pub fn reveal_tile(&mut self, b: state::Building, level: u8) {
-        let ids: Vec<u8> = (0..build::TILES.len() as u8)
+        let ids: Vec<u8> = (0..self.s.tiles.len().min(64) as u8)
             .filter(|&t| {
-                self.s.piles & (1u64 << t) != 0 && build::tile(t).building == b && build::tile(t).level == level
+                self.s.piles & (1u64 << t) != 0 && self.s.tile(t).building == b && self.s.tile(t).level == level
             })
             .collect();
         if ids.is_empty() {
             return;
         }
         let t = ids[self.rng.pick(ids.len())];
-        self.emit(Event::TileRevealed { tile: t });
+        self.emit(Event::TileRevealed { tile: self.s.tile_key(t) });
     }
 }
 

@@ -19,6 +19,21 @@ pub fn wins_by_colour(options: &Options, seats: u8, games: u64, first_seed: u64)
         let mut d = Driver::new(options, seats, first_seed + i).expect("the game is set up");
         d.run_bots(20_000);
         let o = Bardagi::outcome(&d.state).expect("over");
+        // `BARDAGI_FAIRNESS_AWARDS` tells each game's end: glory, gold, areas.
+        if std::env::var_os("BARDAGI_FAIRNESS_AWARDS").is_some() {
+            let by: Vec<String> = d
+                .state
+                .players
+                .iter()
+                .zip(&o.scores)
+                .enumerate()
+                .map(|(seat, (p, g))| {
+                    let areas = d.state.owned(seat as u8).count();
+                    format!("{:?} {g} glory {} gold {areas} areas", p.colour.unwrap(), p.gold)
+                })
+                .collect();
+            eprintln!("{} | {}", o.summary, by.join(", "));
+        }
         for w in &o.winners {
             let c = d.state.players[*w as usize].colour.expect("a clan has a colour");
             wins[Colour::ALL.iter().position(|x| *x == c).unwrap()] += 1.0 / o.winners.len() as f64;
@@ -55,7 +70,11 @@ fn no_colour_wins_far_more_or_less_than_its_share_on_the_summer_board() {
     let options = Options { custom_board, ..Options::default() };
     let mut lines = Vec::new();
     let mut worst = 0f64;
-    for seats in 2..=5u8 {
+    // `BARDAGI_FAIRNESS_SEATS` ("2,5") measures some player counts only.
+    let counts: Vec<u8> = std::env::var("BARDAGI_FAIRNESS_SEATS")
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|_| (2..=5).collect());
+    for seats in counts {
         let wins = wins_by_colour(&options, seats, games, 1_000_000 * seats as u64);
         let (w, line) = spread(&wins, seats, games);
         eprintln!("{line}");

@@ -76,7 +76,6 @@ impl Driver {
 
 mod actions;
 mod example;
-mod fairness;
 mod kernel;
 mod phases;
 mod program;

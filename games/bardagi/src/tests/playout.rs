@@ -39,7 +39,7 @@ fn options_for(i: u64, seats: u8) -> Options {
         // Some games with a rune file of their own: few runes, many Sea move.
         custom_runes: (i % 8 == 5).then(|| super::versions::SMALL_RUNES.to_string()),
         // Some with an upgrade file of their own.
-        custom_upgrades: (i % 9 == 4).then(|| super::upgrades::SMALL_UPGRADES.to_string()),
+        custom_upgrades: (i % 50 == 4).then(|| super::upgrades::SMALL_UPGRADES.to_string()),
     }
 }
 

@@ -89,7 +89,7 @@ pub struct Options {
     /// The kernel records the version in `GameCreated` and hands it to
     /// setup; a version 1 game's options did not name it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = RULES_VERSION))]
+    #[schemars(range(min = 1, max = RULES_VERSION), extend("default" = RULES_VERSION))]
     pub rules_version: Option<u32>,
     /// The rune tokens as TOML text, in the format of `data/runes.toml`
     /// (each rune's kind, name and count); replaces the built-in mix.

@@ -963,8 +963,14 @@ impl Service {
         let origin = ForkOrigin { game: game.to_owned(), seq: r.at_seq, hash: log[r.at_seq as usize].hash.clone() };
         let rules = self.registry.get(&table.created.ruleset).expect("loaded games have known rulesets");
         let seed = Seed(crate::random_bytes::<32>());
-        let mut drafts =
-            Table::create(rules.as_ref(), &table.created.options, table.created.seats.clone(), &seed, Some(origin))?;
+        let mut drafts = Table::create_as(
+            rules.as_ref(),
+            &table.created.options,
+            table.created.seats.clone(),
+            &seed,
+            Some(origin),
+            Some(table.created.rules_version),
+        )?;
         drafts.extend(fork_copies(&log, r.at_seq));
         let policy = crate::deadlines::Policy::parse(&table.clock.policy).ok().flatten();
         drafts.extend(policy_draft(&policy));

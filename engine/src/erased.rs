@@ -92,7 +92,16 @@ pub trait DynGame: Send + Sync {
     fn new_state(&self) -> DynState;
     /// Parse and normalise options (filling defaults).
     fn options(&self, options: &Value) -> Result<Value, SchemaError>;
-    fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError>;
+    /// The rules version a new game with these (normalised) options is
+    /// played by ([`Game::rules_version_of`]).
+    fn rules_version_of(&self, options: &Value) -> Result<u32, SchemaError>;
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<JsonEmit>, DecideError>;
     /// Whether `command` is a command of this ruleset (its shape, not its
     /// legality): the server tells "a command of another game" from "not
     /// a command at all".
@@ -186,9 +195,19 @@ impl<G: Present> DynGame for Erased<G> {
         };
         Ok(to_json(&o))
     }
-    fn setup(&self, options: &Value, seats: u8, rng: &mut GameRng) -> Result<Vec<JsonEmit>, DecideError> {
+    fn rules_version_of(&self, options: &Value) -> Result<u32, SchemaError> {
+        let o = G::Options::deserialize(options).map_err(|e| schema_err("options", e))?;
+        Ok(G::rules_version_of(&o))
+    }
+    fn setup(
+        &self,
+        options: &Value,
+        seats: u8,
+        rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<JsonEmit>, DecideError> {
         let o = G::Options::deserialize(options).map_err(|e| DecideError::Schema(schema_err("options", e)))?;
-        G::setup(&o, seats, rng).map(emits_to_json).map_err(DecideError::Rule)
+        G::setup(&o, seats, rules_version, rng).map(emits_to_json).map_err(DecideError::Rule)
     }
     fn accepts_command(&self, command: &Value) -> bool {
         G::Command::deserialize(command).is_ok()

@@ -163,8 +163,23 @@ pub trait Game: Send + Sync + 'static {
 
     fn info() -> RulesetInfo;
 
-    /// The opening events for `seats` players.
-    fn setup(options: &Self::Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Self::Event>>, RuleError>;
+    /// The rules version a new game with these options is played by (the
+    /// kernel records it in `GameCreated` and hands it to `setup`): the
+    /// newest, unless the game lets its options choose an older one.
+    fn rules_version_of(options: &Self::Options) -> u32 {
+        let _ = options;
+        Self::info().rules_version
+    }
+
+    /// The opening events for `seats` players of a game played by rules
+    /// version `rules_version` (the one recorded in its `GameCreated`: the
+    /// newest for a new game, the recorded one when a log is verified).
+    fn setup(
+        options: &Self::Options,
+        seats: u8,
+        rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Emit<Self::Event>>, RuleError>;
 
     /// Validate a command from `seat` and say what happened. The kernel has
     /// already checked that the game is not over and that `seat` is pending.

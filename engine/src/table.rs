@@ -164,13 +164,28 @@ fn game_body(game: &dyn DynGame, event: Value) -> Body {
 }
 
 impl Table {
-    /// The drafts that create a game: `GameCreated`, then the game's setup.
+    /// The drafts that create a game: `GameCreated`, then the game's setup,
+    /// by the rules version the options ask for (the newest unless the game
+    /// lets its options choose).
     pub fn create(
         game: &dyn DynGame,
         options: &Value,
         seat_names: Vec<String>,
         seed: &Seed,
         forked_from: Option<ForkOrigin>,
+    ) -> Result<Vec<Draft>, KernelError> {
+        Self::create_as(game, options, seat_names, seed, forked_from, None)
+    }
+
+    /// [`Table::create`] by a given rules version: the one a log recorded,
+    /// when its setup is derived again, or the one of the game a fork copies.
+    pub fn create_as(
+        game: &dyn DynGame,
+        options: &Value,
+        seat_names: Vec<String>,
+        seed: &Seed,
+        forked_from: Option<ForkOrigin>,
+        rules_version: Option<u32>,
     ) -> Result<Vec<Draft>, KernelError> {
         let info = game.info();
         let n = seat_names.len();
@@ -181,11 +196,15 @@ impl Table {
             )));
         }
         let options = game.options(options).map_err(|e| KernelError::Schema(e.0))?;
+        let rules_version = match rules_version {
+            Some(v) => v,
+            None => game.rules_version_of(&options).map_err(|e| KernelError::Schema(e.0))?,
+        };
         let mut drafts = vec![Draft::kernel(
             Actor::System,
             KernelEvent::GameCreated {
                 ruleset: info.id.clone(),
-                rules_version: info.rules_version,
+                rules_version,
                 options: options.clone(),
                 seats: seat_names,
                 seed_commitment: seed.commitment(),
@@ -194,7 +213,7 @@ impl Table {
         )];
         if forked_from.is_none() {
             let mut rng = GameRng::new(seed.clone(), 1);
-            let emits = game.setup(&options, n as u8, &mut rng)?;
+            let emits = game.setup(&options, n as u8, rules_version, &mut rng)?;
             let draws = rng.draws();
             let count = emits.len() as u32;
             for (i, e) in emits.into_iter().enumerate() {

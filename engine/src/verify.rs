@@ -53,7 +53,7 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
     let fail = |r: &mut Report, seq: u64, p: String| {
         r.problem = Some((seq, p));
     };
-    let Some(KernelEvent::GameCreated { options, seats, seed_commitment, forked_from, ruleset, .. }) =
+    let Some(KernelEvent::GameCreated { options, seats, seed_commitment, forked_from, ruleset, rules_version }) =
         log.first().and_then(Envelope::kernel)
     else {
         fail(&mut r, 0, "the log does not start with GameCreated".into());
@@ -70,7 +70,7 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
     // Setup.
     let mut i = 1usize;
     if forked_from.is_none() {
-        match Table::create(game.as_ref(), options, seats.clone(), seed, None) {
+        match Table::create_as(game.as_ref(), options, seats.clone(), seed, None, Some(*rules_version)) {
             Ok(drafts) => {
                 let setup = &drafts[1..];
                 for (k, d) in setup.iter().enumerate() {

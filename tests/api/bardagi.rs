@@ -44,7 +44,8 @@ fn three_clans_play_a_whole_game_over_http_until_the_scores_are_announced() {
 }
 
 /// Given the host's new-game page, then Bardagi's options are real fields
-/// (a list of boards, a bounded rules version, a text area for a rune file);
+/// (a list of boards, a bounded rules version, text areas for the rune and
+/// upgrade files);
 /// when the host chooses the clans as text and pastes a rune file, then the
 /// game is created with them; a rune file with a fault is refused naming
 /// its line.
@@ -62,6 +63,7 @@ fn the_host_form_offers_bardagis_options_as_fields_and_creates_the_game_with_the
     assert!(version.contains("min=\"1\"") && version.contains("value=\""), "{version}");
     assert!(html.contains("<textarea id=\"opt-bardagi-custom-runes\" name=\"opt.bardagi.custom_runes\""), "{html}");
     assert!(html.contains("<textarea id=\"opt-bardagi-custom-board\""), "{html}");
+    assert!(html.contains("<textarea id=\"opt-bardagi-custom-upgrades\""), "{html}");
     assert!(html.contains("type=\"checkbox\" id=\"opt-bardagi-easy-cards\""), "{html}");
 
     let csrf = host.csrf();

@@ -10,7 +10,7 @@
 
 use super::actions::{distances, kaupmadur::sell_value};
 use super::board::{AreaId, AreaKind, SeaNode};
-use super::build::{Effect, TILES};
+use super::build::Effect;
 use super::planning::{all_hands, is_step};
 use super::program::{Fallback, ProgramStep};
 use super::state::{
@@ -78,7 +78,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         out.extend(plans(s));
         return out;
     }
-    out.push(Command::SetOrders { orders: bot_orders() });
+    out.push(Command::SetOrders { orders: bot_orders(s) });
     out.extend(candidates(s, seat).into_iter().filter(|c| accepted(s, seat, c)));
     if accepted(s, seat, &Command::EndTurn) {
         out.push(Command::EndTurn);
@@ -190,7 +190,7 @@ fn needs_refill(s: &State, seat: Seat, b: Building) -> bool {
     let p = &s.players[seat as usize];
     // Version 2: a defeated Berserkur comes back with any Virki refill.
     let revive = s.v2() && b == Building::Virki && p.units[0] == Loc::Fallen;
-    (revive || (p.disks[b.idx()] * 2 <= p.capacity(b) && p.supply > 0)) && p.goods[b.refill_good().idx()] >= 4
+    (revive || (p.disks[b.idx()] * 2 <= p.capacity(&s.tiles, b) && p.supply > 0)) && p.goods[b.refill_good().idx()] >= 4
 }
 
 /// Candidate single steps (not yet checked).
@@ -277,7 +277,7 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     }
     // Sailing: towards every node within one card's reach.
     if let ShipLoc::At(at) = p.ship {
-        let full = 3 + 2 * p.count(Effect::KnerrirPlusTwo) as u8;
+        let full = (3 + p.amount(&s.tiles, Effect::KnerrirPlusTwo)).clamp(0, 255) as u8;
         let reach = p.moves[3].filter(|m| *m > 0).unwrap_or(full);
         for route in sea_routes(s, at, reach) {
             out.push(Command::Sail { route, sea_rune: false });
@@ -323,7 +323,7 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
         for (slot, effect) in
             [Effect::AnyCardBerserkur, Effect::GodiFreeAction, Effect::HomeActionAnywhere].into_iter().enumerate()
         {
-            if !p.has(effect) || p.free_used[slot] {
+            if !p.has(&s.tiles, effect) || p.free_used[slot] {
                 continue;
             }
             let card = (effect == Effect::AnyCardBerserkur)
@@ -384,7 +384,7 @@ fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>> {
 /// A trade of surplus: sell goods at the storage limit, get iron for upgrades.
 fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
     let p = &s.players[seat as usize];
-    let cap = p.storage();
+    let cap = p.storage(&s.tiles);
     let mut goods = p.goods;
     let mut deals = Vec::new();
     let basic = [Good::Timber, Good::Wool, Good::Meat, Good::Hide];
@@ -402,8 +402,9 @@ fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
             goods[g.idx()] -= 4;
         }
     }
-    if p.has(Effect::HideForGold) && goods[Good::Hide.idx()] >= 2 && p.tannery < 4 {
-        let h = goods[Good::Hide.idx()].min(4 - p.tannery).min(2);
+    let tannery = p.best(&s.tiles, Effect::HideForGold).unwrap_or(0);
+    if goods[Good::Hide.idx()] >= 2 && p.tannery < tannery {
+        let h = goods[Good::Hide.idx()].min(tannery - p.tannery).min(2);
         deals.push(Deal::Tannery { hide: h });
     }
     deals.retain(|d| match d {
@@ -429,7 +430,7 @@ fn is_bots(o: &Orders, bot: &Orders) -> bool {
         }
 }
 
-pub fn bot_orders() -> Orders {
+pub fn bot_orders(s: &State) -> Orders {
     let rank = |e: Effect| match e {
         Effect::GloryThree => 0,
         Effect::GoldThree => 1,
@@ -443,7 +444,7 @@ pub fn bot_orders() -> Orders {
         _ => 9,
     };
     let mut wishes: Vec<(u8, u8, BuildWish)> = Vec::new();
-    for t in TILES.iter() {
+    for t in s.tiles.iter() {
         let w = BuildWish { building: t.building, effect: t.effect, replace: None };
         if !wishes.iter().any(|x| x.2 == w) {
             wishes.push((t.level, rank(t.effect), w));
@@ -705,7 +706,7 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
     // A clan's own standing orders come first: the bot sets its orders only
     // for a clan that has none, or whose orders are the bot's own (their
     // build list partly used up).
-    let orders = bot_orders();
+    let orders = bot_orders(&cx.s);
     let current = &cx.s.players[seat as usize].orders;
     if *current != orders && (*current == Orders::default() || is_bots(current, &orders)) {
         push(&mut cx, &mut steps, Command::SetOrders { orders });

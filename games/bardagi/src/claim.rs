@@ -84,18 +84,18 @@ pub fn claim_phase(cx: &mut Ctx) {
                 i.gold += 1;
             }
         }
-        let c = |e: Effect| p.count(e) as i32;
+        // Each effect's amount is its tiles' (`upgrades.toml`), added up.
+        let c = |e: Effect| p.amount(&s.tiles, e);
         i.glory += c(Effect::GloryPerIronMine) * count_kind(AreaKind::IronMine);
         i.glory += c(Effect::GloryPerCattle) * count_kind(AreaKind::Cattle);
         i.glory += c(Effect::GloryPerQuarry) * count_kind(AreaKind::Quarry);
-        i.glory += 3 * c(Effect::GloryThree);
+        i.glory += c(Effect::GloryThree);
         if count_kind(AreaKind::Quarry) > 0 {
-            i.glory += 3 * c(Effect::QuarryGloryThree);
+            i.glory += c(Effect::QuarryGloryThree);
         }
-        if p.has(Effect::GloryPerAreaTaken) {
-            i.glory += c(Effect::GloryPerAreaTaken) * (p.taken as i32).max(1);
-        }
-        i.gold += 2 * c(Effect::GoldTwo) + 3 * c(Effect::GoldThree);
+        // "1 glory per area taken, or 1 if none".
+        i.glory += c(Effect::GloryPerAreaTaken) * (p.taken as i32).max(1);
+        i.gold += c(Effect::GoldTwo) + c(Effect::GoldThree);
         i.gold += c(Effect::GoldPerVillage) * count_kind(AreaKind::Village);
         i.gold += c(Effect::GoldPerSheep) * count_kind(AreaKind::Sheep);
         i.gold += c(Effect::GoldPerForest) * count_kind(AreaKind::Forest);
@@ -111,7 +111,7 @@ pub fn claim_phase(cx: &mut Ctx) {
 fn claim_for(cx: &mut Ctx, seat: Seat, i: Income) {
     cx.glory(seat, i.glory, "areas owned and upgrades at the Claim phase");
     let p = &cx.s.players[seat as usize];
-    let cap = p.storage() as u32;
+    let cap = p.storage(&cx.s.tiles) as u32;
     let mut goods: [u32; 6] = p.goods.map(|g| g as u32);
     let before = goods;
     let mut lost = [0u8; 6];
@@ -185,7 +185,7 @@ fn place_recruits(cx: &mut Ctx, seat: Seat) {
         return;
     }
     let mut disks = p.disks;
-    let caps = Building::ALL.map(|b| p.capacity(b));
+    let caps = Building::ALL.map(|b| p.capacity(&cx.s.tiles, b));
     let mut placed = [0u8; 3];
     if p.orders.recruits.is_empty() {
         while town > 0 {

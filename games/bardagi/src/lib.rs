@@ -53,11 +53,7 @@ pub struct Bardagi;
 /// The rules version games are created with now. Bump it (and gate the
 /// changed rule on it) whenever a change alters play; see RULES-NOTES.md,
 /// "Rules versions".
-pub const RULES_VERSION: u32 = 2;
-
-/// The option keys of rules version 1, which did not record its version:
-/// options of exactly these keys are a version 1 game's.
-const V1_KEYS: [&str; 6] = ["board", "custom_board", "easy_cards", "eight_cards", "forced_trade", "rounds"];
+pub const RULES_VERSION: u32 = 3;
 
 /// Game options.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
@@ -90,24 +86,27 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ColoursGiven>")]
     pub colours: Option<Vec<Colour>>,
-    /// The rules version the game is played by (the newest unless given;
-    /// version 1 games recorded no version).
-    #[serde(default = "rules_version")]
-    #[schemars(range(min = 1, max = RULES_VERSION))]
-    pub rules_version: u32,
+    /// The rules version the game is played by (the newest unless given).
+    /// The kernel records the version in `GameCreated` and hands it to
+    /// setup; a version 1 game's options did not name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = RULES_VERSION), extend("default" = RULES_VERSION))]
+    pub rules_version: Option<u32>,
     /// The rune tokens as TOML text, in the format of `data/runes.toml`
     /// (each rune's kind, name and count); replaces the built-in mix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("contentMediaType" = "application/toml"))]
     pub custom_runes: Option<String>,
+    /// The upgrade tiles as TOML text, in the format of `data/upgrades.toml`
+    /// (each tile's id, building, level, effect, amount, name and count);
+    /// replaces the built-in tiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("contentMediaType" = "application/toml"))]
+    pub custom_upgrades: Option<String>,
 }
 
 fn summer() -> String {
     "summer".into()
-}
-
-fn rules_version() -> u32 {
-    RULES_VERSION
 }
 
 /// The two forms `colours` may be given in, for the options' schema.
@@ -165,16 +164,14 @@ struct GivenOptions {
     rules_version: Option<u32>,
     #[serde(default)]
     custom_runes: Option<String>,
+    #[serde(default)]
+    custom_upgrades: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Options {
-    /// Options without `rules_version` are played by the newest rules,
-    /// except the complete options a version 1 game recorded (exactly its
-    /// six keys): those replay by version 1.
+    /// The colours may be given as a list or as one text of names.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = serde_json::Map::<String, Value>::deserialize(d)?;
-        let v1 = map.len() == V1_KEYS.len() && V1_KEYS.iter().all(|k| map.contains_key(*k));
-        let g = GivenOptions::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)?;
+        let g = GivenOptions::deserialize(d)?;
         Ok(Options {
             board: g.board,
             custom_board: g.custom_board,
@@ -186,8 +183,9 @@ impl<'de> Deserialize<'de> for Options {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(colours_given(&v).map_err(serde::de::Error::custom)?),
             },
-            rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
+            rules_version: g.rules_version,
             custom_runes: g.custom_runes,
+            custom_upgrades: g.custom_upgrades,
         })
     }
 }
@@ -202,8 +200,9 @@ impl Default for Options {
             forced_trade: false,
             rounds: None,
             colours: None,
-            rules_version: RULES_VERSION,
+            rules_version: None,
             custom_runes: None,
+            custom_upgrades: None,
         }
     }
 }
@@ -296,16 +295,16 @@ impl<'r> Ctx<'r> {
 
     /// Turn the next tile of a pile face up (drawn at random: the pile is shuffled).
     pub fn reveal_tile(&mut self, b: state::Building, level: u8) {
-        let ids: Vec<u8> = (0..build::TILES.len() as u8)
+        let ids: Vec<u8> = (0..self.s.tiles.len().min(64) as u8)
             .filter(|&t| {
-                self.s.piles & (1u64 << t) != 0 && build::tile(t).building == b && build::tile(t).level == level
+                self.s.piles & (1u64 << t) != 0 && self.s.tile(t).building == b && self.s.tile(t).level == level
             })
             .collect();
         if ids.is_empty() {
             return;
         }
         let t = ids[self.rng.pick(ids.len())];
-        self.emit(Event::TileRevealed { tile: t });
+        self.emit(Event::TileRevealed { tile: self.s.tile_key(t) });
     }
 }
 
@@ -433,8 +432,17 @@ impl Game for Bardagi {
         }
     }
 
-    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
-        setup::setup(options, seats, rng)
+    fn rules_version_of(options: &Options) -> u32 {
+        options.rules_version.unwrap_or(RULES_VERSION)
+    }
+
+    fn setup(
+        options: &Options,
+        seats: u8,
+        rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Emit<Event>>, RuleError> {
+        setup::setup(options, seats, rules_version, rng)
     }
 
     fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {

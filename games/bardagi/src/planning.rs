@@ -119,7 +119,7 @@ pub fn set_orders(cx: &mut Ctx, seat: Seat, orders: &Orders) -> Result<(), RuleE
     }
     for (i, w) in orders.build.iter().enumerate() {
         for e in std::iter::once(w.effect).chain(w.replace) {
-            if !super::build::TILES.iter().any(|t| t.building == w.building && t.effect == e) {
+            if !cx.s.tiles.iter().any(|t| t.building == w.building && t.effect == e) {
                 reject!("build wish {}: no {} tile has the effect {:?}", i + 1, w.building.name(), e);
             }
         }
@@ -173,11 +173,11 @@ pub fn use_card(cx: &mut Ctx, seat: Seat, card: Card) -> Result<(), RuleError> {
         cx.emit(Event::CardPlayed { seat, card, as_card: card });
         return Ok(());
     }
-    if card == Card::Godi && p.has(Effect::GodiFreeAction) && !p.free_used[1] {
+    if card == Card::Godi && p.has(&cx.s.tiles, Effect::GodiFreeAction) && !p.free_used[1] {
         cx.emit(Event::FreeActionUsed { seat, effect: Effect::GodiFreeAction });
         return Ok(());
     }
-    if card == Card::Berserkur && p.has(Effect::AnyCardBerserkur) && !p.free_used[0] {
+    if card == Card::Berserkur && p.has(&cx.s.tiles, Effect::AnyCardBerserkur) && !p.free_used[0] {
         if let Some(other) = Card::ALL.iter().copied().filter(|c| p.hand.get(*c) > 0).max_by_key(|c| p.hand.get(*c)) {
             cx.emit(Event::CardPlayed { seat, card: other, as_card: card });
             return Ok(());
@@ -215,7 +215,7 @@ pub fn free(cx: &mut Ctx, seat: Seat, effect: Effect, card: Option<Card>, step: 
     };
     let name = free_name(effect);
     let p = &cx.s.players[seat as usize];
-    if !p.has(effect) {
+    if !p.has(&cx.s.tiles, effect) {
         reject!("the clan has no {name} upgrade");
     }
     if p.free_used[slot] {

@@ -6,23 +6,66 @@
 //! random starting player and the number of rounds.
 
 use super::board::{BoardRef, Colour};
-use super::build::{display, TILES};
+use super::build::{display, TileKey, TileSet};
 use super::state::{Building, Event};
 use super::{planning, Ctx, Options, State};
 use runestone_engine::game::{Emit, RuleError};
 use runestone_engine::reject;
 use runestone_engine::rng::GameRng;
+use std::sync::LazyLock;
 
-/// Rounds by player count. The rulebook gives "7 to 10 rounds depending on
-/// the number of players" on a spiral track it does not spell out; fewer
-/// rounds for more players keeps the playing time even.
-pub fn rounds_for(players: u8) -> u8 {
-    match players {
-        0..=2 => 10,
-        3 => 9,
-        4 => 8,
-        _ => 7,
+/// The rounds table of `data/rounds.toml`: rounds by player count.
+static ROUNDS: LazyLock<Vec<(u8, u8)>> =
+    LazyLock::new(|| parse_rounds(include_str!("../data/rounds.toml")).expect("rounds.toml is valid"));
+
+/// Parse and check a rounds table: one `[[players]]` per player count from
+/// 2 to 5, each with `players` and `rounds` (1 to 20). A fault is named with
+/// its line.
+pub fn parse_rounds(text: &str) -> Result<Vec<(u8, u8)>, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Row {
+        players: i64,
+        rounds: i64,
     }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        #[serde(rename = "players")]
+        rows: Vec<toml::Spanned<Row>>,
+    }
+    let line = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    let f: File = toml::from_str(text).map_err(|e| match e.span() {
+        Some(sp) => {
+            format!("rounds, line {}: not a [[players]] table of players and rounds ({})", line(sp.start), e.message())
+        }
+        None => "rounds: the file is not valid TOML".into(),
+    })?;
+    let mut out: Vec<(u8, u8)> = Vec::new();
+    for r in &f.rows {
+        let at = line(r.span().start);
+        let Row { players, rounds } = r.get_ref();
+        if !(2..=5).contains(players) {
+            return Err(format!("rounds, the [[players]] at line {at}: players is 2 to 5, not {players}"));
+        }
+        if !(1..=20).contains(rounds) {
+            return Err(format!("rounds, the [[players]] at line {at}: rounds is 1 to 20, not {rounds}"));
+        }
+        if out.iter().any(|(p, _)| *p as i64 == *players) {
+            return Err(format!("rounds, the [[players]] at line {at}: {players} players are listed twice"));
+        }
+        out.push((*players as u8, *rounds as u8));
+    }
+    if let Some(p) = (2..=5u8).find(|p| !out.iter().any(|(x, _)| x == p)) {
+        return Err(format!("rounds: the table has no row for {p} players"));
+    }
+    Ok(out)
+}
+
+/// Rounds by player count, from `data/rounds.toml`.
+pub fn rounds_for(players: u8) -> u8 {
+    let p = players.clamp(2, 5);
+    ROUNDS.iter().find(|(x, _)| *x == p).map(|(_, r)| *r).unwrap_or(7)
 }
 
 /// Check the colours the clans chose, one per seat in seat order.
@@ -44,7 +87,7 @@ fn chosen_colours(chosen: &[Colour], seats: u8) -> Result<Vec<Colour>, RuleError
 }
 
 /// The opening events.
-pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
     let board = match BoardRef::resolve(&o.board, o.custom_board.as_deref()) {
         Ok(b) => b,
         Err(e) => reject!("{e}"),
@@ -57,17 +100,20 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
             board.data.max_players
         );
     }
-    if !(1..=super::RULES_VERSION).contains(&o.rules_version) {
-        reject!(
-            "rules version {} is unknown; games are played by versions 1 to {}",
-            o.rules_version,
-            super::RULES_VERSION
-        );
+    if !(1..=super::RULES_VERSION).contains(&rules_version) {
+        reject!("rules version {rules_version} is unknown; games are played by versions 1 to {}", super::RULES_VERSION);
     }
     let runes = match &o.custom_runes {
         None => None,
         Some(text) => match super::actions::godi::parse_runes(text) {
             Ok(specs) => Some(super::actions::godi::pile_of(&specs)),
+            Err(e) => reject!("{e}"),
+        },
+    };
+    let tiles = match &o.custom_upgrades {
+        None => TileSet::default(),
+        Some(text) => match TileSet::custom(text) {
+            Ok(t) => t,
             Err(e) => reject!("{e}"),
         },
     };
@@ -96,11 +142,18 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
     let mut market = Vec::new();
     for b in Building::ALL {
         for level in [1u8, 2] {
-            let mut ids: Vec<u8> = (0..TILES.len() as u8)
-                .filter(|&t| TILES[t as usize].building == b && TILES[t as usize].level == level)
+            let mut ids: Vec<u8> = (0..tiles.len() as u8)
+                .filter(|&t| tiles[t as usize].building == b && tiles[t as usize].level == level)
                 .collect();
             rng.shuffle(&mut ids);
-            market.extend(ids.into_iter().take(display(seats as usize, level)));
+            market.extend(ids.into_iter().take(display(seats as usize, level)).map(|t| {
+                // Named by stable id from rules version 3, by index before.
+                if rules_version >= 3 {
+                    TileKey::Id(tiles[t as usize].id.clone())
+                } else {
+                    TileKey::Index(t)
+                }
+            }));
         }
     }
     let mut cx = Ctx::new(State::default(), rng);
@@ -113,8 +166,9 @@ pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event
         eight_cards: o.eight_cards,
         forced_trade: o.forced_trade,
         market,
-        rules: o.rules_version,
+        rules: rules_version,
         runes,
+        upgrades: tiles,
     });
     for seat in 0..seats {
         cx.draw_runes(seat, 1);

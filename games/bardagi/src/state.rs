@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::{AreaId, BoardRef, Colour, SeaNode};
-use super::build::{tile, Effect, TILES};
+use super::build::{Effect, Tile, TileKey, TileSet};
 use runestone_engine::game::Seat;
 
 use super::program::ProgramStep;
@@ -477,8 +477,8 @@ pub enum Event {
         easy_cards: bool,
         eight_cards: bool,
         forced_trade: bool,
-        /// Face-up upgrade tiles (ids into the tile list).
-        market: Vec<u8>,
+        /// Face-up upgrade tiles (by index before rules version 3, by id from it).
+        market: Vec<TileKey>,
         /// The rules version (absent in version 1, which did not record it).
         #[serde(default = "v1", skip_serializing_if = "is_v1")]
         rules: u32,
@@ -486,6 +486,10 @@ pub enum Event {
         /// (absent: the built-in `runes.toml`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         runes: Option<[u8; 6]>,
+        /// The upgrade tiles, from a file given at creation (absent: the
+        /// built-in `upgrades.toml`).
+        #[serde(default, skip_serializing_if = "TileSet::is_builtin")]
+        upgrades: TileSet,
     },
     /// `runes` is `None` in the form others see.
     RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
@@ -569,9 +573,9 @@ pub enum Event {
     /// Disks moved from the supply to the town area as recruits.
     RecruitsGained { seat: Seat, count: u8, reason: String },
     /// An upgrade was built, perhaps replacing an owned one.
-    UpgradeBuilt { seat: Seat, tile: u8, replaced: Option<u8>, glory: i32 },
+    UpgradeBuilt { seat: Seat, tile: TileKey, replaced: Option<TileKey>, glory: i32 },
     /// A tile was turned face up from its pile.
-    TileRevealed { tile: u8 },
+    TileRevealed { tile: TileKey },
     /// Axes bought at the Claim phase.
     AxesBought { seat: Seat, count: u8 },
     /// Recruits went from the town area onto buildings.
@@ -651,45 +655,49 @@ pub struct Player {
 
 impl Player {
     /// Whether the clan owns an upgrade with this effect (on any building).
-    pub fn has(&self, e: Effect) -> bool {
-        self.count(e) > 0
+    pub fn has(&self, tiles: &[Tile], e: Effect) -> bool {
+        self.owned_tiles(tiles).any(|t| t.effect == e)
     }
-    /// How many owned tiles have this effect.
-    pub fn count(&self, e: Effect) -> u32 {
-        self.owned_tiles().filter(|t| t.effect == e).count() as u32
+    /// The amounts of the owned tiles with this effect, added up (effects
+    /// on different buildings stack: two Knerrir tiles, Alchemist and Mint).
+    pub fn amount(&self, tiles: &[Tile], e: Effect) -> i32 {
+        self.owned_tiles(tiles).filter(|t| t.effect == e).map(|t| t.amount as i32).sum()
+    }
+    /// The largest amount of an owned tile with this effect (a storage, a
+    /// strength, a number of areas: the best tile counts), if one is owned.
+    pub fn best(&self, tiles: &[Tile], e: Effect) -> Option<u8> {
+        self.owned_tiles(tiles).filter(|t| t.effect == e).map(|t| t.amount).max()
     }
     /// The owned tiles.
-    pub fn owned_tiles(&self) -> impl Iterator<Item = &'static super::build::Tile> {
+    pub fn owned_tiles<'t>(&self, tiles: &'t [Tile]) -> impl Iterator<Item = &'t Tile> {
         let mut bits = self.upgrades;
         std::iter::from_fn(move || {
-            if bits == 0 {
-                return None;
+            while bits != 0 {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                if let Some(t) = tiles.get(i as usize) {
+                    return Some(t);
+                }
             }
-            let i = bits.trailing_zeros();
-            bits &= bits - 1;
-            TILES.get(i as usize)
+            None
         })
     }
     /// Owned tiles of a building and level.
-    pub fn tiles_of(&self, b: Building, level: u8) -> u32 {
-        self.owned_tiles().filter(|t| t.building == b && t.level == level).count() as u32
+    pub fn tiles_of(&self, tiles: &[Tile], b: Building, level: u8) -> u32 {
+        self.owned_tiles(tiles).filter(|t| t.building == b && t.level == level).count() as u32
     }
     /// Disk capacity of a building: 6, +1 per 1st level, +2 per 2nd level,
-    /// +2 on Virki with the Mead hall.
-    pub fn capacity(&self, b: Building) -> u8 {
-        let mut c = 6 + self.tiles_of(b, 1) + 2 * self.tiles_of(b, 2);
-        if b == Building::Virki && self.has(Effect::MeadHall) {
-            c += 2;
+    /// and on Virki the Mead hall's disks (+2).
+    pub fn capacity(&self, tiles: &[Tile], b: Building) -> u8 {
+        let mut c = 6 + self.tiles_of(tiles, b, 1) as i32 + 2 * self.tiles_of(tiles, b, 2) as i32;
+        if b == Building::Virki {
+            c += self.amount(tiles, Effect::MeadHall);
         }
-        c as u8
+        c.clamp(0, 255) as u8
     }
-    /// Storage per good: 5, or 8 with the Storehouse.
-    pub fn storage(&self) -> u8 {
-        if self.has(Effect::LargerStorage) {
-            8
-        } else {
-            5
-        }
+    /// Storage per good: 5, or the Storehouse's (8).
+    pub fn storage(&self, tiles: &[Tile]) -> u8 {
+        self.best(tiles, Effect::LargerStorage).unwrap_or(5).max(5)
     }
 }
 
@@ -752,6 +760,10 @@ pub struct State {
     pub forced_trade: bool,
     pub players: Vec<Player>,
     pub areas: Vec<AreaState>,
+    /// The upgrade tiles the game is played with (bit i of `market`,
+    /// `piles` and a clan's `upgrades` is tile i of this list).
+    #[serde(default)]
+    pub tiles: TileSet,
     /// Face-up upgrade tiles (bit i: tile i).
     pub market: u64,
     /// Face-down tiles in the piles (bit i: tile i); their order is not kept:
@@ -803,9 +815,29 @@ impl State {
     pub fn foreign_godi(&self, seat: Seat, a: AreaId) -> bool {
         self.players.iter().enumerate().any(|(s, p)| s as Seat != seat && p.units[Unit::Godi.idx()] == Loc::Area(a))
     }
-    /// The tile record of tile id `t`.
-    pub fn tile(&self, t: u8) -> &'static super::build::Tile {
-        tile(t)
+    /// Tile `t` of the game's tiles.
+    pub fn tile(&self, t: u8) -> &Tile {
+        &self.tiles[(t as usize).min(self.tiles.len().saturating_sub(1))]
+    }
+    /// The index of the tile an event names, if the game has it.
+    pub fn tile_index(&self, key: &TileKey) -> Option<u8> {
+        match key {
+            TileKey::Index(i) => ((*i as usize) < self.tiles.len()).then_some(*i),
+            TileKey::Id(id) => self.tiles.iter().position(|t| t.id == *id).map(|i| i as u8),
+        }
+    }
+    /// How an event names tile `t`: by its stable id from rules version 3,
+    /// by its index before.
+    pub fn tile_key(&self, t: u8) -> TileKey {
+        if self.rules >= 3 {
+            TileKey::Id(self.tile(t).id.clone())
+        } else {
+            TileKey::Index(t)
+        }
+    }
+    /// Whether `seat` owns an upgrade with this effect.
+    pub fn has(&self, seat: Seat, e: Effect) -> bool {
+        self.players[seat as usize].has(&self.tiles, e)
     }
 }
 
@@ -838,6 +870,7 @@ pub fn apply(s: &mut State, e: &Event) {
             market,
             rules,
             runes,
+            upgrades,
         } => {
             let n = board.len();
             let mut players = Vec::new();
@@ -853,8 +886,13 @@ pub fn apply(s: &mut State, e: &Event) {
                     ..Player::default()
                 });
             }
-            let market_bits = market.iter().fold(0u64, |m, t| m | 1u64 << t);
-            let all = if TILES.len() >= 64 { u64::MAX } else { (1u64 << TILES.len()) - 1 };
+            let tiles = upgrades.clone();
+            let index = |k: &TileKey| match k {
+                TileKey::Index(i) => Some(*i as usize),
+                TileKey::Id(id) => tiles.iter().position(|t| t.id == *id),
+            };
+            let market_bits = market.iter().filter_map(index).filter(|i| *i < 64).fold(0u64, |m, t| m | 1u64 << t);
+            let all = if tiles.len() >= 64 { u64::MAX } else { (1u64 << tiles.len()) - 1 };
             let rune_pile = runes.unwrap_or_else(|| super::actions::godi::pile_of(&super::actions::godi::RUNES));
             *s = State {
                 board: board.clone(),
@@ -869,6 +907,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 forced_trade: *forced_trade,
                 players,
                 areas: vec![AreaState::default(); n],
+                tiles,
                 market: market_bits,
                 piles: all & !market_bits,
                 rune_pile,
@@ -1014,7 +1053,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 add_goods(&mut p.goods, &d);
             }
             if let Some(p) = s.players.get_mut(*victim as usize) {
-                let cap = p.storage();
+                let cap = p.storage(&s.tiles);
                 for g in give {
                     if p.goods[g.idx()] < cap {
                         p.goods[g.idx()] += 1;
@@ -1213,14 +1252,16 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::UpgradeBuilt { seat, tile, replaced, glory } => {
-            let t = super::build::tile(*tile);
+            let Some(tile) = s.tile_index(tile) else { return };
+            let replaced = replaced.as_ref().and_then(|r| s.tile_index(r));
+            let level = s.tile(tile).level;
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.upgrades |= 1u64 << tile;
                 if let Some(r) = replaced {
                     p.upgrades &= !(1u64 << r);
                 }
                 p.glory += glory;
-                let cost = super::build::cost(t.level);
+                let cost = super::build::cost(level);
                 add_goods(&mut p.goods, &cost);
             }
             s.market &= !(1u64 << tile);
@@ -1229,8 +1270,10 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::TileRevealed { tile } => {
-            s.piles &= !(1u64 << tile);
-            s.market |= 1u64 << tile;
+            if let Some(tile) = s.tile_index(tile) {
+                s.piles &= !(1u64 << tile);
+                s.market |= 1u64 << tile;
+            }
         }
         Event::AxesBought { seat, count } => {
             if let Some(p) = s.players.get_mut(*seat as usize) {

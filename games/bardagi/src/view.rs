@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::board::{AreaId, AreaKind, BoardData, Colour, SeaNode};
-use super::build::{tile, Effect};
+use super::build::Effect;
 use super::goods_words;
 use super::program::ProgramStep;
 use super::state::{Building, DiskSpot, Event, Hand, Loc, Orders, Phase, RuneKind, ShipLoc, State, Unit};
@@ -127,11 +127,18 @@ pub struct RuneCount {
 /// An upgrade tile.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct TileView {
+    /// The tile's place in the game's tile list.
     pub tile: u8,
+    /// Its stable id (`horse_stable.2`).
+    #[serde(default)]
+    pub id: String,
     pub name: String,
     pub building: Building,
     pub level: u8,
     pub effect: Effect,
+    /// The effect's amount (0 for a free action).
+    #[serde(default)]
+    pub amount: u8,
 }
 
 /// One area of the board in play.
@@ -145,12 +152,20 @@ pub struct AreaView {
     pub caster: Option<Seat>,
 }
 
-fn tiles(set: u64) -> Vec<TileView> {
-    (0..64u8)
+fn tiles(s: &State, set: u64) -> Vec<TileView> {
+    (0..s.tiles.len().min(64) as u8)
         .filter(|t| set & (1u64 << t) != 0)
         .map(|t| {
-            let x = tile(t);
-            TileView { tile: t, name: x.name.clone(), building: x.building, level: x.level, effect: x.effect }
+            let x = s.tile(t);
+            TileView {
+                tile: t,
+                id: x.id.clone(),
+                name: x.name.clone(),
+                building: x.building,
+                level: x.level,
+                effect: x.effect,
+                amount: x.amount,
+            }
         })
         .collect()
 }
@@ -178,9 +193,9 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 goods: p.goods,
                 disks: Buildings { virki: p.disks[0], hof: p.disks[1], verslun: p.disks[2] },
                 capacity: Buildings {
-                    virki: p.capacity(Building::Virki),
-                    hof: p.capacity(Building::Hof),
-                    verslun: p.capacity(Building::Verslun),
+                    virki: p.capacity(&s.tiles, Building::Virki),
+                    hof: p.capacity(&s.tiles, Building::Hof),
+                    verslun: p.capacity(&s.tiles, Building::Verslun),
                 },
                 town: p.town,
                 supply: p.supply,
@@ -197,7 +212,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                     .then(|| RuneKind::ALL.iter().map(|k| RuneCount { rune: *k, count: p.runes[k.idx()] }).collect()),
                 rune_count: p.runes.iter().map(|x| *x as u32).sum::<u32>(),
                 axes: p.axes,
-                upgrades: tiles(p.upgrades),
+                upgrades: tiles(s, p.upgrades),
                 orders: own.then(|| p.orders.clone()),
                 program: if own { p.program.clone() } else { None },
             }
@@ -232,7 +247,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         },
         players,
         areas,
-        market: tiles(s.market),
+        market: tiles(s, s.market),
         pile_tiles: s.piles.count_ones(),
         rune_pile: s.rune_pile.iter().map(|x| *x as u32).sum::<u32>(),
         axe_supply: s.axe_supply,
@@ -398,13 +413,21 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             format!("{} {} ({reason})", n(seat), parts.join(" and "))
         }
         Event::RecruitsGained { seat, count, reason } => format!("{} gains {count} recruit(s) ({reason})", n(seat)),
-        Event::UpgradeBuilt { seat, tile: t, replaced, glory } => match replaced {
-            Some(r) => {
-                format!("{} replaces {} with {} on {}", n(seat), tile(*r).name, tile(*t).name, tile(*t).building.name())
+        Event::UpgradeBuilt { seat, tile: t, replaced, glory } => {
+            let name = |k: &crate::build::TileKey| match s.tile_index(k) {
+                Some(i) => s.tile(i).name.clone(),
+                None => "an unknown tile".into(),
+            };
+            let building = s.tile_index(t).map(|i| s.tile(i).building.name()).unwrap_or("a building");
+            match replaced {
+                Some(r) => format!("{} replaces {} with {} on {building}", n(seat), name(r), name(t)),
+                None => format!("{} builds {} on {building} (+{glory} glory)", n(seat), name(t)),
             }
-            None => format!("{} builds {} on {} (+{glory} glory)", n(seat), tile(*t).name, tile(*t).building.name()),
+        }
+        Event::TileRevealed { tile: t } => match s.tile_index(t) {
+            Some(i) => format!("{} is turned face up", s.tile(i).name),
+            None => "an unknown tile is turned face up".into(),
         },
-        Event::TileRevealed { tile: t } => format!("{} is turned face up", tile(*t).name),
         Event::AxesBought { seat, count } => format!("{} buys {count} axe(s)", n(seat)),
         Event::RecruitsPlaced { seat, placed } => {
             format!(

@@ -203,7 +203,12 @@ impl Game for Duel {
         }
     }
 
-    fn setup(options: &DuelOptions, seats: u8, _rng: &mut GameRng) -> Result<Vec<Emit<DuelEvent>>, RuleError> {
+    fn setup(
+        options: &DuelOptions,
+        seats: u8,
+        _rules_version: u32,
+        _rng: &mut GameRng,
+    ) -> Result<Vec<Emit<DuelEvent>>, RuleError> {
         if !(1..=20).contains(&options.rounds) {
             reject!("rounds must be 1 to 20, not {}", options.rounds);
         }

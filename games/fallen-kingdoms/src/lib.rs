@@ -340,7 +340,12 @@ impl Game for FallenKingdoms {
         }
     }
 
-    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    fn setup(
+        options: &Options,
+        seats: u8,
+        _rules_version: u32,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Emit<Event>>, RuleError> {
         setup::setup(options, seats, rng)
     }
 

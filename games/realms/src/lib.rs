@@ -300,7 +300,7 @@ impl Game for Realms {
         }
     }
 
-    fn setup(o: &Options, seats: u8, _rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    fn setup(o: &Options, seats: u8, _rules_version: u32, _rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
         if !data::SCENARIOS.contains(&o.scenario.as_str()) {
             reject!("scenario {:?} is not playable yet; choose one of: {}", o.scenario, data::SCENARIOS.join(", "));
         }

@@ -17,13 +17,9 @@ use super::entry_error;
 use runestone_engine::game::{RuleError, Seat};
 use runestone_engine::reject;
 
-/// Defence of a clan's Berserkur: 4, or 6 with the Champion.
+/// Defence of a clan's Berserkur: 4, or the Champion's (6).
 pub fn berserkur_defence(s: &State, seat: Seat) -> u8 {
-    if s.players[seat as usize].has(Effect::BerserkurStrength) {
-        6
-    } else {
-        4
-    }
+    s.players[seat as usize].best(&s.tiles, Effect::BerserkurStrength).unwrap_or(4)
 }
 
 /// What an attack on area `a` by `seat` costs: (per enemy Berserkur, axes,
@@ -35,8 +31,8 @@ pub fn attack_cost(s: &State, seat: Seat, a: u8) -> (Vec<(Seat, u8)>, u8, u8) {
         .map(|o| (o, berserkur_defence(s, o) + 1))
         .collect();
     let per_axe = match st.owner {
-        Some(o) if s.players[o as usize].has(Effect::AxePlusTwo) => 4,
-        _ => 2,
+        Some(o) => s.players[o as usize].best(&s.tiles, Effect::AxePlusTwo).unwrap_or(2),
+        None => 2,
     };
     let axes = st.axes * per_axe;
     let mut defenders = match st.owner {

@@ -108,11 +108,12 @@ pub fn check_deals(cx: &Ctx, seat: Seat, deals: &[Deal]) -> Result<i32, RuleErro
                 gold -= 1;
             }
             Deal::Tannery { hide } => {
-                if !p.has(Effect::HideForGold) {
+                if !p.has(&cx.s.tiles, Effect::HideForGold) {
                     reject!("deal {k}: selling hide 1 for 1 needs the Tannery upgrade");
                 }
-                if *hide == 0 || tannery as u32 + *hide as u32 > 4 {
-                    reject!("deal {k}: the Tannery takes up to 4 hide a turn ({tannery} sold already)");
+                let most = p.best(&cx.s.tiles, Effect::HideForGold).unwrap_or(0);
+                if *hide == 0 || tannery as u32 + *hide as u32 > most as u32 {
+                    reject!("deal {k}: the Tannery takes up to {most} hide a turn ({tannery} sold already)");
                 }
                 tannery += hide;
                 gold += *hide as i32;
@@ -129,7 +130,7 @@ pub fn check_deals(cx: &Ctx, seat: Seat, deals: &[Deal]) -> Result<i32, RuleErro
             reject!("deal {k}: not enough gold");
         }
     }
-    let cap = p.storage() as i32;
+    let cap = p.storage(&cx.s.tiles) as i32;
     if let Some(g) = Good::ALL.iter().find(|g| goods[g.idx()] > cap && goods[g.idx()] > p.goods[g.idx()] as i32) {
         reject!("the storage holds at most {cap} {}", g.name());
     }
@@ -192,7 +193,7 @@ pub fn buy_land(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {
         _ => {
             if let Some(g) = bonus_good(cx, seat, kind) {
                 let p = &cx.s.players[seat as usize];
-                if p.goods[g.idx()] < p.storage() {
+                if p.goods[g.idx()] < p.storage(&cx.s.tiles) {
                     let mut d = [0i8; 6];
                     d[g.idx()] = 1;
                     cx.emit(Event::GoodsChanged { seat, delta: d, reason: "bonus for land bought".into() });
@@ -210,7 +211,7 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
         reject!("name deals to make or buildings to refill");
     }
     let p = &cx.s.players[seat as usize];
-    let anywhere = p.has(Effect::HomeActionAnywhere);
+    let anywhere = p.has(&cx.s.tiles, Effect::HomeActionAnywhere);
     let here = p.units[2];
     // Version 2: "Units on board Knerrir are inactive while sailing", the
     // Messenger's home actions from anywhere included.

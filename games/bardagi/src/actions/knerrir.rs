@@ -19,7 +19,7 @@ use runestone_engine::reject;
 
 /// Squares one Knerrir card sails.
 pub fn allowance(cx: &Ctx, seat: Seat) -> u8 {
-    3 + 2 * cx.s.players[seat as usize].count(Effect::KnerrirPlusTwo) as u8
+    (3 + cx.s.players[seat as usize].amount(&cx.s.tiles, Effect::KnerrirPlusTwo)).clamp(0, 255) as u8
 }
 
 /// Board the Knerrir at the harbour the unit stands on.

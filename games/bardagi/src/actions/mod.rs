@@ -151,10 +151,9 @@ pub fn distances_within(s: &State, seat: Seat, unit: Unit, from: AreaId, limit: 
 
 /// Areas one card moves `unit`.
 pub fn allowance(s: &State, seat: Seat, unit: Unit) -> u8 {
-    if unit == Unit::Berserkur && s.players[seat as usize].has(Effect::BerserkurMovesThree) {
-        3
-    } else {
-        unit.base_moves()
+    match s.players[seat as usize].best(&s.tiles, Effect::BerserkurMovesThree) {
+        Some(moves) if unit == Unit::Berserkur => moves,
+        _ => unit.base_moves(),
     }
 }
 
@@ -233,7 +232,7 @@ fn last_step(s: &State, seat: Seat, unit: Unit, from: AreaId, to: AreaId, cost: 
 /// back) is accepted even when no disk can be added.
 pub fn refill_building(cx: &mut Ctx, seat: Seat, b: Building, revive: bool) -> Result<(), RuleError> {
     let p = &cx.s.players[seat as usize];
-    let cap = p.capacity(b);
+    let cap = p.capacity(&cx.s.tiles, b);
     let have = p.disks[b.idx()];
     if have >= cap && !revive {
         reject!("{} is already full ({have} of {cap} disks)", b.name());

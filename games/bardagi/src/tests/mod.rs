@@ -25,7 +25,7 @@ impl Driver {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = Bardagi::setup(options, seats, &mut rng)?;
+        let emits = Bardagi::setup(options, seats, Bardagi::rules_version_of(options), &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed, inputs: vec![0; seats as usize] };
         d.absorb(emits);
         Ok(d)

@@ -256,7 +256,7 @@ fn build_orders_buy_a_face_up_upgrade_for_its_cost_and_three_or_five_glory() {
     assert_eq!(p.goods[Good::Timber.idx()], 0);
     assert_eq!(p.goods[Good::Iron.idx()], 2);
     assert_eq!(p.glory, glory + 3);
-    assert_eq!(p.capacity(Building::Virki), if e1 == Effect::MeadHall { 9 } else { 7 });
+    assert_eq!(p.capacity(&d.state.tiles, Building::Virki), if e1 == Effect::MeadHall { 9 } else { 7 });
     assert_eq!(p.orders.build.len(), 1, "the built wish is done");
     // Next round the 2nd level one: 3 stone, 2 iron, 2 gold, 5 glory.
     let ev = finish_round(&mut d);
@@ -266,7 +266,7 @@ fn build_orders_buy_a_face_up_upgrade_for_its_cost_and_three_or_five_glory() {
     assert_eq!(p.goods[Good::Stone.idx()], 0);
     assert_eq!(p.goods[Good::Iron.idx()], 0);
     assert_eq!(p.glory, glory + 3 + 5);
-    assert_eq!(p.capacity(Building::Virki), if e1 == Effect::MeadHall { 11 } else { 9 });
+    assert_eq!(p.capacity(&d.state.tiles, Building::Virki), if e1 == Effect::MeadHall { 11 } else { 9 });
 }
 
 #[test]

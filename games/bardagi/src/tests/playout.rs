@@ -35,9 +35,11 @@ fn options_for(i: u64, seats: u8) -> Options {
         // count, in reverse), some by rules version 1.
         colours: (i % 6 == 4)
             .then(|| crate::board::Colour::available(seats).iter().rev().take(seats as usize).copied().collect()),
-        rules_version: if i % 5 == 3 { 1 } else { crate::RULES_VERSION },
+        rules_version: (i % 5 == 3).then_some(1),
         // Some games with a rune file of their own: few runes, many Sea move.
         custom_runes: (i % 8 == 5).then(|| super::versions::SMALL_RUNES.to_string()),
+        // Some with an upgrade file of their own.
+        custom_upgrades: (i % 50 == 4).then(|| super::upgrades::SMALL_UPGRADES.to_string()),
     }
 }
 
@@ -192,8 +194,9 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
         }
     }
     for e in &d.log {
-        if let Event::UpgradeBuilt { tile, .. } = e.event {
-            cov.effects.insert(format!("{:?}", crate::build::tile(tile).effect));
+        if let Event::UpgradeBuilt { tile, .. } = &e.event {
+            let t = d.state.tile_index(tile).expect("a built tile is one of the game's");
+            cov.effects.insert(format!("{:?}", d.state.tile(t).effect));
         }
     }
     let rounds = d.log.iter().filter(|e| matches!(e.event, Event::RoundEnded { .. })).count() as u8;

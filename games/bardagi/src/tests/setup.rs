@@ -89,7 +89,7 @@ fn the_winter_island_board_is_for_two_or_three_players() {
 #[test]
 fn a_drawn_rune_is_seen_only_by_its_clan() {
     let mut rng = runestone_engine::rng::GameRng::new(runestone_engine::rng::Seed([4; 32]), 1);
-    let emits = Bardagi::setup(&Options::default(), 2, &mut rng).unwrap();
+    let emits = Bardagi::setup(&Options::default(), 2, crate::RULES_VERSION, &mut rng).unwrap();
     let drawn: Vec<_> = emits.iter().filter(|e| matches!(e.event, Event::RunesDrawn { .. })).collect();
     assert_eq!(drawn.len(), 2);
     for e in drawn {

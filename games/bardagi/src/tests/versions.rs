@@ -12,7 +12,7 @@ use super::{Driver, MINI};
 
 /// A game on the mini board by rules version `v`.
 fn mini_v(seats: u8, v: u32, forced_trade: bool) -> Driver {
-    let opts = Options { custom_board: Some(MINI.into()), forced_trade, rules_version: v, ..Options::default() };
+    let opts = Options { custom_board: Some(MINI.into()), forced_trade, rules_version: Some(v), ..Options::default() };
     Driver::new(&opts, seats, 7).expect("mini board game")
 }
 
@@ -22,39 +22,58 @@ fn put(d: &mut Driver, seat: u8, unit: Unit, area: u8) {
 
 // --- The version of a game ----------------------------------------------------------
 
+/// The opening events the kernel derives for these options, by the
+/// version a log recorded (`Some`) or the one a new game is given (`None`):
+/// the version in `GameCreated` and the setup's first event.
+fn created(options: serde_json::Value, recorded: Option<u32>) -> (u32, serde_json::Value) {
+    use runestone_engine::log::{Body, KernelEvent};
+    let reg = runestone_engine::Registry::empty().with::<crate::Bardagi>();
+    let game = reg.get("bardagi").unwrap();
+    let seed = runestone_engine::Seed([3; 32]);
+    let names = vec!["Ann".to_string(), "Bo".to_string()];
+    let drafts = runestone_engine::table::Table::create_as(game.as_ref(), &options, names, &seed, None, recorded)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let Body::Kernel { event: KernelEvent::GameCreated { rules_version, .. } } = &drafts[0].body else {
+        panic!("GameCreated")
+    };
+    let Body::Game { event, .. } = &drafts[1].body else { panic!("GameStarted") };
+    (*rules_version, event.clone())
+}
+
 #[test]
-fn options_recorded_by_version_one_replay_by_version_one_and_new_games_play_the_newest() {
+fn the_kernel_hands_setup_the_recorded_version_and_new_games_play_the_newest() {
     // Given the complete options a version 1 game recorded (no version in them),
     let v1 = serde_json::json!({"board": "summer", "custom_board": null, "easy_cards": false,
         "eight_cards": false, "forced_trade": false, "rounds": null});
-    // when they are read, then the game is version 1;
-    let o: Options = serde_json::from_value(v1).unwrap();
-    assert_eq!(o.rules_version, 1);
-    // options given now without a version play by the newest rules,
-    let o: Options = serde_json::from_value(serde_json::json!({"board": "summer"})).unwrap();
-    assert_eq!(o.rules_version, RULES_VERSION);
-    assert_eq!(RULES_VERSION, 2);
-    // and the version is written into the recorded options and the game.
-    let recorded = serde_json::to_value(&o).unwrap();
-    assert_eq!(recorded["rules_version"], 2);
-    let d = Driver::new(&o, 2, 1).unwrap();
-    assert_eq!(d.state.rules, 2);
-    assert!(matches!(d.log[0].event, Event::GameStarted { rules: 2, .. }));
+    // when the kernel derives its setup again by the recorded version 1,
+    // then the game is version 1, its first event written as version 1 wrote it;
+    let (v, started) = created(v1.clone(), Some(1));
+    assert_eq!(v, 1);
+    assert!(started.get("rules").is_none(), "{started}");
+    // the same options given for a new game play by the newest rules,
+    let (v, started) = created(v1, None);
+    assert_eq!(v, RULES_VERSION);
+    assert_eq!(started["rules"], RULES_VERSION);
+    // and a new game may ask for an older version, which is recorded.
+    let (v, started) = created(serde_json::json!({"rules_version": 1}), None);
+    assert_eq!(v, 1);
+    assert!(started.get("rules").is_none(), "{started}");
     let public = runestone_engine::game::Viewer::Public;
-    assert_eq!(crate::view::view(&d.state, public).options.rules_version, 2, "the players see it");
-    let old = Driver::new(&Options { rules_version: 1, ..Options::default() }, 2, 1).unwrap();
+    let d = Driver::new(&Options::default(), 2, 1).unwrap();
+    assert_eq!(d.state.rules, RULES_VERSION);
+    assert_eq!(crate::view::view(&d.state, public).options.rules_version, RULES_VERSION, "the players see it");
+    let old = Driver::new(&Options { rules_version: Some(1), ..Options::default() }, 2, 1).unwrap();
     assert_eq!(old.state.rules, 1);
     assert_eq!(crate::view::view(&old.state, public).options.rules_version, 1);
-    // A version 1 game's first event is written as version 1 wrote it.
-    let first = serde_json::to_value(&old.log[0].event).unwrap();
-    assert!(first.get("rules").is_none(), "{first}");
 }
 
 #[test]
 fn an_unknown_rules_version_is_refused_in_words() {
-    let e = Driver::new(&Options { rules_version: 3, ..Options::default() }, 2, 1).err().unwrap();
-    assert_eq!(e.message, "rules version 3 is unknown; games are played by versions 1 to 2");
-    let e = Driver::new(&Options { rules_version: 0, ..Options::default() }, 2, 1).err().unwrap();
+    let e = Driver::new(&Options { rules_version: Some(RULES_VERSION + 1), ..Options::default() }, 2, 1).err().unwrap();
+    let want =
+        format!("rules version {} is unknown; games are played by versions 1 to {RULES_VERSION}", RULES_VERSION + 1);
+    assert_eq!(e.message, want);
+    let e = Driver::new(&Options { rules_version: Some(0), ..Options::default() }, 2, 1).err().unwrap();
     assert!(e.message.contains("rules version 0 is unknown"), "{}", e.message);
 }
 

@@ -29,7 +29,7 @@ impl Driver {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = FallenKingdoms::setup(options, seats, &mut rng)?;
+        let emits = FallenKingdoms::setup(options, seats, FallenKingdoms::rules_version_of(options), &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed };
         d.absorb(emits);
         Ok(d)

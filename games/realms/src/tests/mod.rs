@@ -26,7 +26,7 @@ impl Driver {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = Realms::setup(options, seats, &mut rng)?;
+        let emits = Realms::setup(options, seats, Realms::rules_version_of(options), &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed };
         d.absorb(emits);
         Ok(d)

@@ -24,7 +24,7 @@ impl Driver {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = Thingvellir::setup(options, seats, &mut rng)?;
+        let emits = Thingvellir::setup(options, seats, Thingvellir::rules_version_of(options), &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed, inputs: vec![0; seats as usize] };
         d.absorb(emits);
         Ok(d)

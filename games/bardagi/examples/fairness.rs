@@ -1,0 +1,77 @@
+//! Is a Bardagi board fair? Bot games by player count, each colour's share
+//! of the wins (a shared win split) against an even share.
+//!
+//! `cargo run --release -p runestone-bardagi --example fairness -- GAMES
+//! [COUNTS] [BOARD]`: GAMES bot games per player count (2,000 for the
+//! measure in RULES-NOTES.md), COUNTS the player counts ("2,3,4,5", the
+//! default), BOARD a board file to measure instead of the built-in Summer
+//! board. It prints a line per player count, and fails when a colour's win
+//! rate is further than 10 points from an even share.
+
+use runestone_bardagi::board::Colour;
+use runestone_bardagi::{Bardagi, Options, State};
+use runestone_engine::{Game, GameRng, Seed};
+
+/// One bot game: the colours of the seats that won.
+fn winners(options: &Options, seats: u8, seed: u64) -> Result<Vec<Colour>, String> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let seed = Seed(bytes);
+    let mut s = State::default();
+    let mut rng = GameRng::new(seed.clone(), 1);
+    let opening = Bardagi::setup(options, seats, Bardagi::rules_version_of(options), &mut rng)
+        .map_err(|e| format!("setup refused: {}", e.message))?;
+    for e in opening {
+        Bardagi::apply(&mut s, &e.event);
+    }
+    for n in 2..200_000u64 {
+        if let Some(o) = Bardagi::outcome(&s) {
+            return Ok(o.winners.iter().filter_map(|w| s.players[*w as usize].colour).collect());
+        }
+        let seat = Bardagi::pending(&s).into_iter().find(|p| !p.submitted).ok_or("nobody to wait for")?.seat;
+        let c = Bardagi::fallback(&s, seat).ok_or("no fallback")?;
+        let mut rng = GameRng::new(seed.clone(), n);
+        let events = Bardagi::decide(&s, seat, &c, &mut rng).map_err(|e| format!("fallback refused: {}", e.message))?;
+        for e in events {
+            Bardagi::apply(&mut s, &e.event);
+        }
+    }
+    Err("the game did not end".into())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let games: u64 = args.first().and_then(|g| g.parse().ok()).unwrap_or(200);
+    let counts: Vec<u8> = args
+        .get(1)
+        .map(|c| c.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| (2..=5).collect());
+    let custom_board = args.get(2).map(|p| std::fs::read_to_string(p).expect("the board file is readable"));
+    let options = Options { custom_board, ..Options::default() };
+    let mut worst = 0f64;
+    for seats in counts {
+        let mut wins = [0f64; 5];
+        for i in 0..games {
+            let won = winners(&options, seats, 1_000_000 * seats as u64 + i)
+                .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
+            for c in &won {
+                wins[Colour::ALL.iter().position(|x| x == c).expect("a colour")] += 1.0 / won.len() as f64;
+            }
+        }
+        let colours = Colour::available(seats);
+        let even = 100.0 / colours.len() as f64;
+        let mut line = format!("{seats} players, {games} games:");
+        let mut far = 0f64;
+        for c in colours {
+            let rate = 100.0 * wins[Colour::ALL.iter().position(|x| x == c).expect("a colour")] / games as f64;
+            far = far.max((rate - even).abs());
+            line += &format!(" {} {rate:.1}%", c.name());
+        }
+        println!("{line} (even share {even:.1}%, furthest {far:.1} points)");
+        worst = worst.max(far);
+    }
+    if worst > 10.0 {
+        eprintln!("a colour's win rate is {worst:.1} points from an even share (more than 10)");
+        std::process::exit(1);
+    }
+}

@@ -61,15 +61,26 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
             return out;
         }
         Phase::Planning => {
-            if let Some(Command::Program { hand, .. } | Command::Plan { hand }) = bot::command(s, seat) {
-                out.push(Command::Plan { hand });
+            // The bot's plain plan first, then the same plan with the program
+            // the bot would send (its turn as it would play it from the board
+            // as it is now), leaving the clan's own standing orders as they are.
+            match bot::command(s, seat) {
+                Some(Command::Program { hand, mut steps }) => {
+                    out.push(Command::Plan { hand });
+                    steps.retain(|s| !matches!(s.step, Command::SetOrders { .. }));
+                    if !steps.is_empty() {
+                        out.push(Command::Program { hand, steps });
+                    }
+                }
+                Some(Command::Plan { hand }) => out.push(Command::Plan { hand }),
+                _ => {}
             }
             push_new(&mut out, plans());
             return out;
         }
         Phase::Deciding => {
             out.extend(bot::command(s, seat));
-            push_new(&mut out, [Command::SetOrders { orders: bot::bot_orders() }]);
+            push_new(&mut out, [Command::SetOrders { orders: bot::bot_orders(s) }]);
             return out;
         }
         _ => {}
@@ -79,7 +90,7 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         push_new(&mut out, plans());
         return out;
     }
-    out.push(Command::SetOrders { orders: bot::bot_orders() });
+    out.push(Command::SetOrders { orders: bot::bot_orders(s) });
     let steps: Vec<Command> = steps(s, seat).into_iter().filter(|c| bot::accepted(s, seat, c)).collect();
     push_new(&mut out, steps);
     if bot::accepted(s, seat, &Command::EndTurn) {
@@ -587,7 +598,7 @@ mod tests {
             easy_cards: i % 5 == 1,
             eight_cards: i.is_multiple_of(2),
             forced_trade: !i.is_multiple_of(3),
-            rules_version: if i % 5 == 3 { 1 } else { crate::RULES_VERSION },
+            rules_version: if i % 5 == 3 { Some(1) } else { None },
             ..Options::default()
         }
     }

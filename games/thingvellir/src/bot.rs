@@ -66,6 +66,14 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             out.push(Command::Challenge { fight: true });
             out.push(Command::Challenge { fight: false });
         }
+        Ask::Farm => {
+            let call = s.farm_calls.front().expect("a farm call");
+            out.extend(default_farm_choice(s).into_iter().chain(crate::actions::farm_options(s, call)));
+        }
+        Ask::Choose(Choosing::Replace) => {
+            out.push(Command::Replace { personae: vec![] });
+            out.extend(p.hand.iter().map(|&c| Command::Replace { personae: vec![c] }));
+        }
         Ask::Resolve(action) => {
             out.push(Command::Pass);
             let st = s.current.as_ref().map(|c| c.strength).unwrap_or(0);
@@ -181,6 +189,7 @@ pub fn passive(s: &State, seat: Seat) -> Option<Command> {
         Ask::Vote => Command::Vote { vote: Vote::Support },
         Ask::Resolve(_) => Command::Pass,
         Ask::Challenge => Command::Challenge { fight: false },
+        Ask::Farm => default_farm_choice(s)?,
         Ask::Feud if s.sealed_feuds => Command::Seal { goods: vec![] },
         Ask::Feud => {
             let f = s.feud.as_ref()?;
@@ -271,6 +280,21 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
             Some(Command::Swear { add: if room { best } else { None }, swaps: vec![] })
         }
         Ask::Challenge => Some(Command::Challenge { fight: p.wealth.len() >= 2 }),
+        Ask::Farm => default_farm_choice(s),
+        Ask::Choose(Choosing::Replace) => {
+            // A drawn persona of lower Worth is easier to foster: it replaces.
+            let mut taken: Vec<usize> = Vec::new();
+            let mut personae = Vec::new();
+            for &c in &p.hand {
+                let card = &d.cards[c as usize];
+                let old = s.pool[card.colour].map(|o| d.cards[o as usize].worth).unwrap_or(u8::MAX);
+                if card.worth < old && !taken.contains(&card.colour) {
+                    taken.push(card.colour);
+                    personae.push(c);
+                }
+            }
+            Some(Command::Replace { personae })
+        }
         Ask::Resolve(action) => {
             let st = s.current.as_ref()?.strength;
             match action {
@@ -385,4 +409,16 @@ fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
         }
     }
     best.map(|(district, _)| Command::Subsume { district, colour })
+}
+
+/// The rules' own choice of the farm at the front of the farm calls (the
+/// standing default): the loser's District of greater value on the feud's
+/// edge, and a farm of the colour the loser holds most of.
+pub fn default_farm_choice(s: &State) -> Option<Command> {
+    let call = s.farm_calls.front()?;
+    let colour = crate::actions::default_farm(s, call.loser).unwrap_or(0);
+    Some(match call.edge {
+        Some(edge) => Command::Raze { district: crate::actions::default_raze(s, call.loser, edge)?, colour },
+        None => Command::RemoveFarm { colour },
+    })
 }

@@ -154,6 +154,10 @@ impl Game for Thingvellir {
         bot::legal(state, seat)
     }
 
+    fn standing_order(state: &State, seat: Seat, command: &Command) -> bool {
+        rules::standing(command) && state.players.get(seat as usize).is_some_and(|p| !p.out)
+    }
+
     fn fallback(state: &State, seat: Seat) -> Option<Command> {
         bot::fallback(state, seat)
     }

@@ -76,6 +76,15 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64
     let opts = options_for(i);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    if i % 3 == 1 {
+        // Every seat asks to choose the farms it razes or removes and the Foster
+        // pool's replacements (not counted as inputs of play).
+        for seat in 0..seats {
+            let ask = Command::Choices { choices: crate::state::Choices { farm: true, pool: true } };
+            d.act(seat, &ask).unwrap_or_else(|e| panic!("game {i}: standing choices refused: {e}"));
+        }
+        d.inputs = vec![0; seats as usize];
+    }
     let mut commands = 0;
     while Thingvellir::outcome(&d.state).is_none() {
         commands += 1;

@@ -6,7 +6,7 @@ use runestone_engine::{Game, Seat};
 use super::Driver;
 use crate::data::{data, Action};
 use crate::rules::{ask_of, Ask};
-use crate::state::{BandMove, Choosing, Command, OrderDo, Orders, Phase, Vote};
+use crate::state::{BandMove, Choices, Choosing, Command, OrderDo, Orders, Phase, Vote};
 use crate::{Options, Thingvellir};
 
 const LAND: usize = 0;
@@ -724,8 +724,16 @@ fn rules_step_has_choice(d: &Driver) -> bool {
 /// Austfirdir, where seat 1's one Thingman stands, and fights there; answers
 /// the game after the feud.
 fn feud_at_austfirdir(seed: u64) -> Driver {
+    feud_at_austfirdir_choosing(seed, Choices::default())
+}
+
+/// As `feud_at_austfirdir`, seat 0 having given standing `choices` first.
+fn feud_at_austfirdir_choosing(seed: u64, choices: Choices) -> Driver {
     let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
     let mut d = Driver::new(&opts, 2, seed).expect("setup");
+    if choices != Choices::default() {
+        d.act(0, &Command::Choices { choices }).unwrap();
+    }
     let start = edge("Borgarfjordur", "Hunathing");
     // Round 1: Ride (Law of Blood), both support, strength 2.
     d.act(0, &Command::Propose { law: BLOOD }).unwrap();
@@ -780,4 +788,131 @@ fn the_game_ends_when_only_one_player_has_any_holdings_left_and_the_last_with_a_
     assert!(d.state.players[0].wordfame < crate::seasons::FAME_TO_WIN, "not by Wordfame");
     assert_eq!(outcome.ranking, vec![0, 1], "the gothi still in Iceland first");
     assert!(Thingvellir::pending(&d.state).is_empty(), "nobody is asked anything more");
+}
+
+#[test]
+fn standing_choices_may_be_given_at_any_time_and_only_their_giver_sees_them() {
+    let mut d = game(3, 0, false);
+    let ask = Command::Choices { choices: Choices { farm: true, pool: true } };
+    assert_eq!(ask_of(&d.state, 1), None, "seat 1 is asked nothing now");
+    assert!(Thingvellir::standing_order(&d.state, 1, &ask), "the kernel takes it from a seat not asked");
+    d.act(1, &ask).expect("a standing choice is taken at any time");
+    assert_eq!(d.state.players[1].choices, Choices { farm: true, pool: true });
+    assert_eq!(ask_of(&d.state, 0), Some(Ask::Propose), "nothing else changed: the Lawspeaker still proposes");
+    let mine = crate::view::view(&d.state, runestone_engine::Viewer::Seat(1));
+    let theirs = crate::view::view(&d.state, runestone_engine::Viewer::Seat(0));
+    assert_eq!(mine.players[1].choices, Some(Choices { farm: true, pool: true }));
+    assert_eq!(theirs.players[1].choices, None, "standing choices are seen only by their giver");
+    assert!(!Thingvellir::standing_order(&d.state, 1, &Command::Pass), "any other command still waits its turn");
+}
+
+#[test]
+fn if_no_thingmen_remain_to_slay_that_gothi_may_choose_to_raze_one_farm_owned_by_the_opposing_gothi() {
+    // Seeds whose drawn cards give seat 0 two conflicts at Austfirdir: the
+    // first slays seat 1's Thingman, the second razes; seat 0 asked to choose.
+    let choose = Choices { farm: true, pool: false };
+    let found =
+        (0..200).map(|seed| feud_at_austfirdir_choosing(seed, choose)).find(|d| ask_of(&d.state, 0) == Some(Ask::Farm));
+    let mut d = found.expect("some seed gives seat 0 a conflict against no Thingmen");
+    let call = d.state.farm_calls.front().cloned().expect("the farm call");
+    assert_eq!((call.chooser, call.loser), (0, 1));
+    assert_eq!(d.state.owner(district("Austfirdir")), Some(1), "nothing is razed before the winner chooses");
+    // Refused in words: a District away from the feud, a colour with no farm.
+    let far = d.act(0, &Command::Raze { district: district("Borgarfjordur"), colour: 0 }).unwrap_err();
+    assert!(far.message.contains("where the feud took place"), "{far}");
+    let farms = d.state.players[1].farms;
+    let none = (0..4).find(|c| farms[*c] == 0).expect("seat 1 lacks a colour");
+    let bad = d.act(0, &Command::Raze { district: district("Austfirdir"), colour: none }).unwrap_err();
+    assert!(bad.message.contains("has no"), "{bad}");
+    // The winner's own choice: not the colour the rules would take.
+    let default = crate::actions::default_farm(&d.state, 1).expect("a farm");
+    let colour = (0..4).find(|c| farms[*c] > 0 && *c != default).expect("a second colour of farms");
+    d.act(0, &Command::Raze { district: district("Austfirdir"), colour }).unwrap();
+    assert_eq!(d.state.players[1].farms[colour], farms[colour] - 1, "the chosen colour's farm is removed");
+    assert_eq!(d.state.players[1].farms[default], farms[default], "the default colour is untouched");
+    assert_eq!(d.state.owner(district("Austfirdir")), None, "the District of value 1 loses its stead");
+    assert_eq!(d.state.phase, Phase::Over, "the last one left with a farm in Iceland wins");
+}
+
+#[test]
+fn by_default_the_rules_raze_for_the_winner_and_the_game_does_not_wait() {
+    let found = (0..200).map(feud_at_austfirdir).find(|d| d.state.players[1].out);
+    let d = found.expect("some seed razes seat 1's last District");
+    assert!(d.state.farm_calls.is_empty(), "no farm call without the standing choice");
+    assert!(Thingvellir::pending(&d.state).is_empty(), "nobody is asked: the game is over");
+}
+
+#[test]
+fn to_capture_a_district_remove_the_opposing_gothis_stead_token_and_one_farm_of_your_choosing() {
+    let mut d = feast_round();
+    d.act(2, &Command::Choices { choices: Choices { farm: true, pool: false } }).unwrap();
+    d.act(5, &Command::Pass).unwrap();
+    pass_until(&mut d, 2);
+    // Given seat 5's Thingmen all away from its Longhall and a second District of its own.
+    d.state.players[5].longhall = 0;
+    let second = district("Austfirdir");
+    d.state.steads[second] = Some((5, 1));
+    let target = district("Thingeyjarthing");
+    let farms = d.state.players[5].farms;
+    d.act(2, &Command::Capture { bondi: 0, weapon: None, district: target, pay: false }).unwrap();
+    assert_eq!(d.state.owner(target), Some(2), "the Bondi's Worth is at least the empty Longhall");
+    assert_eq!(ask_of(&d.state, 2), Some(Ask::Farm), "the capturer chooses the farm");
+    assert_eq!(d.state.players[5].farms, farms, "no farm is removed before the choice");
+    let default = crate::actions::default_farm(&d.state, 5).expect("a farm");
+    let colour = (0..4).find(|c| farms[*c] > 0 && *c != default).expect("a second colour of farms");
+    let legal = Thingvellir::legal(&d.state, 2);
+    assert!(legal.contains(&Command::RemoveFarm { colour }), "{legal:?}");
+    d.act(2, &Command::RemoveFarm { colour }).unwrap();
+    assert_eq!(d.state.players[5].farms[colour], farms[colour] - 1, "the farm of the capturer's choosing");
+    assert_eq!(d.state.players[5].farms[default], farms[default]);
+    assert!(d.state.farm_calls.is_empty());
+}
+
+/// Two gothar; seat 0 proposes Foster (strength 2), both pass, seat 0 draws 2.
+fn foster_draw(seed: u64, choices: Choices) -> Driver {
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
+    let mut d = Driver::new(&opts, 2, seed).expect("setup");
+    d.act(0, &Command::Choices { choices }).unwrap();
+    d.act(0, &Command::Propose { law: KIN }).unwrap();
+    all_support(&mut d);
+    // Everyone asked in the fostering round passes (a seat with nothing to do is not asked).
+    while let Some(step) = d.state.current.clone() {
+        d.act(step.seat, &Command::Pass).unwrap();
+    }
+    d
+}
+
+#[test]
+fn if_there_is_already_a_persona_in_a_space_the_drawing_player_may_choose_to_replace_the_old_one_with_the_new_one() {
+    let ask = Choices { farm: false, pool: true };
+    let mut d = (0..400)
+        .map(|seed| foster_draw(seed, ask))
+        .find(|d| ask_of(&d.state, 0) == Some(Ask::Choose(Choosing::Replace)))
+        .expect("some seed draws a persona whose pool space is taken");
+    let drawn = d.state.players[0].hand.clone();
+    let new = drawn[0];
+    let colour = data().cards[new as usize].colour;
+    let old = d.state.pool[colour].expect("the space is taken");
+    let view = crate::view::view(&d.state, runestone_engine::Viewer::Seat(1));
+    assert!(view.players[0].hand.is_none(), "the drawn personae show only to the drawer");
+    let wrong = d.act(0, &Command::Replace { personae: vec![old] }).unwrap_err();
+    assert!(wrong.message.contains("not among the personae you drew"), "{wrong}");
+    d.act(0, &Command::Replace { personae: vec![new] }).unwrap();
+    assert_eq!(d.state.pool[colour], Some(new), "the new persona takes the space");
+    assert!(d.state.doom.contains(&old), "the old one goes to its Doom");
+    assert!(d.state.players[0].hand.is_empty() && d.state.choosing.is_none());
+}
+
+#[test]
+fn by_default_the_old_persona_stays_in_the_pool_and_the_game_does_not_wait() {
+    let ask = Choices { farm: false, pool: true };
+    let seed = (0..400)
+        .find(|seed| ask_of(&foster_draw(*seed, ask).state, 0) == Some(Ask::Choose(Choosing::Replace)))
+        .expect("some seed draws a persona whose pool space is taken");
+    let d = foster_draw(seed, Choices::default());
+    assert_ne!(ask_of(&d.state, 0), Some(Ask::Choose(Choosing::Replace)), "not asked");
+    let before = foster_draw(seed, ask);
+    let new = before.state.players[0].hand[0];
+    assert!(d.state.doom.contains(&new), "the newly drawn persona goes to its Doom");
+    assert_eq!(d.state.pool, before.state.pool, "the pool keeps its personae");
 }

@@ -185,7 +185,8 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
 /// erring towards asking: Raid always has a choice (return laden), Settle
 /// when a District may be subsumed or a single expansion is accepted, Ride
 /// with a Thingman to set forth or a band to move, Foster when a persona may
-/// be sent off or fostered, Feast with a Good for a guest or any Bondi.
+/// be sent off or fostered, Feast with a Good for a guest or a Bondi and
+/// someone to murder or a District to capture.
 pub fn has_choice(s: &State, step: &Step) -> bool {
     let d = data();
     let seat = step.seat;
@@ -216,7 +217,18 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
         }
         Action::Feast => {
             let guests = act::guests(s, seat);
-            !p.oaths.is_empty()
+            // Feast B: a murder needs opposing Thingmen on an edge of one's
+            // Districts; a capture one's Thingman on a rival's District and a
+            // 1/2 Stead token.
+            let murder = s.edges.iter().enumerate().any(|(e, men)| {
+                let (a, b) = d.edges[e];
+                (mine.contains(&a) || mine.contains(&b)) && (0..s.seats).any(|o| o != seat && men[o as usize] > 0)
+            });
+            let capture = p.small_tokens > 0
+                && (0..d.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                });
+            (!p.oaths.is_empty() && (murder || capture))
                 || (!guests.is_empty() && p.wealth.iter().any(|c| d.cards[*c as usize].worth <= step.strength))
         }
     }

@@ -44,6 +44,9 @@ pub struct Options {
     pub sealed_feuds: bool,
     /// The designed Advanced Outlawry rules.
     pub advanced_outlawry: bool,
+    /// Designed: "Districts produce goods" in Hunting for Sheep for a gothi
+    /// without a sworn Bondi of the colour of the action taken.
+    pub district_goods: bool,
     /// The first Lawspeaker; `None` picks one at random.
     pub lawspeaker: Option<Seat>,
 }
@@ -118,6 +121,10 @@ impl Game for Thingvellir {
                 (
                     "advanced_outlawry".into(),
                     "Advanced Outlawry: murderers pay a life-ring fee in winter or suffer full outlawry".into(),
+                ),
+                (
+                    "district_goods".into(),
+                    "Districts produce goods: in Hunting for Sheep a gothi without a sworn Bondi of the action's colour takes one Good per District instead of the Home Stead Bondi's action".into(),
                 ),
                 (
                     "lawspeaker".into(),

@@ -274,8 +274,8 @@ pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Re
 
 pub fn apply(s: &mut State, event: &Event) {
     match event {
-        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, deck } => {
-            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, deck)
+        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, deck } => {
+            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, *district_goods, deck)
         }
         Event::Reshuffled { deck } => {
             s.deck = deck.clone();

@@ -96,6 +96,16 @@ fn queue_hunt(s: &mut State) {
                 steps.push(card.action);
             }
         }
+        if s.district_goods && steps.is_empty() {
+            // Designed (option): "Bondi take actions OR Districts produce
+            // goods": with no sworn Bondi of the colour, the gothi's
+            // Districts produce one Good each instead of the Home Stead
+            // Bondi's action.
+            let n = s.districts_of(seat).len();
+            let goods = crate::actions::draw(s, n);
+            s.players[seat as usize].wealth.extend(goods);
+            continue;
+        }
         steps.push(action);
         for a in steps {
             s.group_counter += 1;

@@ -186,21 +186,17 @@ pub enum Event {
         lawspeaker: Seat,
         sealed_feuds: bool,
         advanced_outlawry: bool,
+        /// Absent (off) in logs from before the option.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        district_goods: bool,
         deck: Vec<CardId>,
     },
     /// The Doom shuffled into a new orlog.
-    Reshuffled {
-        deck: Vec<CardId>,
-    },
+    Reshuffled { deck: Vec<CardId> },
     /// A command accepted (its consequences follow from the rules).
-    Acted {
-        seat: Seat,
-        command: Command,
-    },
+    Acted { seat: Seat, command: Command },
     /// A secret command, as the others see it.
-    Hidden {
-        seat: Seat,
-    },
+    Hidden { seat: Seat },
 }
 
 /// A Thingman-count per seat.
@@ -323,6 +319,8 @@ pub struct State {
     pub phase: Phase,
     pub sealed_feuds: bool,
     pub advanced_outlawry: bool,
+    #[serde(default)]
+    pub district_goods: bool,
     pub players: Vec<Player>,
     pub lawspeaker: Seat,
     /// Where the Lawspeaker token sits: (law, statute level).

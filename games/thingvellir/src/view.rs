@@ -132,6 +132,8 @@ pub struct View {
     pub farm_call: Option<FarmCall>,
     pub sealed_feuds: bool,
     pub advanced_outlawry: bool,
+    /// Designed option: Districts produce goods in Hunting for Sheep.
+    pub district_goods: bool,
     /// What this viewer is asked now, if anything.
     pub asked: Option<String>,
     /// The viewer's own seat, if a seat.
@@ -248,6 +250,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         farm_call: s.farm_calls.front().cloned(),
         sealed_feuds: s.sealed_feuds,
         advanced_outlawry: s.advanced_outlawry,
+        district_goods: s.district_goods,
         asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
         me,
     }

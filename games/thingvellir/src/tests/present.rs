@@ -35,7 +35,8 @@ fn every_kind_of_decision_has_a_form_and_the_gathering_forms_build_accepted_comm
     let mut built: BTreeSet<&str> = BTreeSet::new();
     for game in 0..10u64 {
         let seats = 2 + (game % 5) as u8;
-        let opts = Options { sealed_feuds: game % 2 == 1, advanced_outlawry: false, lawspeaker: None };
+        let opts =
+            Options { sealed_feuds: game % 2 == 1, advanced_outlawry: false, lawspeaker: None, ..Options::default() };
         let mut d = Driver::new(&opts, seats, game + 100).expect("setup");
         if game % 2 == 0 {
             // Every seat asks to choose farms and Foster pool replacements.

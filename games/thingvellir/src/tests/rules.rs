@@ -15,8 +15,12 @@ const KIN: usize = 2;
 const BLOOD: usize = 3;
 
 fn game(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
-    Driver::new(&Options { sealed_feuds: sealed, advanced_outlawry: false, lawspeaker: Some(lawspeaker) }, seats, 7)
-        .expect("setup")
+    Driver::new(
+        &Options { sealed_feuds: sealed, advanced_outlawry: false, lawspeaker: Some(lawspeaker), ..Options::default() },
+        seats,
+        7,
+    )
+    .expect("setup")
 }
 
 fn first_waiting(d: &Driver) -> Seat {
@@ -478,7 +482,12 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
 /// of seat 5), and then the Lawspeaker proposes Feast (Law of Blood, second
 /// statute), which everyone supports at strength 6.
 fn feast_round() -> Driver {
-    feast_round_with(Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) })
+    feast_round_with(Options {
+        sealed_feuds: false,
+        advanced_outlawry: false,
+        lawspeaker: Some(0),
+        ..Options::default()
+    })
 }
 
 fn feast_round_with(options: Options) -> Driver {
@@ -590,7 +599,12 @@ fn once_everyone_has_fostered_the_initiator_draws_per_strength_and_fills_empty_s
 
 #[test]
 fn under_advanced_outlawry_a_murderer_pays_the_life_ring_fee_to_the_one_murdered_from_in_winter() {
-    let mut d = feast_round_with(Options { sealed_feuds: false, advanced_outlawry: true, lawspeaker: Some(0) });
+    let mut d = feast_round_with(Options {
+        sealed_feuds: false,
+        advanced_outlawry: true,
+        lawspeaker: Some(0),
+        ..Options::default()
+    });
     d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
     let best =
         d.state.players[5].wealth.iter().map(|c| data().cards[*c as usize].worth).max().expect("Goods from the raid");
@@ -729,7 +743,7 @@ fn feud_at_austfirdir(seed: u64) -> Driver {
 
 /// As `feud_at_austfirdir`, seat 0 having given standing `choices` first.
 fn feud_at_austfirdir_choosing(seed: u64, choices: Choices) -> Driver {
-    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0), ..Options::default() };
     let mut d = Driver::new(&opts, 2, seed).expect("setup");
     if choices != Choices::default() {
         d.act(0, &Command::Choices { choices }).unwrap();
@@ -870,7 +884,7 @@ fn to_capture_a_district_remove_the_opposing_gothis_stead_token_and_one_farm_of_
 
 /// Two gothar; seat 0 proposes Foster (strength 2), both pass, seat 0 draws 2.
 fn foster_draw(seed: u64, choices: Choices) -> Driver {
-    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0), ..Options::default() };
     let mut d = Driver::new(&opts, 2, seed).expect("setup");
     d.act(0, &Command::Choices { choices }).unwrap();
     d.act(0, &Command::Propose { law: KIN }).unwrap();
@@ -915,4 +929,26 @@ fn by_default_the_old_persona_stays_in_the_pool_and_the_game_does_not_wait() {
     let new = before.state.players[0].hand[0];
     assert!(d.state.doom.contains(&new), "the newly drawn persona goes to its Doom");
     assert_eq!(d.state.pool, before.state.pool, "the pool keeps its personae");
+}
+
+#[test]
+fn with_district_goods_a_gothi_without_a_bondi_of_the_colour_has_districts_produce_goods_instead() {
+    let with = Options { lawspeaker: Some(0), district_goods: true, ..Options::default() };
+    let mut d = Driver::new(&with, 2, 7).expect("setup");
+    let mut base = game(2, 0, false);
+    for g in [&mut d, &mut base] {
+        g.act(0, &Command::Propose { law: SEA }).unwrap(); // Raid, strength 2: nobody has Bondi yet
+        all_support(g);
+        g.act(0, &Command::SailOut { thingmen: 2 }).unwrap();
+        g.act(1, &Command::SailOut { thingmen: 2 }).unwrap();
+    }
+    // Base game: Districts produce nothing (the Home Stead Bondi may act; passing here).
+    to_next_council(&mut base);
+    assert!(base.state.players.iter().all(|p| p.wealth.is_empty()), "no Goods without the option");
+    // With the option: no Bondi of the colour, so each District produces one Good instead.
+    to_next_council(&mut d);
+    for seat in 0..2 {
+        let p = &d.state.players[seat];
+        assert_eq!(p.wealth.len(), d.state.districts_of(seat as Seat).len(), "one Good per District");
+    }
 }

@@ -453,6 +453,46 @@ pub fn murder(
     Ok(())
 }
 
+/// Feast B under the Arson option (designed): burn a rival's District where
+/// you have a Thingman: discard a Bondi, place one of the 4 Arson tokens on
+/// the District (once a round each), which loses 1 as a raze does (a farm
+/// of the colour its gothi holds most of is removed; at 0 it loses its
+/// stead); the burner is outlawed, as a murderer is.
+pub fn burn(s: &mut State, seat: Seat, bondi: usize, district: usize) -> Result<(), String> {
+    let d = data();
+    if !s.arson {
+        return Err("this game is played without the Arson option".into());
+    }
+    if district >= d.districts.len() {
+        return Err(format!("there is no District number {district}"));
+    }
+    let Some((victim, _)) = s.steads[district] else {
+        return Err(format!("{} has no Stead token to burn", d.districts[district]));
+    };
+    if victim == seat {
+        return Err(format!("you control {}; burn a rival's District", d.districts[district]));
+    }
+    if !d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
+        return Err(format!("you have no Thingman on {}", d.districts[district]));
+    }
+    if s.burned.contains(&district) {
+        return Err(format!("{} already burned this round", d.districts[district]));
+    }
+    if s.burned.len() >= 4 {
+        return Err("all 4 Arson tokens are on the board this round".into());
+    }
+    if bondi >= s.players[seat as usize].oaths.len() {
+        return Err(format!("there is no Bondi at place {bondi} in your Oaths"));
+    }
+    let c = s.players[seat as usize].oaths.remove(bondi);
+    s.doom.push(c);
+    s.burned.push(district);
+    raze(s, district, None);
+    s.players[seat as usize].outlawed = true;
+    s.murders.push((seat, victim));
+    Ok(())
+}
+
 /// Feast B: capture a District where you have a Thingman.
 pub fn capture(
     s: &mut State,

@@ -140,6 +140,9 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                         }
                         for x in 0..d.districts.len() {
                             if s.owner(x).is_some_and(|o| o != seat) {
+                                if s.arson {
+                                    out.push(Command::Burn { bondi: 0, district: x });
+                                }
                                 out.push(Command::Capture { bondi: 0, weapon: None, district: x, pay: true });
                                 if !p.wealth.is_empty() {
                                     out.push(Command::Capture { bondi: 0, weapon: Some(0), district: x, pay: false });

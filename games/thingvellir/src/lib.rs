@@ -47,6 +47,8 @@ pub struct Options {
     /// Designed: "Districts produce goods" in Hunting for Sheep for a gothi
     /// without a sworn Bondi of the colour of the action taken.
     pub district_goods: bool,
+    /// Designed: the 4 Arson tokens; Feast B may burn a rival's District.
+    pub arson: bool,
     /// The first Lawspeaker; `None` picks one at random.
     pub lawspeaker: Option<Seat>,
 }
@@ -125,6 +127,10 @@ impl Game for Thingvellir {
                 (
                     "district_goods".into(),
                     "Districts produce goods: in Hunting for Sheep a gothi without a sworn Bondi of the action's colour takes one Good per District instead of the Home Stead Bondi's action".into(),
+                ),
+                (
+                    "arson".into(),
+                    "Arson: Feast B may burn a rival's District where you have a Thingman (a Bondi discarded, the District loses 1, the burner outlawed), with 4 Arson tokens a round".into(),
                 ),
                 (
                     "lawspeaker".into(),

@@ -172,6 +172,7 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
         (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
         (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
         (Action::Feast, Command::Murder { bondi, edge, victim }) => act::murder(s, seat, bondi, *edge, *victim, st)?,
+        (Action::Feast, Command::Burn { bondi, district }) => act::burn(s, seat, *bondi, *district)?,
         (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
             act::capture(s, seat, *bondi, *weapon, *district, *pay)?
         }
@@ -228,7 +229,12 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
                 && (0..d.districts.len()).any(|x| {
                     s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
                 });
-            (!p.oaths.is_empty() && (murder || capture))
+            let burn = s.arson
+                && s.burned.len() < 4
+                && (0..d.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                });
+            (!p.oaths.is_empty() && (murder || capture || burn))
                 || (!guests.is_empty() && p.wealth.iter().any(|c| d.cards[*c as usize].worth <= step.strength))
         }
     }
@@ -274,8 +280,8 @@ pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Re
 
 pub fn apply(s: &mut State, event: &Event) {
     match event {
-        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, deck } => {
-            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, *district_goods, deck)
+        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, arson, deck } => {
+            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, *district_goods, *arson, deck)
         }
         Event::Reshuffled { deck } => {
             s.deck = deck.clone();

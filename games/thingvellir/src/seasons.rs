@@ -143,6 +143,7 @@ fn winter(s: &mut State) {
         }
     }
     s.murders.clear();
+    s.burned.clear();
     s.lawspeaker = s.clockwise(s.lawspeaker).get(1).copied().unwrap_or(s.lawspeaker);
     s.round += 1;
     s.hunting = false;

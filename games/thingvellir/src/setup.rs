@@ -31,6 +31,7 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         sealed_feuds: options.sealed_feuds,
         advanced_outlawry: options.advanced_outlawry,
         district_goods: options.district_goods,
+        arson: options.arson,
         deck,
     };
     let public = Event::Setup {
@@ -39,12 +40,14 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         sealed_feuds: options.sealed_feuds,
         advanced_outlawry: options.advanced_outlawry,
         district_goods: options.district_goods,
+        arson: options.arson,
         deck: vec![],
     };
     Ok(vec![Emit::secret(full, vec![], public)])
 }
 
 /// Fold the Setup event.
+#[allow(clippy::too_many_arguments)]
 pub fn apply_setup(
     s: &mut State,
     seats: u8,
@@ -52,6 +55,7 @@ pub fn apply_setup(
     sealed: bool,
     outlawry: bool,
     goods: bool,
+    arson: bool,
     deck: &[CardId],
 ) {
     let d = data();
@@ -61,6 +65,7 @@ pub fn apply_setup(
         sealed_feuds: sealed,
         advanced_outlawry: outlawry,
         district_goods: goods,
+        arson,
         lawspeaker,
         votes: vec![None; seats as usize],
         steads: vec![None; d.districts.len()],

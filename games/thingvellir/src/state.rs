@@ -152,6 +152,11 @@ pub enum Command {
         edge: usize,
         victim: Seat,
     },
+    /// Feast B under the Arson option: burn a rival's District.
+    Burn {
+        bondi: usize,
+        district: usize,
+    },
     /// Feast B: capture a District.
     Capture {
         bondi: usize,
@@ -189,6 +194,9 @@ pub enum Event {
         /// Absent (off) in logs from before the option.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         district_goods: bool,
+        /// Absent (off) in logs from before the option.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        arson: bool,
         deck: Vec<CardId>,
     },
     /// The Doom shuffled into a new orlog.
@@ -321,6 +329,11 @@ pub struct State {
     pub advanced_outlawry: bool,
     #[serde(default)]
     pub district_goods: bool,
+    #[serde(default)]
+    pub arson: bool,
+    /// Districts burned this round (an Arson token on each; 4 at most).
+    #[serde(default)]
+    pub burned: Vec<usize>,
     pub players: Vec<Player>,
     pub lawspeaker: Seat,
     /// Where the Lawspeaker token sits: (law, statute level).

@@ -134,6 +134,9 @@ pub struct View {
     pub advanced_outlawry: bool,
     /// Designed option: Districts produce goods in Hunting for Sheep.
     pub district_goods: bool,
+    /// Designed option: the 4 Arson tokens, and the Districts burned this round.
+    pub arson: bool,
+    pub burned: Vec<usize>,
     /// What this viewer is asked now, if anything.
     pub asked: Option<String>,
     /// The viewer's own seat, if a seat.
@@ -251,6 +254,8 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         sealed_feuds: s.sealed_feuds,
         advanced_outlawry: s.advanced_outlawry,
         district_goods: s.district_goods,
+        arson: s.arson,
+        burned: s.burned.clone(),
         asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
         me,
     }
@@ -343,6 +348,7 @@ pub fn label(s: &State, seat: Seat, command: &Command) -> String {
         Command::Murder { bondi, edge: e, victim } => {
             format!("murder seat {victim}'s Thingmen on {} with {} Bondi", edge(*e), bondi.len())
         }
+        Command::Burn { district, .. } => format!("burn {}", dist(*district)),
         Command::Capture { district, weapon, .. } => {
             format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
         }

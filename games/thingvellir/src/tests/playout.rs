@@ -25,7 +25,13 @@ impl Pick {
 }
 
 fn options_for(i: u64) -> Options {
-    Options { sealed_feuds: i % 2 == 1, advanced_outlawry: i % 3 == 2, district_goods: i % 4 == 1, lawspeaker: None }
+    Options {
+        sealed_feuds: i % 2 == 1,
+        advanced_outlawry: i % 3 == 2,
+        district_goods: i % 4 == 1,
+        arson: i % 4 == 3,
+        lawspeaker: None,
+    }
 }
 
 /// No card id that is secret from `viewer` appears in its view: Goods show only

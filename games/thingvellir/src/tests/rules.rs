@@ -952,3 +952,35 @@ fn with_district_goods_a_gothi_without_a_bondi_of_the_colour_has_districts_produ
         assert_eq!(p.wealth.len(), d.state.districts_of(seat as Seat).len(), "one Good per District");
     }
 }
+
+#[test]
+fn with_arson_a_feast_may_burn_a_rivals_district_once_a_round_and_the_burner_is_outlawed() {
+    let mut d = feast_round_with(Options { lawspeaker: Some(0), arson: true, ..Options::default() });
+    d.act(5, &Command::Pass).unwrap();
+    pass_until(&mut d, 2);
+    let target = district("Thingeyjarthing");
+    let before = d.state.steads[target].expect("seat 5's home").1;
+    let farms: u8 = d.state.players[5].farms.iter().sum();
+    let far = d.act(2, &Command::Burn { bondi: 0, district: district("Borgarfjordur") }).unwrap_err();
+    assert!(far.message.contains("no Thingman on Borgarfjordur"), "{far}");
+    let bondi = d.state.players[2].oaths[0];
+    // The burning itself, on a copy of the position (play moves on to winter at once).
+    let mut s = d.state.clone();
+    crate::actions::burn(&mut s, 2, 0, target).unwrap();
+    assert_eq!(s.burned, vec![target], "an Arson token on the District");
+    assert_eq!(s.steads[target].map(|v| v.1), if before > 1 { Some(before - 1) } else { None });
+    assert_eq!(s.players[5].farms.iter().sum::<u8>(), farms - 1, "a farm burned");
+    assert!(s.players[2].outlawed, "the burner is outlawed");
+    assert!(s.doom.contains(&bondi), "the Bondi is discarded");
+    s.steads[target] = Some((5, 2));
+    let again = crate::actions::burn(&mut s, 2, 0, target).unwrap_err();
+    assert!(again.contains("already burned this round"), "{again}");
+    // In play, by the command; the Arson tokens come back in winter.
+    d.act(2, &Command::Burn { bondi: 0, district: target }).unwrap();
+    to_next_council(&mut d);
+    assert!(d.state.burned.is_empty(), "the Arson tokens come back in winter");
+    let base = feast_round();
+    let mut probe = base.state.clone();
+    let err = crate::actions::burn(&mut probe, 5, 0, district("Skagafjordur")).unwrap_err();
+    assert!(err.contains("without the Arson option"), "{err}");
+}

@@ -4,7 +4,7 @@
 use runestone_engine::Seat;
 
 use crate::data::{data, Action, CardId, Colour};
-use crate::state::{BandMove, ChallengeCall, Choosing, FeudCall, Gift, State, Step};
+use crate::state::{BandMove, ChallengeCall, Choosing, Command, FarmCall, FeudCall, Gift, State, Step};
 
 /// Draw up to `n` cards from the orlog (fewer if the orlog and Doom are spent).
 pub fn draw(s: &mut State, n: usize) -> Vec<CardId> {
@@ -283,16 +283,58 @@ pub fn foster(s: &mut State, seat: Seat, persona: CardId) -> Result<(), String> 
 }
 
 /// After the fostering round: the initiator draws and refills the pool.
-pub fn refill_pool(s: &mut State, strength: u8) {
+/// "if there is already a persona in a space in the pool where a
+/// newly-drawn one would go, the drawing player may choose to replace the
+/// old one with the new one": asked if the drawer's standing choice says
+/// so (the drawn personae are held as a hand); by default the old one stays.
+pub fn refill_pool(s: &mut State, drawer: Seat, strength: u8) {
     let d = data();
+    let ask = s.players[drawer as usize].choices.pool;
+    let mut candidates = Vec::new();
     for c in draw(s, strength as usize) {
         let card = &d.cards[c as usize];
         if card.persona.is_some() && s.pool[card.colour].is_none() {
             s.pool[card.colour] = Some(c);
+        } else if card.persona.is_some() && ask {
+            candidates.push(c);
         } else {
             s.doom.push(c);
         }
     }
+    if !candidates.is_empty() {
+        s.players[drawer as usize].hand = candidates;
+        s.choosing = Some((drawer, Choosing::Replace, 0));
+    }
+}
+
+/// The drawer's answer: each named persona replaces the one in its colour's
+/// pool space (the old one goes to the Doom); the rest go to the Doom.
+pub fn replace(s: &mut State, seat: Seat, personae: &[CardId]) -> Result<(), String> {
+    let d = data();
+    let Some((_, Choosing::Replace, _)) = s.choosing else { return Err("there is nothing to replace now".into()) };
+    let mut hand = s.players[seat as usize].hand.clone();
+    let mut colours = Vec::new();
+    for &c in personae {
+        let Some(i) = hand.iter().position(|x| *x == c) else {
+            return Err(format!("card {c} is not among the personae you drew"));
+        };
+        let colour = d.cards[c as usize].colour;
+        if colours.contains(&colour) {
+            return Err(format!("only one persona may take the {} space of the pool", d.colours[colour]));
+        }
+        colours.push(colour);
+        hand.remove(i);
+    }
+    for &c in personae {
+        let colour = d.cards[c as usize].colour;
+        if let Some(old) = s.pool[colour].replace(c) {
+            s.doom.push(old);
+        }
+    }
+    s.doom.extend(hand);
+    s.players[seat as usize].hand.clear();
+    s.choosing = None;
+    Ok(())
 }
 
 /// The gothi `seat` may give to at a Feast: neighbours, and gothi with a
@@ -411,6 +453,46 @@ pub fn murder(
     Ok(())
 }
 
+/// Feast B under the Arson option (designed): burn a rival's District where
+/// you have a Thingman: discard a Bondi, place one of the 4 Arson tokens on
+/// the District (once a round each), which loses 1 as a raze does (a farm
+/// of the colour its gothi holds most of is removed; at 0 it loses its
+/// stead); the burner is outlawed, as a murderer is.
+pub fn burn(s: &mut State, seat: Seat, bondi: usize, district: usize) -> Result<(), String> {
+    let d = data();
+    if !s.arson {
+        return Err("this game is played without the Arson option".into());
+    }
+    if district >= d.districts.len() {
+        return Err(format!("there is no District number {district}"));
+    }
+    let Some((victim, _)) = s.steads[district] else {
+        return Err(format!("{} has no Stead token to burn", d.districts[district]));
+    };
+    if victim == seat {
+        return Err(format!("you control {}; burn a rival's District", d.districts[district]));
+    }
+    if !d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
+        return Err(format!("you have no Thingman on {}", d.districts[district]));
+    }
+    if s.burned.contains(&district) {
+        return Err(format!("{} already burned this round", d.districts[district]));
+    }
+    if s.burned.len() >= 4 {
+        return Err("all 4 Arson tokens are on the board this round".into());
+    }
+    if bondi >= s.players[seat as usize].oaths.len() {
+        return Err(format!("there is no Bondi at place {bondi} in your Oaths"));
+    }
+    let c = s.players[seat as usize].oaths.remove(bondi);
+    s.doom.push(c);
+    s.burned.push(district);
+    raze(s, district, None);
+    s.players[seat as usize].outlawed = true;
+    s.murders.push((seat, victim));
+    Ok(())
+}
+
 /// Feast B: capture a District where you have a Thingman.
 pub fn capture(
     s: &mut State,
@@ -468,7 +550,9 @@ pub fn capture(
     Ok(())
 }
 
-/// Remove `victim`'s stead from `district` and one of their farms; place `seat`'s.
+/// Remove `victim`'s stead from `district` and one farm of the capturer's
+/// choosing (asked if the capturer's standing choice says so, else the
+/// colour the victim holds most of); place `seat`'s.
 fn take_district(s: &mut State, seat: Seat, victim: Seat, district: usize) {
     let value = s.steads[district].map(|x| x.1).unwrap_or(1);
     let v = &mut s.players[victim as usize];
@@ -477,17 +561,110 @@ fn take_district(s: &mut State, seat: Seat, victim: Seat, district: usize) {
     } else {
         v.small_tokens += 1;
     }
-    remove_farm(s, victim);
+    if s.players[seat as usize].choices.farm {
+        s.farm_calls.push_back(FarmCall { chooser: seat, loser: victim, edge: None });
+    } else {
+        remove_farm(s, victim);
+    }
     s.players[seat as usize].small_tokens -= 1;
     s.steads[district] = Some((seat, 1));
 }
 
+/// The standing default farm to remove: of the colour `seat` holds most of
+/// (the first such colour on a tie); `None` with no farm left.
+pub fn default_farm(s: &State, seat: Seat) -> Option<Colour> {
+    let f = &s.players[seat as usize].farms;
+    (0..4).filter(|c| f[*c] > 0).max_by_key(|c| (f[*c], std::cmp::Reverse(*c)))
+}
+
 /// Remove one farm of `seat` from the game: of the colour they hold most of.
 pub fn remove_farm(s: &mut State, seat: Seat) {
-    let f = &mut s.players[seat as usize].farms;
-    if let Some(c) = (0..4).filter(|c| f[*c] > 0).max_by_key(|c| (f[*c], std::cmp::Reverse(*c))) {
-        f[c] -= 1;
+    if let Some(c) = default_farm(s, seat) {
+        s.players[seat as usize].farms[c] -= 1;
     }
+}
+
+/// The loser's Districts on the feud's `edge`, which a raze may strike.
+pub fn raze_targets(s: &State, loser: Seat, edge: usize) -> Vec<usize> {
+    let (a, b) = data().edges[edge];
+    [a, b].into_iter().filter(|x| s.owner(*x) == Some(loser)).collect()
+}
+
+/// The standing default raze: the loser's District of greater value on the edge.
+pub fn default_raze(s: &State, loser: Seat, edge: usize) -> Option<usize> {
+    raze_targets(s, loser, edge).into_iter().max_by_key(|x| s.steads[*x].map(|v| v.1))
+}
+
+/// Raze a farm on `district`: it loses 1 of value (a District at 0 loses
+/// its stead, which returns to its gothi) and a farm of `colour` (or, with
+/// `None`, of the colour its gothi holds most of) is removed from the game.
+pub fn raze(s: &mut State, district: usize, colour: Option<Colour>) {
+    let (o, v) = s.steads[district].expect("owned");
+    if v == 3 {
+        s.players[o as usize].large_tokens += 1;
+        s.players[o as usize].small_tokens = s.players[o as usize].small_tokens.saturating_sub(1);
+    }
+    if v <= 1 {
+        s.steads[district] = None;
+        s.players[o as usize].small_tokens += 1;
+    } else {
+        s.steads[district] = Some((o, v - 1));
+    }
+    match colour {
+        Some(c) if s.players[o as usize].farms[c] > 0 => s.players[o as usize].farms[c] -= 1,
+        _ => remove_farm(s, o),
+    }
+}
+
+/// The answers to a farm call: each District the raze may strike with each
+/// colour the loser has a farm of (any one colour when none), or each
+/// colour to remove with a capture. Empty: there is nothing to choose from.
+pub fn farm_options(s: &State, call: &FarmCall) -> Vec<Command> {
+    let f = s.players[call.loser as usize].farms;
+    let colours: Vec<Colour> = (0..4).filter(|c| f[*c] > 0).collect();
+    match call.edge {
+        Some(edge) => {
+            let colours = if colours.is_empty() { vec![0] } else { colours };
+            raze_targets(s, call.loser, edge)
+                .into_iter()
+                .flat_map(|district| colours.iter().map(move |&colour| Command::Raze { district, colour }))
+                .collect()
+        }
+        None => colours.into_iter().map(|colour| Command::RemoveFarm { colour }).collect(),
+    }
+}
+
+/// Carry out the winner's answer to the farm call at the front.
+pub fn choose_farm(s: &mut State, command: &Command) -> Result<(), String> {
+    let d = data();
+    let call = s.farm_calls.front().cloned().expect("a farm call");
+    let options = farm_options(s, &call);
+    if !options.contains(command) {
+        let loser = call.loser;
+        return Err(match (command, call.edge) {
+            (Command::Raze { district, .. }, Some(edge)) if !raze_targets(s, loser, edge).contains(district) => {
+                let (a, b) = d.edges[edge];
+                format!(
+                    "a farm is razed on a District of seat {loser} where the feud took place: {} or {}",
+                    d.districts[a], d.districts[b]
+                )
+            }
+            (Command::Raze { colour, .. } | Command::RemoveFarm { colour }, _) if *colour >= 4 => {
+                format!("there is no colour number {colour}")
+            }
+            (Command::Raze { colour, .. } | Command::RemoveFarm { colour }, _) => {
+                format!("seat {loser} has no {} farm to remove", d.colours[*colour])
+            }
+            _ => "choose the farm to remove first".into(),
+        });
+    }
+    s.farm_calls.pop_front();
+    match *command {
+        Command::Raze { district, colour } => raze(s, district, Some(colour)),
+        Command::RemoveFarm { colour } => s.players[call.loser as usize].farms[colour] -= 1,
+        _ => unreachable!("checked against the options"),
+    }
+    Ok(())
 }
 
 /// The queue entries a resolved step leaves behind (the fostering round's draw).
@@ -495,7 +672,7 @@ pub fn after_step(s: &mut State, step: &Step) {
     if step.action == Action::Foster {
         let more = s.queue.front().is_some_and(|n| n.group == step.group && n.action == Action::Foster);
         if !more {
-            refill_pool(s, step.strength);
+            refill_pool(s, step.initiator, step.strength);
         }
     }
 }

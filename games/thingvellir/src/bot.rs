@@ -66,6 +66,14 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             out.push(Command::Challenge { fight: true });
             out.push(Command::Challenge { fight: false });
         }
+        Ask::Farm => {
+            let call = s.farm_calls.front().expect("a farm call");
+            out.extend(default_farm_choice(s).into_iter().chain(crate::actions::farm_options(s, call)));
+        }
+        Ask::Choose(Choosing::Replace) => {
+            out.push(Command::Replace { personae: vec![] });
+            out.extend(p.hand.iter().map(|&c| Command::Replace { personae: vec![c] }));
+        }
         Ask::Resolve(action) => {
             out.push(Command::Pass);
             let st = s.current.as_ref().map(|c| c.strength).unwrap_or(0);
@@ -132,6 +140,9 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                         }
                         for x in 0..d.districts.len() {
                             if s.owner(x).is_some_and(|o| o != seat) {
+                                if s.arson {
+                                    out.push(Command::Burn { bondi: 0, district: x });
+                                }
                                 out.push(Command::Capture { bondi: 0, weapon: None, district: x, pay: true });
                                 if !p.wealth.is_empty() {
                                     out.push(Command::Capture { bondi: 0, weapon: Some(0), district: x, pay: false });
@@ -181,6 +192,7 @@ pub fn passive(s: &State, seat: Seat) -> Option<Command> {
         Ask::Vote => Command::Vote { vote: Vote::Support },
         Ask::Resolve(_) => Command::Pass,
         Ask::Challenge => Command::Challenge { fight: false },
+        Ask::Farm => default_farm_choice(s)?,
         Ask::Feud if s.sealed_feuds => Command::Seal { goods: vec![] },
         Ask::Feud => {
             let f = s.feud.as_ref()?;
@@ -190,8 +202,8 @@ pub fn passive(s: &State, seat: Seat) -> Option<Command> {
     })
 }
 
-/// The bot's standing orders: support what builds, sue for Settle against
-/// what does not.
+/// The bot's standing orders: support what builds and Ride (which empties
+/// Longhalls and brings feuds), sue for Settle against Foster.
 pub fn bot_orders() -> Orders {
     Orders {
         rules: vec![
@@ -200,9 +212,18 @@ pub fn bot_orders() -> Orders {
             (Action::Pledge, OrderDo::Support),
             (Action::Raid, OrderDo::Support),
             (Action::Foster, OrderDo::SueFor { action: Action::Settle }),
-            (Action::Ride, OrderDo::SueFor { action: Action::Raid }),
+            (Action::Ride, OrderDo::Support),
         ],
         otherwise: Some(OrderDo::Support),
+    }
+}
+
+/// The bot's standing orders while a capture is ready: support a Feast,
+/// otherwise sue for one (support where no Feast may be sued for).
+pub fn hunting_orders() -> Orders {
+    Orders {
+        rules: vec![(Action::Feast, OrderDo::Support)],
+        otherwise: Some(OrderDo::SueFor { action: Action::Feast }),
     }
 }
 
@@ -211,8 +232,13 @@ pub fn bot_orders() -> Orders {
 pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
     let d = data();
     let p = &s.players[seat as usize];
-    if standing && p.orders.is_none() {
-        return Some(Command::Orders { orders: Some(bot_orders()) });
+    if standing {
+        // Standing orders: the usual ones, or, when a capture of a rival's
+        // District is ready, sue for Feast whenever a Feast may be sued for.
+        let want = if capture_choice(s, seat).is_some() { hunting_orders() } else { bot_orders() };
+        if p.orders.as_ref() != Some(&want) {
+            return Some(Command::Orders { orders: Some(want) });
+        }
     }
     let legal = listed(s, seat);
     let ask = ask_of(s, seat)?;
@@ -223,7 +249,10 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                 match a {
                     Action::Feast if p.wealth.len() >= 2 && !guests(s, seat).is_empty() => 6,
                     Action::Pledge if p.oaths.len() < s.districts_of(seat).len() => 5,
-                    Action::Settle if p.small_tokens > 0 || p.large_tokens > 0 => 4,
+                    Action::Ride if p.longhall > 2 && prey(s, seat).is_some() => 5,
+                    Action::Feast if capture_choice(s, seat).is_some() => 8,
+                    Action::Settle if p.small_tokens > 1 || p.large_tokens > 0 => 4,
+                    Action::Settle if p.small_tokens == 1 && prey(s, seat).is_none() => 4,
                     Action::Raid => 3,
                     Action::Feast => 2,
                     Action::Foster => 1,
@@ -240,7 +269,8 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                 .map(|(law, _)| Command::Propose { law })
         }
         Ask::Vote => {
-            Some(Command::Vote { vote: crate::council::ordered(s, seat, &bot_orders()).unwrap_or(Vote::Support) })
+            let orders = if capture_choice(s, seat).is_some() { hunting_orders() } else { bot_orders() };
+            Some(Command::Vote { vote: crate::council::ordered(s, seat, &orders).unwrap_or(Vote::Support) })
         }
         Ask::Feud => {
             if s.sealed_feuds {
@@ -271,6 +301,21 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
             Some(Command::Swear { add: if room { best } else { None }, swaps: vec![] })
         }
         Ask::Challenge => Some(Command::Challenge { fight: p.wealth.len() >= 2 }),
+        Ask::Farm => default_farm_choice(s),
+        Ask::Choose(Choosing::Replace) => {
+            // A drawn persona of lower Worth is easier to foster: it replaces.
+            let mut taken: Vec<usize> = Vec::new();
+            let mut personae = Vec::new();
+            for &c in &p.hand {
+                let card = &d.cards[c as usize];
+                let old = s.pool[card.colour].map(|o| d.cards[o as usize].worth).unwrap_or(u8::MAX);
+                if card.worth < old && !taken.contains(&card.colour) {
+                    taken.push(card.colour);
+                    personae.push(c);
+                }
+            }
+            Some(Command::Replace { personae })
+        }
         Ask::Resolve(action) => {
             let st = s.current.as_ref()?.strength;
             match action {
@@ -290,17 +335,39 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                     (!steps.is_empty()).then_some(Command::Expand { steps })
                 }),
                 Action::Ride => {
-                    // Set forth onto an edge shared with an opponent's District, where
-                    // a later Feast may capture it; else anywhere.
-                    let border = |e: usize| {
+                    // Hunting: set forth onto an edge of the prey's Districts,
+                    // where its Thingmen stand (a feud the bigger band should
+                    // win, razing once they are slain) or where a later Feast
+                    // may capture. Else onto an edge shared with an opponent's
+                    // District; else anywhere.
+                    let prey = prey(s, seat);
+                    let on = |e: usize, who: Option<Seat>| {
                         let (a, b) = d.edges[e];
-                        [a, b].iter().any(|x| s.owner(*x).is_some_and(|o| o != seat))
+                        [a, b].iter().any(|x| match who {
+                            Some(o) => s.owner(*x) == Some(o),
+                            None => s.owner(*x).is_some_and(|o| o != seat),
+                        })
                     };
+                    let held =
+                        |e: usize| prey.is_some_and(|o| s.edges[e][o as usize] > 0 && s.edges[e][o as usize] < st);
                     let full = |c: &&Command| matches!(c, Command::Ride { set_forth, moves } if set_forth.len() == st as usize && moves.is_empty());
-                    legal
-                        .iter()
-                        .filter(full)
-                        .find(|c| matches!(c, Command::Ride { set_forth, .. } if border(set_forth[0])))
+                    let forth = |f: &dyn Fn(usize) -> bool| {
+                        legal
+                            .iter()
+                            .filter(full)
+                            .find(|c| matches!(c, Command::Ride { set_forth, .. } if f(set_forth[0])))
+                    };
+                    let band = prey.and_then(|o| {
+                        legal.iter().find(|c| {
+                            matches!(c, Command::Ride { set_forth, moves } if set_forth.is_empty()
+                            && moves.len() == 1 && moves[0].count > s.edges[moves[0].path[0]][o as usize]
+                            && s.edges[moves[0].path[0]][o as usize] > 0 && on(moves[0].path[0], Some(o)))
+                        })
+                    });
+                    forth(&|e| on(e, prey) && held(e))
+                        .or(band)
+                        .or_else(|| forth(&|e| prey.is_some() && on(e, prey)))
+                        .or_else(|| forth(&|e| on(e, None)))
                         .or_else(|| legal.iter().rfind(full))
                         .cloned()
                 }
@@ -314,13 +381,10 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                 Action::Pledge => Some(Command::DrawPledge),
                 Action::Foster => first(&|c| matches!(c, Command::FosterPersona { .. })),
                 Action::Feast => {
-                    // Capture a rival's last Districts when a Thingman stands there.
-                    let capture = legal.iter().find(|c| {
-                        matches!(c, Command::Capture { district, pay: true, .. }
-                            if s.owner(*district).is_some_and(|o| s.districts_of(o).len() <= 2) && p.wordfame >= 6)
-                    });
-                    if let Some(c) = capture {
-                        return Some(c.clone());
+                    // Capture where it surely succeeds: a rival's last District
+                    // for any Wordfame it may cost, another when nearly free.
+                    if let Some(c) = capture_choice(s, seat).filter(|c| accepted(s, seat, c)) {
+                        return Some(c);
                     }
                     let to = guests(s, seat).into_iter().next();
                     match to {
@@ -338,8 +402,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                             }
                             Some(Command::Give { gifts })
                         }
-                        _ => first(&|c| matches!(c, Command::Capture { pay: true, .. }))
-                            .or_else(|| first(&|c| matches!(c, Command::Murder { .. }))),
+                        _ => first(&|c| matches!(c, Command::Murder { .. })),
                     }
                 }
             }
@@ -362,27 +425,98 @@ fn farm_colour(s: &State, seat: Seat) -> usize {
         .unwrap_or(0)
 }
 
-/// Subsume the free District nearest an opponent's (to become neighbours).
+/// Subsume the free District nearest a rival's (by the edges between
+/// Districts: to become neighbours, for winter's comparisons and a
+/// capture), keeping the last 1/2 Stead token for a capture once a rival
+/// is a neighbour.
 fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
     let d = data();
+    let tokens = s.players[seat as usize].small_tokens;
+    if tokens == 0 || (tokens == 1 && prey(s, seat).is_some()) {
+        return None;
+    }
     let colour = farm_colour(s, seat);
-    let mut best: Option<(usize, usize)> = None;
+    // Distance of every District from the nearest rival District.
+    let mut far = vec![usize::MAX; d.districts.len()];
+    let mut frontier: Vec<usize> = (0..d.districts.len()).filter(|x| s.owner(*x).is_some_and(|o| o != seat)).collect();
+    for x in &frontier {
+        far[*x] = 0;
+    }
+    let mut step = 0;
+    while !frontier.is_empty() {
+        step += 1;
+        let mut next = Vec::new();
+        for &x in &frontier {
+            for &(a, b) in &d.edges {
+                for (from, to) in [(a, b), (b, a)] {
+                    if from == x && far[to] == usize::MAX {
+                        far[to] = step;
+                        next.push(to);
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    (0..d.districts.len())
+        .map(|x| Command::Subsume { district: x, colour })
+        .filter(|c| accepted(s, seat, c))
+        .min_by_key(|c| match c {
+            Command::Subsume { district, .. } => (far[*district], *district),
+            _ => (usize::MAX, 0),
+        })
+}
+
+/// The rival the bot hunts for the other end of the game, "last one left
+/// with a farm in Iceland": the living rival with the fewest Districts (then
+/// the least value in them) among those with a District next to one of the
+/// bot's.
+pub fn prey(s: &State, seat: Seat) -> Option<Seat> {
+    s.neighbours(seat).into_iter().filter(|o| !s.players[*o as usize].out).min_by_key(|o| {
+        let ds = s.districts_of(*o);
+        (ds.len(), ds.iter().map(|x| s.steads[*x].map_or(0, |v| v.1) as usize).sum::<usize>(), *o)
+    })
+}
+
+/// A capture that cannot fail, judged by what the seat sees: a Bondi is
+/// worth at least 1 (its Worth is hidden from its gothi), so a Longhall of
+/// `guard` Thingmen costs at most `guard - 1` Wordfame. A rival's last
+/// District is worth all the Wordfame the bot has; another only a capture
+/// that costs at most 1.
+pub fn capture_choice(s: &State, seat: Seat) -> Option<Command> {
+    let d = data();
+    let p = &s.players[seat as usize];
+    if p.oaths.is_empty() || p.small_tokens == 0 {
+        return None;
+    }
+    let mut best: Option<(bool, u8, usize)> = None;
     for x in 0..d.districts.len() {
-        let c = Command::Subsume { district: x, colour };
-        if !accepted(s, seat, &c) {
+        let Some(o) = s.owner(x).filter(|o| *o != seat) else { continue };
+        if !d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0) {
             continue;
         }
-        let near = d
-            .edges
-            .iter()
-            .filter(|(a, b)| {
-                (*a == x && s.owner(*b).is_some_and(|o| o != seat))
-                    || (*b == x && s.owner(*a).is_some_and(|o| o != seat))
-            })
-            .count();
-        if best.is_none_or(|b| near > b.1) {
-            best = Some((x, near));
+        let guard = s.players[o as usize].longhall;
+        let last = s.districts_of(o).len() == 1;
+        let budget = if last { p.wordfame } else { 1 };
+        if guard as i32 - 1 > budget {
+            continue;
+        }
+        let key = (last, u8::MAX - guard, x);
+        if best.is_none_or(|b| (b.0, b.1) < (key.0, key.1)) {
+            best = Some(key);
         }
     }
-    best.map(|(district, _)| Command::Subsume { district, colour })
+    best.map(|(_, _, district)| Command::Capture { bondi: 0, weapon: None, district, pay: true })
+}
+
+/// The rules' own choice of the farm at the front of the farm calls (the
+/// standing default): the loser's District of greater value on the feud's
+/// edge, and a farm of the colour the loser holds most of.
+pub fn default_farm_choice(s: &State) -> Option<Command> {
+    let call = s.farm_calls.front()?;
+    let colour = crate::actions::default_farm(s, call.loser).unwrap_or(0);
+    Some(match call.edge {
+        Some(edge) => Command::Raze { district: crate::actions::default_raze(s, call.loser, edge)?, colour },
+        None => Command::RemoveFarm { colour },
+    })
 }

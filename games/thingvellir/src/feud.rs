@@ -5,9 +5,9 @@
 
 use runestone_engine::Seat;
 
-use crate::actions::{draw, remove_farm};
+use crate::actions::{default_raze, draw, raze};
 use crate::data::{data, CardId};
-use crate::state::{Conflict, Feud, FeudCall, State};
+use crate::state::{Conflict, FarmCall, Feud, FeudCall, State};
 
 /// Begin the next called feud, if its sides still stand there.
 pub fn start(s: &mut State, call: FeudCall) {
@@ -142,25 +142,12 @@ fn finish(s: &mut State) {
             s.edges[f.edge][loser as usize] -= 1;
             s.players[loser as usize].slain += 1;
             slain[1 - win] += 1;
-        } else {
-            // Raze a farm of the loser on either District of the feud.
-            let (a, b) = d.edges[f.edge];
-            if let Some(x) =
-                [a, b].into_iter().filter(|x| s.owner(*x) == Some(loser)).max_by_key(|x| s.steads[*x].map(|v| v.1))
-            {
-                let (o, v) = s.steads[x].expect("owned");
-                if v == 3 {
-                    s.players[o as usize].large_tokens += 1;
-                    s.players[o as usize].small_tokens = s.players[o as usize].small_tokens.saturating_sub(1);
-                }
-                if v <= 1 {
-                    s.steads[x] = None;
-                    s.players[o as usize].small_tokens += 1;
-                } else {
-                    s.steads[x] = Some((o, v - 1));
-                }
-                remove_farm(s, loser);
-            }
+        } else if s.players[winner as usize].choices.farm {
+            // The winner asked to choose the farm to raze: asked once the feud is done.
+            s.farm_calls.push_back(FarmCall { chooser: winner, loser, edge: Some(f.edge) });
+        } else if let Some(x) = default_raze(s, loser, f.edge) {
+            // Raze a farm of the loser on either District of the feud (the standing default).
+            raze(s, x, None);
         }
     }
     // Compensation: the Goods of greatest Worth that fit, from the opponent's commitments.

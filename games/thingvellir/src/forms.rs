@@ -26,6 +26,7 @@ pub const SWEAR: &str = "thingvellir-swear";
 pub const GIVE: &str = "thingvellir-give";
 pub const SEAL: &str = "thingvellir-seal";
 pub const ORDERS: &str = "thingvellir-orders";
+pub const CHOICES: &str = "thingvellir-choices";
 
 const ACTIONS: [Action; 6] =
     [Action::Settle, Action::Ride, Action::Raid, Action::Foster, Action::Pledge, Action::Feast];
@@ -256,6 +257,45 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
                 .collect();
             parts.extend(choose_one("accept", "Or accept a conflict", accept, entered));
         }
+    } else if asked == "Farm" {
+        if let Some(call) = &view.farm_call {
+            let what = if call.edge.is_some() {
+                "You won a conflict against no Thingmen: raze one of their farms on a District where the feud took place"
+            } else {
+                "You captured a District: remove one of its former gothi's farms from the game"
+            };
+            parts.push(
+                Note::new(format!("{what} ({}).", seat_words(call.loser))).lead("Your choice:", "farm-what").into(),
+            );
+        }
+        let c = pick(legal, labels, |c| matches!(c, Command::Raze { .. } | Command::RemoveFarm { .. }))
+            .map(|(c, l)| (c, capital(&l)))
+            .collect();
+        parts.extend(choose_one("farm", "Choose the farm", c, entered));
+    } else if asked == "Choose(Replace)" {
+        let pool: Vec<String> = view
+            .pool
+            .iter()
+            .flatten()
+            .map(|c| format!("{} ({}, Worth {})", c.persona.clone().unwrap_or_default(), c.colour, c.worth))
+            .collect();
+        let drawn: Vec<String> = mine
+            .hand
+            .iter()
+            .flatten()
+            .map(|c| format!("{} ({}, Worth {})", c.persona.clone().unwrap_or_default(), c.colour, c.worth))
+            .collect();
+        parts.push(
+            Note::new(format!(
+                "You drew {} for spaces of the Foster pool already taken (the pool: {}). A persona you choose replaces the one of its colour, which goes to its Doom; the others go to their Doom.",
+                drawn.join(", "),
+                if pool.is_empty() { "empty".into() } else { pool.join(", ") }
+            ))
+            .lead("Foster pool:", "replace-what")
+            .into(),
+        );
+        let c = pick(legal, labels, |c| matches!(c, Command::Replace { .. })).map(|(c, l)| (c, capital(&l))).collect();
+        parts.extend(choose_one("replace", "Replace in the Foster pool", c, entered));
     } else if asked == "Challenge" {
         let c = pick(legal, labels, |c| matches!(c, Command::Challenge { .. }))
             .map(|(c, l)| {
@@ -278,8 +318,11 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             parts.push(Form::new(vec![bot.into()]).class("bot-decides").into());
         }
     }
-    if !asked.is_empty() && view.phase != Phase::Over {
-        parts.push(orders_form(mine, if again(ORDERS) { Some(entered) } else { None }));
+    if view.phase != Phase::Over && !mine.out {
+        if !asked.is_empty() {
+            parts.push(orders_form(mine, if again(ORDERS) { Some(entered) } else { None }));
+        }
+        parts.push(choices_form(mine));
     }
     Some(Forms { parts })
 }
@@ -698,6 +741,32 @@ fn orders_form(mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) ->
     .into()
 }
 
+/// The standing choices: ask me, or let the rules choose (the default).
+fn choices_form(mine: &PlayerView) -> Part {
+    let cur = mine.choices.unwrap_or_default();
+    let inside = vec![
+        Part::Refusal { build: CHOICES.into() },
+        Note::small("Unless you tick a box the rules choose for you and the game does not wait: after a feud won against no Thingmen they raze the farm on the District of greater value, of the colour the loser holds most of; after a capture they remove a farm of that colour; and the Foster pool keeps its personae.").into(),
+        Field::new("choice-farm", "farm", "Ask me which farm to raze or remove", Input::Checkbox { checked: cur.farm }).into(),
+        Field::new(
+            "choice-pool",
+            "pool",
+            "Ask me whether a persona I draw replaces the one in its Foster pool space",
+            Input::Checkbox { checked: cur.pool },
+        )
+        .into(),
+        Submit::new("Set standing choices").id("choices-submit").into(),
+    ];
+    let summary =
+        if cur.farm || cur.pool { "Your standing choices (ask me)" } else { "Standing choices (the rules choose)" };
+    Group::new(
+        Frame::Folded { summary: summary.into(), open: false },
+        vec![Form::new(inside).id("choices-form").build(CHOICES).into()],
+    )
+    .class("orders")
+    .into()
+}
+
 fn number(posted: &str, what: &str) -> Result<usize, String> {
     posted.trim().parse().map_err(|_| format!("{what} \"{posted}\" is not a number from the form"))
 }
@@ -720,6 +789,12 @@ pub fn command_of_form(build: &str, posted: &Posted, view: &View) -> Option<Resu
             .collect::<Result<Vec<_>, _>>()
             .map(|goods| Command::Seal { goods }),
         ORDERS => orders_command(posted),
+        CHOICES => Ok(Command::Choices {
+            choices: crate::state::Choices {
+                farm: posted.get("farm").is_some_and(|v| v == "on"),
+                pool: posted.get("pool").is_some_and(|v| v == "on"),
+            },
+        }),
         _ => return None,
     };
     Some(built.map(|c| serde_json::to_value(c).expect("a command serialises")))

@@ -44,6 +44,11 @@ pub struct Options {
     pub sealed_feuds: bool,
     /// The designed Advanced Outlawry rules.
     pub advanced_outlawry: bool,
+    /// Designed: "Districts produce goods" in Hunting for Sheep for a gothi
+    /// without a sworn Bondi of the colour of the action taken.
+    pub district_goods: bool,
+    /// Designed: the 4 Arson tokens; Feast B may burn a rival's District.
+    pub arson: bool,
     /// The first Lawspeaker; `None` picks one at random.
     pub lawspeaker: Option<Seat>,
 }
@@ -120,6 +125,14 @@ impl Game for Thingvellir {
                     "Advanced Outlawry: murderers pay a life-ring fee in winter or suffer full outlawry".into(),
                 ),
                 (
+                    "district_goods".into(),
+                    "Districts produce goods: in Hunting for Sheep a gothi without a sworn Bondi of the action's colour takes one Good per District instead of the Home Stead Bondi's action".into(),
+                ),
+                (
+                    "arson".into(),
+                    "Arson: Feast B may burn a rival's District where you have a Thingman (a Bondi discarded, the District loses 1, the burner outlawed), with 4 Arson tokens a round".into(),
+                ),
+                (
                     "lawspeaker".into(),
                     "The first Lawspeaker's seat (the wisest and most learned); empty for a random one".into(),
                 ),
@@ -157,6 +170,10 @@ impl Game for Thingvellir {
 
     fn legal(state: &State, seat: Seat) -> Vec<Command> {
         bot::legal(state, seat)
+    }
+
+    fn standing_order(state: &State, seat: Seat, command: &Command) -> bool {
+        rules::standing(command) && state.players.get(seat as usize).is_some_and(|p| !p.out)
     }
 
     fn fallback(state: &State, seat: Seat) -> Option<Command> {

@@ -18,6 +18,8 @@ pub enum Ask {
     Choose(Choosing),
     Feud,
     Challenge,
+    /// The winner chooses a farm to raze or remove (standing choice "ask me").
+    Farm,
 }
 
 /// Whom the game waits for and on what. `submitted` marks a sealed feud
@@ -37,6 +39,9 @@ pub fn asks(s: &State) -> Vec<(Seat, Ask, bool)> {
     }
     if let Some(step) = &s.current {
         return vec![(step.seat, Ask::Resolve(step.action), false)];
+    }
+    if let Some(c) = s.farm_calls.front() {
+        return vec![(c.chooser, Ask::Farm, false)];
     }
     if let Some(c) = s.challenges.front() {
         return vec![(c.owner, Ask::Challenge, false)];
@@ -69,6 +74,14 @@ pub fn pending(s: &State) -> Vec<Pending> {
                 }
                 Ask::Choose(Choosing::Raid) => ("keep", "Keep half the cards you brought home".to_owned()),
                 Ask::Choose(Choosing::Pledge) => ("swear", "Take a Bondi into your Oaths".to_owned()),
+                Ask::Choose(Choosing::Replace) => {
+                    ("replace", "Replace personae in the Foster pool with those you drew, or keep them".to_owned())
+                }
+                Ask::Farm => {
+                    let c = s.farm_calls.front().expect("a farm call");
+                    let what = if c.edge.is_some() { "raze" } else { "remove" };
+                    ("farm", format!("Choose which farm of seat {} to {what}", c.loser))
+                }
                 Ask::Feud => ("feud", "Commit a Good, or accept a conflict".to_owned()),
                 Ask::Challenge => ("challenge", "A band rode through your District: fight or let it pass".to_owned()),
             };
@@ -79,15 +92,27 @@ pub fn pending(s: &State) -> Vec<Pending> {
 
 /// Carry out `command` of `seat`; `Err` says, in the game's words, why not.
 pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), String> {
-    let Some(ask) = ask_of(s, seat) else { return Err("nothing is asked of you now".into()) };
-    if let Command::Orders { orders } = command {
-        s.players[seat as usize].orders = orders.clone();
-        if ask == Ask::Vote {
-            council::auto_votes(s);
+    if standing(command) {
+        if s.phase == Phase::Over {
+            return Err("the game is over".into());
+        }
+        if s.players.get(seat as usize).is_none_or(|p| p.out) {
+            return Err("you are out of the game and give no more orders".into());
+        }
+        match command {
+            Command::Orders { orders } => {
+                s.players[seat as usize].orders = orders.clone();
+                if ask_of(s, seat) == Some(Ask::Vote) {
+                    council::auto_votes(s);
+                }
+            }
+            Command::Choices { choices } => s.players[seat as usize].choices = *choices,
+            _ => unreachable!("only standing orders"),
         }
         seasons::advance(s);
         return Ok(());
     }
+    let Some(ask) = ask_of(s, seat) else { return Err("nothing is asked of you now".into()) };
     match (ask, command) {
         (Ask::Propose, Command::Propose { law }) => council::propose(s, seat, *law)?,
         (Ask::Vote, Command::Vote { vote }) => council::vote(s, seat, *vote)?,
@@ -96,6 +121,8 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
         (Ask::Feud, Command::Seal { goods }) if s.sealed_feuds => feud::seal(s, seat, goods)?,
         (Ask::Choose(Choosing::Raid), Command::Keep { cards }) => act::keep(s, seat, cards)?,
         (Ask::Choose(Choosing::Pledge), Command::Swear { add, swaps }) => act::swear(s, seat, *add, swaps)?,
+        (Ask::Choose(Choosing::Replace), Command::Replace { personae }) => act::replace(s, seat, personae)?,
+        (Ask::Farm, Command::Raze { .. } | Command::RemoveFarm { .. }) => act::choose_farm(s, command)?,
         (Ask::Challenge, Command::Challenge { fight }) => {
             let c = s.challenges.pop_front().expect("a challenge");
             if *fight {
@@ -121,6 +148,10 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
         (Ask::Vote, _) => return Err("vote to Support or Sue first".into()),
         (Ask::Choose(Choosing::Raid), _) => return Err("choose which cards to keep first".into()),
         (Ask::Choose(Choosing::Pledge), _) => return Err("choose your Bondi first".into()),
+        (Ask::Choose(Choosing::Replace), _) => {
+            return Err("choose which drawn personae replace those in the Foster pool first".into())
+        }
+        (Ask::Farm, _) => return Err("choose the farm to raze or remove first".into()),
         (Ask::Challenge, _) => return Err("decide whether to fight the band first".into()),
     }
     seasons::advance(s);
@@ -141,6 +172,7 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
         (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
         (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
         (Action::Feast, Command::Murder { bondi, edge, victim }) => act::murder(s, seat, bondi, *edge, *victim, st)?,
+        (Action::Feast, Command::Burn { bondi, district }) => act::burn(s, seat, *bondi, *district)?,
         (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
             act::capture(s, seat, *bondi, *weapon, *district, *pay)?
         }
@@ -154,7 +186,8 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
 /// erring towards asking: Raid always has a choice (return laden), Settle
 /// when a District may be subsumed or a single expansion is accepted, Ride
 /// with a Thingman to set forth or a band to move, Foster when a persona may
-/// be sent off or fostered, Feast with a Good for a guest or any Bondi.
+/// be sent off or fostered, Feast with a Good for a guest or a Bondi and
+/// someone to murder or a District to capture.
 pub fn has_choice(s: &State, step: &Step) -> bool {
     let d = data();
     let seat = step.seat;
@@ -185,16 +218,46 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
         }
         Action::Feast => {
             let guests = act::guests(s, seat);
-            !p.oaths.is_empty()
+            // Feast B: a murder needs opposing Thingmen on an edge of one's
+            // Districts; a capture one's Thingman on a rival's District and a
+            // 1/2 Stead token.
+            let murder = s.edges.iter().enumerate().any(|(e, men)| {
+                let (a, b) = d.edges[e];
+                (mine.contains(&a) || mine.contains(&b)) && (0..s.seats).any(|o| o != seat && men[o as usize] > 0)
+            });
+            let capture = p.small_tokens > 0
+                && (0..d.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                });
+            let burn = s.arson
+                && s.burned.len() < 4
+                && (0..d.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                });
+            (!p.oaths.is_empty() && (murder || capture || burn))
                 || (!guests.is_empty() && p.wealth.iter().any(|c| d.cards[*c as usize].worth <= step.strength))
         }
     }
 }
 
+/// Standing orders: voting orders and standing choices, which a seated
+/// gothi still in the game may give at any time.
+pub fn standing(command: &Command) -> bool {
+    matches!(command, Command::Orders { .. } | Command::Choices { .. })
+}
+
 /// Whether the command's body is secret to the seat (a hand while choosing,
-/// Bondi sworn, a sealed commitment).
+/// Bondi sworn, a sealed commitment, standing orders and choices).
 fn secret(command: &Command) -> bool {
-    matches!(command, Command::Keep { .. } | Command::Swear { .. } | Command::Seal { .. } | Command::Orders { .. })
+    matches!(
+        command,
+        Command::Keep { .. }
+            | Command::Swear { .. }
+            | Command::Seal { .. }
+            | Command::Orders { .. }
+            | Command::Choices { .. }
+            | Command::Replace { .. }
+    )
 }
 
 pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
@@ -217,8 +280,8 @@ pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Re
 
 pub fn apply(s: &mut State, event: &Event) {
     match event {
-        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, deck } => {
-            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, deck)
+        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, arson, deck } => {
+            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, *district_goods, *arson, deck)
         }
         Event::Reshuffled { deck } => {
             s.deck = deck.clone();

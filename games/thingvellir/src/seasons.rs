@@ -25,6 +25,19 @@ pub fn advance(s: &mut State) {
         if s.feud.is_some() || s.choosing.is_some() || s.current.is_some() {
             return;
         }
+        if let Some(call) = s.farm_calls.front().cloned() {
+            // A farm the winner asked to choose: asked only when there is a choice.
+            let options = crate::actions::farm_options(s, &call);
+            if options.len() > 1 && !s.players[call.chooser as usize].out {
+                return;
+            }
+            s.farm_calls.pop_front();
+            if let Some(only) = options.first() {
+                s.farm_calls.push_front(call);
+                crate::actions::choose_farm(s, only).expect("the only option is accepted");
+            }
+            continue;
+        }
         if let Some(call) = s.feuds.pop_front() {
             feud::start(s, call);
             continue;
@@ -83,6 +96,16 @@ fn queue_hunt(s: &mut State) {
                 steps.push(card.action);
             }
         }
+        if s.district_goods && steps.is_empty() {
+            // Designed (option): "Bondi take actions OR Districts produce
+            // goods": with no sworn Bondi of the colour, the gothi's
+            // Districts produce one Good each instead of the Home Stead
+            // Bondi's action.
+            let n = s.districts_of(seat).len();
+            let goods = crate::actions::draw(s, n);
+            s.players[seat as usize].wealth.extend(goods);
+            continue;
+        }
         steps.push(action);
         for a in steps {
             s.group_counter += 1;
@@ -120,6 +143,7 @@ fn winter(s: &mut State) {
         }
     }
     s.murders.clear();
+    s.burned.clear();
     s.lawspeaker = s.clockwise(s.lawspeaker).get(1).copied().unwrap_or(s.lawspeaker);
     s.round += 1;
     s.hunting = false;
@@ -185,6 +209,7 @@ fn eliminate(s: &mut State) {
                 feud::abandon(s);
             }
             s.challenges.retain(|c| c.owner != seat && c.rider != seat);
+            s.farm_calls.retain(|c| c.chooser != seat && c.loser != seat);
             if s.lawspeaker == seat && s.phase == Phase::Propose {
                 s.lawspeaker = s.clockwise(seat).first().copied().unwrap_or(seat);
             }

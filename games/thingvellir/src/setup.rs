@@ -30,6 +30,8 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         lawspeaker,
         sealed_feuds: options.sealed_feuds,
         advanced_outlawry: options.advanced_outlawry,
+        district_goods: options.district_goods,
+        arson: options.arson,
         deck,
     };
     let public = Event::Setup {
@@ -37,19 +39,33 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         lawspeaker,
         sealed_feuds: options.sealed_feuds,
         advanced_outlawry: options.advanced_outlawry,
+        district_goods: options.district_goods,
+        arson: options.arson,
         deck: vec![],
     };
     Ok(vec![Emit::secret(full, vec![], public)])
 }
 
 /// Fold the Setup event.
-pub fn apply_setup(s: &mut State, seats: u8, lawspeaker: Seat, sealed: bool, outlawry: bool, deck: &[CardId]) {
+#[allow(clippy::too_many_arguments)]
+pub fn apply_setup(
+    s: &mut State,
+    seats: u8,
+    lawspeaker: Seat,
+    sealed: bool,
+    outlawry: bool,
+    goods: bool,
+    arson: bool,
+    deck: &[CardId],
+) {
     let d = data();
     *s = State {
         seats,
         round: 1,
         sealed_feuds: sealed,
         advanced_outlawry: outlawry,
+        district_goods: goods,
+        arson,
         lawspeaker,
         votes: vec![None; seats as usize],
         steads: vec![None; d.districts.len()],

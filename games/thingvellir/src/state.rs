@@ -41,6 +41,21 @@ pub struct Orders {
     pub otherwise: Option<OrderDo>,
 }
 
+/// Standing choices: what the rules choose for a winner unless the winner
+/// asks to choose. Both are off by default, so the game never waits for
+/// them: the standing defaults are the rules' own choices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct Choices {
+    /// Ask me which farm to raze (a feud won against no Thingmen) or to
+    /// remove (a capture). Otherwise: the District of greater value on the
+    /// feud's edge, and a farm of the colour the loser holds most of.
+    pub farm: bool,
+    /// Ask me whether a persona I draw replaces the one already in its
+    /// Foster pool space. Otherwise: the old one stays.
+    pub pool: bool,
+}
+
 /// One band's ride: from an edge, `count` Thingmen, along `path` (each edge
 /// touching the one before).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -68,9 +83,28 @@ pub enum Command {
     Vote {
         vote: Vote,
     },
-    /// Set (or clear) standing voting orders; allowed whenever the seat is asked anything.
+    /// Set (or clear) standing voting orders; a standing order, given at any time.
     Orders {
         orders: Option<Orders>,
+    },
+    /// Set the standing choices (ask me, or let the rules choose); given at any time.
+    Choices {
+        choices: Choices,
+    },
+    /// The winner's choice of the farm to raze after a feud: the loser's
+    /// `district` on the feud's edge loses 1 and a farm of `colour` is removed.
+    Raze {
+        district: usize,
+        colour: Colour,
+    },
+    /// The capturer's choice of the farm to remove from the game.
+    RemoveFarm {
+        colour: Colour,
+    },
+    /// After a fostering round: the drawn personae that replace the ones in
+    /// their pool spaces (none keeps the old ones).
+    Replace {
+        personae: Vec<CardId>,
     },
     /// Settle A.
     Subsume {
@@ -118,6 +152,11 @@ pub enum Command {
         edge: usize,
         victim: Seat,
     },
+    /// Feast B under the Arson option: burn a rival's District.
+    Burn {
+        bondi: usize,
+        district: usize,
+    },
     /// Feast B: capture a District.
     Capture {
         bondi: usize,
@@ -152,21 +191,20 @@ pub enum Event {
         lawspeaker: Seat,
         sealed_feuds: bool,
         advanced_outlawry: bool,
+        /// Absent (off) in logs from before the option.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        district_goods: bool,
+        /// Absent (off) in logs from before the option.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        arson: bool,
         deck: Vec<CardId>,
     },
     /// The Doom shuffled into a new orlog.
-    Reshuffled {
-        deck: Vec<CardId>,
-    },
+    Reshuffled { deck: Vec<CardId> },
     /// A command accepted (its consequences follow from the rules).
-    Acted {
-        seat: Seat,
-        command: Command,
-    },
+    Acted { seat: Seat, command: Command },
     /// A secret command, as the others see it.
-    Hidden {
-        seat: Seat,
-    },
+    Hidden { seat: Seat },
 }
 
 /// A Thingman-count per seat.
@@ -192,8 +230,10 @@ pub struct Player {
     /// The colour of the action taken in the Law Council this round.
     pub took: Option<(Action, Colour)>,
     pub orders: Option<Orders>,
-    /// Cards drawn and being chosen from (Raid B, Pledge).
+    /// Cards drawn and being chosen from (Raid B, Pledge, replacing in the Foster pool).
     pub hand: Vec<CardId>,
+    #[serde(default)]
+    pub choices: Choices,
 }
 
 /// One action waiting to be resolved.
@@ -214,6 +254,8 @@ pub struct Step {
 pub enum Choosing {
     Raid,
     Pledge,
+    /// Drawn personae whose pool space is taken: replace or not.
+    Replace,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -249,6 +291,16 @@ pub struct FeudCall {
     pub without_men: bool,
 }
 
+/// A farm the winner chooses (standing choice "ask me"): razed after a feud
+/// won against no Thingmen, or removed with a captured District.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FarmCall {
+    pub chooser: Seat,
+    pub loser: Seat,
+    /// The feud's edge (a raze on one of its Districts); `None` for a capture.
+    pub edge: Option<usize>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChallengeCall {
     pub owner: Seat,
@@ -275,6 +327,13 @@ pub struct State {
     pub phase: Phase,
     pub sealed_feuds: bool,
     pub advanced_outlawry: bool,
+    #[serde(default)]
+    pub district_goods: bool,
+    #[serde(default)]
+    pub arson: bool,
+    /// Districts burned this round (an Arson token on each; 4 at most).
+    #[serde(default)]
+    pub burned: Vec<usize>,
     pub players: Vec<Player>,
     pub lawspeaker: Seat,
     /// Where the Lawspeaker token sits: (law, statute level).
@@ -296,6 +355,9 @@ pub struct State {
     pub feud: Option<Feud>,
     pub feuds: VecDeque<FeudCall>,
     pub challenges: VecDeque<ChallengeCall>,
+    /// Farms whose winner asked to choose them, in turn.
+    #[serde(default)]
+    pub farm_calls: VecDeque<FarmCall>,
     /// Whether this round's Hunting for Sheep has been queued.
     pub hunting: bool,
     pub group_counter: u16,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{data, Action, CardId};
 use crate::rules::ask_of;
-use crate::state::{Command, Event, Orders, Phase, State, Step, Vote};
+use crate::state::{Choices, Command, Event, FarmCall, Orders, Phase, State, Step, Vote};
 
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CardView {
@@ -68,6 +68,8 @@ pub struct PlayerView {
     /// Only to the seat itself.
     pub hand: Option<Vec<CardView>>,
     pub orders: Option<Orders>,
+    /// The standing choices; only to the seat itself.
+    pub choices: Option<Choices>,
 }
 
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
@@ -126,8 +128,15 @@ pub struct View {
     pub current: Option<Step>,
     pub queue: Vec<Step>,
     pub feud: Option<FeudView>,
+    /// The farm a winner is choosing to raze or remove.
+    pub farm_call: Option<FarmCall>,
     pub sealed_feuds: bool,
     pub advanced_outlawry: bool,
+    /// Designed option: Districts produce goods in Hunting for Sheep.
+    pub district_goods: bool,
+    /// Designed option: the 4 Arson tokens, and the Districts burned this round.
+    pub arson: bool,
+    pub burned: Vec<usize>,
     /// What this viewer is asked now, if anything.
     pub asked: Option<String>,
     /// The viewer's own seat, if a seat.
@@ -180,6 +189,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 vote: s.votes.get(i).copied().flatten(),
                 hand: (own && !p.hand.is_empty()).then(|| p.hand.iter().map(|c| card(*c)).collect()),
                 orders: if own { p.orders.clone() } else { None },
+                choices: own.then_some(p.choices),
             }
         })
         .collect();
@@ -240,8 +250,12 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         current: s.current.clone(),
         queue: s.queue.iter().cloned().collect(),
         feud,
+        farm_call: s.farm_calls.front().cloned(),
         sealed_feuds: s.sealed_feuds,
         advanced_outlawry: s.advanced_outlawry,
+        district_goods: s.district_goods,
+        arson: s.arson,
+        burned: s.burned.clone(),
         asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
         me,
     }
@@ -334,6 +348,7 @@ pub fn label(s: &State, seat: Seat, command: &Command) -> String {
         Command::Murder { bondi, edge: e, victim } => {
             format!("murder seat {victim}'s Thingmen on {} with {} Bondi", edge(*e), bondi.len())
         }
+        Command::Burn { district, .. } => format!("burn {}", dist(*district)),
         Command::Capture { district, weapon, .. } => {
             format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
         }
@@ -343,5 +358,21 @@ pub fn label(s: &State, seat: Seat, command: &Command) -> String {
         Command::Seal { goods } => format!("seal {} Goods", goods.len()),
         Command::Challenge { fight: true } => "fight the band".into(),
         Command::Challenge { fight: false } => "let the band pass".into(),
+        Command::Choices { choices } => format!(
+            "ask me {}",
+            match (choices.farm, choices.pool) {
+                (true, true) => "which farm to raze or remove and whether to replace in the Foster pool",
+                (true, false) => "which farm to raze or remove; keep the Foster pool",
+                (false, true) => "whether to replace in the Foster pool; the rules choose farms",
+                (false, false) => "nothing: the rules choose farms and keep the Foster pool",
+            }
+        ),
+        Command::Raze { district, colour: c } => format!("raze a {} farm on {}", colour(*c), dist(*district)),
+        Command::RemoveFarm { colour: c } => format!("remove a {} farm", colour(*c)),
+        Command::Replace { personae } if personae.is_empty() => "keep the Foster pool as it is".into(),
+        Command::Replace { personae } => format!(
+            "put {} in the Foster pool",
+            personae.iter().map(|c| card(*c).persona.unwrap_or_default()).collect::<Vec<_>>().join(" and ")
+        ),
     }
 }

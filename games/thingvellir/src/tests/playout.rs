@@ -1,7 +1,9 @@
 //! Random playouts: seeded games across 2 to 6 players, both feud modes and
-//! Advanced Outlawry, half by the bot with standing orders and half by
-//! random legal choices; each checked for panics, dead ends, an end by
-//! Wordfame or elimination, replay equality and hidden information.
+//! Advanced Outlawry, a quarter by the bot with standing orders, half mixing
+//! the bot's and random legal choices, and a quarter where the bot hunts
+//! among gothar who never act or play at random; each checked for panics,
+//! dead ends, an end by Wordfame or elimination (both ends reached,
+//! counted), replay equality and hidden information.
 
 use runestone_engine::{Game, GameRng, Seat, Viewer};
 
@@ -23,7 +25,13 @@ impl Pick {
 }
 
 fn options_for(i: u64) -> Options {
-    Options { sealed_feuds: i % 2 == 1, advanced_outlawry: i % 3 == 2, lawspeaker: None }
+    Options {
+        sealed_feuds: i % 2 == 1,
+        advanced_outlawry: i % 3 == 2,
+        district_goods: i % 4 == 1,
+        arson: i % 4 == 3,
+        lawspeaker: None,
+    }
 }
 
 /// No card id that is secret from `viewer` appears in its view: Goods show only
@@ -69,13 +77,46 @@ fn kind_of(s: &State, seat: Seat, c: &Command) -> usize {
     }
 }
 
+/// Who plays a playout game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    /// Every seat is the bot, with standing orders.
+    Bots,
+    /// Every seat takes the bot's choice two times in three, else a random legal command.
+    Mixed,
+    /// Two or three gothar; seat 0 is the bot, hunting for the other end
+    /// ("last one left with a farm in Iceland"); the others are gothar who
+    /// never act (the most passive answers) or, in every other such game,
+    /// play random legal commands.
+    Hunt,
+}
+
+fn mode_of(i: u64) -> Mode {
+    match i % 4 {
+        2 => Mode::Hunt,
+        0 => Mode::Bots,
+        _ => Mode::Mixed,
+    }
+}
+
 /// Play one game; answer (seats, inputs per seat, rounds, ended by elimination, inputs by kind).
-fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
+fn play(i: u64, mode: Mode, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
     let mut kinds = [0u64; 7];
-    let seats = 2 + (i % 5) as u8;
+    // A hunt is among two or three gothar: with more, the bot's captures spend
+    // its Stead tokens before the last rival is in reach.
+    let seats = if mode == Mode::Hunt { 2 + ((i / 8) % 2) as u8 } else { 2 + (i % 5) as u8 };
     let opts = options_for(i);
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    if i % 3 == 1 {
+        // Every seat asks to choose the farms it razes or removes and the Foster
+        // pool's replacements (not counted as inputs of play).
+        for seat in 0..seats {
+            let ask = Command::Choices { choices: crate::state::Choices { farm: true, pool: true } };
+            d.act(seat, &ask).unwrap_or_else(|e| panic!("game {i}: standing choices refused: {e}"));
+        }
+        d.inputs = vec![0; seats as usize];
+    }
     let mut commands = 0;
     while Thingvellir::outcome(&d.state).is_none() {
         commands += 1;
@@ -116,10 +157,12 @@ fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64
                 check_secrets(&d.state, v, i);
             }
         }
-        let c: Command = if bots || pick.next(3) != 0 {
-            choose(&d.state, seat, bots).expect("the bot has a move")
-        } else {
-            options[pick.next(options.len())].clone()
+        let c: Command = match mode {
+            Mode::Bots => choose(&d.state, seat, true).expect("the bot has a move"),
+            Mode::Hunt if seat == 0 => choose(&d.state, seat, true).expect("the bot has a move"),
+            Mode::Hunt if (i / 4).is_multiple_of(2) => crate::bot::passive(&d.state, seat).expect("a passive answer"),
+            Mode::Mixed if pick.next(3) != 0 => choose(&d.state, seat, false).expect("the bot has a move"),
+            _ => options[pick.next(options.len())].clone(),
         };
         kinds[kind_of(&d.state, seat, &c)] += 1;
         d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: seat {seat}'s {c:?} refused: {e}"));
@@ -145,19 +188,36 @@ fn games() -> u64 {
     std::env::var("THINGVELLIR_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
 }
 
+/// Both ends of the game are reached, each counted: "first to 22 Wordfame
+/// or last one left with a farm in Iceland".
 #[test]
 fn random_playouts_end_without_dead_ends_and_replay_exactly() {
-    let (mut elim, mut rounds) = (0, 0u64);
+    let (mut elim, mut fame, mut rounds) = (0, 0, 0u64);
+    let mut by_mode: Vec<(Mode, u32, u32)> =
+        [Mode::Bots, Mode::Mixed, Mode::Hunt].into_iter().map(|m| (m, 0, 0)).collect();
     for i in 0..games() {
-        let r = play(i, i % 2 == 0, true);
-        elim += r.3 as u32;
+        let mode = mode_of(i);
+        let r = play(i, mode, true);
+        let e = by_mode.iter_mut().find(|e| e.0 == mode).expect("a mode");
+        if r.3 {
+            elim += 1;
+            e.2 += 1;
+        } else {
+            fame += 1;
+            e.1 += 1;
+        }
         rounds += r.2 as u64;
     }
     println!(
-        "{} games: {elim} ended by elimination, the rest by 22 Wordfame; {:.1} rounds per game",
+        "{} games: {fame} ended by 22 Wordfame, {elim} by elimination; {:.1} rounds per game",
         games(),
         rounds as f64 / games() as f64
     );
+    for (mode, fame, elim) in &by_mode {
+        println!("  {mode:?}: {fame} by Wordfame, {elim} by elimination");
+    }
+    assert!(fame > 0, "no game ended by 22 Wordfame");
+    assert!(elim > 0, "no game ended with the last one left with a farm in Iceland");
 }
 
 /// Inputs per player per round in bot games with standing voting orders and
@@ -170,7 +230,7 @@ fn bot_games_with_standing_orders_and_sealed_feuds_report_inputs() {
     let mut seat_rounds = 0u64;
     for k in 0..n {
         let i = k * 2 + 1; // odd games have sealed feuds
-        let (seats, inputs, rounds, elim, k) = play(i, true, false);
+        let (seats, inputs, rounds, elim, k) = play(i, Mode::Bots, false);
         for (a, b) in kinds.iter_mut().zip(k) {
             *a += b;
         }

@@ -9,8 +9,8 @@ use runestone_engine::{Game, GameRng, Viewer};
 
 use super::Driver;
 use crate::bot::choose;
-use crate::forms::{KEEP, ORDERS, SEAL, SWEAR};
-use crate::state::{Command, OrderDo, Orders};
+use crate::forms::{CHOICES, KEEP, ORDERS, SEAL, SWEAR};
+use crate::state::{Choices, Command, OrderDo, Orders};
 use crate::view::{view, View};
 use crate::{Options, Thingvellir};
 
@@ -35,8 +35,15 @@ fn every_kind_of_decision_has_a_form_and_the_gathering_forms_build_accepted_comm
     let mut built: BTreeSet<&str> = BTreeSet::new();
     for game in 0..10u64 {
         let seats = 2 + (game % 5) as u8;
-        let opts = Options { sealed_feuds: game % 2 == 1, advanced_outlawry: false, lawspeaker: None };
+        let opts =
+            Options { sealed_feuds: game % 2 == 1, advanced_outlawry: false, lawspeaker: None, ..Options::default() };
         let mut d = Driver::new(&opts, seats, game + 100).expect("setup");
+        if game % 2 == 0 {
+            // Every seat asks to choose farms and Foster pool replacements.
+            for seat in 0..seats {
+                d.act(seat, &Command::Choices { choices: Choices { farm: true, pool: true } }).expect("choices");
+            }
+        }
         let mut steps = 0;
         while Thingvellir::outcome(&d.state).is_none() && steps < 3000 {
             steps += 1;
@@ -123,4 +130,23 @@ fn the_standing_orders_form_builds_the_orders_it_shows() {
     let bad = posted(&[("order.settle", "flee".into())]);
     let err = Thingvellir::command_of_form(ORDERS, &bad, &v).expect("the orders form").unwrap_err();
     assert!(err.contains("\"flee\" is not a standing order"), "{err}");
+}
+
+#[test]
+fn the_standing_choices_form_shows_the_choices_and_builds_them_back() {
+    let mut d = Driver::new(&Options::default(), 3, 1).expect("setup");
+    let seat = 2;
+    d.act(seat, &Command::Choices { choices: Choices { farm: true, pool: false } }).unwrap();
+    let v = typed(view(&d.state, Viewer::Seat(seat)));
+    let entered = BTreeMap::new();
+    let forms =
+        Thingvellir::forms(&FormsInput { seat, view: &v, legal: &[], labels: &[], entered: &entered }).expect("forms");
+    let text = serde_json::to_string(&forms).unwrap();
+    assert!(text.contains("choices-form"), "a seat asked nothing still has its standing choices: {text}");
+    assert!(text.contains("Your standing choices (ask me)"), "{text}");
+    let c = Thingvellir::command_of_form(CHOICES, &posted(&[("pool", "on".into())]), &v).expect("the form").unwrap();
+    let c: Command = serde_json::from_value(c).unwrap();
+    assert_eq!(c, Command::Choices { choices: Choices { farm: false, pool: true } }, "an unticked box is off");
+    let mut rng = GameRng::new(d.seed.clone(), 7);
+    Thingvellir::decide(&d.state, seat, &c, &mut rng).expect("accepted from a seat asked nothing");
 }

@@ -6,7 +6,7 @@ use runestone_engine::{Game, Seat};
 use super::Driver;
 use crate::data::{data, Action};
 use crate::rules::{ask_of, Ask};
-use crate::state::{BandMove, Choosing, Command, OrderDo, Orders, Phase, Vote};
+use crate::state::{BandMove, Choices, Choosing, Command, OrderDo, Orders, Phase, Vote};
 use crate::{Options, Thingvellir};
 
 const LAND: usize = 0;
@@ -15,8 +15,12 @@ const KIN: usize = 2;
 const BLOOD: usize = 3;
 
 fn game(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
-    Driver::new(&Options { sealed_feuds: sealed, advanced_outlawry: false, lawspeaker: Some(lawspeaker) }, seats, 7)
-        .expect("setup")
+    Driver::new(
+        &Options { sealed_feuds: sealed, advanced_outlawry: false, lawspeaker: Some(lawspeaker), ..Options::default() },
+        seats,
+        7,
+    )
+    .expect("setup")
 }
 
 fn first_waiting(d: &Driver) -> Seat {
@@ -478,7 +482,12 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
 /// of seat 5), and then the Lawspeaker proposes Feast (Law of Blood, second
 /// statute), which everyone supports at strength 6.
 fn feast_round() -> Driver {
-    feast_round_with(Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) })
+    feast_round_with(Options {
+        sealed_feuds: false,
+        advanced_outlawry: false,
+        lawspeaker: Some(0),
+        ..Options::default()
+    })
 }
 
 fn feast_round_with(options: Options) -> Driver {
@@ -590,7 +599,12 @@ fn once_everyone_has_fostered_the_initiator_draws_per_strength_and_fills_empty_s
 
 #[test]
 fn under_advanced_outlawry_a_murderer_pays_the_life_ring_fee_to_the_one_murdered_from_in_winter() {
-    let mut d = feast_round_with(Options { sealed_feuds: false, advanced_outlawry: true, lawspeaker: Some(0) });
+    let mut d = feast_round_with(Options {
+        sealed_feuds: false,
+        advanced_outlawry: true,
+        lawspeaker: Some(0),
+        ..Options::default()
+    });
     d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
     let best =
         d.state.players[5].wealth.iter().map(|c| data().cards[*c as usize].worth).max().expect("Goods from the raid");
@@ -724,8 +738,16 @@ fn rules_step_has_choice(d: &Driver) -> bool {
 /// Austfirdir, where seat 1's one Thingman stands, and fights there; answers
 /// the game after the feud.
 fn feud_at_austfirdir(seed: u64) -> Driver {
-    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0) };
+    feud_at_austfirdir_choosing(seed, Choices::default())
+}
+
+/// As `feud_at_austfirdir`, seat 0 having given standing `choices` first.
+fn feud_at_austfirdir_choosing(seed: u64, choices: Choices) -> Driver {
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0), ..Options::default() };
     let mut d = Driver::new(&opts, 2, seed).expect("setup");
+    if choices != Choices::default() {
+        d.act(0, &Command::Choices { choices }).unwrap();
+    }
     let start = edge("Borgarfjordur", "Hunathing");
     // Round 1: Ride (Law of Blood), both support, strength 2.
     d.act(0, &Command::Propose { law: BLOOD }).unwrap();
@@ -780,4 +802,185 @@ fn the_game_ends_when_only_one_player_has_any_holdings_left_and_the_last_with_a_
     assert!(d.state.players[0].wordfame < crate::seasons::FAME_TO_WIN, "not by Wordfame");
     assert_eq!(outcome.ranking, vec![0, 1], "the gothi still in Iceland first");
     assert!(Thingvellir::pending(&d.state).is_empty(), "nobody is asked anything more");
+}
+
+#[test]
+fn standing_choices_may_be_given_at_any_time_and_only_their_giver_sees_them() {
+    let mut d = game(3, 0, false);
+    let ask = Command::Choices { choices: Choices { farm: true, pool: true } };
+    assert_eq!(ask_of(&d.state, 1), None, "seat 1 is asked nothing now");
+    assert!(Thingvellir::standing_order(&d.state, 1, &ask), "the kernel takes it from a seat not asked");
+    d.act(1, &ask).expect("a standing choice is taken at any time");
+    assert_eq!(d.state.players[1].choices, Choices { farm: true, pool: true });
+    assert_eq!(ask_of(&d.state, 0), Some(Ask::Propose), "nothing else changed: the Lawspeaker still proposes");
+    let mine = crate::view::view(&d.state, runestone_engine::Viewer::Seat(1));
+    let theirs = crate::view::view(&d.state, runestone_engine::Viewer::Seat(0));
+    assert_eq!(mine.players[1].choices, Some(Choices { farm: true, pool: true }));
+    assert_eq!(theirs.players[1].choices, None, "standing choices are seen only by their giver");
+    assert!(!Thingvellir::standing_order(&d.state, 1, &Command::Pass), "any other command still waits its turn");
+}
+
+#[test]
+fn if_no_thingmen_remain_to_slay_that_gothi_may_choose_to_raze_one_farm_owned_by_the_opposing_gothi() {
+    // Seeds whose drawn cards give seat 0 two conflicts at Austfirdir: the
+    // first slays seat 1's Thingman, the second razes; seat 0 asked to choose.
+    let choose = Choices { farm: true, pool: false };
+    let found =
+        (0..200).map(|seed| feud_at_austfirdir_choosing(seed, choose)).find(|d| ask_of(&d.state, 0) == Some(Ask::Farm));
+    let mut d = found.expect("some seed gives seat 0 a conflict against no Thingmen");
+    let call = d.state.farm_calls.front().cloned().expect("the farm call");
+    assert_eq!((call.chooser, call.loser), (0, 1));
+    assert_eq!(d.state.owner(district("Austfirdir")), Some(1), "nothing is razed before the winner chooses");
+    // Refused in words: a District away from the feud, a colour with no farm.
+    let far = d.act(0, &Command::Raze { district: district("Borgarfjordur"), colour: 0 }).unwrap_err();
+    assert!(far.message.contains("where the feud took place"), "{far}");
+    let farms = d.state.players[1].farms;
+    let none = (0..4).find(|c| farms[*c] == 0).expect("seat 1 lacks a colour");
+    let bad = d.act(0, &Command::Raze { district: district("Austfirdir"), colour: none }).unwrap_err();
+    assert!(bad.message.contains("has no"), "{bad}");
+    // The winner's own choice: not the colour the rules would take.
+    let default = crate::actions::default_farm(&d.state, 1).expect("a farm");
+    let colour = (0..4).find(|c| farms[*c] > 0 && *c != default).expect("a second colour of farms");
+    d.act(0, &Command::Raze { district: district("Austfirdir"), colour }).unwrap();
+    assert_eq!(d.state.players[1].farms[colour], farms[colour] - 1, "the chosen colour's farm is removed");
+    assert_eq!(d.state.players[1].farms[default], farms[default], "the default colour is untouched");
+    assert_eq!(d.state.owner(district("Austfirdir")), None, "the District of value 1 loses its stead");
+    assert_eq!(d.state.phase, Phase::Over, "the last one left with a farm in Iceland wins");
+}
+
+#[test]
+fn by_default_the_rules_raze_for_the_winner_and_the_game_does_not_wait() {
+    let found = (0..200).map(feud_at_austfirdir).find(|d| d.state.players[1].out);
+    let d = found.expect("some seed razes seat 1's last District");
+    assert!(d.state.farm_calls.is_empty(), "no farm call without the standing choice");
+    assert!(Thingvellir::pending(&d.state).is_empty(), "nobody is asked: the game is over");
+}
+
+#[test]
+fn to_capture_a_district_remove_the_opposing_gothis_stead_token_and_one_farm_of_your_choosing() {
+    let mut d = feast_round();
+    d.act(2, &Command::Choices { choices: Choices { farm: true, pool: false } }).unwrap();
+    d.act(5, &Command::Pass).unwrap();
+    pass_until(&mut d, 2);
+    // Given seat 5's Thingmen all away from its Longhall and a second District of its own.
+    d.state.players[5].longhall = 0;
+    let second = district("Austfirdir");
+    d.state.steads[second] = Some((5, 1));
+    let target = district("Thingeyjarthing");
+    let farms = d.state.players[5].farms;
+    d.act(2, &Command::Capture { bondi: 0, weapon: None, district: target, pay: false }).unwrap();
+    assert_eq!(d.state.owner(target), Some(2), "the Bondi's Worth is at least the empty Longhall");
+    assert_eq!(ask_of(&d.state, 2), Some(Ask::Farm), "the capturer chooses the farm");
+    assert_eq!(d.state.players[5].farms, farms, "no farm is removed before the choice");
+    let default = crate::actions::default_farm(&d.state, 5).expect("a farm");
+    let colour = (0..4).find(|c| farms[*c] > 0 && *c != default).expect("a second colour of farms");
+    let legal = Thingvellir::legal(&d.state, 2);
+    assert!(legal.contains(&Command::RemoveFarm { colour }), "{legal:?}");
+    d.act(2, &Command::RemoveFarm { colour }).unwrap();
+    assert_eq!(d.state.players[5].farms[colour], farms[colour] - 1, "the farm of the capturer's choosing");
+    assert_eq!(d.state.players[5].farms[default], farms[default]);
+    assert!(d.state.farm_calls.is_empty());
+}
+
+/// Two gothar; seat 0 proposes Foster (strength 2), both pass, seat 0 draws 2.
+fn foster_draw(seed: u64, choices: Choices) -> Driver {
+    let opts = Options { sealed_feuds: false, advanced_outlawry: false, lawspeaker: Some(0), ..Options::default() };
+    let mut d = Driver::new(&opts, 2, seed).expect("setup");
+    d.act(0, &Command::Choices { choices }).unwrap();
+    d.act(0, &Command::Propose { law: KIN }).unwrap();
+    all_support(&mut d);
+    // Everyone asked in the fostering round passes (a seat with nothing to do is not asked).
+    while let Some(step) = d.state.current.clone() {
+        d.act(step.seat, &Command::Pass).unwrap();
+    }
+    d
+}
+
+#[test]
+fn if_there_is_already_a_persona_in_a_space_the_drawing_player_may_choose_to_replace_the_old_one_with_the_new_one() {
+    let ask = Choices { farm: false, pool: true };
+    let mut d = (0..400)
+        .map(|seed| foster_draw(seed, ask))
+        .find(|d| ask_of(&d.state, 0) == Some(Ask::Choose(Choosing::Replace)))
+        .expect("some seed draws a persona whose pool space is taken");
+    let drawn = d.state.players[0].hand.clone();
+    let new = drawn[0];
+    let colour = data().cards[new as usize].colour;
+    let old = d.state.pool[colour].expect("the space is taken");
+    let view = crate::view::view(&d.state, runestone_engine::Viewer::Seat(1));
+    assert!(view.players[0].hand.is_none(), "the drawn personae show only to the drawer");
+    let wrong = d.act(0, &Command::Replace { personae: vec![old] }).unwrap_err();
+    assert!(wrong.message.contains("not among the personae you drew"), "{wrong}");
+    d.act(0, &Command::Replace { personae: vec![new] }).unwrap();
+    assert_eq!(d.state.pool[colour], Some(new), "the new persona takes the space");
+    assert!(d.state.doom.contains(&old), "the old one goes to its Doom");
+    assert!(d.state.players[0].hand.is_empty() && d.state.choosing.is_none());
+}
+
+#[test]
+fn by_default_the_old_persona_stays_in_the_pool_and_the_game_does_not_wait() {
+    let ask = Choices { farm: false, pool: true };
+    let seed = (0..400)
+        .find(|seed| ask_of(&foster_draw(*seed, ask).state, 0) == Some(Ask::Choose(Choosing::Replace)))
+        .expect("some seed draws a persona whose pool space is taken");
+    let d = foster_draw(seed, Choices::default());
+    assert_ne!(ask_of(&d.state, 0), Some(Ask::Choose(Choosing::Replace)), "not asked");
+    let before = foster_draw(seed, ask);
+    let new = before.state.players[0].hand[0];
+    assert!(d.state.doom.contains(&new), "the newly drawn persona goes to its Doom");
+    assert_eq!(d.state.pool, before.state.pool, "the pool keeps its personae");
+}
+
+#[test]
+fn with_district_goods_a_gothi_without_a_bondi_of_the_colour_has_districts_produce_goods_instead() {
+    let with = Options { lawspeaker: Some(0), district_goods: true, ..Options::default() };
+    let mut d = Driver::new(&with, 2, 7).expect("setup");
+    let mut base = game(2, 0, false);
+    for g in [&mut d, &mut base] {
+        g.act(0, &Command::Propose { law: SEA }).unwrap(); // Raid, strength 2: nobody has Bondi yet
+        all_support(g);
+        g.act(0, &Command::SailOut { thingmen: 2 }).unwrap();
+        g.act(1, &Command::SailOut { thingmen: 2 }).unwrap();
+    }
+    // Base game: Districts produce nothing (the Home Stead Bondi may act; passing here).
+    to_next_council(&mut base);
+    assert!(base.state.players.iter().all(|p| p.wealth.is_empty()), "no Goods without the option");
+    // With the option: no Bondi of the colour, so each District produces one Good instead.
+    to_next_council(&mut d);
+    for seat in 0..2 {
+        let p = &d.state.players[seat];
+        assert_eq!(p.wealth.len(), d.state.districts_of(seat as Seat).len(), "one Good per District");
+    }
+}
+
+#[test]
+fn with_arson_a_feast_may_burn_a_rivals_district_once_a_round_and_the_burner_is_outlawed() {
+    let mut d = feast_round_with(Options { lawspeaker: Some(0), arson: true, ..Options::default() });
+    d.act(5, &Command::Pass).unwrap();
+    pass_until(&mut d, 2);
+    let target = district("Thingeyjarthing");
+    let before = d.state.steads[target].expect("seat 5's home").1;
+    let farms: u8 = d.state.players[5].farms.iter().sum();
+    let far = d.act(2, &Command::Burn { bondi: 0, district: district("Borgarfjordur") }).unwrap_err();
+    assert!(far.message.contains("no Thingman on Borgarfjordur"), "{far}");
+    let bondi = d.state.players[2].oaths[0];
+    // The burning itself, on a copy of the position (play moves on to winter at once).
+    let mut s = d.state.clone();
+    crate::actions::burn(&mut s, 2, 0, target).unwrap();
+    assert_eq!(s.burned, vec![target], "an Arson token on the District");
+    assert_eq!(s.steads[target].map(|v| v.1), if before > 1 { Some(before - 1) } else { None });
+    assert_eq!(s.players[5].farms.iter().sum::<u8>(), farms - 1, "a farm burned");
+    assert!(s.players[2].outlawed, "the burner is outlawed");
+    assert!(s.doom.contains(&bondi), "the Bondi is discarded");
+    s.steads[target] = Some((5, 2));
+    let again = crate::actions::burn(&mut s, 2, 0, target).unwrap_err();
+    assert!(again.contains("already burned this round"), "{again}");
+    // In play, by the command; the Arson tokens come back in winter.
+    d.act(2, &Command::Burn { bondi: 0, district: target }).unwrap();
+    to_next_council(&mut d);
+    assert!(d.state.burned.is_empty(), "the Arson tokens come back in winter");
+    let base = feast_round();
+    let mut probe = base.state.clone();
+    let err = crate::actions::burn(&mut probe, 5, 0, district("Skagafjordur")).unwrap_err();
+    assert!(err.contains("without the Arson option"), "{err}");
 }

@@ -16,7 +16,8 @@ use crate::{Options, Thingvellir};
 #[test]
 fn the_header_tells_round_phase_and_standings_for_every_viewer_and_no_secret() {
     for (seats, seed, sealed) in [(3u8, 7u64, true), (5, 11, false), (2, 3, false)] {
-        let opts = Options { sealed_feuds: sealed, advanced_outlawry: seats == 5, lawspeaker: None };
+        let opts =
+            Options { sealed_feuds: sealed, advanced_outlawry: seats == 5, lawspeaker: None, ..Options::default() };
         let mut g = Driver::new(&opts, seats, seed).expect("setup");
         let names: Vec<String> = (0..seats).map(|i| format!("Gothi{i}")).collect();
         let personae: Vec<&str> = data().cards.iter().filter_map(|c| c.persona.as_deref()).collect();

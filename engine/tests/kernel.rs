@@ -230,11 +230,8 @@ fn a_fork_starts_from_the_position_at_its_seq() {
     g.when(0, json!({"type": "Claim"})).unwrap();
     let reg = registry();
     let seed = Seed([9; 32]);
-    let origin = runestone_engine::log::ForkOrigin {
-        game: g.table.game_id.clone(),
-        seq: at,
-        hash: g.log[at as usize].hash.clone(),
-    };
+    let origin =
+        runestone_engine::log::ForkOrigin { game: g.table.game_id.clone(), seq: at, hash: g.log[at as usize].hash };
     let mut drafts = Table::create(
         reg.get("duel").unwrap().as_ref(),
         &json!({"rounds": 3}),

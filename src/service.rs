@@ -960,7 +960,7 @@ impl Service {
                 r.at_seq
             )));
         }
-        let origin = ForkOrigin { game: game.to_owned(), seq: r.at_seq, hash: log[r.at_seq as usize].hash.clone() };
+        let origin = ForkOrigin { game: game.to_owned(), seq: r.at_seq, hash: log[r.at_seq as usize].hash };
         let rules = self.registry.get(&table.created.ruleset).expect("loaded games have known rulesets");
         let seed = Seed(crate::random_bytes::<32>());
         let mut drafts = Table::create_as(

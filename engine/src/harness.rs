@@ -57,7 +57,7 @@ pub fn play_by_fallbacks(
         let drafts = table
             .decide(Actor::System, p.seat, &command, Some(table.head), seed)
             .map_err(|e| format!("seat {}'s fallback {command} refused: {e}", p.seat))?;
-        let sealed = seal("g1", Some((table.head, &table.head_hash.clone())), drafts, TIME, seed);
+        let sealed = seal("g1", Some((table.head, &table.head_hash)), drafts, TIME, seed);
         for e in &sealed {
             table.push(e).map_err(|err| format!("pushing seq {}: {err}", e.seq))?;
             each(&table, p.seat, e);

@@ -37,7 +37,7 @@ fn created(options: serde_json::Value, recorded: Option<u32>) -> (u32, serde_jso
         panic!("GameCreated")
     };
     let Body::Game { event, .. } = &drafts[1].body else { panic!("GameStarted") };
-    (*rules_version, event.clone())
+    (*rules_version, event.value())
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Durable storage: the per-game event logs and the records written with them.
 //!
-//! One trait, [`EventStore`]; the embedded backend is [`sled`](self::sled).
+//! One trait, [`EventStore`]; the embedded backend is [`sled`](self::sled),
+//! the one for several nodes on one database [`postgres`](self::postgres).
 //! Every write is a [`Write`]: events for one game plus side records (game
 //! secrets, idempotency answers, outbox messages, deadline entries) that must
 //! become durable in the same atomic step. An append is acknowledged only
@@ -8,6 +9,7 @@
 
 pub mod codec;
 pub mod memory;
+pub mod postgres;
 pub mod sled;
 pub mod space;
 #[cfg(test)]
@@ -135,6 +137,13 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// Every game id with a log, in id order, starting after `after`.
     fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>>;
+
+    /// Whether other server processes may append to the same logs (a
+    /// shared database): then a cached position is only trusted after its
+    /// head is checked against the store's.
+    fn shared(&self) -> bool {
+        false
+    }
 
     /// Why the store refuses writes while it recovers from a failed flush
     /// (a full disk), `None` when it accepts them.

@@ -430,6 +430,12 @@ impl Service {
 
     /// Fold `game` into `slot` if it is not there yet.
     pub(crate) async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+        // Several nodes on one database: another node may have appended, so
+        // a cached position is used only while it is still the store's head.
+        if self.store.shared() && guard.as_ref().is_some_and(|l| self.store.head(game).ok() != Some(Some(l.table.head)))
+        {
+            *guard = None;
+        }
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 self.forget(game);

@@ -280,7 +280,10 @@ impl Scheduler {
     /// Act on everything due now, once. Returns how many entries were due.
     pub async fn tick(&self) -> usize {
         let now = self.service.now().timestamp_millis();
-        let rows = match self.service.store().scan(Side::Deadlines, b"d", 128) {
+        // Claimed, so that of several nodes on one database one acts on each.
+        let mut before = b"d".to_vec();
+        before.extend_from_slice(&(now.max(0) as u64 + 1).to_be_bytes());
+        let rows = match self.service.store().claim(Side::Deadlines, b"d", &before, 128, Duration::from_secs(60)) {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the deadline index");

@@ -124,6 +124,25 @@ pub trait EventStore: Send + Sync + 'static {
     /// Side records whose key starts with `prefix`, in key order, at most `limit`.
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>>;
 
+    /// Take the first records (at most `limit`) whose key starts with
+    /// `prefix` and sorts before `before` (the work now due, in key order)
+    /// for `lease`: until it ends, no other node's claim returns them, so one
+    /// node acts on each (the worker removes a record once acted on). A
+    /// store used by one node has nothing to share, and claims are scans.
+    fn claim(
+        &self,
+        side: Side,
+        prefix: &[u8],
+        before: &[u8],
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let _ = lease;
+        let mut rows = self.scan(side, prefix, limit)?;
+        rows.retain(|(k, _)| k.as_slice() < before);
+        Ok(rows)
+    }
+
     /// Put or remove side records atomically and durably, without events
     /// (outbox bookkeeping, deadline moves).
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>>;

@@ -201,7 +201,7 @@ async fn apply_side(tx: &tokio_postgres::Transaction<'_>, writes: &[SideWrite]) 
             Some(v) => tx
                 .execute(
                     "INSERT INTO side_records (game, side, key, value) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (game, side, key) DO UPDATE SET value = EXCLUDED.value",
+                     ON CONFLICT (game, side, key) DO UPDATE SET value = EXCLUDED.value, claimed_until = NULL",
                     &[&game_of(w.side, &w.key), &tag, &w.key, v],
                 )
                 .await
@@ -585,6 +585,49 @@ impl EventStore for PgStore {
         })
     }
 
+    fn claim(
+        &self,
+        side: Side,
+        prefix: &[u8],
+        before: &[u8],
+        limit: usize,
+        lease: Duration,
+    ) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let end = match prefix_end(prefix) {
+            Some(end) if end.as_slice() < before => end,
+            _ => before.to_vec(),
+        };
+        let start = prefix.to_vec();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        self.block(move |pool| async move {
+            let client = pool.get().await.map_err(pool_err)?;
+            // Rows another node is claiming right now are skipped, not
+            // waited for; rows another node holds a lease on are not due.
+            let mut rows = client
+                .query(
+                    "UPDATE side_records s SET claimed_until = now() + $5 * interval '1 millisecond' \
+                     FROM (SELECT game, side, key FROM side_records \
+                           WHERE side = $1 AND key >= $2 AND key < $3 \
+                             AND (claimed_until IS NULL OR claimed_until < now()) \
+                           ORDER BY key LIMIT $4 FOR UPDATE SKIP LOCKED) due \
+                     WHERE s.game = due.game AND s.side = due.side AND s.key = due.key \
+                     RETURNING s.key, s.value",
+                    &[&side_tag(side), &start, &end, &limit, &(lease_ms as f64)],
+                )
+                .await
+                .map_err(|e| db("claim due records", e))?
+                .into_iter()
+                .map(|r| (r.get::<_, Vec<u8>>(0), r.get::<_, Vec<u8>>(1)))
+                .collect::<Vec<_>>();
+            rows.sort();
+            Ok(rows)
+        })
+    }
+
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
         if let Err(e) = self.refuse_closed() {
             return Box::pin(async move { Err(e) });
@@ -895,6 +938,40 @@ mod tests {
             Err(StoreError::Corrupt(m)) => assert!(m.contains("missing"), "{m}"),
             other => panic!("a shortened log is damage, got {other:?}"),
         }
+    }
+
+    #[tokio::test]
+    async fn a_due_record_is_claimed_by_one_node_until_its_lease_ends() {
+        let url = testing::fresh_database();
+        let (a, b) = (PgStore::open(&url).expect("open"), PgStore::open(&url).expect("open"));
+        let put = |k: &[u8]| SideWrite { side: Side::Outbox, key: k.to_vec(), value: Some(b"mail".to_vec()) };
+        a.put(vec![put(b"q1"), put(b"q2"), put(b"q9"), put(b"x1")]).await.expect("put");
+        let lease = Duration::from_secs(600);
+        let keys = |rows: Vec<(Vec<u8>, Vec<u8>)>| rows.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+        assert_eq!(keys(a.claim(Side::Outbox, b"q", b"q5", 1, lease).expect("claim")), vec![b"q1".to_vec()]);
+        assert_eq!(
+            keys(b.claim(Side::Outbox, b"q", b"q5", 10, lease).expect("claim")),
+            vec![b"q2".to_vec()],
+            "node b gets what node a did not claim, and nothing not yet due"
+        );
+        assert!(a.claim(Side::Outbox, b"q", b"q5", 10, lease).expect("claim").is_empty(), "everything due is claimed");
+        // A record written again (a retry) is free to claim again.
+        b.put(vec![put(b"q2")]).await.expect("put");
+        assert_eq!(keys(a.claim(Side::Outbox, b"q", b"q5", 10, lease).expect("claim")), vec![b"q2".to_vec()]);
+        // An ended lease (its node died) frees the record.
+        let short = Duration::from_millis(1);
+        b.put(vec![put(b"q3")]).await.expect("put");
+        assert_eq!(keys(b.claim(Side::Outbox, b"q", b"q5", 10, short).expect("claim")), vec![b"q3".to_vec()]);
+        let mut again = Vec::new();
+        for _ in 0..200 {
+            again = keys(a.claim(Side::Outbox, b"q", b"q5", 10, lease).expect("claim"));
+            if !again.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(again, vec![b"q3".to_vec()]);
+        assert_eq!(a.scan(Side::Outbox, b"", 10).expect("scan").len(), 5, "claims remove nothing");
     }
 
     #[test]

@@ -22,12 +22,15 @@ CREATE TABLE events (
 -- Side records (game secrets, idempotency answers, outbox, deadline index),
 -- written in the same transaction as the events that cause them. `side` is
 -- the record kind ('g', 'i', 'o', 'd'); `game` the game the key names, or ''
--- for the node-wide queues whose keys start with a due time.
+-- for the node-wide queues whose keys start with a due time. A due outbox
+-- or deadline record is claimed by one node (`claimed_until`, taken with
+-- FOR UPDATE SKIP LOCKED) and removed once acted on.
 CREATE TABLE side_records (
-    game  text     NOT NULL,
-    side  smallint NOT NULL,
-    key   bytea    NOT NULL,
-    value bytea    NOT NULL,
+    game          text        NOT NULL,
+    side          smallint    NOT NULL,
+    key           bytea       NOT NULL,
+    value         bytea       NOT NULL,
+    claimed_until timestamptz,
     PRIMARY KEY (game, side, key)
 );
 CREATE INDEX side_records_by_key ON side_records (side, key);

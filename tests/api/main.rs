@@ -17,6 +17,7 @@ mod hidden;
 mod mail;
 mod memory;
 mod openapi;
+mod postgres;
 mod realms;
 mod schemas;
 mod smtp;

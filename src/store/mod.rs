@@ -9,6 +9,7 @@
 
 pub mod codec;
 pub mod memory;
+pub mod migrate;
 pub mod postgres;
 pub mod sled;
 pub mod space;

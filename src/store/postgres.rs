@@ -83,7 +83,7 @@ fn is_game_id(b: &[u8]) -> bool {
 /// The game a side record's key names (its distribution key), or "" for the
 /// node-wide queues (outbox by due time, creation idempotency). Only the key
 /// decides, so a record's row never moves.
-fn game_of(side: Side, key: &[u8]) -> String {
+pub(crate) fn game_of(side: Side, key: &[u8]) -> String {
     let pick = |r: std::ops::Range<usize>| key.get(r).filter(|b| is_game_id(b));
     let found = match side {
         Side::Games => pick(0..GAME_ID_LEN),

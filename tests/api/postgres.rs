@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::helpers::{agent, seat_tokens, str_of};
+use crate::helpers::{agent, seat_tokens, str_of, TestApp};
 use crate::smtp::SmtpSink;
 
 const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -21,6 +21,10 @@ const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789
 /// `runestone serve` on port 0 with the PostgreSQL store of `url`, mail to
 /// the SMTP sink on `smtp`; returns it and its base URL.
 fn node(dir: &Path, url: &str, smtp: u16) -> (Child, String) {
+    node_with_key(dir, url, smtp, SECRET)
+}
+
+fn node_with_key(dir: &Path, url: &str, smtp: u16, secret: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
         .arg("serve")
         .env("RUNESTONE__SERVER__PORT", "0")
@@ -28,7 +32,7 @@ fn node(dir: &Path, url: &str, smtp: u16) -> (Child, String) {
         .env("RUNESTONE__STORAGE__PATH", dir)
         .env("RUNESTONE__STORAGE__BACKEND", "postgres")
         .env("RUNESTONE__STORAGE__URL", url)
-        .env("RUNESTONE__AUTH__JWT_SECRET", SECRET)
+        .env("RUNESTONE__AUTH__JWT_SECRET", secret)
         .env("RUNESTONE__MAIL__TRANSPORT", "smtp")
         .env("RUNESTONE__MAIL__SMTP_HOST", "127.0.0.1")
         .env("RUNESTONE__MAIL__SMTP_PORT", smtp.to_string())
@@ -262,4 +266,137 @@ fn two_nodes_share_one_database() {
     }
     node_a.kill().unwrap();
     node_a.wait().unwrap();
+}
+
+/// Every golden log under `events/`, as envelopes (the end line left out).
+fn golden_logs() -> Vec<Vec<runestone_engine::Envelope>> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("events"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.starts_with("{\"end\""))
+                .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", f.display())))
+                .collect()
+        })
+        .collect()
+}
+
+fn migrate(dir: &Path, url: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_runestone"))
+        .args(["migrate-store", "--from", &format!("sled:{}", dir.display()), "--to", &format!("postgres:{url}")])
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("migrate-store runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "migrate-store failed: {text}");
+    text
+}
+
+#[test]
+fn migrate_store_moves_golden_and_running_games_with_pending_mail() {
+    use runestone::store::{EventStore, Side, SideWrite, Write};
+
+    // A sled installation: two running duels whose invitations could not be
+    // sent yet (the mail server is down), then the golden games.
+    let mut sink = SmtpSink::start();
+    sink.down();
+    let mut app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let mut running = Vec::new();
+    for g in 0..2 {
+        let seats: Vec<Value> =
+            (0..2).map(|i| json!({"name": format!("P{i}"), "email": format!("m{g}p{i}@example.org")})).collect();
+        let created = app.post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats}));
+        let created = created.ok().clone();
+        running.push((str_of(&created, "game_id").to_owned(), seat_tokens(&created)));
+    }
+    let dir = app.dir.clone();
+    let data = tempfile::tempdir().unwrap();
+    app.stop();
+    // Keep the stopped server's directory: copy it out before the app goes.
+    let copy = |from: &Path, to: &Path| {
+        let status = Command::new("cp").arg("-a").arg(format!("{}/.", from.display())).arg(to).status().unwrap();
+        assert!(status.success());
+    };
+    copy(&dir, data.path());
+    drop(app);
+    let golden = golden_logs();
+    {
+        let store = runestone::store::sled::SledStore::open(&data.path().join("events")).expect("open sled");
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        for log in &golden {
+            let game = log[0].game.clone();
+            let seed = log
+                .iter()
+                .find_map(|e| match e.kernel() {
+                    Some(runestone_engine::KernelEvent::SeedRevealed { seed }) => Some(seed.clone()),
+                    _ => None,
+                })
+                .expect("a golden game is over, its seed revealed");
+            let record = json!({"seed": seed, "created_at": log[0].time, "seats": []});
+            let side = vec![SideWrite {
+                side: Side::Games,
+                key: game.as_bytes().to_vec(),
+                value: Some(serde_json::to_vec(&record).unwrap()),
+            }];
+            rt.block_on(store.append(Write { game, expect_head: None, events: log.clone(), side })).expect("append");
+        }
+        let pending = store.scan(Side::Outbox, b"q", 100).unwrap();
+        assert_eq!(pending.len(), 4, "the four invitations are pending");
+        store.close().unwrap();
+    }
+
+    let url = runestone::store::postgres::testing::fresh_database();
+    let said = migrate(data.path(), &url);
+    let games = golden.len() + running.len();
+    assert!(said.contains(&format!("copied {games} games")), "{said}");
+
+    // The games go on, on PostgreSQL, with the links already sent.
+    sink.up();
+    let key = std::fs::read_to_string(data.path().join("jwt.key")).unwrap();
+    let node_dir = tempfile::tempdir().unwrap();
+    let (mut node, base) = node_with_key(node_dir.path(), &url, sink.port, key.trim());
+    let a = agent();
+    let mail = sink.wait_for(4, 120);
+    let mut ids: Vec<_> = mail.iter().map(|m| m.header("Message-ID").unwrap_or_default()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "each pending invitation sent once");
+    for (game, tokens) in &running {
+        let body = json!({"command": {"type": "Bid", "amount": 3}});
+        let (s, v) =
+            call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&tokens[0]), Some(&body)).unwrap();
+        assert_eq!(s, 200, "a running game goes on with its old link: {v}");
+    }
+    for game in golden.iter().map(|l| &l[0].game).chain(running.iter().map(|(g, _)| g)) {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/verify"), None, None).unwrap();
+        assert_eq!((s, &v["ok"]), (200, &json!(true)), "{game}: {v}");
+    }
+
+    // Run again: nothing is copied twice, nothing sent is brought back.
+    let pg = runestone::store::postgres::PgStore::open(&url).unwrap();
+    let t = Instant::now();
+    while !pg.scan(Side::Outbox, b"q", 10).unwrap().is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(120), "the outbox empties");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let said = migrate(data.path(), &url);
+    assert!(said.contains("copied 0 games") && said.contains(&format!("{games} games were already there")), "{said}");
+    assert!(pg.scan(Side::Outbox, b"q", 10).unwrap().is_empty(), "no sent message is queued again");
+    node.kill().unwrap();
+    node.wait().unwrap();
 }

@@ -400,3 +400,65 @@ fn migrate_store_moves_golden_and_running_games_with_pending_mail() {
     node.kill().unwrap();
     node.wait().unwrap();
 }
+
+#[test]
+fn two_nodes_fire_each_deadline_once_and_send_each_mail_once() {
+    use chrono::Duration as Hours;
+    use runestone::clock::ManualClock;
+
+    let url = runestone::store::postgres::testing::fresh_database();
+    let sink = SmtpSink::start();
+    let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let node = |dir: &Path| {
+        let mut s = crate::helpers::settings(dir);
+        TestApp::smtp_to(sink.port)(&mut s);
+        s.storage.backend = "postgres".into();
+        s.storage.url = url.clone();
+        s.auth.jwt_secret = SECRET.into();
+        TestApp::start_with_clock(s, clock.clone())
+    };
+    let (app_a, app_b) = (node(dir_a.path()), node(dir_b.path()));
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let policy = json!({"plan_hours": 24, "turn_hours": 24, "small_hours": 12, "reminders_hours": [2],
+                        "grace_hours": 6, "substitute_after": 2, "forfeit_after": 3});
+    let created = app_a.post(
+        "/api/v1/games",
+        None,
+        &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats,
+                "host": {"name": "Host", "email": "host@example.org"}, "deadlines": policy}),
+    );
+    let game = str_of(created.ok(), "game_id").to_owned();
+    sink.wait_for(2, 120);
+
+    // Nobody plays: both nodes' schedulers race on every deadline.
+    let t0 = Instant::now();
+    let mut hours = 0;
+    while app_b.get(&format!("/api/v1/games/{game}"), None).json["status"] != "over" {
+        assert!(hours < 1000 && t0.elapsed() < Duration::from_secs(240), "no end after {hours} hours");
+        clock.advance(Hours::hours(1));
+        hours += 1;
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let log = app_a.get(&format!("/api/v1/games/{game}/events"), None);
+    let verify = app_b.get(&format!("/api/v1/games/{game}/verify"), None);
+    assert_eq!(verify.json["ok"], json!(true), "{}", verify.text);
+    assert!(!log.json["events"].as_array().expect("events").is_empty());
+    let t1 = Instant::now();
+    let received = loop {
+        // The game-over mails (one per seat) come last; wait for them, then count.
+        let r = sink.received();
+        if r.iter().filter(|m| m.header("Subject").unwrap_or_default().contains(" is over")).count() >= 2 {
+            break r;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(120), "no game-over mail");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    for m in &received {
+        *by_id.entry(m.header("Message-ID").unwrap_or_default()).or_default() += 1;
+    }
+    assert!(by_id.values().all(|n| *n == 1), "a message sent twice: {by_id:?}");
+    let subjects: Vec<String> = received.iter().map(|m| m.header("Subject").unwrap_or_default()).collect();
+    assert!(subjects.iter().any(|s| s.starts_with("Reminder")), "{subjects:#?}");
+}

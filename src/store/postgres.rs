@@ -120,22 +120,25 @@ fn check_game(game: &str) -> StoreResult<()> {
     Ok(())
 }
 
-/// A database error in our words, with PostgreSQL's own code and message
-/// for the operator's log.
+/// A database error in our words (with its SQLSTATE code); PostgreSQL's own
+/// text goes to the server's log, never into an answer.
 fn db(context: &str, e: tokio_postgres::Error) -> StoreError {
+    tracing::error!(error = %e, detail = ?e.as_db_error().map(|d| d.message()), "PostgreSQL could not {context}");
     match e.as_db_error() {
-        Some(d) => {
-            StoreError::Io(format!("PostgreSQL refused to {context}: {} (code {})", d.message(), d.code().code()))
-        }
+        Some(d) => StoreError::Io(format!(
+            "PostgreSQL refused to {context} (SQLSTATE {}); the server's log has its words",
+            d.code().code()
+        )),
         None if e.is_closed() => {
             StoreError::Io(format!("the connection to PostgreSQL was lost while trying to {context}"))
         }
-        None => StoreError::Io(format!("PostgreSQL could not {context}: {e}")),
+        None => StoreError::Io(format!("PostgreSQL could not {context}; the server's log has why")),
     }
 }
 
 fn pool_err(e: deadpool_postgres::PoolError) -> StoreError {
-    StoreError::Io(format!("no connection to PostgreSQL could be had: {e}"))
+    tracing::error!(error = %e, "no connection to PostgreSQL");
+    StoreError::Io("no connection to PostgreSQL could be had; the server's log has why".into())
 }
 
 /// Each event's hash covers its content and the previous event's hash.
@@ -194,20 +197,29 @@ fn prepare(write: Write) -> StoreResult<Prepared> {
     Ok(Prepared { game, expect_head, events: out, last, side })
 }
 
-async fn apply_side(tx: &tokio_postgres::Transaction<'_>, writes: &[SideWrite]) -> StoreResult<()> {
+/// A statement prepared once per connection (one round trip per query after).
+async fn st(client: &impl deadpool_postgres::GenericClient, sql: &str) -> StoreResult<tokio_postgres::Statement> {
+    client.prepare_cached(sql).await.map_err(|e| db("prepare a statement", e))
+}
+
+async fn apply_side(tx: &deadpool_postgres::Transaction<'_>, writes: &[SideWrite]) -> StoreResult<()> {
     for w in writes {
         let tag = side_tag(w.side);
         match &w.value {
             Some(v) => tx
                 .execute(
-                    "INSERT INTO side_records (game, side, key, value) VALUES ($1, $2, $3, $4) \
+                    &st(
+                        tx,
+                        "INSERT INTO side_records (game, side, key, value) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (game, side, key) DO UPDATE SET value = EXCLUDED.value, claimed_until = NULL",
+                    )
+                    .await?,
                     &[&game_of(w.side, &w.key), &tag, &w.key, v],
                 )
                 .await
                 .map_err(|e| db("write a side record", e))?,
             None => tx
-                .execute("DELETE FROM side_records WHERE side = $1 AND key = $2", &[&tag, &w.key])
+                .execute(&st(tx, "DELETE FROM side_records WHERE side = $1 AND key = $2").await?, &[&tag, &w.key])
                 .await
                 .map_err(|e| db("remove a side record", e))?,
         };
@@ -217,7 +229,7 @@ async fn apply_side(tx: &tokio_postgres::Transaction<'_>, writes: &[SideWrite]) 
 
 async fn head_of(client: &impl deadpool_postgres::GenericClient, game: &str) -> StoreResult<Option<u64>> {
     let row = client
-        .query_opt("SELECT head FROM games WHERE game = $1", &[&game])
+        .query_opt(&st(client, "SELECT head FROM games WHERE game = $1").await?, &[&game])
         .await
         .map_err(|e| db("read a game's head", e))?;
     Ok(row.map(|r| r.get::<_, i64>(0) as u64))
@@ -230,14 +242,15 @@ async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
     let moved = match (p.expect_head, &p.last) {
         (None, Some((seq, hash))) => tx
             .execute(
-                "INSERT INTO games (game, head, head_hash) VALUES ($1, $2, $3) ON CONFLICT (game) DO NOTHING",
+                &st(&tx, "INSERT INTO games (game, head, head_hash) VALUES ($1, $2, $3) ON CONFLICT (game) DO NOTHING")
+                    .await?,
                 &[&p.game, seq, hash],
             )
             .await
             .map_err(|e| db("record a new game", e))?,
         (Some(expected), Some((seq, hash))) => tx
             .execute(
-                "UPDATE games SET head = $2, head_hash = $3 WHERE game = $1 AND head = $4",
+                &st(&tx, "UPDATE games SET head = $2, head_hash = $3 WHERE game = $1 AND head = $4").await?,
                 &[&p.game, seq, hash, &seq_param(expected)],
             )
             .await
@@ -245,7 +258,7 @@ async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
         // No events: the head must still be what the writer saw.
         (expected, None) => {
             let row = tx
-                .query_opt("SELECT head FROM games WHERE game = $1 FOR SHARE", &[&p.game])
+                .query_opt(&st(&tx, "SELECT head FROM games WHERE game = $1 FOR SHARE").await?, &[&p.game])
                 .await
                 .map_err(|e| db("read a game's head", e))?;
             u64::from(row.map(|r| r.get::<_, i64>(0) as u64) == expected)
@@ -256,10 +269,7 @@ async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
         return Err(conflict(found));
     }
     if !p.events.is_empty() {
-        let insert = tx
-            .prepare("INSERT INTO events (game, seq, event) VALUES ($1, $2, $3)")
-            .await
-            .map_err(|e| db("prepare the event insert", e))?;
+        let insert = st(&tx, "INSERT INTO events (game, seq, event) VALUES ($1, $2, $3)").await?;
         for (seq, bytes) in &p.events {
             if let Err(e) = tx.execute(&insert, &[&p.game, seq, bytes]).await {
                 if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
@@ -503,9 +513,9 @@ impl EventStore for PgStore {
             // One statement, one snapshot: the head row and the events.
             let rows = client
                 .query(
-                    "SELECT g.head, e.seq, e.event FROM games g \
+                    &st(&client, "SELECT g.head, e.seq, e.event FROM games g \
                      LEFT JOIN events e ON e.game = g.game AND e.seq BETWEEN $2 AND $3 \
-                     WHERE g.game = $1 ORDER BY e.seq",
+                     WHERE g.game = $1 ORDER BY e.seq").await?,
                     &[&game, &seq_param(from), &seq_param(to)],
                 )
                 .await
@@ -547,7 +557,10 @@ impl EventStore for PgStore {
         self.block(move |pool| async move {
             let client = pool.get().await.map_err(pool_err)?;
             let row = client
-                .query_opt("SELECT value FROM side_records WHERE side = $1 AND key = $2", &[&side_tag(side), &key])
+                .query_opt(
+                    &st(&client, "SELECT value FROM side_records WHERE side = $1 AND key = $2").await?,
+                    &[&side_tag(side), &key],
+                )
                 .await
                 .map_err(|e| db("read a side record", e))?;
             Ok(row.map(|r| r.get(0)))
@@ -562,25 +575,32 @@ impl EventStore for PgStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.block(move |pool| async move {
             let client = pool.get().await.map_err(pool_err)?;
-            let rows =
-                match &end {
-                    Some(end) => {
-                        client
-                            .query(
+            let rows = match &end {
+                Some(end) => {
+                    client
+                        .query(
+                            &st(
+                                &client,
                                 "SELECT key, value FROM side_records WHERE side = $1 AND key >= $2 AND key < $3 \
                          ORDER BY key LIMIT $4",
-                                &[&side_tag(side), &start, end, &limit],
                             )
-                            .await
-                    }
-                    None => client
-                        .query(
-                            "SELECT key, value FROM side_records WHERE side = $1 AND key >= $2 ORDER BY key LIMIT $3",
-                            &[&side_tag(side), &start, &limit],
+                            .await?,
+                            &[&side_tag(side), &start, end, &limit],
                         )
-                        .await,
+                        .await
                 }
-                .map_err(|e| db("scan side records", e))?;
+                None => client
+                    .query(
+                        &st(
+                            &client,
+                            "SELECT key, value FROM side_records WHERE side = $1 AND key >= $2 ORDER BY key LIMIT $3",
+                        )
+                        .await?,
+                        &[&side_tag(side), &start, &limit],
+                    )
+                    .await,
+            }
+            .map_err(|e| db("scan side records", e))?;
             Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
         })
     }
@@ -609,13 +629,17 @@ impl EventStore for PgStore {
             // waited for; rows another node holds a lease on are not due.
             let mut rows = client
                 .query(
-                    "UPDATE side_records s SET claimed_until = now() + $5 * interval '1 millisecond' \
+                    &st(
+                        &client,
+                        "UPDATE side_records s SET claimed_until = now() + $5 * interval '1 millisecond' \
                      FROM (SELECT game, side, key FROM side_records \
                            WHERE side = $1 AND key >= $2 AND key < $3 \
                              AND (claimed_until IS NULL OR claimed_until < now()) \
                            ORDER BY key LIMIT $4 FOR UPDATE SKIP LOCKED) due \
                      WHERE s.game = due.game AND s.side = due.side AND s.key = due.key \
                      RETURNING s.key, s.value",
+                    )
+                    .await?,
                     &[&side_tag(side), &start, &end, &limit, &(lease_ms as f64)],
                 )
                 .await
@@ -651,8 +675,12 @@ impl EventStore for PgStore {
             let client = pool.get().await.map_err(pool_err)?;
             client
                 .execute(
-                    "INSERT INTO snapshots (game, seq, snapshot) VALUES ($1, $2, $3) \
+                    &st(
+                        &client,
+                        "INSERT INTO snapshots (game, seq, snapshot) VALUES ($1, $2, $3) \
                      ON CONFLICT (game, seq) DO UPDATE SET snapshot = EXCLUDED.snapshot",
+                    )
+                    .await?,
                     &[&game, &seq_param(seq), &snapshot],
                 )
                 .await
@@ -668,7 +696,11 @@ impl EventStore for PgStore {
             let client = pool.get().await.map_err(pool_err)?;
             let row = client
                 .query_opt(
-                    "SELECT seq, snapshot FROM snapshots WHERE game = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1",
+                    &st(
+                        &client,
+                        "SELECT seq, snapshot FROM snapshots WHERE game = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1",
+                    )
+                    .await?,
                     &[&game, &seq_param(seq)],
                 )
                 .await
@@ -689,7 +721,10 @@ impl EventStore for PgStore {
         self.block(move |pool| async move {
             let client = pool.get().await.map_err(pool_err)?;
             let rows = client
-                .query("SELECT game FROM games WHERE game > $1 ORDER BY game LIMIT $2", &[&after, &limit])
+                .query(
+                    &st(&client, "SELECT game FROM games WHERE game > $1 ORDER BY game LIMIT $2").await?,
+                    &[&after, &limit],
+                )
                 .await
                 .map_err(|e| db("list the games", e))?;
             Ok(rows.into_iter().map(|r| r.get(0)).collect())

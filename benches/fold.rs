@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use runestone::store::codec::{decode_event, encode_event};
 use runestone_engine::log::{check_chain, seal};
 use runestone_engine::{Actor, Envelope, FoldError, Registry, Seed, Table};
 use serde_json::{json, Value};
@@ -132,7 +133,7 @@ fn fold_bardagi(c: &mut Criterion) {
     let text = std::fs::read_to_string(path).expect("the golden log");
     // Every line but the export's end line is an event.
     let log: Vec<Envelope> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-    let stored: Vec<Vec<u8>> = log.iter().map(|e| serde_json::to_vec(e).expect("JSON")).collect();
+    let stored: Vec<Vec<u8>> = log.iter().map(|e| encode_event(e).expect("stored form")).collect();
     eprintln!("bardagi log: {} events, {} bytes as stored", log.len(), stored.iter().map(Vec::len).sum::<usize>());
     Table::fold(&registry, &log).expect("fold");
 
@@ -142,7 +143,7 @@ fn fold_bardagi(c: &mut Criterion) {
     group.bench_function("from_stored_bytes", |b| {
         b.iter(|| {
             let log: Vec<Envelope> =
-                std::hint::black_box(&stored).iter().map(|s| serde_json::from_slice(s).expect("JSON")).collect();
+                std::hint::black_box(&stored).iter().map(|s| decode_event(s).expect("stored form")).collect();
             Table::fold(&registry, &log).expect("fold")
         });
     });

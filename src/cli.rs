@@ -179,6 +179,23 @@ pub fn command() -> Command {
                         .help("Any text: the same gives the same game"),
                 )
                 .arg(Arg::new("options").long("options").value_name("JSON").help("The ruleset's options as JSON"))
+                .arg(
+                    Arg::new("games")
+                        .long("games")
+                        .value_name("N")
+                        .value_parser(value_parser!(u32).range(1..=100_000))
+                        .help("Play N games (seeds SEED/1 .. SEED/N) and report statistics instead of writing a log"),
+                )
+                .arg(Arg::new("stats").long("stats").action(ArgAction::SetTrue).help(
+                    "Report per round: inputs per seat, sequential waits (a secret choice all make at once \
+                             counts as one wait) and programmed steps that ran, fell back or asked",
+                ))
+                .arg(
+                    Arg::new("without_programs")
+                        .long("without-programs")
+                        .action(ArgAction::SetTrue)
+                        .help("Bots send their plan without a turn program (play as before programs)"),
+                )
                 .arg(out()),
         )
 }
@@ -260,8 +277,20 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
                 Some(o) => serde_json::from_str(o).map_err(|_| anyhow!("--options is not valid JSON: {o}"))?,
                 None => serde_json::Value::Null,
             };
-            let log = simulate(&crate::games::registry(), ruleset, players, seed, &options)?;
-            write_lines(&log, path(m, "out"))
+            let games = m.get_one::<u32>("games").copied();
+            let without = m.get_flag("without_programs");
+            if games.is_none() && !m.get_flag("stats") && !without {
+                let log = simulate(&crate::games::registry(), ruleset, players, seed, &options)?;
+                return write_lines(&log, path(m, "out"));
+            }
+            let mut stats = SimStats::default();
+            let registry = crate::games::registry();
+            for i in 1..=games.unwrap_or(1) {
+                let seed = if games.is_some() { format!("{seed}/{i}") } else { seed.clone() };
+                simulate_with(&registry, ruleset, players, &seed, &options, without, Some(&mut stats))?;
+            }
+            println!("{}", stats.report(players));
+            Ok(())
         }
         _ => bail!("no command given; see `runestone --help`"),
     }
@@ -554,6 +583,76 @@ pub fn simulate(
     seed_text: &str,
     options: &serde_json::Value,
 ) -> anyhow::Result<Vec<Envelope>> {
+    simulate_with(registry, ruleset, players, seed_text, options, false, None)
+}
+
+/// What bot games cost in waiting, summed over games.
+#[derive(Debug, Default)]
+pub struct SimStats {
+    pub games: u32,
+    /// Rounds played (by the rules' round events; a game without rounds counts one).
+    pub rounds: u64,
+    /// Commands decided for seats.
+    pub inputs: u64,
+    /// Sequential waits: a wait begins when the game waits on a seat that
+    /// already answered in the current wait; all seats asked at once (a
+    /// secret plan) answer in one wait.
+    pub waits: u64,
+    /// Programmed steps: taken as given, fallen back (an alternative, left
+    /// out or the turn ended there), stopped to ask.
+    pub steps_ran: u64,
+    pub steps_fell_back: u64,
+    pub steps_asked: u64,
+}
+
+impl SimStats {
+    /// The figures in words, per round.
+    pub fn report(&self, players: u8) -> String {
+        let r = self.rounds.max(1) as f64;
+        format!(
+            "{} games of {players} seats, {} rounds\n\
+             inputs per seat per round: {:.2}\n\
+             sequential waits per round: {:.2}\n\
+             programmed steps per round: {:.2} ran, {:.2} fell back, {:.2} asked",
+            self.games,
+            self.rounds,
+            self.inputs as f64 / r / f64::from(players.max(1)),
+            self.waits as f64 / r,
+            self.steps_ran as f64 / r,
+            self.steps_fell_back as f64 / r,
+            self.steps_asked as f64 / r,
+        )
+    }
+
+    /// Count one event: rounds, and what programmed steps did (events
+    /// carrying a step `outcome`, Bardagi's `ProgramStep`).
+    fn event(&mut self, table: &Table, env: &Envelope) {
+        let runestone_engine::Body::Game { v, event } = &env.body else { return };
+        if table.game().round_begun(*v, event).is_some() {
+            self.rounds += 1;
+        }
+        if event.get("type").and_then(|t| t.as_str()) == Some("ProgramStep") {
+            match event.get("outcome").and_then(|o| o.as_str()) {
+                Some("done") => self.steps_ran += 1,
+                Some("asked") => self.steps_asked += 1,
+                Some(_) => self.steps_fell_back += 1,
+                None => {}
+            }
+        }
+    }
+}
+
+/// [`simulate`], optionally with bots that plan without programs and
+/// counting into `stats`.
+pub fn simulate_with(
+    registry: &Registry,
+    ruleset: &str,
+    players: u8,
+    seed_text: &str,
+    options: &serde_json::Value,
+    without_programs: bool,
+    mut stats: Option<&mut SimStats>,
+) -> anyhow::Result<Vec<Envelope>> {
     let game = registry.get(ruleset).ok_or_else(|| {
         anyhow!("unknown ruleset {ruleset:?}; offered: {}", registry.ids().collect::<Vec<_>>().join(", "))
     })?;
@@ -567,6 +666,15 @@ pub fn simulate(
     let drafts = Table::create(game.as_ref(), options, names, &seed, None).map_err(|e| anyhow!("{e}"))?;
     let mut log = seal(&game_id, None, drafts, &stamp(start), &seed);
     let mut table = Table::fold(registry, &log)?;
+    if let Some(st) = stats.as_deref_mut() {
+        st.games += 1;
+        for e in &log {
+            st.event(&table, e);
+        }
+    }
+    let rounds_before = stats.as_deref().map_or(0, |s| s.rounds);
+    // The seats still to answer in the current wait.
+    let mut open: Vec<u8> = Vec::new();
     let mut step = 0i64;
     while !table.is_over() {
         step += 1;
@@ -578,8 +686,21 @@ pub fn simulate(
         let Some(p) = pending.iter().find(|p| !p.submitted) else {
             bail!("nobody has a decision to take at event {} but the game is not over", table.head)
         };
-        let cmd =
+        let mut cmd =
             table.fallback(p.seat).ok_or_else(|| anyhow!("seat {} has no fallback at event {}", p.seat, table.head))?;
+        if without_programs && cmd.get("type").and_then(|t| t.as_str()) == Some("Program") {
+            // The same plan, sent without its program: the turn is asked.
+            cmd = serde_json::json!({"type": "Plan", "hand": cmd["hand"].clone()});
+        }
+        if let Some(st) = stats.as_deref_mut() {
+            st.inputs += 1;
+            if let Some(i) = open.iter().position(|s| *s == p.seat) {
+                open.remove(i);
+            } else {
+                st.waits += 1;
+                open = pending.iter().filter(|q| !q.submitted && q.seat != p.seat).map(|q| q.seat).collect();
+            }
+        }
         let drafts = table
             .decide(Actor::Seat(p.seat), p.seat, &cmd, None, &seed)
             .map_err(|e| anyhow!("the bot's command {cmd} was refused at event {}: {e}", table.head))?;
@@ -587,8 +708,16 @@ pub fn simulate(
         let envs = seal(&game_id, Some((table.head, &table.head_hash)), drafts, &time, &seed);
         for e in &envs {
             table.push(e)?;
+            if let Some(st) = stats.as_deref_mut() {
+                st.event(&table, e);
+            }
         }
         log.extend(envs);
+    }
+    if let Some(st) = stats {
+        if st.rounds == rounds_before {
+            st.rounds += 1;
+        }
     }
     Ok(log)
 }

@@ -67,6 +67,14 @@ impl Service {
         (format!("{base}/mail/unsubscribe/{data}/{unsub}"), format!("{base}/mail/preferences/{data}/{prefs}"))
     }
 
+    /// Our short "how to play here" page for the table's game, if it has one.
+    fn rules_link(&self, table: &Table) -> Option<String> {
+        let ruleset = table.created.ruleset.as_str();
+        crate::web::RULES_PAGES
+            .contains(&ruleset)
+            .then(|| format!("{}/rules/{ruleset}", self.options.public_url.trim_end_matches('/')))
+    }
+
     fn seat_link(&self, table: &Table, seat: u8) -> String {
         let gen = table.generations.get(seat as usize).copied().unwrap_or(0);
         let token = self.keys().issue(&table.game_id, Role::Seat, Some(seat), gen, self.now());
@@ -109,6 +117,9 @@ impl Service {
             m.insert("link".into(), json!(self.seat_link(table, seat)));
             m.insert("unsubscribe".into(), json!(unsubscribe));
             m.insert("preferences".into(), json!(preferences));
+            m.insert("table".into(), self.table_words(table, seat));
+            m.insert("host".into(), json!(record.host.as_ref().map(|h| h.name.clone())));
+            m.insert("rules".into(), json!(self.rules_link(table)));
         }
         let (text, html) = self.templates.render(kind, &ctx);
         let mail = Mail {
@@ -125,6 +136,39 @@ impl Service {
             last_error: None,
         };
         Some(mail)
+    }
+
+    /// The table as a mail tells it to `seat`: round, phase and the
+    /// standings from the seat's own view (what the game's table header
+    /// shows on the page), and the seat's colour; names alone when the game
+    /// has no header.
+    fn table_words(&self, table: &Table, seat: u8) -> Value {
+        let names = &table.created.seats;
+        let header = self
+            .registry()
+            .get(&table.created.ruleset)
+            .and_then(|g| g.header(&table.view(Viewer::Seat(seat)), names).filter(|h| h.check(names.len()).is_ok()));
+        let rows: Vec<Value> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let row = header.as_ref().and_then(|h| h.standings.get(i));
+                json!({
+                    "name": name,
+                    "me": i == seat as usize,
+                    "colour": row.and_then(|r| r.colour.clone()),
+                    "score": row.and_then(|r| r.score),
+                })
+            })
+            .collect();
+        let colour = rows.get(seat as usize).and_then(|r| r["colour"].as_str().map(str::to_owned));
+        json!({
+            "round": header.as_ref().and_then(|h| h.round).map(|r| format!("round {} of {}", r.now, r.of)),
+            "phase": header.as_ref().and_then(|h| h.phase.clone()),
+            "score": header.as_ref().map(|h| h.score.clone()).filter(|s| !s.is_empty()),
+            "standings": rows,
+            "colour": colour,
+        })
     }
 
     fn prompt_of(table: &Table, seat: u8) -> Option<String> {
@@ -196,7 +240,7 @@ impl Service {
                 let day = due.format("%Y-%m-%d").to_string();
                 let from = if s.digest_day.as_deref() == Some(day.as_str()) { s.digest_from } else { s.told_up_to + 1 };
                 let recap = self.recap(after, seat, from, before.head, events)?;
-                let ctx = json!({ "prompt": prompt, "recap": recap, "deadline": deadline });
+                let ctx = json!({ "prompt": prompt, "recap": recap.lines, "more": recap.more, "deadline": deadline });
                 let subject = format!("Daily digest — {}: {}", self.game_name(after), prompt);
                 let cause = (due.timestamp_millis() as u64, "your_move");
                 if let Some(mut mail) = self.render_seat_mail(after, record, seat, cause, subject, ctx) {
@@ -210,7 +254,7 @@ impl Service {
                 continue;
             }
             let recap = self.recap(after, seat, s.told_up_to + 1, before.head, events)?;
-            let ctx = json!({ "prompt": prompt, "recap": recap, "deadline": deadline });
+            let ctx = json!({ "prompt": prompt, "recap": recap.lines, "more": recap.more, "deadline": deadline });
             let subject = format!("{}: {}", self.game_name(after), prompt);
             out.extend(self.seat_mail(after, record, seat, (first_new, "your_move"), subject, ctx));
             record.seats[seat as usize].told_up_to = after.head;
@@ -278,7 +322,10 @@ impl Service {
     }
 
     /// What happened from `from` to the head, in words, as `seat` may see
-    /// it: stored events up to `stored_head`, then the new `events`.
+    /// it: stored events up to `stored_head`, then the new `events`. Events
+    /// a later rollback or undo voided are left out (the rollback's own line
+    /// gives its reason); a long recap is shortened by [`fit_recap`], which
+    /// says how much it left out.
     fn recap(
         &self,
         after: &Table,
@@ -286,16 +333,64 @@ impl Service {
         from: u64,
         stored_head: u64,
         events: &[runestone_engine::Envelope],
-    ) -> Result<Vec<String>> {
-        let from = from.max(after.head.saturating_sub(40));
-        let mut lines = Vec::new();
-        let told = |e: &runestone_engine::Envelope| after.describe(&e.redacted_for(Viewer::Seat(seat), false));
+    ) -> Result<Recap> {
+        let mut window = Vec::new();
         if from <= stored_head {
-            lines.extend(self.store().load(&after.game_id, from, Some(stored_head))?.iter().map(told));
+            window.extend(self.store().load(&after.game_id, from, Some(stored_head))?);
         }
-        lines.extend(events.iter().filter(|e| e.seq >= from).map(told));
-        Ok(lines)
+        window.extend(events.iter().filter(|e| e.seq >= from).cloned());
+        let voided = runestone_engine::table::voided(&window);
+        let reader = after.created.seats.get(seat as usize).cloned().unwrap_or_default();
+        let lines: Vec<(String, bool)> = window
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !voided[*i])
+            .map(|(_, e)| {
+                let line = after.describe(&e.redacted_for(Viewer::Seat(seat), false));
+                let mine = !reader.is_empty() && line.contains(&reader);
+                (line, mine)
+            })
+            .collect();
+        Ok(fit_recap(lines, RECAP_LINES))
     }
+}
+
+/// How many lines a recap shows before it shortens itself.
+const RECAP_LINES: usize = 40;
+
+/// A recap as a mail tells it: its lines, and how many it left out (the
+/// mail then says so, with the link to the whole log).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Recap {
+    pub lines: Vec<String>,
+    pub more: usize,
+}
+
+/// Shorten a recap to about `limit` lines, never silently: every line that
+/// names the reader (`.1`) is kept, then the latest others, in log order;
+/// `more` counts the lines left out.
+fn fit_recap(lines: Vec<(String, bool)>, limit: usize) -> Recap {
+    if lines.len() <= limit {
+        return Recap { lines: lines.into_iter().map(|(l, _)| l).collect(), more: 0 };
+    }
+    let mine = lines.iter().filter(|(_, m)| *m).count();
+    let mut others_left = limit.saturating_sub(mine);
+    let others_total = lines.len() - mine;
+    let mut skip_others = others_total.saturating_sub(others_left);
+    let mut kept = Vec::new();
+    let mut more = 0;
+    for (line, is_mine) in lines {
+        if is_mine {
+            kept.push(line);
+        } else if skip_others > 0 {
+            skip_others -= 1;
+            more += 1;
+        } else if others_left > 0 {
+            others_left -= 1;
+            kept.push(line);
+        }
+    }
+    Recap { lines: kept, more }
 }
 
 impl Service {
@@ -381,5 +476,31 @@ impl Service {
             .put(vec![SideWrite { side: Side::Outbox, key, value: None }, outbox_write(self.now(), &mail)])
             .await?;
         Ok(json!({ "id": id, "queued": true }))
+    }
+}
+
+#[cfg(test)]
+mod recap_tests {
+    use super::*;
+
+    fn lines(n: usize, mine: &[usize]) -> Vec<(String, bool)> {
+        (0..n).map(|i| (format!("event {i}"), mine.contains(&i))).collect()
+    }
+
+    #[test]
+    fn a_short_recap_is_whole() {
+        let r = fit_recap(lines(5, &[]), 40);
+        assert_eq!(r.more, 0);
+        assert_eq!(r.lines.len(), 5);
+    }
+
+    #[test]
+    fn a_long_recap_keeps_the_readers_lines_and_counts_what_it_leaves_out() {
+        // The reader's event comes first, then 60 others.
+        let r = fit_recap(lines(61, &[0]), 40);
+        assert_eq!(r.lines.first().map(String::as_str), Some("event 0"), "the reader's line is kept");
+        assert_eq!(r.lines.last().map(String::as_str), Some("event 60"), "the latest are kept");
+        assert_eq!(r.lines.len(), 40);
+        assert_eq!(r.more, 21, "every line is either shown or counted");
     }
 }

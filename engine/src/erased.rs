@@ -111,6 +111,9 @@ pub trait DynGame: Send + Sync {
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
     /// The legal commands with their labels in words.
     fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)>;
+    /// Whether `command` parses and is a standing order of `seat`
+    /// ([`Game::standing_order`]).
+    fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool;
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
     fn outcome(&self, state: &DynState) -> Option<Outcome>;
     fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String;
@@ -215,6 +218,9 @@ impl<G: Present> DynGame for Erased<G> {
     fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)> {
         let s = state.get::<G>();
         G::legal(s, seat).iter().map(|c| (to_json(c), G::label(s, seat, c))).collect()
+    }
+    fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool {
+        G::Command::deserialize(command).is_ok_and(|c| G::standing_order(state.get::<G>(), seat, &c))
     }
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value> {
         G::fallback(state.get::<G>(), seat).as_ref().map(to_json)

@@ -187,6 +187,14 @@ pub trait Game: Send + Sync + 'static {
     /// Legal commands for `seat` at this moment (empty when not pending).
     fn legal(state: &Self::State, seat: Seat) -> Vec<Self::Command>;
 
+    /// Whether `command` is a standing order: one that any seated player
+    /// may give at any time, pending or not (standing defence orders). The
+    /// kernel takes every other command only from a pending seat.
+    fn standing_order(state: &Self::State, seat: Seat, command: &Self::Command) -> bool {
+        let _ = (state, seat, command);
+        false
+    }
+
     /// The command taken for a seat that timed out.
     fn fallback(state: &Self::State, seat: Seat) -> Option<Self::Command>;
 

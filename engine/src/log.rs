@@ -7,7 +7,8 @@
 //! a secret, and, once the seed is revealed at the end, that every body is the
 //! one that was chained. `hash = SHA-256(prev_hash ‖ public part)`.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -83,7 +84,13 @@ pub enum KernelEvent {
 }
 
 /// An envelope's body: a kernel event or a game's own event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Stored as `{"kind": "kernel"|"game", ...}`. It is read by hand (see
+/// [`BodyVisitor`]) rather than by serde's internally tagged derive, which
+/// buffers the whole event into an intermediate tree before reading it again:
+/// with the tag first, as it is always written, the event is read once,
+/// straight into its form.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Body {
     Kernel {
@@ -94,6 +101,91 @@ pub enum Body {
         v: u32,
         event: Value,
     },
+}
+
+/// The fields of a stored body.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum BodyField {
+    Kind,
+    V,
+    Event,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BodyKind {
+    Kernel,
+    Game,
+}
+
+/// Reads a [`Body`] in one pass when `kind` comes before `event`; if it comes
+/// after, the event is held as JSON until its kind is known.
+struct BodyVisitor;
+
+impl<'de> Visitor<'de> for BodyVisitor {
+    type Value = Body;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an event body with its kind")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body, A::Error> {
+        let mut kind: Option<BodyKind> = None;
+        let mut v: Option<u32> = None;
+        let mut kernel: Option<KernelEvent> = None;
+        let mut event: Option<Value> = None;
+        while let Some(field) = map.next_key::<BodyField>()? {
+            match field {
+                BodyField::Kind => {
+                    if kind.is_some() {
+                        return Err(de::Error::duplicate_field("kind"));
+                    }
+                    kind = Some(map.next_value()?);
+                }
+                BodyField::V => {
+                    if v.is_some() {
+                        return Err(de::Error::duplicate_field("v"));
+                    }
+                    v = Some(map.next_value()?);
+                }
+                BodyField::Event => {
+                    if kernel.is_some() || event.is_some() {
+                        return Err(de::Error::duplicate_field("event"));
+                    }
+                    match kind {
+                        Some(BodyKind::Kernel) => kernel = Some(map.next_value()?),
+                        _ => event = Some(map.next_value()?),
+                    }
+                }
+                BodyField::Other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        match kind.ok_or_else(|| de::Error::missing_field("kind"))? {
+            BodyKind::Kernel => {
+                let event = match (kernel, event) {
+                    (Some(k), _) => k,
+                    (None, Some(e)) => KernelEvent::deserialize(e).map_err(de::Error::custom)?,
+                    (None, None) => return Err(de::Error::missing_field("event")),
+                };
+                Ok(Body::Kernel { event })
+            }
+            BodyKind::Game => Ok(Body::Game {
+                v: v.ok_or_else(|| de::Error::missing_field("v"))?,
+                event: event.ok_or_else(|| de::Error::missing_field("event"))?,
+            }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
+        d.deserialize_map(BodyVisitor)
+    }
 }
 
 /// Written on the first event of each decision (a command or the setup).
@@ -308,5 +400,52 @@ impl Envelope {
             Body::Kernel { event } => Some(event),
             Body::Game { .. } => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> Result<Body, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_body_reads_back_as_written() {
+        let bodies = [
+            Body::Game { v: 3, event: serde_json::json!({ "type": "Moved", "to": [1, 2] }) },
+            Body::Kernel { event: KernelEvent::Undone { to_seq: 7 } },
+            Body::Kernel { event: KernelEvent::Resumed },
+        ];
+        for b in bodies {
+            let text = serde_json::to_string(&b).unwrap();
+            assert!(text.starts_with(r#"{"kind":"#), "the kind is written first: {text}");
+            assert_eq!(body(&text).unwrap(), b);
+            assert_eq!(serde_json::from_value::<Body>(serde_json::to_value(&b).unwrap()).unwrap(), b);
+        }
+    }
+
+    #[test]
+    fn a_body_with_its_kind_last_or_extra_fields_still_reads() {
+        assert_eq!(
+            body(r#"{"event":{"type":"Undone","to_seq":4},"note":1,"kind":"kernel"}"#).unwrap(),
+            Body::Kernel { event: KernelEvent::Undone { to_seq: 4 } }
+        );
+        assert_eq!(
+            body(r#"{"event":{"type":"X"},"v":2,"kind":"game"}"#).unwrap(),
+            Body::Game { v: 2, event: serde_json::json!({ "type": "X" }) }
+        );
+    }
+
+    #[test]
+    fn a_broken_body_says_what_is_wrong() {
+        assert!(body(r#"{"v":1,"event":{}}"#).unwrap_err().contains("missing field `kind`"));
+        assert!(body(r#"{"kind":"game","event":{}}"#).unwrap_err().contains("missing field `v`"));
+        assert!(body(r#"{"kind":"game","v":1}"#).unwrap_err().contains("missing field `event`"));
+        assert!(body(r#"{"kind":"other","event":{}}"#).unwrap_err().contains("unknown variant `other`"));
+        assert!(body(r#"{"kind":"kernel","event":{"type":"Nope"}}"#).unwrap_err().contains("Nope"));
+        assert!(body(r#"{"event":{"type":"Nope"},"kind":"kernel"}"#).unwrap_err().contains("Nope"));
+        assert!(body(r#"{"kind":"game","kind":"game","v":1,"event":{}}"#).unwrap_err().contains("duplicate field"));
     }
 }

@@ -448,7 +448,8 @@ impl Table {
             }
         }
         let before = self.pending();
-        if !before.iter().any(|p| p.seat == seat) {
+        let standing = (seat as usize) < self.seats() && self.game.standing_order(&self.state, seat, command);
+        if !standing && !before.iter().any(|p| p.seat == seat) {
             return Err(KernelError::NotPending { seat, waiting: before });
         }
         let mut rng = GameRng::new(seed.clone(), self.head + 1);
@@ -582,16 +583,30 @@ impl Table {
 /// N voids the game events after N that were in force before it. Kernel
 /// events (GameCreated, revocations, the seed) always stay in force.
 pub fn in_force(log: &[Envelope]) -> Vec<usize> {
-    let mut live: Vec<usize> = Vec::with_capacity(log.len());
-    for (i, env) in log.iter().enumerate().skip(1) {
-        match env.kernel() {
-            Some(KernelEvent::RolledBack { to_seq, .. }) | Some(KernelEvent::Undone { to_seq }) => {
-                live.retain(|&j| log[j].seq <= *to_seq || !matches!(log[j].body, Body::Game { .. }));
+    let voided = voided(log);
+    (1..log.len())
+        .filter(|&i| {
+            !voided[i] && !matches!(log[i].kernel(), Some(KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. }))
+        })
+        .collect()
+}
+
+/// For each event of `log` (any run of consecutive events, not only a
+/// whole log), whether a rollback or undo later in `log` voided it: a
+/// rollback or undo to seq N voids the game events before it whose seq is
+/// after N. Kernel events, the rollbacks themselves included, are never void.
+pub fn voided(log: &[Envelope]) -> Vec<bool> {
+    let mut voided = vec![false; log.len()];
+    for (i, env) in log.iter().enumerate() {
+        if let Some(KernelEvent::RolledBack { to_seq, .. } | KernelEvent::Undone { to_seq }) = env.kernel() {
+            for (j, e) in log[..i].iter().enumerate() {
+                if e.seq > *to_seq && matches!(e.body, Body::Game { .. }) {
+                    voided[j] = true;
+                }
             }
-            Some(_) | None => live.push(i),
         }
     }
-    live
+    voided
 }
 
 /// The seqs at which a decision (or a kernel event) ends: the positions a

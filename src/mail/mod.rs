@@ -215,12 +215,33 @@ mod tests {
             "prompt": "choose your plan", "deadline": "Tue 24 Nov 18:00 UTC", "recap": ["Red attacked", "Blue built"],
             "seats": [{"name": "Ása", "score": 3}], "summary": "Ása wins", "seed": "00", "replay": "http://x/r",
             "alert": "Bjarni timed out", "unsubscribe": "http://x/u", "preferences": "http://x/p", "others": ["Bjarni"],
+            "more": 12, "host": "Gudrun", "rules": "http://x/rules/bardagi",
+            "table": {"round": "round 2 of 6", "phase": "Planning", "score": "Glory", "colour": "Red", "standings": [
+                {"name": "Ása", "me": true, "colour": "Red", "score": 7}, {"name": "Bjarni", "me": false, "colour": null, "score": null}]},
         });
         for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert"] {
             let (text, html) = t.render(kind, &ctx);
             assert!(text.contains("Ása") || text.contains("Bjarni"), "{kind}: {text}");
             assert!(html.contains("<html"), "{kind}");
         }
+        let (text, html) = t.render("your_move", &ctx);
+        for words in [
+            "round 2 of 6, Planning",
+            "Standings (Glory)",
+            "Ása (Red): 7 — you",
+            "Bjarni: hidden",
+            "and 12 more events",
+        ] {
+            assert!(text.contains(words), "{words:?} in:\n{text}");
+        }
+        assert!(html.contains("and 12 more events") && html.contains("Ása (you)"), "{html}");
+        let (text, html) = t.render("invitation", &ctx);
+        assert!(text.contains("hosted by Gudrun") && text.contains("You play Red"), "{text}");
+        assert!(
+            text.contains("http://x/rules/bardagi") && html.contains("bardagi\">How to play it here</a>"),
+            "{html}"
+        );
+        assert!(html.contains("hosted by Gudrun") && html.contains("<strong>Red</strong>"), "{html}");
     }
 
     #[test]

@@ -162,7 +162,8 @@ pub fn submission(form: &Form, command: Value) -> Result<Value, String> {
 /// The option fields of a game, built from its options' JSON Schema: a
 /// checkbox for a yes-or-no option, a number field (with the schema's
 /// bounds) for a whole number, a list for a choice of named values, a text
-/// field otherwise. Each field is named `opt.{ruleset}.{option}`.
+/// area for a text with a `contentMediaType` (a data file), a text field
+/// otherwise. Each field is named `opt.{ruleset}.{option}`.
 pub fn option_fields(ruleset: &str, schema: &Value, defaults: &Value) -> Vec<Value> {
     let Some(props) = schema["properties"].as_object() else { return Vec::new() };
     props
@@ -180,6 +181,8 @@ pub fn option_fields(ruleset: &str, schema: &Value, defaults: &Value) -> Vec<Val
                 "number"
             } else if p["enum"].is_array() {
                 "select"
+            } else if p["contentMediaType"].is_string() {
+                "textarea"
             } else {
                 "text"
             };
@@ -418,6 +421,7 @@ mod tests {
             "rounds": {"type": ["integer", "null"], "minimum": 1, "maximum": 20},
             "board": {"type": "string", "enum": ["summer", "winter"]},
             "note": {"type": "string"},
+            "custom_runes": {"type": ["string", "null"], "contentMediaType": "application/toml"},
         }});
         let defaults = json!({"easy_cards": true, "rounds": null, "board": "summer", "note": ""});
         let fields = option_fields("bardagi", &schema, &defaults);
@@ -431,6 +435,7 @@ mod tests {
         assert_eq!(by("board")["kind"], "select");
         assert_eq!(by("board")["value"], "summer");
         assert_eq!(by("note")["kind"], "text");
+        assert_eq!(by("custom_runes")["kind"], "textarea", "a data file is written in a text area");
         assert_eq!(by("rounds")["name"], "opt.bardagi.rounds");
         let posted = form(&[("opt.bardagi.rounds", "6"), ("opt.bardagi.board", "winter"), ("opt.bardagi.note", "")]);
         assert_eq!(

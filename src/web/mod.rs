@@ -47,7 +47,15 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("host.html", include_str!("../../templates/web/host.html")),
     ("home.html", include_str!("../../templates/web/home.html")),
     ("data.html", include_str!("../../templates/web/data.html")),
+    ("rules/bardagi.html", include_str!("../../templates/web/rules/bardagi.html")),
+    ("rules/thingvellir.html", include_str!("../../templates/web/rules/thingvellir.html")),
+    ("rules/fallen-kingdoms.html", include_str!("../../templates/web/rules/fallen-kingdoms.html")),
+    ("rules/realms.html", include_str!("../../templates/web/rules/realms.html")),
 ];
+
+/// The hosted games that have a short "how to play here" page of ours, at
+/// `/rules/{ruleset}`.
+pub const RULES_PAGES: &[&str] = &["bardagi", "fallen-kingdoms", "realms", "thingvellir"];
 
 const CSS: &str = include_str!("../../static/web.css");
 const JS: &str = include_str!("../../static/web.js");
@@ -71,6 +79,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         PageError::new(StatusCode::BAD_REQUEST, "The form could not be read", e.to_string()).into()
     }))
     .service(web::resource("/").route(web::get().to(home)))
+    .service(web::resource("/rules/{ruleset}").route(web::get().to(rules_page)))
     .service(web::resource("/static/web.css").route(web::get().to(css)))
     .service(web::resource("/static/web.js").route(web::get().to(js)))
     .service(web::resource("/play/{game}").route(web::get().to(landing)).route(web::post().to(landing_post)))
@@ -205,6 +214,19 @@ async fn js() -> HttpResponse {
 async fn home(req: HttpRequest) -> HttpResponse {
     let csrf = Csrf::of(&req);
     render(StatusCode::OK, "home.html", json!({}), Some(&csrf))
+}
+
+/// A short "how to play here" page for a hosted game.
+async fn rules_page(path: web::Path<String>) -> PageResult {
+    let ruleset = path.into_inner();
+    if !RULES_PAGES.contains(&ruleset.as_str()) {
+        return Err(PageError::new(
+            StatusCode::NOT_FOUND,
+            "No such page",
+            format!("there is no how-to-play page for {ruleset:?}; there is one for {}", RULES_PAGES.join(", ")),
+        ));
+    }
+    Ok(render(StatusCode::OK, &format!("rules/{ruleset}.html"), json!({}), None))
 }
 
 // ---------------------------------------------------------------- CSRF and sessions

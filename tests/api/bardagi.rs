@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use crate::browser::Browser;
 use crate::helpers::{play_to_the_end, seat_tokens, str_of, TestApp};
 
 #[test]
@@ -40,4 +41,53 @@ fn three_clans_play_a_whole_game_over_http_until_the_scores_are_announced() {
     eprintln!("{commands} commands, {} events", list.len());
     let verify = app.get(&format!("/api/v1/games/{game}/verify"), None);
     assert_eq!(verify.ok()["ok"], true, "{}", verify.text);
+}
+
+/// Given the host's new-game page, then Bardagi's options are real fields
+/// (a list of boards, a bounded rules version, a text area for a rune file);
+/// when the host chooses the clans as text and pastes a rune file, then the
+/// game is created with them; a rune file with a fault is refused naming
+/// its line.
+#[test]
+fn the_host_form_offers_bardagis_options_as_fields_and_creates_the_game_with_them() {
+    let app = TestApp::spawn();
+    let mut host = Browser::new(&app);
+    let form = host.get("/host/new");
+    assert_eq!(form.status, 200);
+    let html = &form.html;
+    assert!(html.contains("<select id=\"opt-bardagi-board\" name=\"opt.bardagi.board\">"), "{html}");
+    assert!(html.contains("<option value=\"winter\">winter</option>"), "{html}");
+    let version = html.split("id=\"opt-bardagi-rules-version\"").nth(1).expect("a rules version field");
+    let version = &version[..version.find('>').unwrap()];
+    assert!(version.contains("min=\"1\"") && version.contains("value=\""), "{version}");
+    assert!(html.contains("<textarea id=\"opt-bardagi-custom-runes\" name=\"opt.bardagi.custom_runes\""), "{html}");
+    assert!(html.contains("<textarea id=\"opt-bardagi-custom-board\""), "{html}");
+    assert!(html.contains("type=\"checkbox\" id=\"opt-bardagi-easy-cards\""), "{html}");
+
+    let csrf = host.csrf();
+    let runes: String = ["divine", "twice", "defence", "sea_move", "no_resources", "theirs_are_yours"]
+        .iter()
+        .map(|k| format!("[[rune]]\nkind = \"{k}\"\ncount = 3\n"))
+        .collect();
+    let base = [
+        ("csrf", csrf.as_str()),
+        ("ruleset", "bardagi"),
+        ("name.0", "Ása"),
+        ("name.1", "Bo"),
+        ("opt.bardagi.board", "summer"),
+        ("opt.bardagi.colours", "yellow, red"),
+        ("opt.bardagi.rules_version", "2"),
+    ];
+    let bad_runes = "[[rune]]\nkind = \"divine\"\ncount = 4\n[[rune]]\ncount = 4\n";
+    let bad = host.post("/host/new", &[&base[..], &[("opt.bardagi.custom_runes", bad_runes)]].concat());
+    assert_eq!(bad.status, 422, "{}", bad.html);
+    assert!(bad.html.contains("the [[rune]] at line 4: the rune has no kind"), "{}", bad.html);
+    let made = host.post("/host/new", &[&base[..], &[("opt.bardagi.custom_runes", runes.as_str())]].concat());
+    assert_eq!(made.status, 201, "{}", made.html);
+    let game = made.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).expect("a host page link");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    let options = &summary["options"];
+    assert_eq!(options["colours"], json!(["yellow", "red"]), "{summary}");
+    assert_eq!(options["rules_version"], 2, "{summary}");
+    assert_eq!(options["custom_runes"], runes.trim(), "{summary}");
 }

@@ -246,3 +246,27 @@ fn check_passes_an_intact_store_and_a_lost_signing_key_is_refused_until_asked_fo
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// The figure after "label: " on a line of the stats report.
+fn stat(report: &str, label: &str) -> f64 {
+    let line = report.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label} in {report}"));
+    line[label.len()..].trim_start_matches(':').split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn simulate_stats_count_inputs_and_waits_per_round_with_and_without_turn_programs() {
+    let args = ["simulate", "--ruleset", "bardagi", "--players", "3", "--seed", "s", "--games", "3", "--stats"];
+    let before = runestone(&[&args[..], &["--without-programs"]].concat(), None);
+    assert!(before.status.success(), "{}", String::from_utf8_lossy(&before.stderr));
+    let before = String::from_utf8_lossy(&before.stdout).into_owned();
+    assert!(before.starts_with("3 games of 3 seats, 27 rounds"), "{before}");
+    // Today's play: a plan and a turn per clan; the plans one wait, then each turn.
+    assert_eq!(stat(&before, "inputs per seat per round"), 2.0, "{before}");
+    assert_eq!(stat(&before, "sequential waits per round"), 4.0, "{before}");
+    let after = runestone(&args, None);
+    assert!(after.status.success(), "{}", String::from_utf8_lossy(&after.stderr));
+    let after = String::from_utf8_lossy(&after.stdout).into_owned();
+    assert!(stat(&after, "inputs per seat per round") <= 1.2, "{after}");
+    assert!(stat(&after, "sequential waits per round") <= 1.5, "{after}");
+    assert!(after.contains("programmed steps per round: ") && !after.contains("0.00 ran"), "{after}");
+}

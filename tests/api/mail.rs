@@ -187,3 +187,118 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
         1
     );
 }
+
+#[test]
+fn a_rolled_back_move_is_not_told_as_having_happened() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let created = create_with_emails(&app, 3);
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let inv = sink.wait_for(3, 120);
+    let token = |addr: &str| inv.iter().find(|m| to(m) == addr).map(token_in).unwrap();
+
+    // Two bids stand; the third reveals the bids and asks player 1 to claim.
+    app.submit(&game, &token("p1@example.org"), json!({"type": "Bid", "amount": 6})).ok();
+    let before =
+        app.submit(&game, &token("p2@example.org"), json!({"type": "Bid", "amount": 2})).ok()["head"].as_u64().unwrap();
+    app.submit(&game, &token("p3@example.org"), json!({"type": "Bid", "amount": 1})).ok();
+    let all = sink.wait_for(4, 120);
+    assert!(all[3].text().contains("Bids revealed"), "{}", all[3].text());
+
+    // The host rolls the third bid back: player 3 must bid again and is
+    // told of the rollback and its reason, never of the voided reveal.
+    app.post(
+        &format!("/api/v1/games/{game}/rollback"),
+        Some(&host),
+        &json!({"to_seq": before, "reason": "player 3 mistyped"}),
+    )
+    .ok();
+    let all = sink.wait_for(5, 120);
+    let m = all.iter().skip(4).find(|m| to(m) == "p3@example.org").expect("player 3 is asked to bid again");
+    let text = m.text();
+    assert!(text.contains("player 3 mistyped"), "the rollback and its reason:\n{text}");
+    assert!(!text.contains("Bids revealed"), "a voided event is not told:\n{text}");
+    assert!(text.contains("round 1 of 2, Bidding"), "where the game stands:\n{text}");
+    assert!(text.contains("Standings (Points)") && text.contains("Player 3: 0 — you"), "the standings:\n{text}");
+    assert!(m.html().contains("player 3 mistyped"));
+    assert!(!m.html().contains("Bids revealed"));
+}
+
+#[test]
+fn a_bardagi_invitation_names_the_game_the_host_the_clan_colour_and_links_how_to_play() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let host = json!({"name": "Gudrun", "email": "gudrun@example.org"});
+    app.post("/api/v1/games", None, &json!({"ruleset": "bardagi", "options": {}, "seats": seats, "host": host})).ok();
+    let inv = sink.wait_for(2, 120);
+    let m = inv.iter().find(|m| to(m) == "asa@example.org").expect("Ása is invited");
+    let text = m.text();
+    assert!(text.contains("a game of Bardagi - the claim for gold hosted by Gudrun with Bjarni"), "{text}");
+    assert!(text.contains("You play "), "the clan's colour:\n{text}");
+    assert!(text.contains("/rules/bardagi"), "the how-to-play link:\n{text}");
+    assert!(m.html().contains("bardagi\">How to play it here</a>"), "{}", m.html());
+    let page = app.get("/rules/bardagi", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("How to play Bardagi here") && page.text.contains("A round"), "{}", page.text);
+    let page = app.get("/rules/thingvellir", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("22 Wordfame") && page.text.contains("The Law Council"), "{}", page.text);
+    let page = app.get("/rules/fallen-kingdoms", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("invasion phase") && page.text.contains("trophies"), "{}", page.text);
+    let page = app.get("/rules/realms", None);
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("10 victory points") && page.text.contains("season"), "{}", page.text);
+    let none = app.get("/rules/chess", None);
+    assert_eq!(none.status, 404);
+    assert!(none.text.contains("there is no how-to-play page for &quot;chess&quot;"), "{}", none.text);
+}
+
+#[test]
+fn a_capture_of_a_players_area_is_in_their_next_mail_however_many_events_came_after() {
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let names = ["Ása", "Bjarni", "Dís"];
+    let seats: Vec<Value> =
+        names.iter().enumerate().map(|(i, n)| json!({"name": n, "email": format!("p{}@example.org", i + 1)})).collect();
+    let created = app.post("/api/v1/games", None, &json!({"ruleset": "bardagi", "seats": seats})).ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = crate::helpers::seat_tokens(&created);
+    crate::helpers::play_to_the_end(&app, &game, &tokens, 5_000, &[409, 422], |_, v| v["legal"][0].clone(), || {});
+
+    // Every capture of one clan's area by another, as the log tells it.
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok()["events"].as_array().unwrap().clone();
+    let over = events.len();
+    let captures: Vec<(u64, String, usize)> = events
+        .iter()
+        .filter(|e| e["in_force"] != false)
+        .filter_map(|e| {
+            let text = e["text"].as_str()?;
+            let victim = names.iter().position(|n| text.contains(&format!(" from {n}, leaving")))?;
+            Some((e["seq"].as_u64()?, text.to_owned(), victim))
+        })
+        .collect();
+    assert!(!captures.is_empty(), "the bots' game has a capture between clans ({over} events)");
+    // Every seat is mailed when a round begins (each clan plans): a capture
+    // before the last round began is in its victim's next mail, however
+    // many events came between.
+    let round_starts: Vec<u64> = events
+        .iter()
+        .filter(|e| e["text"].as_str().is_some_and(|t| t.starts_with("Round ") && t.contains(" begins;")))
+        .filter_map(|e| e["seq"].as_u64())
+        .collect();
+    let mails = sink.wait_for(1, 120);
+    let (mut long, mut far) = (0, 0);
+    for (seq, line, victim) in &captures {
+        let Some(next_round) = round_starts.iter().find(|&&r| r > *seq) else { continue };
+        far += usize::from(next_round - seq > 40);
+        let addr = format!("p{}@example.org", victim + 1);
+        let told: Vec<&Received> = mails.iter().filter(|m| to(m) == addr && m.text().contains(line.as_str())).collect();
+        assert!(!told.is_empty(), "{line:?} (event {seq}, next round at {next_round}) is in a mail to {addr}");
+        long += told.iter().filter(|m| m.text().contains("more events")).count();
+    }
+    assert!(far > 0, "some capture was followed by more than 40 events before its victim's next mail");
+    assert!(long > 0, "some capture was told in a recap that had to shorten itself past 40 lines");
+}

@@ -24,3 +24,4 @@ mod smtp;
 mod thingvellir;
 mod times;
 mod web;
+mod web_axe;

@@ -207,7 +207,9 @@ fn views_and_legal_commands_of_bot_games_fit_their_schemas() {
         positions += play_and_check(&reg, "duel", n, json!({"rounds": 6}), 20 + n as u8, 400);
     }
     eprintln!("{positions} positions checked");
-    assert!(positions >= 300, "only {positions} positions checked");
+    // Bardagi's bots send each turn as a program with the plan, so its
+    // games pass through fewer positions that wait on someone.
+    assert!(positions >= 200, "only {positions} positions checked");
 }
 
 #[test]

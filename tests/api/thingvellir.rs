@@ -9,15 +9,14 @@ use serde_json::{json, Value};
 use crate::browser::Driver;
 use crate::helpers::{seat_tokens, str_of, TestApp};
 
-/// One pending seat that has not decided takes the first legal command of
-/// its own view, sending the view's head as `expected_seq`. Answers the seat
+/// The first pending seat (`pending` lists only seats owing a decision)
+/// takes the first legal command of its own view, sending the view's head as `expected_seq`. Answers the seat
 /// that acted, or `None` when nobody is to act.
 fn bot_step(app: &TestApp, game: &str, tokens: &[String], skip: Option<usize>) -> Option<usize> {
     let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
     let pending: Vec<usize> = summary["pending"]
         .as_array()?
         .iter()
-        .filter(|p| p["submitted"] != true)
         .map(|p| p["seat"].as_u64().unwrap() as usize)
         .filter(|s| Some(*s) != skip)
         .collect();
@@ -194,13 +193,8 @@ fn until_the_page(app: &TestApp, game: &str, tokens: &[String]) -> Value {
     for _ in 0..500 {
         assert!(!over(app, game), "the scripted game ended");
         let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        let pending: Vec<usize> = summary["pending"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|p| p["submitted"] != true)
-            .map(|p| p["seat"].as_u64().unwrap() as usize)
-            .collect();
+        let pending: Vec<usize> =
+            summary["pending"].as_array().unwrap().iter().map(|p| p["seat"].as_u64().unwrap() as usize).collect();
         let seat = *pending.first().expect("someone to act");
         let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
         let Some(command) = scripted(&view, seat) else { return view };
@@ -331,7 +325,7 @@ fn until_or_over(app: &TestApp, game: &str, tokens: &[String]) -> Option<Value> 
             return Some(view);
         }
         let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
-        let seat = summary["pending"].as_array()?.iter().find(|p| p["submitted"] != true)?["seat"].as_u64()? as usize;
+        let seat = summary["pending"].as_array()?.first()?["seat"].as_u64()? as usize;
         let v = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
         let command = scripted(&v, seat)?;
         app.post(

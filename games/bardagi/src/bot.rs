@@ -3,15 +3,18 @@
 //! whole turn greedily: it claims land (attack, convert, buy), refills its
 //! buildings at home, trades surplus, moves its units towards unclaimed
 //! land (by ship when its island is taken), and keeps standing orders that
-//! build upgrades. Each turn is sent as one `Turn` command with the plan,
-//! so a round needs two inputs from a clan (one in the easier variant).
+//! build upgrades. With its plan it sends the program of the turn it would
+//! play if the turn began then (`bot_program`), so a round needs one input
+//! from a clan unless a step is refused and the turn is asked; an asked turn
+//! is sent as one `PlayTurn` command.
 
 use super::actions::{distances, kaupmadur::sell_value};
 use super::board::{AreaId, AreaKind, SeaNode};
 use super::build::{Effect, TILES};
 use super::planning::{all_hands, is_step};
+use super::program::{Fallback, ProgramStep};
 use super::state::{
-    AreaState, AxeOrder, BuildWish, Building, Card, Command, Deal, Good, GoodChoice, Hand, Loc, Orders, Phase,
+    AreaState, AxeOrder, BuildWish, Building, Card, Command, Deal, Event, Good, GoodChoice, Hand, Loc, Orders, Phase,
     RuneCast, RuneKind, ShipLoc, State, Unit,
 };
 use super::{run, Ctx};
@@ -56,8 +59,12 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
         return plans(s).into_iter().filter(|c| !matches!(c, Command::Plan { hand } if *hand == p.hand)).collect();
     }
     let mut out = Vec::new();
-    if let Some(c) = command(s, seat) {
-        out.push(c);
+    match command(s, seat) {
+        // Legal commands are judged on the board as it is: the bot's plan
+        // is listed without the program it would send as a fallback.
+        Some(Command::Program { hand, .. }) => out.push(Command::Plan { hand }),
+        Some(c) => out.push(c),
+        None => {}
     }
     if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
         out.extend(plans(s));
@@ -767,12 +774,37 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
     match s.phase {
         // A clan that already chose keeps its plan.
         Phase::Planning if s.players[seat as usize].planned => {
-            Some(Command::Plan { hand: s.players[seat as usize].hand })
+            let p = &s.players[seat as usize];
+            Some(match &p.program {
+                Some(steps) => Command::Program { hand: p.hand, steps: steps.clone() },
+                None => Command::Plan { hand: p.hand },
+            })
         }
-        Phase::Planning => Some(Command::Plan { hand: bot_hand(s, seat) }),
+        Phase::Planning => {
+            let hand = bot_hand(s, seat);
+            let steps = bot_program(s, seat, hand);
+            Some(if steps.is_empty() { Command::Plan { hand } } else { Command::Program { hand, steps } })
+        }
         Phase::Action => Some(Command::PlayTurn { steps: bot_turn(s, seat) }),
         // Asked at the moment: the clan's orders as they stand.
         Phase::Deciding => Some(Command::SetOrders { orders: s.players[seat as usize].orders.clone() }),
         _ => None,
     }
+}
+
+/// The bot's program for its coming turn, written at plan time from the
+/// position it sees then (nothing of the other clans' programs): the turn it
+/// would play if its turn began now, each step skipped when the rules refuse
+/// it by the time the turn comes.
+pub fn bot_program(s: &State, seat: Seat, hand: Hand) -> Vec<ProgramStep> {
+    if s.phase != Phase::Planning || s.easy_cards {
+        return Vec::new();
+    }
+    let mut now = s.clone();
+    for p in &mut now.players {
+        p.program = None;
+    }
+    super::state::apply(&mut now, &Event::PlanChosen { seat, hand: Some(hand), program: None });
+    super::state::apply(&mut now, &Event::TurnBegan { seat, hand: Some(hand) });
+    bot_turn(&now, seat).into_iter().map(|step| ProgramStep { step, fallback: Fallback::Skip }).collect()
 }

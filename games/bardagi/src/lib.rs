@@ -23,6 +23,7 @@ mod drawing;
 mod forms;
 pub mod planning;
 mod player_board;
+pub mod program;
 pub mod scoring;
 pub mod setup;
 pub mod state;
@@ -63,9 +64,11 @@ const V1_KEYS: [&str; 6] = ["board", "custom_board", "easy_cards", "eight_cards"
 pub struct Options {
     /// The built-in board: "summer" (2-5 players) or "winter" (2-3 players).
     #[serde(default = "summer")]
+    #[schemars(extend("enum" = ["summer", "winter"]))]
     pub board: String,
     /// A whole board as TOML text (see `data/maps/summer.toml`); replaces `board`.
     #[serde(default)]
+    #[schemars(extend("contentMediaType" = "application/toml"))]
     pub custom_board: Option<String>,
     /// The easier variant: each clan chooses its cards at the start of its own turn.
     #[serde(default)]
@@ -78,18 +81,23 @@ pub struct Options {
     pub forced_trade: bool,
     /// Number of rounds instead of the rounds table (1 to 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 20))]
     pub rounds: Option<u8>,
     /// "Alternatively, choose your own clan": the colour of each seat, in
-    /// seat order; absent, the colours are dealt at random.
+    /// seat order (a list, or the names separated by commas, as the host
+    /// form sends them: "blue, red"); absent, the colours are dealt at random.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ColoursGiven>")]
     pub colours: Option<Vec<Colour>>,
     /// The rules version the game is played by (the newest unless given;
     /// version 1 games recorded no version).
     #[serde(default = "rules_version")]
+    #[schemars(range(min = 1, max = RULES_VERSION))]
     pub rules_version: u32,
     /// The rune tokens as TOML text, in the format of `data/runes.toml`
     /// (each rune's kind, name and count); replaces the built-in mix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("contentMediaType" = "application/toml"))]
     pub custom_runes: Option<String>,
 }
 
@@ -99,6 +107,39 @@ fn summer() -> String {
 
 fn rules_version() -> u32 {
     RULES_VERSION
+}
+
+/// The two forms `colours` may be given in, for the options' schema.
+#[allow(dead_code)]
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+enum ColoursGiven {
+    /// The colours in seat order.
+    List(Vec<Colour>),
+    /// The colours' names separated by commas: "blue, red".
+    Text(String),
+}
+
+/// The clans' colours as given: a list of names, or one text of names
+/// separated by commas (what a text field of the host form posts).
+fn colours_given(v: &Value) -> Result<Vec<Colour>, String> {
+    let words: Vec<&str> = match v {
+        Value::String(t) => t.split(',').map(str::trim).filter(|w| !w.is_empty()).collect(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::trim).ok_or_else(|| format!("colours: {i} is not a colour's name")))
+            .collect::<Result<_, _>>()?,
+        _ => return Err("colours: give the colours as a list of names, or names separated by commas".into()),
+    };
+    words
+        .into_iter()
+        .map(|w| {
+            Colour::ALL.iter().copied().find(|c| c.name().eq_ignore_ascii_case(w)).ok_or_else(|| {
+                let names: Vec<&str> = Colour::ALL.iter().map(|c| c.name()).collect();
+                format!("colours: no clan is {w:?}; the colours are {}", names.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// The fields of [`Options`] as given, before the version is worked out.
@@ -118,7 +159,7 @@ struct GivenOptions {
     #[serde(default)]
     rounds: Option<u8>,
     #[serde(default)]
-    colours: Option<Vec<Colour>>,
+    colours: Option<Value>,
     #[serde(default)]
     rules_version: Option<u32>,
     #[serde(default)]
@@ -140,7 +181,10 @@ impl<'de> Deserialize<'de> for Options {
             eight_cards: g.eight_cards,
             forced_trade: g.forced_trade,
             rounds: g.rounds,
-            colours: g.colours,
+            colours: match g.colours {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(colours_given(&v).map_err(serde::de::Error::custom)?),
+            },
             rules_version: g.rules_version.unwrap_or(if v1 { 1 } else { RULES_VERSION }),
             custom_runes: g.custom_runes,
         })
@@ -272,6 +316,7 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
         Command::Plan { hand } => format!("plan {}", hand.words()),
         Command::SetOrders { .. } => "set standing orders".into(),
         Command::PlayTurn { .. } => "a whole turn".into(),
+        Command::Program { hand, steps } => format!("plan {} with a program of {} step(s)", hand.words(), steps.len()),
         Command::EndTurn => "end the turn".into(),
         Command::Exchange { discard, take } => {
             format!("exchange {} and {} for {}", discard[0].name(), discard[1].name(), take.name())
@@ -309,6 +354,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
     match c {
         Command::Plan { hand } => planning::plan(cx, seat, *hand),
         Command::SetOrders { orders } => planning::set_orders(cx, seat, orders),
+        Command::Program { hand, steps } => program::plan_with_program(cx, seat, *hand, steps),
         Command::PlayTurn { steps } => {
             if cx.s.phase != Phase::Action || cx.s.current != seat {
                 runestone_engine::reject!("it is not your turn");

@@ -53,26 +53,57 @@ pub fn check_hand(s: &State, hand: &Hand) -> Result<(), RuleError> {
 pub fn plan(cx: &mut Ctx, seat: Seat, hand: Hand) -> Result<(), RuleError> {
     let s = &cx.s;
     let planned = s.players.get(seat as usize).is_some_and(|p| p.planned);
+    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat && !planned;
+    if !easy_now {
+        return plan_secretly(cx, seat, hand, None);
+    }
+    check_hand(s, &hand)?;
+    // Chosen at the table in the open, just before laying them down.
+    cx.emit(Event::PlanChosen { seat, hand: Some(hand), program: None });
+    Ok(())
+}
+
+/// The secret plan (with a turn program, see [`super::program`]): others
+/// see only that cards were chosen, the same whether a program came with
+/// them or not. The last plan in reveals the cards and the first turn begins.
+pub fn plan_secretly(
+    cx: &mut Ctx,
+    seat: Seat,
+    hand: Hand,
+    program: Option<Vec<super::program::ProgramStep>>,
+) -> Result<(), RuleError> {
+    let s = &cx.s;
+    let planned = s.players.get(seat as usize).is_some_and(|p| p.planned);
     if s.phase == Phase::Action && planned {
         reject!("your cards for this round are already laid face up; a plan can be replaced only until the reveal");
     }
-    let easy_now = s.easy_cards && s.phase == Phase::Action && s.current == seat;
-    if s.phase != Phase::Planning && !easy_now {
-        reject!("cards are chosen in the planning phase (or, in the easier variant, at the start of one's own turn)");
+    if s.phase != Phase::Planning {
+        if s.easy_cards {
+            reject!(
+                "cards are chosen in the planning phase (or, in the easier variant, at the start of one's own turn)"
+            );
+        }
+        reject!("cards are chosen in the planning phase");
     }
     check_hand(s, &hand)?;
-    if easy_now {
-        // Chosen at the table in the open, just before laying them down.
-        cx.emit(Event::PlanChosen { seat, hand: Some(hand) });
-        return Ok(());
-    }
-    cx.secret(Event::PlanChosen { seat, hand: Some(hand) }, vec![seat], Event::PlanChosen { seat, hand: None });
+    cx.secret(
+        Event::PlanChosen { seat, hand: Some(hand), program },
+        vec![seat],
+        Event::PlanChosen { seat, hand: None, program: None },
+    );
     if cx.s.players.iter().all(|p| p.planned) {
         let first = cx.s.starting;
         let hand = Some(cx.s.players[first as usize].hand);
-        cx.emit(Event::TurnBegan { seat: first, hand });
+        begin_turn(cx, first, hand);
     }
     Ok(())
+}
+
+/// A clan's turn begins: its cards face up, and its program (if it gave
+/// one with the plan) runs at once.
+pub fn begin_turn(cx: &mut Ctx, seat: Seat, hand: Option<Hand>) {
+    cx.emit(Event::TurnBegan { seat, hand });
+    super::program::run_program(cx, seat);
 }
 
 /// Replace the standing orders (any time the clan is asked for something).
@@ -259,7 +290,7 @@ pub fn advance(cx: &mut Ctx) {
     if cx.s.turns_done < n {
         let next = (cx.s.starting + cx.s.turns_done) % n;
         let hand = (!cx.s.easy_cards).then_some(cx.s.players[next as usize].hand);
-        cx.emit(Event::TurnBegan { seat: next, hand });
+        begin_turn(cx, next, hand);
         return;
     }
     // Version 2: clans that asked to decide at the moment are asked now,
@@ -304,5 +335,5 @@ pub fn all_hands(size: u8) -> Vec<Hand> {
 
 /// Whether a command is a step of a turn (rather than a plan or orders).
 pub fn is_step(c: &Command) -> bool {
-    !matches!(c, Command::Plan { .. } | Command::SetOrders { .. } | Command::PlayTurn { .. })
+    !matches!(c, Command::Plan { .. } | Command::Program { .. } | Command::SetOrders { .. } | Command::PlayTurn { .. })
 }

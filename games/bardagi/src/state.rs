@@ -9,6 +9,8 @@ use super::board::{AreaId, BoardRef, Colour, SeaNode};
 use super::build::{tile, Effect, TILES};
 use runestone_engine::game::Seat;
 
+use super::program::ProgramStep;
+
 /// A card type; each clan has six of each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -382,6 +384,10 @@ pub enum Command {
     /// A whole turn: these steps in order, then the turn ends. Accepted or
     /// rejected as a whole.
     PlayTurn { steps: Vec<Command> },
+    /// The secret plan with a program of the coming turn: its steps in
+    /// order, each with a fallback for when the rules refuse it by the time
+    /// the turn comes. Replaces an earlier plan (and program) until the reveal.
+    Program { hand: Hand, steps: Vec<ProgramStep> },
     /// End the turn (at least one card must have been played).
     EndTurn,
     /// Discard 2 cards from the hand for 1 card of choice.
@@ -490,9 +496,19 @@ pub enum Event {
     /// A round began: the cards are back in the decks.
     RoundBegan { round: u8, starting: Seat, hand_size: u8 },
     /// `hand` is `None` in the form others see.
-    PlanChosen { seat: Seat, hand: Option<Hand> },
+    PlanChosen {
+        seat: Seat,
+        hand: Option<Hand>,
+        /// The turn program given with the plan (never in the form others see).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        program: Option<Vec<ProgramStep>>,
+    },
     /// The clan lays its chosen cards face up (`hand`; none yet in the easier variant).
     TurnBegan { seat: Seat, hand: Option<Hand> },
+    /// The clan's program begins to run (`steps` steps).
+    ProgramStarted { seat: Seat, steps: u8 },
+    /// What a program's step did, in words (step `steps + 1`: the end).
+    ProgramStep { seat: Seat, step: u8, outcome: super::program::StepOutcome, text: String },
     /// A card laid down for a unit's action (`as_card` differs with the War horn).
     CardPlayed { seat: Seat, card: Card, as_card: Card },
     /// A free action of an upgrade was used instead of a card.
@@ -628,6 +644,9 @@ pub struct Player {
     /// Asked to decide its Build and Claim choices now.
     #[serde(default)]
     pub deciding: bool,
+    /// Secret to others: the program of the coming turn, given with the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<Vec<ProgramStep>>,
 }
 
 impl Player {
@@ -888,19 +907,27 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.hand = Hand::default();
                 p.played = Hand::default();
                 p.planned = false;
+                p.program = None;
                 p.taken = 0;
                 p.attacks = 0;
                 p.free_used = [false; 3];
             }
         }
-        Event::PlanChosen { seat, hand } => {
+        Event::PlanChosen { seat, hand, program } => {
             // A later plan of the same clan replaces the earlier one (until
             // the reveal); in the redacted form the hand stays unknown.
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.hand = hand.unwrap_or_default();
                 p.planned = true;
+                p.program = program.clone();
             }
         }
+        Event::ProgramStarted { seat, .. } => {
+            if let Some(p) = s.players.get_mut(*seat as usize) {
+                p.program = None;
+            }
+        }
+        Event::ProgramStep { .. } => {}
         Event::TurnBegan { seat, hand } => {
             s.phase = Phase::Action;
             s.current = *seat;

@@ -80,7 +80,11 @@ mod tests {
         // Once every clan has planned, the header says whose turn it is.
         for _ in 0..3 {
             let seat = game.next_seat().unwrap();
-            let c = <crate::Bardagi as runestone_engine::game::Game>::fallback(&game.state, seat).unwrap();
+            let c = match <crate::Bardagi as runestone_engine::game::Game>::fallback(&game.state, seat).unwrap() {
+                // The plan without a program, so that the first turn waits.
+                crate::state::Command::Program { hand, .. } => crate::state::Command::Plan { hand },
+                c => c,
+            };
             game.act(seat, &c).unwrap();
         }
         let v = crate::view::view(&game.state, Viewer::Public);

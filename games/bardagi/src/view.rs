@@ -290,8 +290,13 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::RoundBegan { round, starting, hand_size } => {
             format!("Round {round} begins; {} starts; each clan chooses {hand_size} cards", n(starting))
         }
-        Event::PlanChosen { seat, hand: Some(h) } => format!("{} chooses {}", n(seat), h.words()),
-        Event::PlanChosen { seat, hand: None } => format!("{} chooses cards secretly", n(seat)),
+        Event::PlanChosen { seat, hand: Some(h), program: Some(p) } => {
+            format!("{} chooses {} with a program of {} step(s)", n(seat), h.words(), p.len())
+        }
+        Event::PlanChosen { seat, hand: Some(h), .. } => format!("{} chooses {}", n(seat), h.words()),
+        Event::PlanChosen { seat, hand: None, .. } => format!("{} chooses cards secretly", n(seat)),
+        Event::ProgramStarted { seat, steps } => format!("{}'s programmed turn runs ({steps} step(s))", n(seat)),
+        Event::ProgramStep { seat, step, text, .. } => format!("{}'s program, step {step}: {text}", n(seat)),
         Event::TurnBegan { seat, hand: Some(h) } => format!("{}'s turn: lays down {}", n(seat), h.words()),
         Event::TurnBegan { seat, hand: None } => format!("{}'s turn", n(seat)),
         Event::CardPlayed { seat, card, as_card } if card == as_card => {

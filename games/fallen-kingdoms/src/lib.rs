@@ -336,7 +336,9 @@ impl Game for FallenKingdoms {
         if matches!(s.phase, Phase::Over | Phase::Setup) {
             runestone_engine::reject!("the game is not running");
         }
-        if !pending(s).iter().any(|p| p.seat == seat) {
+        // Standing defence orders may be given at any time (5.3); every
+        // other command only by a seat the game waits for.
+        if !matches!(c, Command::SetDefence { .. }) && !pending(s).iter().any(|p| p.seat == seat) {
             runestone_engine::reject!("nothing is asked of you now");
         }
         let mut cx = Ctx::new(s.clone(), rng);
@@ -358,6 +360,12 @@ impl Game for FallenKingdoms {
 
     fn legal(s: &State, seat: Seat) -> Vec<Command> {
         bot::legal(s, seat)
+    }
+
+    /// Standing defence orders may be replaced at any time (5.3), not only
+    /// while the seat owes a decision.
+    fn standing_order(_: &State, _: Seat, c: &Command) -> bool {
+        matches!(c, Command::SetDefence { .. })
     }
 
     fn fallback(s: &State, seat: Seat) -> Option<Command> {

@@ -601,6 +601,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
         for f in building {
             let a = format!("accelerate.{}", f.id);
             let t = format!("twice.{}", f.id);
+            let c = format!("cancel.{}", f.id);
             speed.push(tick(
                 &a,
                 format!("Speed up the construction on {} for gold", field_label(f)),
@@ -610,6 +611,11 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
                 &t,
                 format!("Build twice on {} (-12 PP)", field_label(f)),
                 v.ticked(&t, given.build_twice.contains(&f.id)),
+            ));
+            speed.push(tick(
+                &c,
+                format!("Cancel the construction on {} (1 gold back, in REAR-Trade)", field_label(f)),
+                v.ticked(&c, given.cancel.contains(&f.id)),
             ));
         }
         more.push(fieldset("⑧ Construction", speed));
@@ -765,6 +771,7 @@ pub fn orders_command(form: &Posted, view: &View) -> Result<Value, String> {
     o.recruit = ticked(form, "recruit", view);
     o.accelerate = ticked(form, "accelerate", view);
     o.build_twice = ticked(form, "twice", view);
+    o.cancel = ticked(form, "cancel", view);
     for i in 0..12 {
         let n = format!("herd.{i}");
         let what = format!("Herd move {}", i + 1);

@@ -114,6 +114,7 @@ pub fn check_orders(s: &State, seat: Seat, o: &Orders) -> Result<(), RuleError> 
         .chain(o.loot.iter().copied())
         .chain(o.accelerate.iter().copied())
         .chain(o.build_twice.iter().copied())
+        .chain(o.cancel.iter().copied())
         .chain(o.build.iter().map(|b| b.field))
         .chain(o.buy.iter().chain(&o.upgrade).chain(&o.sell).map(|p| p.field))
         .chain(o.sow.iter().copied())

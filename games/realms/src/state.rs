@@ -367,6 +367,9 @@ pub struct Orders {
     /// ⑧ constructions to speed up for gold, and to build twice (-12 PP).
     pub accelerate: Vec<u16>,
     pub build_twice: Vec<u16>,
+    /// ⑨ REAR-Trade: own constructions to cancel (+1 gold back each).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cancel: Vec<u16>,
     /// ⑨ REAR-Trade.
     pub build: Vec<Build>,
     pub trade: Vec<Trade>,

@@ -37,6 +37,9 @@ pub fn rear_trade(s: &mut State, rep: &mut Vec<String>) {
     for seat in 0..s.realms.len() as Seat {
         let Some(o) = s.realms[seat as usize].orders.clone() else { continue };
         commanders(s, seat, o.commanders, rep);
+        for &f in &o.cancel {
+            cancel(s, seat, f, rep);
+        }
         for b in &o.build {
             match crate::construction::can_start(s, seat, b.field, b.building) {
                 Ok(()) => {
@@ -62,6 +65,30 @@ pub fn rear_trade(s: &mut State, rep: &mut Vec<String>) {
                 salaries(s, seat, rep);
             }
         }
+    }
+}
+
+/// "Building cancellation outside Combat +1": in REAR-Trade a realm may
+/// cancel its own construction; the work done is lost and 1 gold comes back
+/// (up to the gold limit).
+fn cancel(s: &mut State, seat: Seat, f: u16, rep: &mut Vec<String>) {
+    let map = s.map();
+    match s.fields.get(f as usize).and_then(|x| x.construction) {
+        Some(c) if c.owner == seat => {
+            s.fields[f as usize].construction = None;
+            s.add_gold(seat, 1);
+            rep.push(format!(
+                "{} cancels the {} on {} and takes 1 gold back",
+                home(s, seat),
+                c.building.name(),
+                map.name_of(f)
+            ));
+        }
+        _ => rep.push(format!(
+            "{}: construction not cancelled: you have no construction on {}",
+            home(s, seat),
+            map.name_of(f)
+        )),
     }
 }
 

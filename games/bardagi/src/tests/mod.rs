@@ -78,6 +78,7 @@ mod actions;
 mod example;
 mod kernel;
 mod phases;
+mod program;
 mod setup;
 mod upgrades;
 mod versions;

@@ -44,7 +44,7 @@ fn a_later_plan_replaces_the_earlier_one_until_the_reveal() {
     // When it chooses again before the others have chosen
     let ev = d.act(0, &Command::Plan { hand: Hand::new([0, 3, 3, 0]) }).unwrap();
     // Then the later plan replaces the earlier one, and nothing is revealed yet
-    assert!(matches!(ev[..], [Event::PlanChosen { seat: 0, hand: Some(_) }]), "{ev:?}");
+    assert!(matches!(ev[..], [Event::PlanChosen { seat: 0, hand: Some(_), .. }]), "{ev:?}");
     assert_eq!(d.state.players[0].hand, Hand::new([0, 3, 3, 0]));
     assert_eq!(d.state.phase, Phase::Planning);
     assert_eq!(d.waiting(), vec![1, 2]);
@@ -71,7 +71,7 @@ fn a_replaced_plan_stays_hidden_from_other_clans() {
     // Then the new plan is seen only by its clan; the others see that a plan was chosen
     assert_eq!(emits.len(), 1);
     assert_eq!(emits[0].visibility, Visibility::Seats(vec![0]));
-    assert!(matches!(emits[0].redacted, Some(Event::PlanChosen { seat: 0, hand: None })));
+    assert!(matches!(emits[0].redacted, Some(Event::PlanChosen { seat: 0, hand: None, program: None })));
     assert!(Bardagi::view(&d.state, Viewer::Seat(1))["players"][0]["hand"].is_null());
     assert!(Bardagi::view(&d.state, Viewer::Public)["players"][0]["hand"].is_null());
     assert!(!Bardagi::view(&d.state, Viewer::Seat(0))["players"][0]["hand"].is_null());
@@ -519,7 +519,11 @@ fn a_clans_own_standing_orders_are_kept_when_the_bot_plays_its_turn() {
     let mine = Orders { sheep: GoodChoice::Meat, cattle: GoodChoice::Meat, buy_axes: false, ..Orders::default() };
     while d.state.phase != Phase::Action {
         let seat = d.next_seat().expect("someone plans");
-        let c = Bardagi::fallback(&d.state, seat).unwrap();
+        let c = match Bardagi::fallback(&d.state, seat).unwrap() {
+            // Planned without a program: the turn is played by the bot below.
+            Command::Program { hand, .. } => Command::Plan { hand },
+            c => c,
+        };
         d.act(seat, &c).unwrap();
     }
     let seat = d.state.current;

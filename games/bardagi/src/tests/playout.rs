@@ -157,7 +157,12 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
             }
         }
         if !done {
-            let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");
+            let c = match Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback") {
+                // These playouts play turns step by step (programs have
+                // their own tests): the bot's plan is sent without its program.
+                Command::Program { hand, .. } => Command::Plan { hand },
+                c => c,
+            };
             d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: fallback {c:?} refused: {e}"));
             cov.count(&c);
         }

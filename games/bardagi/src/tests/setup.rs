@@ -186,3 +186,45 @@ fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
         }
     }
 }
+
+/// The host form is built from the options' schema: a list for the board, a
+/// bounded number for the rules version and the rounds, a text area for each
+/// data file, a check box for each yes-or-no option.
+#[test]
+fn the_options_schema_gives_the_host_form_real_fields() {
+    let schema = serde_json::to_value(schemars::schema_for!(Options)).unwrap();
+    let p = &schema["properties"];
+    assert_eq!(p["board"]["enum"], serde_json::json!(["summer", "winter"]));
+    assert_eq!(p["rules_version"]["minimum"], 1);
+    assert_eq!(p["rules_version"]["maximum"], crate::RULES_VERSION);
+    assert_eq!((p["rounds"]["minimum"].clone(), p["rounds"]["maximum"].clone()), (1.into(), 20.into()));
+    for data in ["custom_board", "custom_runes"] {
+        assert_eq!(p[data]["contentMediaType"], "application/toml", "{data} is a data file");
+    }
+    for flag in ["easy_cards", "eight_cards", "forced_trade"] {
+        assert_eq!(p[flag]["type"], "boolean", "{flag} is a check box");
+    }
+    // Every board the list offers is one a game can be created on.
+    for board in p["board"]["enum"].as_array().unwrap() {
+        let o = Options { board: board.as_str().unwrap().into(), ..Options::default() };
+        assert!(Driver::new(&o, 2, 1).is_ok(), "{board} is a board");
+    }
+}
+
+/// Given the colours as the host form's text field posts them, when the
+/// game is created, then the seats have those clans in order; a name that is
+/// no clan is refused naming it.
+#[test]
+fn colours_may_be_given_as_names_separated_by_commas() {
+    let o: Options = serde_json::from_value(serde_json::json!({"colours": "Blue, red , green"})).unwrap();
+    assert_eq!(o.colours, Some(vec![Colour::Blue, Colour::Red, Colour::Green]));
+    let d = Driver::new(&o, 3, 2).unwrap();
+    let dealt: Vec<Option<Colour>> = d.state.players.iter().map(|p| p.colour).collect();
+    assert_eq!(dealt, vec![Some(Colour::Blue), Some(Colour::Red), Some(Colour::Green)]);
+    let listed: Options = serde_json::from_value(serde_json::json!({"colours": ["yellow", "red"]})).unwrap();
+    assert_eq!(listed.colours, Some(vec![Colour::Yellow, Colour::Red]));
+    let bad = serde_json::from_value::<Options>(serde_json::json!({"colours": "blue, pink"})).unwrap_err();
+    assert!(bad.to_string().contains("colours: no clan is \"pink\"; the colours are Red, Yellow"), "{bad}");
+    let odd = serde_json::from_value::<Options>(serde_json::json!({"colours": 3})).unwrap_err();
+    assert!(odd.to_string().contains("colours: give the colours as a list of names"), "{odd}");
+}

@@ -302,6 +302,24 @@ fn a_construction_needs_its_builders_on_the_field() {
 }
 
 #[test]
+fn building_cancellation_outside_combat_plus_one() {
+    let mut d = game(2, Mode::Fast, 1);
+    let fort =
+        Orders { build: vec![Build { field: at(5, 12), building: Building::Fortification }], ..Orders::default() };
+    d.round(0, fort);
+    assert!(d.state.fields[at(5, 12) as usize].construction.is_some());
+    d.pass();
+    let before = d.state.realms[0].gold;
+    let ev = d.round(0, Orders { cancel: vec![at(5, 12), at(5, 10)], ..Orders::default() });
+    let rep = reports(&ev, Step::RearTradeSalaries);
+    assert!(d.state.fields[at(5, 12) as usize].construction.is_none(), "{rep}");
+    assert!(d.state.fields[at(5, 12) as usize].settlement.is_some_and(|x| !x.fort), "the work done is lost");
+    assert!(rep.contains("cancels the fortification"), "{rep}");
+    assert_eq!(d.state.realms[0].gold, before + 1, "+1 gold back: {rep}");
+    assert!(rep.contains("construction not cancelled: you have no construction on"), "{rep}");
+}
+
+#[test]
 fn fishing_take_one_fish_from_each_calm_sgf_to_the_connected_shipyard_with_capacity() {
     let mut d = game(2, Mode::Basic, 1);
     let ev = d.pass();

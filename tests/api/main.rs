@@ -18,6 +18,7 @@ mod mail;
 mod memory;
 mod openapi;
 mod postgres;
+mod process;
 mod realms;
 mod schemas;
 mod smtp;

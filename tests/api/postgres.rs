@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::helpers::{agent, seat_tokens, str_of, TestApp};
+use crate::process::{call, serve, smtp_settings};
 use crate::smtp::SmtpSink;
 
 const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -25,50 +26,14 @@ fn node(dir: &Path, url: &str, smtp: u16) -> (Child, String) {
 }
 
 fn node_with_key(dir: &Path, url: &str, smtp: u16, secret: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
-        .arg("serve")
-        .env("RUNESTONE__SERVER__PORT", "0")
-        .env("RUNESTONE__SERVER__WORKERS", "2")
-        .env("RUNESTONE__STORAGE__PATH", dir)
-        .env("RUNESTONE__STORAGE__BACKEND", "postgres")
-        .env("RUNESTONE__STORAGE__URL", url)
-        .env("RUNESTONE__AUTH__JWT_SECRET", secret)
-        .env("RUNESTONE__MAIL__TRANSPORT", "smtp")
-        .env("RUNESTONE__MAIL__SMTP_HOST", "127.0.0.1")
-        .env("RUNESTONE__MAIL__SMTP_PORT", smtp.to_string())
-        .env("RUNESTONE__MAIL__FROM", "runestone <games@runestone.test>")
-        .env("RUNESTONE__MAIL__POLL_MS", "25")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a line from the server");
-    let base = line.trim().rsplit(' ').next().expect("an address").to_owned();
-    assert!(base.starts_with("http://"), "unexpected first line: {line:?}");
-    (child, base)
-}
-
-fn call(
-    agent: &ureq::Agent,
-    method: &str,
-    url: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> Result<(u16, Value), String> {
-    let mut req = ureq::http::Request::builder().method(method).uri(url);
-    if let Some(t) = token {
-        req = req.header("Authorization", format!("Bearer {t}"));
-    }
-    let resp = match body {
-        Some(b) => agent.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
-        None => agent.run(req.body(()).unwrap()),
-    };
-    let mut resp = resp.map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
-    Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    let port = smtp.to_string();
+    let mut settings = vec![
+        ("RUNESTONE__STORAGE__BACKEND", "postgres"),
+        ("RUNESTONE__STORAGE__URL", url),
+        ("RUNESTONE__AUTH__JWT_SECRET", secret),
+    ];
+    settings.extend(smtp_settings(&port));
+    serve(dir, &settings)
 }
 
 /// The `data:` of each event of the stream of `game` on `base` from seq

@@ -150,6 +150,21 @@ fn fold_bardagi(c: &mut Criterion) {
     group.bench_function("from_parsed", |b| {
         b.iter(|| Table::fold(&registry, std::hint::black_box(&log)).expect("fold"));
     });
+    // The JSON form every store wrote before the binary one (still read).
+    let json: Vec<Vec<u8>> = log.iter().map(|e| serde_json::to_vec(e).expect("JSON")).collect();
+    eprintln!("bardagi log: {} bytes in the JSON form", json.iter().map(Vec::len).sum::<usize>());
+    group.bench_function("from_json_form", |b| {
+        b.iter(|| {
+            let log: Vec<Envelope> =
+                std::hint::black_box(&json).iter().map(|s| decode_event(s).expect("JSON form")).collect();
+            Table::fold(&registry, &log).expect("fold")
+        });
+    });
+    group.bench_function("decode_only", |b| {
+        b.iter(|| {
+            std::hint::black_box(&stored).iter().map(|s| decode_event(s).expect("stored form")).collect::<Vec<_>>()
+        });
+    });
     group.finish();
 }
 

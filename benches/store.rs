@@ -59,11 +59,11 @@ fn chain(game: &str, n: u64) -> Vec<Envelope> {
     }];
     drafts.extend((1..n).map(|i| Draft {
         actor: Actor::Seat((i % 2) as u8),
-        body: Body::Game { v: 1, event: json!({ "type": "BidPlaced", "seat": i % 2, "amount": i % 10 }) },
+        body: Body::Game { v: 1, event: json!({ "type": "BidPlaced", "seat": i % 2, "amount": i % 10 }).into() },
         visibility: Visibility::Seats(vec![(i % 2) as u8]),
-        redacted: Some(json!({ "type": "BidPlaced", "seat": i % 2, "amount": null })),
+        redacted: Some(json!({ "type": "BidPlaced", "seat": i % 2, "amount": null }).into()),
         decision: Some(Decision {
-            command: Some(json!({ "type": "Bid", "amount": i % 10 })),
+            command: Some(json!({ "type": "Bid", "amount": i % 10 }).into()),
             seat: Some((i % 2) as u8),
             events: 1,
             draws: 0,

@@ -384,7 +384,7 @@ fn write_lines(log: &[Envelope], out: Option<PathBuf>) -> anyhow::Result<()> {
         text.push_str(&serde_json::to_string(e)?);
         text.push('\n');
     }
-    let end = End { events: log.len() as u64, head_hash: log.last().map(|e| e.hash.clone()).unwrap_or_default() };
+    let end = End { events: log.len() as u64, head_hash: log.last().map(|e| e.hash.to_string()).unwrap_or_default() };
     text.push_str(&serde_json::to_string(&EndLine { end })?);
     text.push('\n');
     match out {
@@ -631,6 +631,10 @@ impl SimStats {
         if table.game().round_begun(*v, event).is_some() {
             self.rounds += 1;
         }
+        if !event.as_str().contains(r#""ProgramStep""#) {
+            return;
+        }
+        let event = event.value();
         if event.get("type").and_then(|t| t.as_str()) == Some("ProgramStep") {
             match event.get("outcome").and_then(|o| o.as_str()) {
                 Some("done") => self.steps_ran += 1,

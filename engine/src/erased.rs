@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
+use crate::log::Json;
 use crate::present::{Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader};
 use crate::rng::GameRng;
 
@@ -59,12 +60,12 @@ impl DynState {
     }
 }
 
-/// An event a game emitted, as JSON.
+/// An event a game emitted, as canonical JSON text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JsonEmit {
-    pub event: Value,
+    pub event: Json,
     pub visibility: Visibility,
-    pub redacted: Option<Value>,
+    pub redacted: Option<Json>,
 }
 
 /// Why a JSON command or event could not be read.
@@ -104,8 +105,9 @@ pub trait DynGame: Send + Sync {
         command: &Value,
         rng: &mut GameRng,
     ) -> Result<Vec<JsonEmit>, DecideError>;
-    /// Apply an event stored with schema `version`.
-    fn apply(&self, state: &mut DynState, version: u32, event: &Value) -> Result<(), SchemaError>;
+    /// Apply an event stored with schema `version`: its text is read once,
+    /// straight into the game's event type.
+    fn apply(&self, state: &mut DynState, version: u32, event: &Json) -> Result<(), SchemaError>;
     fn view(&self, state: &DynState, viewer: Viewer) -> Value;
     fn pending(&self, state: &DynState) -> Vec<Pending>;
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
@@ -116,7 +118,7 @@ pub trait DynGame: Send + Sync {
     fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool;
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
     fn outcome(&self, state: &DynState) -> Option<Outcome>;
-    fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String;
+    fn describe(&self, state: &DynState, version: u32, event: &Json, names: &[String]) -> String;
     fn event_version(&self) -> u32;
     fn save(&self, state: &DynState) -> Value;
     fn load(&self, state: &Value) -> Result<DynState, SchemaError>;
@@ -132,7 +134,7 @@ pub trait DynGame: Send + Sync {
     fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader>;
     fn player_boards(&self, view: &Value, seats: &[String]) -> Vec<PlayerBoard>;
     /// The round an event (written with schema version `version`) begins.
-    fn round_begun(&self, version: u32, event: &Value) -> Option<u32>;
+    fn round_begun(&self, version: u32, event: &Json) -> Option<u32>;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
@@ -152,19 +154,19 @@ fn emits_to_json<E: serde::Serialize>(emits: Vec<crate::game::Emit<E>>) -> Vec<J
     emits
         .into_iter()
         .map(|e| JsonEmit {
-            event: to_json(&e.event),
+            event: Json::of(&e.event),
             visibility: e.visibility,
-            redacted: e.redacted.as_ref().map(to_json),
+            redacted: e.redacted.as_ref().map(Json::of),
         })
         .collect()
 }
 
 impl<G: Present> Erased<G> {
-    fn event(version: u32, event: &Value) -> Result<G::Event, SchemaError> {
+    fn event(version: u32, event: &Json) -> Result<G::Event, SchemaError> {
         if version == G::event_version() {
-            G::Event::deserialize(event).map_err(|e| schema_err("event", e))
+            event.read::<G::Event>().map_err(|e| schema_err("event", e))
         } else {
-            G::Event::deserialize(G::upcast(version, event.clone())).map_err(|e| schema_err("upcast event", e))
+            G::Event::deserialize(G::upcast(version, event.value())).map_err(|e| schema_err("upcast event", e))
         }
     }
 }
@@ -201,7 +203,7 @@ impl<G: Present> DynGame for Erased<G> {
         let c = G::Command::deserialize(command).map_err(|e| DecideError::Schema(schema_err("command", e)))?;
         G::decide(state.get::<G>(), seat, &c, rng).map(emits_to_json).map_err(DecideError::Rule)
     }
-    fn apply(&self, state: &mut DynState, version: u32, event: &Value) -> Result<(), SchemaError> {
+    fn apply(&self, state: &mut DynState, version: u32, event: &Json) -> Result<(), SchemaError> {
         let e = Self::event(version, event)?;
         G::apply(state.get_mut::<G>(), &e);
         Ok(())
@@ -228,10 +230,10 @@ impl<G: Present> DynGame for Erased<G> {
     fn outcome(&self, state: &DynState) -> Option<Outcome> {
         G::outcome(state.get::<G>())
     }
-    fn describe(&self, state: &DynState, version: u32, event: &Value, names: &[String]) -> String {
+    fn describe(&self, state: &DynState, version: u32, event: &Json, names: &[String]) -> String {
         match Self::event(version, event) {
             Ok(e) => G::describe(state.get::<G>(), &e, names),
-            Err(_) => event.get("type").and_then(Value::as_str).unwrap_or("hidden event").to_owned(),
+            Err(_) => event.value().get("type").and_then(Value::as_str).unwrap_or("hidden event").to_owned(),
         }
     }
     fn event_version(&self) -> u32 {
@@ -271,7 +273,7 @@ impl<G: Present> DynGame for Erased<G> {
     fn player_boards(&self, view: &Value, seats: &[String]) -> Vec<PlayerBoard> {
         typed::<G>(view).map(|v| G::player_boards(&v, seats)).unwrap_or_default()
     }
-    fn round_begun(&self, version: u32, event: &Value) -> Option<u32> {
+    fn round_begun(&self, version: u32, event: &Json) -> Option<u32> {
         G::round_begun(&Self::event(version, event).ok()?)
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {

@@ -18,7 +18,7 @@ pub mod verify;
 
 pub use erased::{DynGame, Registry};
 pub use game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
-pub use log::{Actor, Body, Draft, Envelope, KernelEvent};
+pub use log::{Actor, Body, Draft, Envelope, Hash, Json, KernelEvent};
 pub use present::{Present, Schemas};
 pub use rng::{GameRng, Seed};
 pub use table::{FoldError, KernelError, Table};

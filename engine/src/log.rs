@@ -8,7 +8,8 @@
 //! one that was chained. `hash = SHA-256(prev_hash ‖ public part)`.
 
 use serde::de::{self, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -16,7 +17,157 @@ use crate::game::{Seat, Viewer, Visibility};
 use crate::rng::Seed;
 
 /// `prev_hash` of the first event of every log.
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub const GENESIS: Hash = Hash([0; 32]);
+
+/// A SHA-256 hash or HMAC of the chain: 32 bytes inside, 64 lowercase hex
+/// digits on the wire (JSON, exports, `Display`, `FromStr`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Hash(pub [u8; 32]);
+
+impl std::fmt::Display for Hash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = [0u8; 64];
+        hex::encode_to_slice(self.0, &mut text).map_err(|_| std::fmt::Error)?;
+        f.write_str(std::str::from_utf8(&text).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+impl std::fmt::Debug for Hash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Hash({self})")
+    }
+}
+
+impl std::str::FromStr for Hash {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Hash, String> {
+        let mut h = [0u8; 32];
+        match s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            true if hex::decode_to_slice(s, &mut h).is_ok() => Ok(Hash(h)),
+            _ => Err(format!(
+                "a hash is 64 lowercase hexadecimal digits, not {:?}",
+                s.chars().take(70).collect::<String>()
+            )),
+        }
+    }
+}
+
+impl PartialEq<str> for Hash {
+    fn eq(&self, other: &str) -> bool {
+        other.parse::<Hash>().is_ok_and(|h| h == *self)
+    }
+}
+
+impl PartialEq<String> for Hash {
+    fn eq(&self, other: &String) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl Serialize for Hash {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Hash {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Hash, D::Error> {
+        struct HexVisitor;
+        impl Visitor<'_> for HexVisitor {
+            type Value = Hash;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a hash of 64 lowercase hexadecimal digits")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Hash, E> {
+                v.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(HexVisitor)
+    }
+}
+
+/// JSON text in its canonical form: compact, object keys in sorted order,
+/// exactly as serde_json writes a [`Value`]. An event's game body, its
+/// redacted form and its decision's command are held as this text, so the
+/// chain is hashed over the very text an event holds, and reading a stored
+/// event builds no [`Value`]: the game reads the text once, straight into its
+/// own types ([`Json::read`]).
+#[derive(Clone)]
+pub struct Json(Box<RawValue>);
+
+impl Json {
+    /// The canonical text of a JSON value.
+    pub fn new(value: &Value) -> Json {
+        Json(serde_json::value::to_raw_value(value).expect("a JSON value serialises"))
+    }
+
+    /// The canonical text of anything serialisable (through a [`Value`], which
+    /// sorts object keys).
+    pub fn of<T: Serialize + ?Sized>(t: &T) -> Json {
+        Json::new(&serde_json::to_value(t).expect("the type serialises to JSON"))
+    }
+
+    /// Text the store wrote from [`Json::as_str`], read back; fails unless it
+    /// is JSON. It is taken as canonical: only text this type wrote may be
+    /// given here.
+    pub fn from_stored(text: String) -> Result<Json, serde_json::Error> {
+        RawValue::from_string(text).map(Json)
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The text read into `T`.
+    pub fn read<'a, T: Deserialize<'a>>(&'a self) -> serde_json::Result<T> {
+        serde_json::from_str(self.0.get())
+    }
+
+    /// The text as a [`Value`] (for the edges that work on JSON trees).
+    pub fn value(&self) -> Value {
+        self.read().expect("canonical JSON text reads back")
+    }
+}
+
+impl PartialEq for Json {
+    fn eq(&self, other: &Json) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Json {}
+
+impl std::fmt::Debug for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Value> for Json {
+    fn from(v: Value) -> Json {
+        Json::new(&v)
+    }
+}
+
+impl Serialize for Json {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// JSON from outside (an export, a stored event of the JSON form) may be
+/// laid out in any way: it is brought to the canonical text.
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        Value::deserialize(d).map(|v| Json::new(&v))
+    }
+}
 
 /// Who caused an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,7 +185,7 @@ pub enum Actor {
 pub struct ForkOrigin {
     pub game: String,
     pub seq: u64,
-    pub hash: String,
+    pub hash: Hash,
 }
 
 /// Events of the kernel itself, common to every game.
@@ -99,7 +250,7 @@ pub enum Body {
     /// `v` is the schema version the event was written with.
     Game {
         v: u32,
-        event: Value,
+        event: Json,
     },
 }
 
@@ -136,7 +287,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
         let mut kind: Option<BodyKind> = None;
         let mut v: Option<u32> = None;
         let mut kernel: Option<KernelEvent> = None;
-        let mut event: Option<Value> = None;
+        let mut event: Option<Json> = None;
         while let Some(field) = map.next_key::<BodyField>()? {
             match field {
                 BodyField::Kind => {
@@ -169,7 +320,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
             BodyKind::Kernel => {
                 let event = match (kernel, event) {
                     (Some(k), _) => k,
-                    (None, Some(e)) => KernelEvent::deserialize(e).map_err(de::Error::custom)?,
+                    (None, Some(e)) => e.read::<KernelEvent>().map_err(de::Error::custom)?,
                     (None, None) => return Err(de::Error::missing_field("event")),
                 };
                 Ok(Body::Kernel { event })
@@ -193,7 +344,7 @@ impl<'de> Deserialize<'de> for Body {
 pub struct Decision {
     /// The command as submitted; `None` for setup and copied events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<Value>,
+    pub command: Option<Json>,
     /// The seat the command was decided for (also when the system acted
     /// for it on a timeout).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,12 +370,12 @@ pub struct Envelope {
     pub visibility: Visibility,
     /// What those who may not see `body` see instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub redacted: Option<Value>,
+    pub redacted: Option<Json>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
-    pub digest: String,
-    pub prev_hash: String,
-    pub hash: String,
+    pub digest: Hash,
+    pub prev_hash: Hash,
+    pub hash: Hash,
 }
 
 /// An event before it has a place in the log.
@@ -233,7 +384,7 @@ pub struct Draft {
     pub actor: Actor,
     pub body: Body,
     pub visibility: Visibility,
-    pub redacted: Option<Value>,
+    pub redacted: Option<Json>,
     pub decision: Option<Decision>,
 }
 
@@ -247,7 +398,7 @@ impl Draft {
 #[derive(Serialize)]
 struct Hidden<'a> {
     body: &'a Body,
-    command: Option<&'a Value>,
+    command: Option<&'a Json>,
 }
 
 #[derive(Serialize)]
@@ -257,25 +408,24 @@ struct PublicPart<'a> {
     time: &'a str,
     actor: &'a Actor,
     visibility: &'a Visibility,
-    redacted: &'a Option<Value>,
+    redacted: &'a Option<Json>,
     events: Option<u32>,
     seat: Option<Seat>,
     draws: Option<u32>,
     undoable: Option<bool>,
-    digest: &'a str,
+    digest: &'a Hash,
 }
 
 /// The keyed digest of an event's hidden part.
-pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> String {
+pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> Hash {
     let hidden = Hidden { body, command: decision.and_then(|d| d.command.as_ref()) };
-    let bytes = serde_json::to_vec(&hidden).expect("JSON");
     let mut msg = seq.to_be_bytes().to_vec();
-    msg.extend_from_slice(&bytes);
-    hex::encode(seed.mac(b"runestone/body", &msg))
+    serde_json::to_writer(&mut msg, &hidden).expect("JSON");
+    Hash(seed.mac(b"runestone/body", &msg))
 }
 
 /// The chain hash of an envelope, from its public part.
-pub fn chain_hash(env: &Envelope) -> String {
+pub fn chain_hash(env: &Envelope) -> Hash {
     let part = PublicPart {
         game: &env.game,
         seq: env.seq,
@@ -289,18 +439,18 @@ pub fn chain_hash(env: &Envelope) -> String {
         undoable: env.decision.as_ref().map(|d| d.undoable),
         digest: &env.digest,
     };
-    let mut h = Sha256::new();
-    h.update(env.prev_hash.as_bytes());
-    h.update(serde_json::to_vec(&part).expect("JSON"));
-    hex::encode(h.finalize())
+    // The hash covers the previous hash as its hex text, as it always has.
+    let mut text = env.prev_hash.to_string().into_bytes();
+    serde_json::to_writer(&mut text, &part).expect("JSON");
+    Hash(Sha256::digest(&text).into())
 }
 
 /// Give drafts their place after `head` (the seq and hash of the last event,
 /// or `None` for a new log).
-pub fn seal(game: &str, head: Option<(u64, &str)>, drafts: Vec<Draft>, time: &str, seed: &Seed) -> Vec<Envelope> {
+pub fn seal(game: &str, head: Option<(u64, &Hash)>, drafts: Vec<Draft>, time: &str, seed: &Seed) -> Vec<Envelope> {
     let (mut seq, mut prev) = match head {
-        Some((s, h)) => (s + 1, h.to_owned()),
-        None => (0, GENESIS.to_owned()),
+        Some((s, h)) => (s + 1, *h),
+        None => (0, GENESIS),
     };
     let mut out = Vec::with_capacity(drafts.len());
     for d in drafts {
@@ -315,10 +465,10 @@ pub fn seal(game: &str, head: Option<(u64, &str)>, drafts: Vec<Draft>, time: &st
             redacted: d.redacted,
             decision: d.decision,
             prev_hash: prev,
-            hash: String::new(),
+            hash: Hash::default(),
         };
         env.hash = chain_hash(&env);
-        prev = env.hash.clone();
+        prev = env.hash;
         seq += 1;
         out.push(env);
     }
@@ -334,7 +484,7 @@ pub struct ChainError {
 
 /// Check seq numbering, links and hashes of a whole log (no seed needed).
 pub fn check_chain(log: &[Envelope]) -> Result<(), ChainError> {
-    let mut prev = GENESIS.to_owned();
+    let mut prev = GENESIS;
     for (i, env) in log.iter().enumerate() {
         let fail = |problem: String| Err(ChainError { seq: env.seq, problem });
         if env.seq != i as u64 {
@@ -346,7 +496,7 @@ pub fn check_chain(log: &[Envelope]) -> Result<(), ChainError> {
         if chain_hash(env) != env.hash {
             return fail("hash does not match the event's content".into());
         }
-        prev = env.hash.clone();
+        prev = env.hash;
     }
     Ok(())
 }
@@ -382,9 +532,9 @@ impl Envelope {
             e.body = match &self.body {
                 Body::Game { v, .. } => Body::Game {
                     v: *v,
-                    event: self.redacted.clone().unwrap_or_else(|| serde_json::json!({ "type": "Hidden" })),
+                    event: self.redacted.clone().unwrap_or_else(|| Json::new(&serde_json::json!({ "type": "Hidden" }))),
                 },
-                Body::Kernel { .. } => Body::Game { v: 0, event: serde_json::json!({ "type": "Hidden" }) },
+                Body::Kernel { .. } => Body::Game { v: 0, event: Json::new(&serde_json::json!({ "type": "Hidden" })) },
             };
         }
         if !self.command_visible_to(viewer, over) {
@@ -414,7 +564,7 @@ mod tests {
     #[test]
     fn a_body_reads_back_as_written() {
         let bodies = [
-            Body::Game { v: 3, event: serde_json::json!({ "type": "Moved", "to": [1, 2] }) },
+            Body::Game { v: 3, event: Json::new(&serde_json::json!({ "type": "Moved", "to": [1, 2] })) },
             Body::Kernel { event: KernelEvent::Undone { to_seq: 7 } },
             Body::Kernel { event: KernelEvent::Resumed },
         ];
@@ -434,7 +584,7 @@ mod tests {
         );
         assert_eq!(
             body(r#"{"event":{"type":"X"},"v":2,"kind":"game"}"#).unwrap(),
-            Body::Game { v: 2, event: serde_json::json!({ "type": "X" }) }
+            Body::Game { v: 2, event: Json::new(&serde_json::json!({ "type": "X" })) }
         );
     }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
 use crate::game::{Outcome, Pending, RuleError, Seat, Viewer, Visibility};
-use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, KernelEvent};
+use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, Hash, Json, KernelEvent};
 use crate::rng::{GameRng, Seed};
 
 /// Why a command or a kernel request was refused.
@@ -120,7 +120,7 @@ pub struct Table {
     state: DynState,
     /// Seq and hash of the last event folded.
     pub head: u64,
-    pub head_hash: String,
+    pub head_hash: Hash,
     /// Current token generation per seat (tokens of older ones are revoked).
     pub generations: Vec<u32>,
     pub seed_revealed: Option<String>,
@@ -150,7 +150,7 @@ struct Saved {
     created: Created,
     state: Value,
     head: u64,
-    head_hash: String,
+    head_hash: Hash,
     generations: Vec<u32>,
     seed_revealed: Option<String>,
     setup_end: u64,
@@ -159,7 +159,7 @@ struct Saved {
     clock: Clocks,
 }
 
-fn game_body(game: &dyn DynGame, event: Value) -> Body {
+fn game_body(game: &dyn DynGame, event: Json) -> Body {
     Body::Game { v: game.event_version(), event }
 }
 
@@ -233,7 +233,7 @@ impl Table {
         }
         let last = log.last().expect("non-empty");
         table.head = last.seq;
-        table.head_hash = last.hash.clone();
+        table.head_hash = last.hash;
         table.setup_end = table.setup_end.max(Self::setup_end_of(log));
         Ok(table)
     }
@@ -275,7 +275,7 @@ impl Table {
                 forked_from: forked_from.clone(),
             },
             head: first.seq,
-            head_hash: first.hash.clone(),
+            head_hash: first.hash,
             seed_revealed: None,
             setup_end: 0,
             undo: Vec::new(),
@@ -303,7 +303,7 @@ impl Table {
         }
         self.apply(env)?;
         self.head = env.seq;
-        self.head_hash = env.hash.clone();
+        self.head_hash = env.hash;
         Ok(())
     }
 
@@ -477,7 +477,7 @@ impl Table {
                 visibility: e.visibility,
                 redacted: e.redacted,
                 decision: (i == 0).then(|| Decision {
-                    command: Some(command.clone()),
+                    command: Some(Json::new(command)),
                     seat: Some(seat),
                     events: count,
                     draws,
@@ -546,7 +546,7 @@ impl Table {
             created: self.created.clone(),
             state: self.game.save(&self.state),
             head: self.head,
-            head_hash: self.head_hash.clone(),
+            head_hash: self.head_hash,
             generations: self.generations.clone(),
             seed_revealed: self.seed_revealed.clone(),
             setup_end: self.setup_end,

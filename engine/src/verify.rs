@@ -115,7 +115,7 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
                     fail(&mut r, env.seq, "a decision without its seat".into());
                     return r;
                 };
-                match table.decide(actor, seat, cmd, None, seed) {
+                match table.decide(actor, seat, &cmd.value(), None, seed) {
                     Ok(drafts) => {
                         for (k, d) in drafts.iter().enumerate() {
                             match log.get(i + k) {

@@ -51,7 +51,7 @@ impl Given {
     fn types(envs: &[Envelope]) -> Vec<String> {
         envs.iter()
             .map(|e| match &e.body {
-                runestone_engine::Body::Game { event, .. } => event["type"].as_str().unwrap().to_owned(),
+                runestone_engine::Body::Game { event, .. } => event.value()["type"].as_str().unwrap().to_owned(),
                 runestone_engine::Body::Kernel { event } => {
                     format!("{event:?}").split_whitespace().next().unwrap().to_owned()
                 }
@@ -179,10 +179,14 @@ fn the_seed_is_revealed_at_the_end_and_every_draw_rederives() {
     let mut bad = g.log.clone();
     let i = bad
         .iter()
-        .position(|e| matches!(&e.body, runestone_engine::Body::Game { event, .. } if event["type"] == "DieRolled"))
+        .position(
+            |e| matches!(&e.body, runestone_engine::Body::Game { event, .. } if event.value()["type"] == "DieRolled"),
+        )
         .unwrap();
     if let runestone_engine::Body::Game { event, .. } = &mut bad[i].body {
-        event["value"] = json!(if event["value"] == json!(6) { 5 } else { 6 });
+        let mut v = event.value();
+        v["value"] = json!(if v["value"] == json!(6) { 5 } else { 6 });
+        *event = v.into();
     }
     assert!(verify::full(&registry(), &bad, &g.seed).problem.is_some());
     // A wrong seed is caught.

@@ -50,9 +50,9 @@ fn created() -> Draft {
 fn moved(n: u64) -> Draft {
     Draft {
         actor: Actor::Seat((n % 2) as u8),
-        body: Body::Game { v: 1, event: json!({ "type": "Moved", "n": n }) },
+        body: Body::Game { v: 1, event: json!({ "type": "Moved", "n": n }).into() },
         visibility: if n % 3 == 1 { Visibility::Seats(vec![0]) } else { Visibility::Public },
-        redacted: (n % 3 == 1).then(|| json!({ "type": "Hidden" })),
+        redacted: (n % 3 == 1).then(|| json!({ "type": "Hidden" }).into()),
         decision: None,
     }
 }

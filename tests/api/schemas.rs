@@ -183,7 +183,7 @@ fn play_and_check(reg: &Registry, id: &str, seats: usize, options: Value, seed: 
         let drafts = table.decide(Actor::System, seat, &cmd, Some(table.head), &seed).expect("accepted");
         for e in seal("schemas", Some((table.head, &table.head_hash)), drafts, t, &seed) {
             if let Body::Game { event, .. } = &e.body {
-                fits(&c.event, &format!("an event in {label}"), event);
+                fits(&c.event, &format!("an event in {label}"), &event.value());
             }
             table.push(&e).expect("pushes");
         }

@@ -50,7 +50,7 @@ fn fold(c: &mut Criterion) {
     let events: Vec<Event> = log
         .iter()
         .filter_map(|e| match &e.body {
-            Body::Game { event, .. } => Some(serde_json::from_value(event.clone()).expect("a Bardagi event")),
+            Body::Game { event, .. } => Some(event.read().expect("a Bardagi event")),
             Body::Kernel { .. } => None,
         })
         .collect();

@@ -16,6 +16,7 @@ fn a_whole_game_runs_through_the_kernel_by_fallbacks_refolds_equal_and_hides_ord
         // Another realm's orders are hidden until they are revealed.
         let other = e.redacted_for(Viewer::Seat((seat + 1) % 4), false);
         if let Body::Game { event, .. } = &other.body {
+            let event = event.value();
             if event["type"] == "orders_given" {
                 assert!(event["orders"].is_null(), "orders leak: {event}");
                 assert!(other.decision.as_ref().is_none_or(|d| d.command.is_none()), "the command leaks");

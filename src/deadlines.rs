@@ -294,8 +294,20 @@ impl Scheduler {
         for (key, raw) in &due {
             match serde_json::from_slice::<Entry>(raw) {
                 Ok(entry) => {
-                    if let Err(e) = self.service.fire(key.clone(), entry).await {
-                        tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                    // Another node may append to the game between this node's
+                    // look at it and its append: the append is refused as
+                    // stale, and the entry is acted on again from the game as
+                    // it is now (while this node holds its claim).
+                    let mut tries = 0;
+                    loop {
+                        match self.service.fire(key.clone(), entry.clone()).await {
+                            Ok(()) => break,
+                            Err(ServiceError::Conflict(_)) if tries < 8 => tries += 1,
+                            Err(e) => {
+                                tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                                break;
+                            }
+                        }
                     }
                 }
                 Err(e) => {

@@ -178,7 +178,7 @@ mod tests {
         // A target holding another log of a game is refused, not overwritten.
         let other = MemoryStore::default();
         let mut forked = new_game_write(&b, 3);
-        forked.events[1].hash = "x".repeat(64);
+        forked.events[1].hash = runestone_engine::Hash([0x55; 32]);
         other.append(forked).await.unwrap();
         let err = copy(&other, &to).await.unwrap_err();
         assert!(err.contains(&b), "{err}");

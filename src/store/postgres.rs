@@ -193,7 +193,7 @@ fn prepare(write: Write) -> StoreResult<Prepared> {
         let seq = i64::try_from(env.seq).map_err(|_| malformed(format!("seq {} is too large to store", env.seq)))?;
         out.push((seq, encode_event(env).map_err(malformed)?));
     }
-    let last = events.last().map(|e| (e.seq as i64, e.hash.clone()));
+    let last = events.last().map(|e| (e.seq as i64, e.hash.to_string()));
     Ok(Prepared { game, expect_head, events: out, last, side })
 }
 

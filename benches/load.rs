@@ -8,10 +8,13 @@
 //! (the closed-loop way hides exactly that). A pool of keep-alive
 //! connections, each on its own thread, takes the due requests in order.
 //!
-//! Usage: `load PORT` runs, at each rate of `RATES` (default "2000"), first
+//! Usage: `load PORT[,PORT...]` runs, at each rate of `RATES` (default "2000"), first
 //! `GET /healthz` (the reference) and then durable submits (standing orders
 //! of 120 four-seat Bardagi games, each an appended and flushed event), for
 //! `LOAD_SECONDS` each (default 10), and prints p50, p99 and max per phase.
+//! With several ports (nodes of one database), the games are created through
+//! the first and the connections are spread over all of them; a submit that
+//! meets another node's append first is answered 409 and counted as not 200.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -96,14 +99,21 @@ enum Phase {
 
 /// Run one phase at `rate` per second for `seconds`; latencies in µs, and
 /// how many answers were not 200.
-fn run(port: u16, phase: Phase, rate: u64, seconds: u64, targets: &Arc<Vec<(String, String)>>) -> (Vec<u64>, usize) {
+fn run(
+    ports: &[u16],
+    phase: Phase,
+    rate: u64,
+    seconds: u64,
+    targets: &Arc<Vec<(String, String)>>,
+) -> (Vec<u64>, usize) {
     let total = rate * seconds;
     let (tx, rx) = mpsc::channel::<(u64, Instant)>();
     let rx = Arc::new(Mutex::new(rx));
     let (done_tx, done_rx) = mpsc::channel::<(u64, bool)>();
     let workers: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
+        .map(|c| {
             let (rx, done_tx, targets) = (rx.clone(), done_tx.clone(), targets.clone());
+            let port = ports[c % ports.len()];
             std::thread::spawn(move || {
                 let mut conn = Conn::open(port);
                 loop {
@@ -154,19 +164,23 @@ fn pct(sorted: &[u64], p: f64) -> f64 {
 
 fn main() {
     // `cargo bench` adds `--bench`; the port is the first other argument.
-    let port: u16 = std::env::args()
+    let ports: Vec<u16> = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))
-        .and_then(|a| a.parse().ok())
-        .expect("usage: load PORT (the port of a running runestone server on 127.0.0.1)");
+        .and_then(|a| a.split(',').map(|p| p.trim().parse().ok()).collect())
+        .expect("usage: load PORT[,PORT...] (the ports of running runestone servers on 127.0.0.1)");
     let seconds: u64 = std::env::var("LOAD_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let rates: Vec<u64> = std::env::var("RATES")
         .unwrap_or_else(|_| "2000".into())
         .split(',')
         .map(|r| r.trim().parse().expect("RATES: numbers separated by commas"))
         .collect();
-    let targets = Arc::new(create_games(port));
-    println!("{GAMES} games, {} seats; open loop over {CONNECTIONS} connections, {seconds} s per phase", targets.len());
+    let targets = Arc::new(create_games(ports[0]));
+    println!(
+        "{GAMES} games, {} seats; open loop over {CONNECTIONS} connections to {} node(s), {seconds} s per phase",
+        targets.len(),
+        ports.len()
+    );
     println!(
         "{:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "phase", "rate/s", "done/s", "p50 ms", "p99 ms", "max ms", "not 200"
@@ -174,7 +188,7 @@ fn main() {
     for rate in rates {
         for (name, phase) in [("healthz", Phase::Health), ("submit", Phase::Submit)] {
             let start = Instant::now();
-            let (lat, failed) = run(port, phase, rate, seconds, &targets);
+            let (lat, failed) = run(&ports, phase, rate, seconds, &targets);
             let took = start.elapsed().as_secs_f64();
             println!(
                 "{name:<8} {rate:>7} {:>9.0} {:>9.2} {:>9.2} {:>9.2} {failed:>7}",

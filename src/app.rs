@@ -11,6 +11,7 @@ use crate::auth::Keys;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::service::{Options, Service};
+use crate::store::postgres::PgStore;
 use crate::store::sled::SledStore;
 use crate::store::EventStore;
 
@@ -18,6 +19,25 @@ pub struct Application {
     port: u16,
     server: actix_web::dev::Server,
     service: Arc<Service>,
+}
+
+/// The event store the settings name: sled under `storage.path`, or the
+/// PostgreSQL database of `storage.url` (refused, with what to do, when it
+/// cannot be reached or its schema is not this build's).
+pub fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn EventStore>> {
+    if settings.storage.backend == "postgres" {
+        let store = PgStore::open(&settings.storage.url)
+            .map_err(|e| anyhow::anyhow!("cannot use the PostgreSQL database of storage.url: {e}"))?;
+        return Ok(Arc::new(store));
+    }
+    let dir = &settings.storage.path;
+    let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
+    let store_cache = settings.storage.store_cache().map_err(anyhow::Error::msg)?;
+    let sled = SledStore::open_with_cache(&dir.join("events"), store_cache)
+        .with_context(|| format!("cannot open the event store under {}", dir.display()))?;
+    // After a full disk it reopens itself once the reserve is free again.
+    sled.recover_above(reserve);
+    Ok(Arc::new(sled))
 }
 
 impl Application {
@@ -30,12 +50,7 @@ impl Application {
         let fresh = !dir.join("events").exists();
         let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
         let cache_bytes = settings.storage.cache_bytes().map_err(anyhow::Error::msg)?;
-        let store_cache = settings.storage.store_cache().map_err(anyhow::Error::msg)?;
-        let sled = SledStore::open_with_cache(&dir.join("events"), store_cache)
-            .with_context(|| format!("cannot open the event store under {}", dir.display()))?;
-        // After a full disk it reopens itself once the reserve is free again.
-        sled.recover_above(reserve);
-        let store: Arc<dyn EventStore> = Arc::new(sled);
+        let store = open_store(settings)?;
         if settings.auth.new_signing_key && !fresh && !dir.join("jwt.key").exists() {
             tracing::warn!(
                 "making a new token signing key as asked: every token and every link already sent is revoked"
@@ -68,7 +83,9 @@ impl Application {
                 cache_bytes,
             },
         ));
-        service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
+        if settings.storage.backend == "sled" {
+            service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
+        }
         if let Some(level) = service.space() {
             tracing::info!(
                 free = %crate::config::human_bytes(level.free),

@@ -1,4 +1,5 @@
-//! The command line: `serve`, `replay`, `export`, `simulate`.
+//! The command line: `serve`, `check`, `migrate-store`, `migrate-schema`,
+//! `replay`, `export`, `simulate`.
 
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
@@ -96,6 +97,43 @@ pub fn command() -> Command {
                         .help("storage.path: the data directory (default: the configuration's)"),
                 )
                 .arg(config()),
+        )
+        .subcommand(
+            Command::new("migrate-store")
+                .about("Copy every game of a sled data directory to PostgreSQL, verified; safe to run again")
+                .long_about(
+                    "Copy every game of a stopped server's sled data directory to a PostgreSQL database: each \
+                     game's whole log with its private record, idempotency answers, pending mail and deadlines, \
+                     in one transaction per game, every chain verified on arrival. Games already on the target \
+                     are left as they are, so an interrupted copy is finished by running it again. The nodes \
+                     serving the database then need auth.jwt_secret set to the contents of the directory's \
+                     jwt.key, so the links already sent keep working.",
+                )
+                .arg(
+                    Arg::new("from")
+                        .long("from")
+                        .value_name("sled:DIR")
+                        .required(true)
+                        .help("The sled data directory (storage.path), as sled:DIR"),
+                )
+                .arg(
+                    Arg::new("to")
+                        .long("to")
+                        .value_name("postgres:URL")
+                        .required(true)
+                        .help("The PostgreSQL database, as postgres:postgresql://USER@HOST/DATABASE"),
+                ),
+        )
+        .subcommand(
+            Command::new("migrate-schema")
+                .about("Bring a PostgreSQL database's runestone schema up to this build's version")
+                .arg(
+                    Arg::new("url")
+                        .long("url")
+                        .value_name("URL")
+                        .required(true)
+                        .help("storage.url: the database, postgresql://USER@HOST/DATABASE"),
+                ),
         )
         .subcommand(
             Command::new("replay")
@@ -209,6 +247,24 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Some(("migrate-store", m)) => {
+            let from = m.get_one::<String>("from").expect("required");
+            let to = m.get_one::<String>("to").expect("required");
+            let report = migrate_store(from, to)?;
+            println!("{report}");
+            Ok(())
+        }
+        Some(("migrate-schema", m)) => {
+            let url = m.get_one::<String>("url").expect("required");
+            let (before, after) = crate::store::postgres::PgStore::migrate(url)
+                .map_err(|e| anyhow!("cannot migrate the PostgreSQL schema: {e}"))?;
+            if before == after {
+                println!("the PostgreSQL schema is at version {after} already");
+            } else {
+                println!("the PostgreSQL schema went from version {before} to {after}");
+            }
+            Ok(())
+        }
         Some(("export", m)) => {
             let game = m.get_one::<String>("game").expect("required");
             export(game, path(m, "config").as_deref(), path(m, "out"))
@@ -256,6 +312,32 @@ fn serve(settings: Settings) -> anyhow::Result<()> {
         println!("runestone is serving on http://{}:{}", settings.server.host, app.port());
         app.run_until_stopped().await
     })
+}
+
+/// `migrate-store --from sled:DIR --to postgres:URL`.
+pub fn migrate_store(from: &str, to: &str) -> anyhow::Result<crate::store::migrate::Report> {
+    let dir = from.strip_prefix("sled:").map(PathBuf::from).ok_or_else(|| {
+        anyhow!("--from must name a sled data directory as sled:DIR (the server's storage.path), not {from:?}")
+    })?;
+    let url = to
+        .strip_prefix("postgres:")
+        .ok_or_else(|| anyhow!("--to must name a PostgreSQL database as postgres:URL, not {to:?}"))?;
+    let events = if dir.join("events").join("db").exists() { dir.join("events") } else { dir.clone() };
+    if !events.join("db").exists() {
+        bail!("there is no sled event store under {} (no events/db file)", dir.display());
+    }
+    let source = crate::store::sled::SledStore::open(&events).map_err(|e| match e {
+        crate::store::StoreError::Io(m) if m.contains("could not acquire lock") => {
+            anyhow!("the store under {} is in use: stop the server first", dir.display())
+        }
+        e => anyhow!("cannot open the sled store under {}: {e}", dir.display()),
+    })?;
+    let target = crate::store::postgres::PgStore::open(url).map_err(|e| anyhow!("{e}"))?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let report = rt.block_on(crate::store::migrate::copy(&source, &target)).map_err(|e| anyhow!("{e}"))?;
+    use crate::store::EventStore;
+    source.close()?;
+    Ok(report)
 }
 
 /// An export: its events, and its end line if it has one.

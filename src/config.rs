@@ -30,8 +30,14 @@ pub struct ServerSettings {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageSettings {
+    /// "sled" (embedded, one node) or "postgres" (one database, any number
+    /// of nodes).
     pub backend: String,
     pub path: PathBuf,
+    /// The PostgreSQL database when `backend = "postgres"`: a
+    /// `postgresql://` URL or `key=value` settings.
+    #[serde(default)]
+    pub url: String,
     pub snapshot_interval: u64,
     pub cache_games: usize,
     /// The folded games' saved size held in memory at most: "96MB".
@@ -221,11 +227,29 @@ impl Settings {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.storage.backend != "sled" {
-            return Err(ConfigError::Invalid(format!(
-                "storage.backend {:?} is not available in this build; use \"sled\"",
-                self.storage.backend
-            )));
+        match self.storage.backend.as_str() {
+            "sled" => {}
+            "postgres" => {
+                if self.storage.url.trim().is_empty() {
+                    return Err(ConfigError::Invalid(
+                        "storage.backend \"postgres\" needs storage.url, the database's address \
+                         (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)"
+                            .into(),
+                    ));
+                }
+                if self.auth.jwt_secret.is_empty() {
+                    return Err(ConfigError::Invalid(
+                        "storage.backend \"postgres\" needs auth.jwt_secret, the same on every node, so that a \
+                         link signed by one node opens the game on every other"
+                            .into(),
+                    ));
+                }
+            }
+            other => {
+                return Err(ConfigError::Invalid(format!(
+                    "storage.backend {other:?} is not a backend of this build; use \"sled\" or \"postgres\""
+                )))
+            }
         }
         if !["file", "smtp"].contains(&self.mail.transport.as_str()) {
             return Err(ConfigError::Invalid(format!(
@@ -300,6 +324,26 @@ mod tests {
         let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__RESERVE", "5 parsecs")])).unwrap_err();
         assert!(e.to_string().contains("storage.reserve"), "{e}");
         assert_eq!(human_bytes(3 << 20), "3.0 MB");
+    }
+
+    #[test]
+    fn the_postgres_backend_needs_its_url_and_one_signing_key() {
+        let pg = |extra: &[(&str, &str)]| {
+            let mut pairs = vec![("RUNESTONE__STORAGE__BACKEND", "postgres")];
+            pairs.extend_from_slice(extra);
+            Settings::layered(None, env(&pairs))
+        };
+        let e = pg(&[]).unwrap_err();
+        assert!(e.to_string().contains("needs storage.url"), "{e}");
+        let e = pg(&[("RUNESTONE__STORAGE__URL", "postgresql://db/runestone")]).unwrap_err();
+        assert!(e.to_string().contains("needs auth.jwt_secret, the same on every node"), "{e}");
+        let secret = "ab".repeat(32);
+        let s =
+            pg(&[("RUNESTONE__STORAGE__URL", "postgresql://db/runestone"), ("RUNESTONE__AUTH__JWT_SECRET", &secret)])
+                .expect("a complete postgres setting");
+        assert_eq!((s.storage.backend.as_str(), s.storage.url.as_str()), ("postgres", "postgresql://db/runestone"));
+        let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__BACKEND", "mysql")])).unwrap_err();
+        assert!(e.to_string().contains("use \"sled\" or \"postgres\""), "{e}");
     }
 
     #[test]

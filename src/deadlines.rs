@@ -284,7 +284,10 @@ impl Scheduler {
     /// Act on everything due now, once. Returns how many entries were due.
     pub async fn tick(&self) -> usize {
         let now = self.service.now().timestamp_millis();
-        let rows = match self.service.store().scan(Side::Deadlines, b"d", 128) {
+        // Claimed, so that of several nodes on one database one acts on each.
+        let mut before = b"d".to_vec();
+        before.extend_from_slice(&(now.max(0) as u64 + 1).to_be_bytes());
+        let rows = match self.service.store().claim(Side::Deadlines, b"d", &before, 128, Duration::from_secs(60)) {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the deadline index");
@@ -295,8 +298,20 @@ impl Scheduler {
         for (key, raw) in &due {
             match serde_json::from_slice::<Entry>(raw) {
                 Ok(entry) => {
-                    if let Err(e) = self.service.fire(key.clone(), entry).await {
-                        tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                    // Another node may append to the game between this node's
+                    // look at it and its append: the append is refused as
+                    // stale, and the entry is acted on again from the game as
+                    // it is now (while this node holds its claim).
+                    let mut tries = 0;
+                    loop {
+                        match self.service.fire(key.clone(), entry.clone()).await {
+                            Ok(()) => break,
+                            Err(ServiceError::Conflict(_)) if tries < 8 => tries += 1,
+                            Err(e) => {
+                                tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                                break;
+                            }
+                        }
                     }
                 }
                 Err(e) => {

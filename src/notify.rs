@@ -281,8 +281,14 @@ impl Service {
             format!("Reminder — {}: {prompt}, by {when}", self.game_name(t))
         };
         let ctx = json!({ "prompt": prompt, "deadline": when });
-        // A reminder's id: its decision and the moment it fell due.
-        let id_seq = since.wrapping_mul(1_000_003).wrapping_add(self.now().timestamp_millis() as u64);
+        // A reminder's id: its decision, the deadline it tells of, and whether
+        // it tells an extension (a scheduler that fell behind writes a
+        // reminder and the extension after it at one moment: two messages).
+        let id_seq = since
+            .wrapping_mul(1_000_003)
+            .wrapping_add(deadline.timestamp_millis() as u64)
+            .wrapping_mul(2)
+            .wrapping_add(grace as u64);
         self.seat_mail(t, record, seat, (id_seq, "reminder"), subject, ctx)
     }
 

@@ -430,6 +430,12 @@ impl Service {
 
     /// Fold `game` into `slot` if it is not there yet.
     pub(crate) async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+        // Several nodes on one database: another node may have appended, so
+        // a cached position is used only while it is still the store's head.
+        if self.store.shared() && guard.as_ref().is_some_and(|l| self.store.head(game).ok() != Some(Some(l.table.head)))
+        {
+            *guard = None;
+        }
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 self.forget(game);
@@ -811,6 +817,21 @@ impl Service {
 
     /// Submit a seat's command.
     pub async fn submit(&self, game: &str, claims: &Claims, req: Value, idempotency: Option<&str>) -> Result<Answer> {
+        // On a store shared by several nodes another node may append between
+        // this node's read of the head and its append: a command that names
+        // no expected_seq claims no position, so it is decided again on the
+        // new one (a few times) instead of being answered 409.
+        let retry = self.store.shared() && req.get("expected_seq").is_none_or(Value::is_null);
+        let mut tries = 0;
+        loop {
+            match self.submit_once(game, claims, &req, idempotency).await {
+                Err(ServiceError::Conflict(_)) if retry && tries < 8 => tries += 1,
+                r => return r,
+            }
+        }
+    }
+
+    async fn submit_once(&self, game: &str, claims: &Claims, req: &Value, idempotency: Option<&str>) -> Result<Answer> {
         let seat = match (claims.role, claims.seat) {
             (Role::Seat, Some(s)) => s,
             _ => return Err(ServiceError::Forbidden("only a seat's token can submit commands".into())),
@@ -820,11 +841,11 @@ impl Service {
         let loaded = self.loaded(game, &mut guard).await?;
         let key = idempotency.map(|k| idem_key(&format!("{game}/{seat}"), k));
         if let Some(k) = &key {
-            if let Some(a) = self.stored_answer(k, &req)? {
+            if let Some(a) = self.stored_answer(k, req)? {
                 return Ok(a);
             }
         }
-        let (command, expected_seq) = parse_submission(&req)?;
+        let (command, expected_seq) = parse_submission(req)?;
         if expected_seq.is_none() {
             require_expected_seq(&loaded.table, seat)?;
         }
@@ -839,7 +860,7 @@ impl Service {
         let mut answer = Value::Null;
         self.commit(&slot, loaded, drafts, |events, next| {
             answer = self.submit_answer(next, events, viewer);
-            Self::answer_write(key, &req, 200, &answer).into_iter().collect()
+            Self::answer_write(key, req, 200, &answer).into_iter().collect()
         })
         .await?;
         Metrics::inc(&self.metrics.commands_accepted);

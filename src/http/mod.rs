@@ -641,6 +641,8 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
         /// The final event, sent once the queue is empty; then the end.
         closing: Option<types::StreamClosed>,
         done: bool,
+        /// Head polls since the last frame (shared stores only).
+        polls: u32,
     }
     let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
     let st = St {
@@ -654,6 +656,7 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
         table,
         closing: ended,
         done: false,
+        polls: 0,
     };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         loop {
@@ -727,7 +730,36 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
                     }
                     Err(RecvError::Closed) => return None,
                 },
-                _ = tokio::time::sleep(Duration::from_secs(15)) => {
+                // On a database shared by several nodes, events appended
+                // through another node reach this one only through the
+                // store: follow its head, then read them as after a lag.
+                _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() => {
+                    let head = st.svc.store().head(&st.game).ok().flatten();
+                    if head.is_some_and(|h| st.last.is_none_or(|l| h > l)) {
+                        if let Some(why) = st.recheck().await {
+                            st.closing = Some(why);
+                            continue;
+                        }
+                        let from = st.last.map_or(0, |l| l + 1);
+                        match st.svc.events(&st.game, st.viewer, from, None).await {
+                            Ok(list) => st.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON"))),
+                            Err(_) => return None,
+                        }
+                        if st.closing.is_none() {
+                            if let Ok(t) = st.svc.game_table(&st.game).await {
+                                st.closing = t.seed_revealed.is_some().then(|| closing_over(&t));
+                            }
+                        }
+                        st.polls = 0;
+                        continue;
+                    }
+                    st.polls += 1;
+                    if st.polls * SHARED_POLL.as_millis() as u32 >= 15_000 {
+                        st.polls = 0;
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
+                    }
+                }
+                _ = tokio::time::sleep(Duration::from_secs(15)), if !st.svc.store().shared() => {
                     return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
                 }
             }
@@ -756,6 +788,10 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
         .insert_header(("x-accel-buffering", "no"))
         .streaming(body))
 }
+
+/// How often a stream on a shared database looks for events appended
+/// through other nodes.
+const SHARED_POLL: Duration = Duration::from_millis(250);
 
 /// The stream's final event when the seat's links were revoked.
 fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> types::StreamClosed {

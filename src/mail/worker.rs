@@ -49,6 +49,10 @@ impl Default for Policy {
     }
 }
 
+/// How long a node holds the outbox records it took to send, before another
+/// node may take them (a node that died mid-send): longer than any tick.
+const CLAIM_LEASE: Duration = Duration::from_secs(300);
+
 /// The first wait before offering held records to the store again.
 const STORE_RETRY_FIRST: Duration = Duration::from_secs(1);
 /// The longest such wait.
@@ -145,7 +149,8 @@ impl Worker {
             return 0;
         }
         let now = self.service.now().timestamp_millis();
-        let due = match self.service.store().scan(Side::Outbox, b"q", 256) {
+        // Claimed, so that of several nodes on one database one sends each.
+        let due = match self.service.store().claim(Side::Outbox, b"q", &queue_key(now + 1, ""), 256, CLAIM_LEASE) {
             Ok(rows) => rows.into_iter().filter(|(k, _)| queue_due(k).is_some_and(|d| d <= now)).collect::<Vec<_>>(),
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the outbox");

@@ -49,14 +49,24 @@ impl EventStore for MemoryStore {
             if g.closed {
                 return Err(StoreError::Closed);
             }
-            let head = g.logs.get(&write.game).and_then(|l| l.last()).map(|e| e.seq);
-            if head != write.expect_head {
-                return Err(StoreError::Conflict { game: write.game, expected: write.expect_head, found: head });
+            if write.game.len() != super::GAME_ID_LEN {
+                return Err(StoreError::Malformed(format!("a game id is {} bytes long", super::GAME_ID_LEN)));
             }
-            for (next, e) in (head.map_or(0, |h| h + 1)..).zip(&write.events) {
+            // The write's own shape first, as every backend checks it.
+            let first = match write.expect_head {
+                None => 0,
+                Some(h) => h.checked_add(1).ok_or_else(|| {
+                    StoreError::Malformed(format!("expect_head {h} leaves no room for another event"))
+                })?,
+            };
+            for (next, e) in (first..).zip(&write.events) {
                 if e.seq != next || e.game != write.game {
                     return Err(StoreError::Malformed(format!("event {} of game {} out of place", e.seq, e.game)));
                 }
+            }
+            let head = g.logs.get(&write.game).and_then(|l| l.last()).map(|e| e.seq);
+            if head != write.expect_head {
+                return Err(StoreError::Conflict { game: write.game, expected: write.expect_head, found: head });
             }
             g.logs.entry(write.game).or_default().extend(write.events);
             g.apply_side(write.side);

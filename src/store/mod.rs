@@ -1,6 +1,7 @@
 //! Durable storage: the per-game event logs and the records written with them.
 //!
-//! One trait, [`EventStore`]; the embedded backend is [`sled`](self::sled).
+//! One trait, [`EventStore`]; the embedded backend is [`sled`](self::sled),
+//! the one for several nodes on one database [`postgres`](self::postgres).
 //! Every write is a [`Write`]: events for one game plus side records (game
 //! secrets, idempotency answers, outbox messages, deadline entries) that must
 //! become durable in the same atomic step. An append is acknowledged only
@@ -8,6 +9,8 @@
 
 pub mod codec;
 pub mod memory;
+pub mod migrate;
+pub mod postgres;
 pub mod sled;
 pub mod space;
 #[cfg(test)]
@@ -122,6 +125,25 @@ pub trait EventStore: Send + Sync + 'static {
     /// Side records whose key starts with `prefix`, in key order, at most `limit`.
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>>;
 
+    /// Take the first records (at most `limit`) whose key starts with
+    /// `prefix` and sorts before `before` (the work now due, in key order)
+    /// for `lease`: until it ends, no other node's claim returns them, so one
+    /// node acts on each (the worker removes a record once acted on). A
+    /// store used by one node has nothing to share, and claims are scans.
+    fn claim(
+        &self,
+        side: Side,
+        prefix: &[u8],
+        before: &[u8],
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let _ = lease;
+        let mut rows = self.scan(side, prefix, limit)?;
+        rows.retain(|(k, _)| k.as_slice() < before);
+        Ok(rows)
+    }
+
     /// Put or remove side records atomically and durably, without events
     /// (outbox bookkeeping, deadline moves).
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>>;
@@ -135,6 +157,13 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// Every game id with a log, in id order, starting after `after`.
     fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>>;
+
+    /// Whether other server processes may append to the same logs (a
+    /// shared database): then a cached position is only trusted after its
+    /// head is checked against the store's.
+    fn shared(&self) -> bool {
+        false
+    }
 
     /// Why the store refuses writes while it recovers from a failed flush
     /// (a full disk), `None` when it accepts them.

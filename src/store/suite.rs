@@ -448,3 +448,37 @@ pub async fn append_after_close_fails(store: &dyn EventStore) {
         other => panic!("expected Closed, got {other:?}"),
     }
 }
+
+/// The in-memory store meets the same contract.
+mod memory_backend {
+    use std::sync::Arc;
+
+    use crate::store::memory::MemoryStore;
+
+    macro_rules! suite_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test]
+            async fn $name() {
+                super::$name(&MemoryStore::default()).await;
+            }
+        )*};
+    }
+
+    suite_tests!(
+        append_new_game_and_load,
+        head_follows_appends,
+        stale_expect_head_conflicts_and_leaves_nothing,
+        new_game_on_existing_log_conflicts,
+        malformed_writes_are_refused,
+        side_records_are_atomic_with_events,
+        put_get_scan,
+        snapshots,
+        games_paging,
+        append_after_close_fails,
+    );
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_appenders() {
+        super::concurrent_appenders(Arc::new(MemoryStore::default())).await;
+    }
+}

@@ -2,9 +2,6 @@
 //! submits: every command that got a 2xx answer survives the restart, and no
 //! partial write breaks a chain.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -12,55 +9,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::helpers::{agent, seat_tokens, str_of};
-
-/// The `runestone serve` binary on port 0 over `dir`; returns it and its base URL.
-fn start(dir: &Path) -> (Child, String) {
-    // What the binaries run so far answered is documented (their answers are
-    // recorded to a file: see `helpers::answers_file`).
-    crate::helpers::assert_answers_documented();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
-        .arg("serve")
-        .env("RUNESTONE__SERVER__PORT", "0")
-        .env("RUNESTONE__SERVER__WORKERS", "2")
-        .env("RUNESTONE__STORAGE__PATH", dir)
-        .env("RUST_LOG", "warn")
-        .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a line from the server");
-    let base = line.trim().rsplit(' ').next().expect("an address").to_owned();
-    assert!(base.starts_with("http://"), "unexpected first line: {line:?}");
-    (child, base)
-}
-
-fn call(
-    agent: &ureq::Agent,
-    method: &str,
-    url: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> Result<(u16, Value), String> {
-    let mut req = ureq::http::Request::builder().method(method).uri(url);
-    if let Some(t) = token {
-        req = req.header("Authorization", format!("Bearer {t}"));
-    }
-    let resp = match body {
-        Some(b) => agent.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
-        None => agent.run(req.body(()).unwrap()),
-    };
-    let mut resp = resp.map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
-    Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
-}
+use crate::process::{call, serve};
 
 #[test]
 fn sigkill_mid_stream_loses_no_acknowledged_command() {
     let tmp = tempfile::tempdir().unwrap();
-    let (mut child, base) = start(tmp.path());
+    let (mut child, base) = serve(tmp.path(), &[]);
     let a = agent();
     // Four-seat duels: seats 0 to 2 keep changing their secret bids (each
     // change is a recorded command); seat 3 never bids, so bidding goes on.
@@ -126,7 +80,7 @@ fn sigkill_mid_stream_loses_no_acknowledged_command() {
 
     // Restart on the same data: every acknowledged event is there, the
     // chains hold, and the games go on.
-    let (mut child, base) = start(tmp.path());
+    let (mut child, base) = serve(tmp.path(), &[]);
     let mut logs = std::collections::HashMap::new();
     for g in &games {
         let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{g}/verify"), None, None).unwrap();

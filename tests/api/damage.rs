@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::helpers::{agent, seat_tokens, str_of};
+use crate::process::call;
 
 /// A generous bound for a start on a busy machine (not a speed target).
 const START_BOUND: Duration = Duration::from_secs(120);
@@ -79,21 +80,6 @@ fn stop(mut child: Child, graceful: bool) {
         child.kill().unwrap();
     }
     child.wait().unwrap();
-}
-
-fn call(a: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
-    let mut req = ureq::http::Request::builder().method(method).uri(url);
-    if let Some(t) = token {
-        req = req.header("Authorization", format!("Bearer {t}"));
-    }
-    let resp = match body {
-        Some(b) => a.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
-        None => a.run(req.body(()).unwrap()),
-    };
-    let mut resp = resp.expect("the server answers");
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -194,20 +180,27 @@ fn damaged_files_are_named_never_served_silently() {
     for g in 0..6u64 {
         let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
         let (s, created) =
-            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})));
+            call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+                .expect("the server answers");
         assert_eq!(s, 201, "{created}");
         let game = str_of(&created, "game_id").to_owned();
         let tokens = seat_tokens(&created);
         for n in 0..(8 + 4 * g) {
             let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});
             let t = &tokens[(n % 3) as usize];
-            let (s, v) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(t), Some(&body));
+            let (s, v) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(t), Some(&body))
+                .expect("the server answers");
             assert_eq!(s, 200, "{v}");
         }
         games.push(game);
     }
     let logs = |base: &str| -> Vec<(u16, Value)> {
-        games.iter().map(|g| call(&a, "GET", &format!("{base}/api/v1/games/{g}/events"), None, None)).collect()
+        games
+            .iter()
+            .map(|g| {
+                call(&a, "GET", &format!("{base}/api/v1/games/{g}/events"), None, None).expect("the server answers")
+            })
+            .collect()
     };
     let want = logs(&base);
     stop(child, true);
@@ -282,13 +275,16 @@ fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
     let a = agent();
     let seats: Vec<Value> = (0..3).map(|i| json!({"name": format!("P{i}")})).collect();
     let (_, created) =
-        call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})));
+        call(&a, "POST", &format!("{base}/api/v1/games"), None, Some(&json!({"ruleset": "duel", "seats": seats})))
+            .expect("the server answers");
     let game = str_of(&created, "game_id").to_owned();
     let token = seat_tokens(&created)[0].clone();
     let body = json!({"command": {"type": "Bid", "amount": 3}});
-    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body))
+        .expect("the server answers");
     assert_eq!(s, 200);
-    let (_, log) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/events"), None, None);
+    let (_, log) =
+        call(&a, "GET", &format!("{base}/api/v1/games/{game}/events"), None, None).expect("the server answers");
     let head = log["events"].as_array().unwrap().len() as u64 - 1;
     stop(child, true);
 
@@ -303,7 +299,8 @@ fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
     }
     let Started::Serving(child, base) = start(dir.path()) else { panic!("the server did not start") };
     for path in ["events", "verify"] {
-        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game}/{path}"), None, None);
+        let (s, v) =
+            call(&a, "GET", &format!("{base}/api/v1/games/{game}/{path}"), None, None).expect("the server answers");
         assert_eq!(s, 500, "{path}: {v}");
         let detail = v["detail"].as_str().unwrap();
         assert!(
@@ -312,7 +309,8 @@ fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
         );
         assert!(!detail.contains("try again"), "{detail}");
     }
-    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body));
+    let (s, _) = call(&a, "POST", &format!("{base}/api/v1/games/{game}/commands"), Some(&token), Some(&body))
+        .expect("the server answers");
     assert_eq!(s, 500, "no command is decided on a damaged log");
     stop(child, false);
 

@@ -2,13 +2,13 @@
 //! server recovers from by itself.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::helpers::{agent, seat_tokens, str_of, TestApp};
+use crate::process::{call, serve, smtp_settings};
 use crate::smtp::SmtpSink;
 
 #[test]
@@ -100,49 +100,14 @@ impl Drop for Server {
     }
 }
 
-/// The real binary on `dir`, mailing to `smtp_port`; returns it and its URL.
+/// The real binary on `dir` with no free-space reserve, mailing to
+/// `smtp_port`; returns it and its URL.
 fn start(dir: &std::path::Path, smtp_port: u16) -> (Server, String) {
-    // What the binaries run so far answered is documented (their answers are
-    // recorded to a file: see `helpers::answers_file`).
-    crate::helpers::assert_answers_documented();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
-        .arg("serve")
-        .env("RUNESTONE__SERVER__PORT", "0")
-        .env("RUNESTONE__SERVER__WORKERS", "2")
-        .env("RUNESTONE__STORAGE__PATH", dir)
-        .env("RUNESTONE__STORAGE__RESERVE", "0")
-        .env("RUNESTONE__MAIL__TRANSPORT", "smtp")
-        .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
-        .env("RUNESTONE__MAIL__SMTP_HOST", "127.0.0.1")
-        .env("RUNESTONE__MAIL__SMTP_PORT", smtp_port.to_string())
-        .env("RUNESTONE__MAIL__FROM", "runestone <games@runestone.test>")
-        .env("RUNESTONE__MAIL__RETRY_SECONDS", "1")
-        .env("RUNESTONE__MAIL__POLL_MS", "25")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a line from the server");
-    let base = line.trim().rsplit(' ').next().expect("an address").to_owned();
-    assert!(base.starts_with("http://"), "unexpected first line: {line:?}");
+    let port = smtp_port.to_string();
+    let mut settings = vec![("RUNESTONE__STORAGE__RESERVE", "0"), ("RUNESTONE__MAIL__RETRY_SECONDS", "1")];
+    settings.extend(smtp_settings(&port));
+    let (child, base) = serve(dir, &settings);
     (Server(child), base)
-}
-
-fn call(a: &ureq::Agent, method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> Option<(u16, Value)> {
-    let mut req = ureq::http::Request::builder().method(method).uri(url);
-    if let Some(t) = token {
-        req = req.header("Authorization", format!("Bearer {t}"));
-    }
-    let resp = match body {
-        Some(b) => a.run(req.header("Content-Type", "application/json").body(b.to_string()).unwrap()),
-        None => a.run(req.body(()).unwrap()),
-    };
-    let mut resp = resp.ok()?;
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().ok()?;
-    Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
 }
 
 /// Fill the filesystem of `dir` with a ballast file until `keep` bytes are
@@ -217,7 +182,7 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
             n += 1;
             let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});
             let url = format!("{base}/api/v1/games/{game}/commands");
-            match call(&a, "POST", &url, Some(&tokens[(n % 2) as usize]), Some(&body)) {
+            match call(&a, "POST", &url, Some(&tokens[(n % 2) as usize]), Some(&body)).ok() {
                 Some((200, v)) => {
                     for e in v["events"].as_array().unwrap() {
                         acked.push((game.clone(), e["seq"].as_u64().unwrap(), e["hash"].as_str().unwrap().into()));
@@ -283,7 +248,7 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
             n += 1;
             let body = json!({"command": {"type": "Bid", "amount": n % 10 + 1}});
             let url = format!("{base}/api/v1/games/{game}/commands");
-            match call(&a, "POST", &url, Some(&tokens[(n % 2) as usize]), Some(&body)) {
+            match call(&a, "POST", &url, Some(&tokens[(n % 2) as usize]), Some(&body)).ok() {
                 Some((200, v)) => {
                     for e in v["events"].as_array().unwrap() {
                         acked.push((game.clone(), e["seq"].as_u64().unwrap(), e["hash"].as_str().unwrap().into()));

@@ -17,6 +17,8 @@ mod hidden;
 mod mail;
 mod memory;
 mod openapi;
+mod postgres;
+mod process;
 mod program_mail;
 mod program_web;
 mod realms;

@@ -31,6 +31,8 @@ use runestone_engine::log::{Decision, Hash, Json};
 use runestone_engine::{Actor, Body, Envelope, KernelEvent};
 use serde_json::Value;
 
+use super::{StoreError, StoreResult};
+
 /// The first byte of the version-1 form.
 const FORM_V1: u8 = 0x01;
 
@@ -99,6 +101,34 @@ pub fn encode_event(env: &Envelope) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&env.digest.0);
     out.extend_from_slice(&env.prev_hash.0);
     out.extend_from_slice(&env.hash.0);
+    Ok(out)
+}
+
+/// The events of one append, checked (consecutive from the one after
+/// `expect_head`, all of `game`) and each in its stored form, by seq: what
+/// every backend writes for an append, refused as malformed in our words.
+pub fn encode_append(game: &str, expect_head: Option<u64>, events: &[Envelope]) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+    let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
+    let first = match expect_head {
+        None => 0,
+        Some(h) => {
+            h.checked_add(1).ok_or_else(|| malformed(format!("expect_head {h} leaves no room for another event")))?
+        }
+    };
+    let mut out = Vec::with_capacity(events.len());
+    for (i, env) in events.iter().enumerate() {
+        let want = first + i as u64;
+        if env.seq != want {
+            return Err(malformed(format!(
+                "event {i} of the write has seq {}, expected {want} (consecutive after {expect_head:?})",
+                env.seq
+            )));
+        }
+        if env.game != game {
+            return Err(malformed(format!("event seq {} belongs to game {:?}", env.seq, env.game)));
+        }
+        out.push((env.seq, encode_event(env).map_err(malformed)?));
+    }
     Ok(out)
 }
 

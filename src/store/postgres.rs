@@ -36,7 +36,7 @@ use runestone_engine::Envelope;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
 
-use super::codec::{decode_event, encode_event};
+use super::codec::{decode_event, encode_append};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 /// The schema migrations in order: version `i + 1` is `MIGRATIONS[i]`.
@@ -172,27 +172,14 @@ fn prepare(write: Write) -> StoreResult<Prepared> {
     let Write { game, expect_head, events, side } = write;
     check_game(&game)?;
     let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
-    let first = match expect_head {
-        None => 0,
-        Some(h) => {
-            h.checked_add(1).ok_or_else(|| malformed(format!("expect_head {h} leaves no room for another event")))?
-        }
-    };
-    let mut out = Vec::with_capacity(events.len());
-    for (i, env) in events.iter().enumerate() {
-        let want = first + i as u64;
-        if env.seq != want {
-            return Err(malformed(format!(
-                "event {i} of the write has seq {}, expected {want} (consecutive after {expect_head:?})",
-                env.seq
-            )));
-        }
-        if env.game != game {
-            return Err(malformed(format!("event seq {} belongs to game {:?}", env.seq, env.game)));
-        }
-        let seq = i64::try_from(env.seq).map_err(|_| malformed(format!("seq {} is too large to store", env.seq)))?;
-        out.push((seq, encode_event(env).map_err(malformed)?));
-    }
+    let out = encode_append(&game, expect_head, &events)?
+        .into_iter()
+        .map(|(seq, bytes)| {
+            i64::try_from(seq)
+                .map(|seq| (seq, bytes))
+                .map_err(|_| malformed(format!("seq {seq} is too large to store")))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
     let last = events.last().map(|e| (e.seq as i64, e.hash.to_string()));
     Ok(Prepared { game, expect_head, events: out, last, side })
 }

@@ -356,28 +356,10 @@ fn read_summary(path: &Path) -> Option<(u64, u64)> {
 fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
     let Write { game, expect_head, events, side } = write;
     let key = game_key(&game)?;
-    let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
-    let first = match expect_head {
-        None => 0,
-        Some(h) => {
-            h.checked_add(1).ok_or_else(|| malformed(format!("expect_head {h} leaves no room for another event")))?
-        }
-    };
-    let mut out = Vec::with_capacity(events.len());
-    for (i, env) in events.iter().enumerate() {
-        let want = first + i as u64;
-        if env.seq != want {
-            return Err(malformed(format!(
-                "event {i} of the write has seq {}, expected {want} (consecutive after {expect_head:?})",
-                env.seq
-            )));
-        }
-        if env.game != game {
-            return Err(malformed(format!("event seq {} belongs to game {:?}", env.seq, env.game)));
-        }
-        let json = super::codec::encode_event(env).map_err(malformed)?;
-        out.push((event_key(&key, env.seq), json));
-    }
+    let out = super::codec::encode_append(&game, expect_head, &events)?
+        .into_iter()
+        .map(|(seq, bytes)| (event_key(&key, seq), bytes))
+        .collect();
     let last_hash = events.last().map(|e| e.hash.to_string());
     Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), reply })
 }

@@ -94,6 +94,43 @@ fn two_nodes_share_one_database() {
     let ids: Vec<String> = invitations.iter().filter_map(|m| m.header("Message-ID")).collect();
     assert_eq!(ids.len(), 16, "every invitation has a Message-ID");
 
+    // Idempotency keys hold across nodes: the same creation, and the same
+    // command, sent through A and then again through B, each happen once.
+    let keyed = |base: &str, path: &str, token: Option<&str>, key: &str, body: &Value| -> (u16, Value) {
+        let mut req = ureq::http::Request::builder()
+            .method("POST")
+            .uri(format!("{base}{path}"))
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "application/json");
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let mut resp = a.run(req.body(body.to_string()).unwrap()).expect("an answer");
+        let status = resp.status().as_u16();
+        (status, serde_json::from_str(&resp.body_mut().read_to_string().unwrap()).unwrap_or(Value::Null))
+    };
+    let creation = json!({"ruleset": "duel", "seats": [{"name": "Ása"}, {"name": "Bjarni"}]});
+    let (s1, first) = keyed(&base_a, "/api/v1/games", None, "one-game-please", &creation);
+    let (s2, again) = keyed(&base_b, "/api/v1/games", None, "one-game-please", &creation);
+    assert_eq!((s1, s2), (201, 201), "{first} {again}");
+    assert_eq!(first["game_id"], again["game_id"], "node B answers node A's creation, it creates no second game");
+    let (game1, tokens1) = &games[1];
+    let log_len = |base: &str| {
+        let (s, v) = call(&a, "GET", &format!("{base}/api/v1/games/{game1}/events"), None, None).unwrap();
+        assert_eq!(s, 200, "{v}");
+        v["events"].as_array().expect("events").len()
+    };
+    let before = log_len(&base_a);
+    let bid = json!({"command": {"type": "Bid", "amount": 2}});
+    let path = format!("/api/v1/games/{game1}/commands");
+    let (s1, first) = keyed(&base_a, &path, Some(&tokens1[1]), "bid-once", &bid);
+    let (s2, again) = keyed(&base_b, &path, Some(&tokens1[1]), "bid-once", &bid);
+    assert_eq!((s1, s2), (200, 200), "{first} {again}");
+    assert_eq!(first["events"], again["events"], "node B answers with what node A appended");
+    let appended = first["events"].as_array().expect("events").len();
+    assert!(appended > 0, "{first}");
+    assert_eq!(log_len(&base_b), before + appended, "the bid is in the log once");
+
     // SSE: a client on node A sees, in order, what is submitted through B.
     let (game0, tokens0) = &games[0];
     let (s, g) = call(&a, "GET", &format!("{base_a}/api/v1/games/{game0}"), Some(&tokens0[3]), None).unwrap();

@@ -358,8 +358,9 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     out
 }
 
-/// Shortest sea routes from `at` to every node within `reach` moves.
-fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>> {
+/// Shortest sea routes from `at` to every node within `reach` moves (the
+/// bot's sails and `legal`'s listed ones).
+pub(crate) fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>> {
     let mut seen = vec![at];
     let mut frontier = vec![(at, Vec::<SeaNode>::new())];
     let mut out = Vec::new();

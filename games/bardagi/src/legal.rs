@@ -20,7 +20,7 @@ use runestone_engine::game::{Seat, Viewer};
 use runestone_engine::present::{CommandTemplate, FieldKind, TemplateField};
 use serde_json::json;
 
-use super::board::{AreaId, SeaNode};
+use super::board::AreaId;
 use super::bot;
 use super::build::Effect;
 use super::planning::all_hands;
@@ -225,7 +225,7 @@ fn steps(s: &State, seat: Seat) -> Vec<Command> {
         out.push(Command::Trade { deals: vec![], refill });
     }
     if let ShipLoc::At(at) = p.ship {
-        for route in shortest_routes(s, at, 10) {
+        for route in bot::sea_routes(s, at, 10) {
             out.push(Command::Sail { route: route.clone(), sea_rune: false });
             if p.runes[RuneKind::SeaMove.idx()] > 0 {
                 out.push(Command::Sail { route, sea_rune: true });
@@ -262,29 +262,6 @@ pub fn single_deals() -> Vec<Deal> {
         out.push(Deal::Buy { get: vec![m] });
     }
     out.extend((1..=4).map(|hide| Deal::Tannery { hide }));
-    out
-}
-
-/// The shortest sea route from `at` to every square within `reach` moves.
-fn shortest_routes(s: &State, at: SeaNode, reach: usize) -> Vec<Vec<SeaNode>> {
-    let mut seen = vec![at];
-    let mut frontier = vec![(at, Vec::<SeaNode>::new())];
-    let mut out = Vec::new();
-    for _ in 0..reach {
-        let mut next = Vec::new();
-        for (node, path) in &frontier {
-            for n in s.board.sea_next(*node) {
-                if !seen.contains(n) {
-                    seen.push(*n);
-                    let mut p = path.clone();
-                    p.push(*n);
-                    out.push(p.clone());
-                    next.push((*n, p));
-                }
-            }
-        }
-        frontier = next;
-    }
     out
 }
 

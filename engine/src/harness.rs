@@ -70,3 +70,23 @@ pub fn play_by_fallbacks(
     }
     Ok(Played { table, log, decisions })
 }
+
+/// A tiny deterministic generator (xorshift) for the random players and
+/// random commands of the games' playout and property tests: the same seed
+/// gives the same choices on every machine.
+pub struct Pick(pub u64);
+
+impl Pick {
+    /// A number below `n` (0 when `n` is 0).
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+
+    /// One of `items`, which must not be empty.
+    pub fn of<T: Clone>(&mut self, items: &[T]) -> T {
+        items[self.next(items.len())].clone()
+    }
+}

@@ -467,21 +467,7 @@ mod tests {
     use crate::tests::Driver;
     use crate::{Bardagi, Options};
     use runestone_engine::game::Game;
-
-    /// A tiny deterministic generator.
-    struct Pick(u64);
-
-    impl Pick {
-        fn next(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
-        fn of<T: Clone>(&mut self, items: &[T]) -> T {
-            items[self.next(items.len())].clone()
-        }
-    }
+    use runestone_engine::harness::Pick;
 
     /// Random commands of the families a template stands for, and
     /// mutations of listed ones: whatever `decide` accepts must be covered.

@@ -11,17 +11,7 @@ use crate::state::{Command, Event, Phase, State};
 use crate::{Bardagi, Options};
 use runestone_engine::game::{Game, Seat, Viewer, Visibility};
 
-/// A tiny deterministic generator for the random players' choices.
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
+use runestone_engine::harness::Pick;
 
 fn options_for(i: u64, seats: u8) -> Options {
     Options {

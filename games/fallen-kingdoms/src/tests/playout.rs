@@ -8,16 +8,7 @@ use super::Driver;
 use crate::state::{Event, Phase, State};
 use crate::{FallenKingdoms, Options};
 
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
+use runestone_engine::harness::Pick;
 
 fn options_for(i: u64) -> Options {
     Options {

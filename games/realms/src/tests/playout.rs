@@ -10,16 +10,7 @@ use crate::control::{fish_cap, grain_cap};
 use crate::state::{Command, Mode, State};
 use crate::{Options, Realms};
 
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
+use runestone_engine::harness::Pick;
 
 fn invariants(s: &State, game: u64) {
     let limit = crate::data::tables().gold_limit;

@@ -13,16 +13,7 @@ use crate::data::data;
 use crate::state::{Command, State};
 use crate::{Options, Thingvellir};
 
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
+use runestone_engine::harness::Pick;
 
 fn options_for(i: u64) -> Options {
     Options {

@@ -301,24 +301,10 @@ impl<G: Present> DynGame for Erased<G> {
         typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()
     }
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
-        let view = typed::<G>(input.view)?;
-        G::forms(&FormsInput {
-            seat: input.seat,
-            view: &view,
-            legal: input.legal,
-            labels: input.labels,
-            entered: input.entered,
-        })
+        with_typed_view::<G>(input, G::forms)
     }
     fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
-        let view = typed::<G>(input.view)?;
-        G::standing_forms(&FormsInput {
-            seat: input.seat,
-            view: &view,
-            legal: input.legal,
-            labels: input.labels,
-            entered: input.entered,
-        })
+        with_typed_view::<G>(input, G::standing_forms)
     }
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
         match typed::<G>(view) {
@@ -332,6 +318,22 @@ impl<G: Present> DynGame for Erased<G> {
 /// not write fails (then the page falls back to the generic rendering).
 fn typed<G: Present>(view: &Value) -> Option<G::View> {
     G::View::deserialize(view).ok()
+}
+
+/// `forms` (or `standing_forms`) of `G` on the input with its view read
+/// into `G`'s type; `None` if the view does not read.
+fn with_typed_view<G: Present>(
+    input: &FormsInput<'_, Value>,
+    forms: impl FnOnce(&FormsInput<'_, G::View>) -> Option<Forms>,
+) -> Option<Forms> {
+    let view = typed::<G>(input.view)?;
+    forms(&FormsInput {
+        seat: input.seat,
+        view: &view,
+        legal: input.legal,
+        labels: input.labels,
+        entered: input.entered,
+    })
 }
 
 /// Erase one game.

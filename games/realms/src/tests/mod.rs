@@ -10,7 +10,7 @@ mod versions;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 
-use crate::state::{Command, Event, Orders, State};
+use crate::state::{Command, Event, Mode, Move, Orders, State, Step, UnitKind};
 use crate::{Options, Realms};
 
 /// A game in progress: the live state and every event emitted.
@@ -65,4 +65,31 @@ impl Driver {
         }
         out
     }
+}
+
+/// The field at row `r`, column `c` of the Vikings map (20 columns).
+fn at(r: u16, c: u16) -> u16 {
+    r * 20 + c
+}
+
+/// A Vikings 800 AD game of `players` in `mode` lasting `years`.
+fn game(players: u8, mode: Mode, years: u8) -> Driver {
+    Driver::new(&Options { mode, years, ..Options::default() }, players, 11).expect("setup")
+}
+
+/// What the resolution of `step` reported, joined.
+fn reports(events: &[Event], step: Step) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Resolved { step: s, report, .. } if *s == step => Some(report.join("; ")),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A move of `count` Light Infantry.
+fn li(from: u16, to: u16, count: u8) -> Move {
+    Move { from, to, unit: UnitKind::LightInfantry, count }
 }

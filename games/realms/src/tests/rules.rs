@@ -3,35 +3,11 @@
 
 use runestone_engine::{Game, Viewer};
 
-use super::Driver;
+use super::{at, game, li, reports, Driver};
 use crate::control::{fed_herd_cap, fish_cap, grain_cap, kind_of, unit_cap};
 use crate::data::{parse_map, parse_tables, tables, Tables};
 use crate::state::{Build, Building, Event, Faction, Herd, Mode, Move, Orders, Season, Step, UnitKind, Weather};
 use crate::{Options, Realms};
-
-/// The field at row `r`, column `c` of the Vikings map (20 columns).
-fn at(r: u16, c: u16) -> u16 {
-    r * 20 + c
-}
-
-fn game(players: u8, mode: Mode, years: u8) -> Driver {
-    Driver::new(&Options { scenario: "vikings".into(), mode, years, ..Options::default() }, players, 11).expect("setup")
-}
-
-fn reports(events: &[Event], step: Step) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Resolved { step: s, report, .. } if *s == step => Some(report.join("; ")),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-fn li(from: u16, to: u16, count: u8) -> Move {
-    Move { from, to, unit: UnitKind::LightInfantry, count }
-}
 
 // DANES (seat 0): villages 4-11 (dock), 5-10, 5-12.
 

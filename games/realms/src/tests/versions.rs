@@ -1,30 +1,10 @@
 //! The rules of version 2, each named after the reference sheet's line it
 //! implements; positions are built only by playing orders through `decide`.
 
-use super::Driver;
+use super::{at, game, li, reports, Driver};
 use crate::control::kind_of;
 use crate::state::{Build, Building, Event, Good, Herd, Mode, Move, Orders, Purchase, Step, Trade, UnitKind};
 use crate::Options;
-
-/// The field at row `r`, column `c` of the Vikings map (20 columns).
-fn at(r: u16, c: u16) -> u16 {
-    r * 20 + c
-}
-
-fn game(players: u8, mode: Mode, years: u8) -> Driver {
-    Driver::new(&Options { mode, years, ..Options::default() }, players, 11).expect("setup")
-}
-
-fn reports(events: &[Event], step: Step) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Resolved { step: s, report, .. } if *s == step => Some(report.join("; ")),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
 
 fn all(events: &[Event]) -> String {
     events
@@ -35,10 +15,6 @@ fn all(events: &[Event]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn li(from: u16, to: u16, count: u8) -> Move {
-    Move { from, to, unit: UnitKind::LightInfantry, count }
 }
 
 // DANES (seat 0): villages 4-11 (dock, the herds), 5-10, 5-12; 2 LI on

@@ -302,16 +302,9 @@ impl Scheduler {
                     // look at it and its append: the append is refused as
                     // stale, and the entry is acted on again from the game as
                     // it is now (while this node holds its claim).
-                    let mut tries = 0;
-                    loop {
-                        match self.service.fire(key.clone(), entry.clone()).await {
-                            Ok(()) => break,
-                            Err(ServiceError::Conflict(_)) if tries < 8 => tries += 1,
-                            Err(e) => {
-                                tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
-                                break;
-                            }
-                        }
+                    let fired = again_on_conflict(true, || self.service.fire(key.clone(), entry.clone())).await;
+                    if let Err(e) = fired {
+                        tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
                     }
                 }
                 Err(e) => {
@@ -368,7 +361,7 @@ use runestone_engine::{Actor, Draft, KernelEvent};
 
 use crate::auth::{Claims, Role};
 use crate::clock::stamp;
-use crate::service::{Result, ServiceError};
+use crate::service::{again_on_conflict, Result, ServiceError};
 
 fn future(s: &str, now: DateTime<Utc>, what: &str) -> Result<DateTime<Utc>> {
     let t: DateTime<Utc> = s

@@ -290,6 +290,23 @@ fn request_hash(v: &Value) -> String {
     hex::encode(Sha256::digest(serde_json::to_vec(v).unwrap_or_default()))
 }
 
+/// `attempt`, made again (up to 8 more times) while `retry` and it loses
+/// its append to another node's (a conflict): each attempt reads the game
+/// as it is then. Used on stores shared by several nodes.
+pub(crate) async fn again_on_conflict<T, F, Fut>(retry: bool, mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut tries = 0;
+    loop {
+        match attempt().await {
+            Err(ServiceError::Conflict(_)) if retry && tries < 8 => tries += 1,
+            r => return r,
+        }
+    }
+}
+
 impl Service {
     pub fn new(
         store: Arc<dyn EventStore>,
@@ -822,13 +839,7 @@ impl Service {
         // no expected_seq claims no position, so it is decided again on the
         // new one (a few times) instead of being answered 409.
         let retry = self.store.shared() && req.get("expected_seq").is_none_or(Value::is_null);
-        let mut tries = 0;
-        loop {
-            match self.submit_once(game, claims, &req, idempotency).await {
-                Err(ServiceError::Conflict(_)) if retry && tries < 8 => tries += 1,
-                r => return r,
-            }
-        }
+        again_on_conflict(retry, || self.submit_once(game, claims, &req, idempotency)).await
     }
 
     async fn submit_once(&self, game: &str, claims: &Claims, req: &Value, idempotency: Option<&str>) -> Result<Answer> {

@@ -272,43 +272,66 @@ fn a_capture_of_a_players_area_is_in_their_next_mail_however_many_events_came_af
     let sink = SmtpSink::start();
     let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
     let names = ["Ása", "Bjarni", "Dís"];
-    let seats: Vec<Value> =
-        names.iter().enumerate().map(|(i, n)| json!({"name": n, "email": format!("p{}@example.org", i + 1)})).collect();
-    let created = app.post("/api/v1/games", None, &json!({"ruleset": "bardagi", "seats": seats})).ok().clone();
-    let game = str_of(&created, "game_id").to_owned();
-    let tokens = crate::helpers::seat_tokens(&created);
-    crate::helpers::play_to_the_end(&app, &game, &tokens, 5_000, &[409, 422], |_, v| v["legal"][0].clone(), || {});
-
-    // Every capture of one clan's area by another, as the log tells it.
-    let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok()["events"].as_array().unwrap().clone();
-    let over = events.len();
-    let captures: Vec<(u64, String, usize)> = events
-        .iter()
-        .filter(|e| e["in_force"] != false)
-        .filter_map(|e| {
-            let text = e["text"].as_str()?;
-            let victim = names.iter().position(|n| text.contains(&format!(" from {n}, leaving")))?;
-            Some((e["seq"].as_u64()?, text.to_owned(), victim))
-        })
-        .collect();
-    assert!(!captures.is_empty(), "the bots' game has a capture between clans ({over} events)");
-    // Every seat is mailed when a round begins (each clan plans): a capture
-    // before the last round began is in its victim's next mail, however
-    // many events came between.
-    let round_starts: Vec<u64> = events
-        .iter()
-        .filter(|e| e["text"].as_str().is_some_and(|t| t.starts_with("Round ") && t.contains(" begins;")))
-        .filter_map(|e| e["seq"].as_u64())
-        .collect();
-    let mails = sink.wait_for(1, 120);
+    // Random bots' games: play until one has a capture followed by more than
+    // 40 events before its victim's next mail (at most four games); every
+    // capture of every game played is checked.
     let (mut long, mut far) = (0, 0);
-    for (seq, line, victim) in &captures {
-        let Some(next_round) = round_starts.iter().find(|&&r| r > *seq) else { continue };
-        far += usize::from(next_round - seq > 40);
-        let addr = format!("p{}@example.org", victim + 1);
-        let told: Vec<&Received> = mails.iter().filter(|m| to(m) == addr && m.text().contains(line.as_str())).collect();
-        assert!(!told.is_empty(), "{line:?} (event {seq}, next round at {next_round}) is in a mail to {addr}");
-        long += told.iter().filter(|m| m.text().contains("more events")).count();
+    for g in 0..4 {
+        let seats: Vec<Value> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| json!({"name": n, "email": format!("p{}-g{g}@example.org", i + 1)}))
+            .collect();
+        let created = app.post("/api/v1/games", None, &json!({"ruleset": "bardagi", "seats": seats})).ok().clone();
+        let game = str_of(&created, "game_id").to_owned();
+        let tokens = crate::helpers::seat_tokens(&created);
+        crate::helpers::play_to_the_end(&app, &game, &tokens, 5_000, &[409, 422], |_, v| v["legal"][0].clone(), || {});
+
+        // Every capture of one clan's area by another, as the log tells it.
+        let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok()["events"].as_array().unwrap().clone();
+        let over = events.len();
+        let captures: Vec<(u64, String, usize)> = events
+            .iter()
+            .filter(|e| e["in_force"] != false)
+            .filter_map(|e| {
+                let text = e["text"].as_str()?;
+                let victim = names.iter().position(|n| text.contains(&format!(" from {n}, leaving")))?;
+                Some((e["seq"].as_u64()?, text.to_owned(), victim))
+            })
+            .collect();
+        assert!(!captures.is_empty(), "the bots' game has a capture between clans ({over} events)");
+        // Every seat is mailed when a round begins (each clan plans): a capture
+        // before the last round began is in its victim's next mail, however
+        // many events came between.
+        let round_starts: Vec<u64> = events
+            .iter()
+            .filter(|e| e["text"].as_str().is_some_and(|t| t.starts_with("Round ") && t.contains(" begins;")))
+            .filter_map(|e| e["seq"].as_u64())
+            .collect();
+        for (seq, line, victim) in &captures {
+            let Some(next_round) = round_starts.iter().find(|&&r| r > *seq) else { continue };
+            far += usize::from(next_round - seq > 40);
+            let addr = format!("p{}-g{g}@example.org", victim + 1);
+            // The outbox worker sends in the background: wait for the mail (a
+            // condition with a generous bound, never a time).
+            let t = std::time::Instant::now();
+            let mails = loop {
+                let mails = sink.received();
+                if mails.iter().any(|m| to(m) == addr && m.text().contains(line.as_str()))
+                    || t.elapsed() > std::time::Duration::from_secs(120)
+                {
+                    break mails;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            };
+            let told: Vec<&Received> =
+                mails.iter().filter(|m| to(m) == addr && m.text().contains(line.as_str())).collect();
+            assert!(!told.is_empty(), "{line:?} (event {seq}, next round at {next_round}) is in a mail to {addr}");
+            long += told.iter().filter(|m| m.text().contains("more events")).count();
+        }
+        if far > 0 && long > 0 {
+            break;
+        }
     }
     assert!(far > 0, "some capture was followed by more than 40 events before its victim's next mail");
     assert!(long > 0, "some capture was told in a recap that had to shorten itself past 40 lines");

@@ -280,14 +280,23 @@ pub struct Scheduler {
     pub poll: Duration,
 }
 
+/// How long a node holds the deadline entries it claimed: longer than it
+/// takes to act on a tick's worth of them.
+const CLAIM_LEASE: Duration = Duration::from_secs(60);
+
+/// When an entry a node could not act on may be claimed again (by any node).
+const RETRY_AFTER: Duration = Duration::from_secs(2);
+
 impl Scheduler {
-    /// Act on everything due now, once. Returns how many entries were due.
+    /// Act on everything due now, once. Returns how many entries were acted
+    /// on (an entry that failed is not counted, so a run of failures waits a
+    /// poll between tries instead of spinning).
     pub async fn tick(&self) -> usize {
         let now = self.service.now().timestamp_millis();
         // Claimed, so that of several nodes on one database one acts on each.
         let mut before = b"d".to_vec();
         before.extend_from_slice(&(now.max(0) as u64 + 1).to_be_bytes());
-        let rows = match self.service.store().claim(Side::Deadlines, b"d", &before, 128, Duration::from_secs(60)) {
+        let rows = match self.service.store().claim(Side::Deadlines, b"d", &before, 128, CLAIM_LEASE) {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the deadline index");
@@ -295,6 +304,7 @@ impl Scheduler {
             }
         };
         let due: Vec<_> = rows.into_iter().filter(|(k, _)| entry_due(k).is_some_and(|d| d <= now)).collect();
+        let mut acted = 0;
         for (key, raw) in &due {
             match serde_json::from_slice::<Entry>(raw) {
                 Ok(entry) => {
@@ -303,8 +313,20 @@ impl Scheduler {
                     // stale, and the entry is acted on again from the game as
                     // it is now (while this node holds its claim).
                     let fired = again_on_conflict(true, || self.service.fire(key.clone(), entry.clone())).await;
-                    if let Err(e) = fired {
-                        tracing::error!(error = %e, "a deadline could not be acted on; it stays due");
+                    match fired {
+                        Ok(()) => acted += 1,
+                        Err(e) => {
+                            // Given up on: the entry stays due, and its claim
+                            // is cut so that any node tries it again soon (the
+                            // whole lease would hold the deadline back).
+                            tracing::error!(
+                                error = %e, game = %entry.game, seat = entry.seat,
+                                "a deadline could not be acted on; it stays due and is tried again"
+                            );
+                            if let Err(e) = self.service.store().release(Side::Deadlines, key, RETRY_AFTER) {
+                                tracing::error!(error = %e, "cannot release a claimed deadline entry");
+                            }
+                        }
                     }
                 }
                 Err(e) => {
@@ -314,10 +336,11 @@ impl Scheduler {
                         .store()
                         .put(vec![SideWrite { side: Side::Deadlines, key: key.clone(), value: None }])
                         .await;
+                    acted += 1;
                 }
             }
         }
-        due.len()
+        acted
     }
 
     pub async fn run(self) {
@@ -503,31 +526,29 @@ impl Service {
         for a in &alerts {
             side.extend(self.host_alert(&t2, &loaded.record, t.head + 1, a));
         }
-        self.commit_sealed(slot, loaded, events, |_, _| side).await?;
-        // A default that left the decision open is followed by another, at
-        // once, until the decision is taken (a game must make progress).
-        let t = &loaded.table;
+        // A default that left the same decision open is followed by another,
+        // at once, until the decision is taken (a game must make progress).
+        // Its entry and its clock go into the same write as the events: a
+        // write of its own after them could land after another node's append
+        // and put back an older record of the game.
         let ck = clock_key(seat, &entry.kind);
-        let still = t.pending().iter().any(|p| p.seat == seat && p.kind == entry.kind && !p.submitted);
-        if still && alerts.is_empty() && timeouts < 200 {
+        let still = t2.pending().iter().any(|p| p.seat == seat && p.kind == entry.kind && !p.submitted);
+        let renewed = newly_pending(Some(&t), &t2).iter().any(|p| p.seat == seat && p.kind == entry.kind);
+        let before = loaded.record.clocks.get(&ck).cloned();
+        if still && !renewed && alerts.is_empty() && timeouts < 200 {
             if let Some(c) = loaded.record.clocks.get_mut(&ck) {
                 let due = self.now().timestamp_millis();
                 c.deadline_ms = Some(due);
-                let e = Entry { deadline_ms: due, step: Step::Timeout, since: c.since, ..entry };
-                let record = serde_json::to_vec(&loaded.record).expect("JSON");
-                self.store()
-                    .put(vec![
-                        put(due, &e),
-                        SideWrite {
-                            side: Side::Games,
-                            key: crate::service::record_key(&t.game_id),
-                            value: Some(record),
-                        },
-                    ])
-                    .await?;
+                side.push(put(due, &Entry { deadline_ms: due, step: Step::Timeout, since: c.since, ..entry }));
             }
         }
-        Ok(())
+        let committed = self.commit_sealed(slot, loaded, events, |_, _| side).await;
+        if committed.is_err() {
+            if let Some(c) = before {
+                loaded.record.clocks.insert(ck, c);
+            }
+        }
+        committed.map(drop)
     }
 
     /// Change the clocks (host; a seat may only take its own vacation).
@@ -632,5 +653,158 @@ impl Service {
         loaded.record = record;
         let events = self.commit(&slot, loaded, vec![Draft::kernel(actor, event)], |_, _| side).await?;
         Ok(serde_json::json!({ "head": loaded.table.head, "event": events[0].body, "clocks": loaded.record.clocks }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use futures_util::FutureExt;
+    use runestone_engine::Envelope;
+    use serde_json::json;
+
+    use super::*;
+    use crate::auth::{Claims, Keys, Role};
+    use crate::clock::{Clock as _, ManualClock};
+    use crate::service::Options;
+    use crate::store::memory::MemoryStore;
+    use crate::store::{BoxFut, EventStore, GameId, StoreResult, Write};
+
+    /// A memory store that says several nodes share it, and that can hold
+    /// one append back and let it land right after the next read of a
+    /// game's record: another node's append coming between a node's read of
+    /// the record and its read of the log.
+    #[derive(Default)]
+    struct Shared {
+        inner: MemoryStore,
+        hold: Mutex<bool>,
+        held: Mutex<Option<Write>>,
+    }
+
+    impl EventStore for Shared {
+        fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>> {
+            if std::mem::take(&mut *self.hold.lock().unwrap()) {
+                *self.held.lock().unwrap() = Some(write);
+                return Box::pin(async { Ok(()) });
+            }
+            self.inner.append(write)
+        }
+        fn head(&self, game: &str) -> StoreResult<Option<u64>> {
+            self.inner.head(game)
+        }
+        fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
+            self.inner.load(game, from, to)
+        }
+        fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+            let got = self.inner.get(side, key);
+            if side == Side::Games {
+                if let Some(w) = self.held.lock().unwrap().take() {
+                    let landed = self.inner.append(w).now_or_never().expect("the memory store answers at once");
+                    landed.expect("the held append lands");
+                }
+            }
+            got
+        }
+        fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+            self.inner.scan(side, prefix, limit)
+        }
+        fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
+            self.inner.put(writes)
+        }
+        fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()> {
+            self.inner.put_snapshot(game, seq, snapshot)
+        }
+        fn snapshot_at_or_before(&self, game: &str, seq: u64) -> StoreResult<Option<(u64, Vec<u8>)>> {
+            self.inner.snapshot_at_or_before(game, seq)
+        }
+        fn games(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<GameId>> {
+            self.inner.games(after, limit)
+        }
+        fn shared(&self) -> bool {
+            true
+        }
+        fn close(&self) -> StoreResult<()> {
+            self.inner.close()
+        }
+    }
+
+    fn seat(game: &str, seat: u8) -> Claims {
+        Claims { sub: game.into(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX }
+    }
+
+    /// Two nodes on one store. Seat 1's bid ends the bidding while node B
+    /// reads the game: B read the record before the bid and the log after
+    /// it. B took that record for the new position's, so it saw no clock for
+    /// seat 0's new decision (its claim), removed its due entry as stale and
+    /// never acted on it, and showed deadlines of the older position (the
+    /// game then waited for ever): a stall once seen in the two-node
+    /// PostgreSQL test under load.
+    #[tokio::test]
+    async fn a_node_never_takes_a_record_older_than_its_position_and_drops_a_live_deadline() {
+        let store = Arc::new(Shared::default());
+        let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+        let node = || {
+            Arc::new(Service::new(
+                store.clone(),
+                crate::games::registry(),
+                Keys::new(&[7; 32], 30),
+                clock.clone(),
+                Options {
+                    public_url: "http://localhost".into(),
+                    snapshot_interval: 64,
+                    cache_games: 16,
+                    cache_bytes: 1 << 20,
+                },
+            ))
+        };
+        let (a, b) = (node(), node());
+        let policy = json!({"plan_hours": 24, "turn_hours": 24, "small_hours": 12, "grace_hours": 6});
+        let created = a
+            .create(
+                json!({"ruleset": "duel", "options": {"rounds": 3}, "deadlines": policy,
+                       "seats": [{"name": "Ása"}, {"name": "Bjarni"}]}),
+                None,
+            )
+            .await
+            .expect("create")
+            .body;
+        let game = created["game_id"].as_str().expect("a game id").to_owned();
+        clock.advance(chrono::Duration::hours(1));
+        let bid = |n: u32| json!({"command": {"type": "Bid", "amount": n}});
+        a.submit(&game, &seat(&game, 0), bid(3), None).await.expect("seat 0 bids");
+        *store.hold.lock().unwrap() = true;
+        a.submit(&game, &seat(&game, 1), bid(2), None).await.expect("seat 1 bids");
+        assert!(store.held.lock().unwrap().is_some(), "seat 1's bid is held back");
+        let seen = b.summary(&game).await.expect("node B reads the game");
+        assert!(store.held.lock().unwrap().is_none(), "seat 1's bid landed during node B's read");
+        let fresh = node().summary(&game).await.expect("a third node reads the game");
+        assert_eq!(seen["head"], fresh["head"]);
+        assert_eq!(
+            seen["deadlines"]["due"], fresh["deadlines"]["due"],
+            "node B's deadlines are those of the position it shows"
+        );
+
+        // Both seats' deadlines pass; node B's scheduler acts on them.
+        clock.advance(chrono::Duration::hours(25));
+        let scheduler = Scheduler { service: b.clone(), poll: Duration::from_millis(10) };
+        assert!(scheduler.tick().await > 0, "due entries are acted on");
+        scheduler.tick().await;
+        let graced: Vec<(u8, String)> = store
+            .load(&game, 0, None)
+            .expect("load")
+            .iter()
+            .filter_map(|e| match e.kernel() {
+                Some(KernelEvent::GraceGranted { seat, kind, .. }) => Some((*seat, kind.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(graced, vec![(0, "claim".to_owned())], "seat 0's missed claim is acted on, once");
+        let now = clock.now();
+        let after = a.summary(&game).await.expect("summary");
+        for d in after["deadlines"]["due"].as_array().expect("deadlines") {
+            let due: DateTime<Utc> = d["due"].as_str().expect("a time").parse().expect("a time");
+            assert!(due > now, "a deadline is owed and not acted on: {after}");
+        }
     }
 }

@@ -447,11 +447,18 @@ impl Service {
 
     /// Fold `game` into `slot` if it is not there yet.
     pub(crate) async fn loaded<'a>(&self, game: &str, guard: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
-        // Several nodes on one database: another node may have appended, so
-        // a cached position is used only while it is still the store's head.
-        if self.store.shared() && guard.as_ref().is_some_and(|l| self.store.head(game).ok() != Some(Some(l.table.head)))
-        {
-            *guard = None;
+        // Several nodes on one database: another node may have appended, or
+        // written the game's record, since this node looked. A cached
+        // position is used only while it is still the store's head, and its
+        // record is read again (record first, head after: the same head
+        // means no append came between, so the record is the position's).
+        if self.store.shared() {
+            if let Some(l) = guard.as_mut() {
+                match (self.store.get(Side::Games, &record_key(game))?, self.store.head(game)?) {
+                    (Some(raw), Some(head)) if head == l.table.head => l.record = parse_record(game, &raw)?,
+                    _ => *guard = None,
+                }
+            }
         }
         if guard.is_none() {
             if game.len() != GAME_ID_LEN || !game.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -461,7 +468,8 @@ impl Service {
                     shown(game)
                 )));
             }
-            let Some(raw) = self.store.get(Side::Games, &record_key(game))? else {
+            let (raw, at) = self.record_and_head(game)?;
+            let Some(raw) = raw else {
                 self.forget(game);
                 if let Some(head) = self.store.head(game)? {
                     return Err(StoreError::Corrupt(format!(
@@ -471,16 +479,34 @@ impl Service {
                 }
                 return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
             };
-            let record: GameRecord =
-                serde_json::from_slice(&raw).map_err(|e| StoreError::Corrupt(format!("record of game {game}: {e}")))?;
+            let record = parse_record(game, &raw)?;
             let seed =
                 Seed::from_hex(&record.seed).ok_or_else(|| StoreError::Corrupt(format!("seed of game {game}")))?;
-            let table = self.fold_at(game, u64::MAX).await?;
+            let table = self.fold_at(game, at.unwrap_or(u64::MAX)).await?;
             self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
             *guard = Some(Loaded { table, seed, record });
         }
         Ok(guard.as_mut().expect("just loaded"))
+    }
+
+    /// A game's record and the head it belongs to (`None`: any head, on a
+    /// store no other node writes). On a shared store the head is read
+    /// before and after the record until the two agree, so the record and
+    /// the position folded to that head are of one moment: a record older
+    /// than its position would make a node judge live deadlines stale.
+    fn record_and_head(&self, game: &str) -> Result<(Option<Vec<u8>>, Option<u64>)> {
+        if !self.store.shared() {
+            return Ok((self.store.get(Side::Games, &record_key(game))?, None));
+        }
+        for _ in 0..1000 {
+            let before = self.store.head(game)?;
+            let raw = self.store.get(Side::Games, &record_key(game))?;
+            if self.store.head(game)? == before {
+                return Ok((raw, before));
+            }
+        }
+        Err(StoreError::Io(format!("game {game} changed on every one of 1000 reads; try again")).into())
     }
 
     /// The position after event `at` (or the head), from the latest snapshot
@@ -1238,6 +1264,11 @@ impl Service {
         loaded.record = record;
         Ok(())
     }
+}
+
+/// A game's private record as stored.
+fn parse_record(game: &str, raw: &[u8]) -> Result<GameRecord> {
+    Ok(serde_json::from_slice(raw).map_err(|e| StoreError::Corrupt(format!("record of game {game}: {e}")))?)
 }
 
 /// The event that sets a deadline policy, if there is one.

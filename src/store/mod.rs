@@ -144,6 +144,15 @@ pub trait EventStore: Send + Sync + 'static {
         Ok(rows)
     }
 
+    /// Cut the claim on one record taken by [`claim`](Self::claim) to end
+    /// `after` from now: a node that gave up on what it claimed lets any
+    /// node take it again soon, instead of at the end of a long lease. A
+    /// store used by one node has no claims: nothing to do.
+    fn release(&self, side: Side, key: &[u8], after: std::time::Duration) -> StoreResult<()> {
+        let _ = (side, key, after);
+        Ok(())
+    }
+
     /// Put or remove side records atomically and durably, without events
     /// (outbox bookkeeping, deadline moves).
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>>;

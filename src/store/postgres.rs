@@ -639,6 +639,28 @@ impl EventStore for PgStore {
         })
     }
 
+    fn release(&self, side: Side, key: &[u8], after: Duration) -> StoreResult<()> {
+        let key = key.to_vec();
+        let after_ms = after.as_millis() as f64;
+        self.block(move |pool| async move {
+            let client = pool.get().await.map_err(pool_err)?;
+            // Only a lease that ends later is cut; an unclaimed record stays so.
+            client
+                .execute(
+                    &st(
+                        &client,
+                        "UPDATE side_records SET claimed_until = now() + $3 * interval '1 millisecond' \
+                         WHERE side = $1 AND key = $2 AND claimed_until > now() + $3 * interval '1 millisecond'",
+                    )
+                    .await?,
+                    &[&side_tag(side), &key, &after_ms],
+                )
+                .await
+                .map_err(|e| db("release a claimed record", e))?;
+            Ok(())
+        })
+    }
+
     fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
         if let Err(e) = self.refuse_closed() {
             return Box::pin(async move { Err(e) });
@@ -883,6 +905,7 @@ mod tests {
     }
 
     suite_tests!(
+        claims_and_releases,
         append_new_game_and_load,
         head_follows_appends,
         stale_expect_head_conflicts_and_leaves_nothing,

@@ -449,6 +449,55 @@ pub async fn append_after_close_fails(store: &dyn EventStore) {
     }
 }
 
+/// Due work is claimed before it is acted on: on a store several nodes
+/// share, a claimed record is not claimed again while its lease runs, and a
+/// node that gives up on it cuts the lease so that any node takes it again
+/// (before, a give-up left it waiting out the whole lease). On a store of
+/// one node a claim is a scan and a release changes nothing.
+pub async fn claims_and_releases(store: &dyn EventStore) {
+    use std::time::Duration;
+    let long = Duration::from_secs(3600);
+    store
+        .put(vec![
+            side(Side::Deadlines, b"d1", Some("first")),
+            side(Side::Deadlines, b"d2", Some("second")),
+            side(Side::Deadlines, b"d9", Some("later")),
+        ])
+        .await
+        .expect("put");
+    let keys = |rows: Vec<(Vec<u8>, Vec<u8>)>| rows.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    let claimed = store.claim(Side::Deadlines, b"d", b"d5", 10, long).expect("claim");
+    assert_eq!(keys(claimed), vec![b"d1".to_vec(), b"d2".to_vec()], "what sorts before `before`, in key order");
+    let again = keys(store.claim(Side::Deadlines, b"d", b"d5", 10, long).expect("claim"));
+    if store.shared() {
+        assert!(again.is_empty(), "claimed records are not claimed again while leased: {again:?}");
+    } else {
+        assert_eq!(again.len(), 2, "one node: a claim is a scan");
+    }
+    store.release(Side::Deadlines, b"d2", Duration::ZERO).expect("release");
+    let wait_for = |want: Vec<Vec<u8>>| async move {
+        // The cut lease ends "now" by the database's clock: a claim made in
+        // the same millisecond may not see it ended yet.
+        for _ in 0..1000 {
+            let got = keys(store.claim(Side::Deadlines, b"d", b"d5", 10, long).expect("claim"));
+            if got == want {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("a released record is claimed again");
+    };
+    if store.shared() {
+        wait_for(vec![b"d2".to_vec()]).await;
+        // A release never lengthens a lease, nor claims an unclaimed record.
+        store.release(Side::Deadlines, b"d9", Duration::ZERO).expect("release an unclaimed record");
+        let later = keys(store.claim(Side::Deadlines, b"d", b"e", 10, long).expect("claim"));
+        assert_eq!(later, vec![b"d9".to_vec()], "an unclaimed record stays unclaimed after a release");
+    } else {
+        wait_for(vec![b"d1".to_vec(), b"d2".to_vec()]).await;
+    }
+}
+
 /// The in-memory store meets the same contract.
 mod memory_backend {
     use std::sync::Arc;
@@ -465,6 +514,7 @@ mod memory_backend {
     }
 
     suite_tests!(
+        claims_and_releases,
         append_new_game_and_load,
         head_follows_appends,
         stale_expect_head_conflicts_and_leaves_nothing,

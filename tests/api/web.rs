@@ -1081,6 +1081,23 @@ fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_le
         "{list}"
     );
     assert!(html.contains("id=\"form-cmd-trade\""), "the trade of several deals as a template: {html}");
+    // The actions no legal command takes are in the API with the rule's
+    // reason, and on the page as disabled buttons described by it.
+    let not = view["unavailable"].as_array().expect("unavailable in the view answer");
+    let (i, attack) = not
+        .iter()
+        .enumerate()
+        .find(|(_, u)| u["label"].as_str().unwrap().starts_with("Berserkur attack on"))
+        .unwrap_or_else(|| panic!("the attack at home is told: {not:?}"));
+    let why = attack["reason"].as_str().unwrap();
+    assert!(why.ends_with("cannot be attacked"), "{attack}");
+    assert_eq!(attack["group"], "Berserkur");
+    assert!(!not.iter().any(|u| u["label"] == "Kaupmadur trades"), "trading is legal: {not:?}");
+    let button = format!(
+        "id=\"not-{i}\" disabled aria-describedby=\"not-{i}-why\">{}</button> <span class=\"small\" id=\"not-{i}-why\">{why}</span>",
+        attack["label"].as_str().unwrap()
+    );
+    assert!(html.contains(&button), "{button} in {html}");
     // The units without a card this round are listed, disabled, with why.
     assert!(html.contains("id=\"no-godi\" disabled aria-describedby=\"no-godi-why\">Godi actions</button>"), "{html}");
     assert!(html.contains("id=\"no-godi-why\">You chose no Godi card this round.</span>"), "{html}");
@@ -1115,6 +1132,39 @@ fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_le
         .clone();
     let want = json!([before[0], before[1] + 1, before[2] + 1, before[3], before[4], before[5]]);
     assert_eq!(goods, want, "timber for wool and for meat");
+
+    // The same family in the API: the view answer offers the trade of
+    // several deals as a template with its parameters and limits, which
+    // a client fills in and the server decides like any command.
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    let templates = view["legal_templates"].as_array().expect("legal_templates in the view answer");
+    let trade = templates.iter().find(|t| t["id"] == "cmd-trade").unwrap_or_else(|| panic!("{templates:?}"));
+    assert_eq!(trade["base"], json!({"type": "Trade"}));
+    let fields: Vec<(&str, &str)> = trade["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(fields, [("deals", "json"), ("refill", "json")]);
+    let help = trade["help"].as_str().unwrap();
+    assert!(help.contains("1 for 1 within basic or within mine goods") && help.contains("1 wool"), "{help}");
+    let mut back = trade["base"].clone();
+    back["deals"] =
+        json!([{"deal": "swap", "give": "wool", "get": "timber"}, {"deal": "swap", "give": "meat", "get": "timber"}]);
+    back["refill"] = json!([]);
+    assert!(!view["legal"].as_array().unwrap().contains(&back), "two deals are not listed one by one");
+    let head = view["head"].as_u64().unwrap();
+    app.submit_at(&game, &tokens[first], back, Some(head)).ok();
+    let goods = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok()["view"]["players"][first]
+        ["goods"]
+        .clone();
+    let want = json!([before[0] + 2, before[1], before[2], before[3], before[4], before[5]]);
+    assert_eq!(goods, want, "wool and meat traded back for timber through the API's template");
+    // Nothing is offered to a clan whose turn it is not, nor to the public.
+    let other = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[1 - first])).ok().clone();
+    assert_eq!(other["legal_templates"], json!([]), "{}", other["legal_templates"]);
+    assert_eq!(app.get(&format!("/api/v1/games/{game}/view"), None).ok()["legal_templates"], json!([]));
     let bad = b.post(
         &format!("/games/{game}/commands"),
         &[("csrf", &csrf), ("template", "{\"type\":\"Trade\"}"), ("kind.deals", "json"), ("field.deals", "[{")],

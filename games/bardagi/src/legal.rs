@@ -110,11 +110,37 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
     ) {
         return what;
     }
-    let cost = cost(s, seat, c);
+    let mut cost = cost(s, seat, c);
+    if let (Command::Attack { claim: true, .. }, false) = (c, cost.is_empty()) {
+        cost = format!("{cost}{}", against(s, seat));
+    }
     if cost.is_empty() {
         what
     } else {
         format!("{what} · {cost}")
+    }
+}
+
+/// What the Berserkur's attack where he stands meets, in words
+/// (", against 1 defender, 1 axe"): none when nothing defends.
+fn against(s: &State, seat: Seat) -> String {
+    let Some(a) = s.unit_area(seat, Unit::Berserkur) else { return String::new() };
+    let (bers, _, defenders) = super::actions::berserkur::attack_cost(s, seat, a);
+    let mut parts = Vec::new();
+    if defenders > 0 {
+        parts.push(format!("{defenders} defender{}", if defenders > 1 { "s" } else { "" }));
+    }
+    let axes = s.areas[a as usize].axes;
+    if axes > 0 {
+        parts.push(format!("{axes} axe{}", if axes > 1 { "s" } else { "" }));
+    }
+    if !bers.is_empty() {
+        parts.push(format!("{} enemy Berserkur", bers.len()));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(", against {}", parts.join(", "))
     }
 }
 
@@ -696,6 +722,13 @@ mod tests {
                 }
                 for c in &listed {
                     assert!(bot::accepted(&d.state, seat, c), "game {i}: listed {c:?} is refused");
+                }
+                // An attack's words name what it meets.
+                for c in listed.iter().filter(|c| matches!(c, Command::Attack { claim: true, .. })) {
+                    let at = d.state.unit_area(seat, Unit::Berserkur).unwrap();
+                    let (_, _, defenders) = crate::actions::berserkur::attack_cost(&d.state, seat, at);
+                    let words = label(&d.state, seat, c);
+                    assert!(defenders == 0 || words.contains(&format!("against {defenders} defender")), "{words}");
                 }
                 // What is told impossible is never also offered.
                 let labels: Vec<String> = listed.iter().map(|c| crate::describe_command(&d.state, seat, c)).collect();

@@ -224,6 +224,9 @@
     var wishes = document.querySelectorAll("select[id^='orders-build-']");
     var board = document.querySelector("#my-board svg.player-board");
     if (!board || !wishes.length) { return; }
+    // Its buildings become buttons: the board is a group of them, no
+    // longer one picture (a picture holds no controls).
+    board.setAttribute("role", "group");
     Array.prototype.forEach.call(board.querySelectorAll("g.building[data-building]"), function (b) {
       if (b.getAttribute("role") === "button") { return; }
       var key = b.getAttribute("data-building");

@@ -1009,6 +1009,11 @@ fn a_bardagi_game_page_is_a_few_screens_tall_and_light() {
     );
     d.go(&format!("{}/games/{game}#my-board", app.base));
     d.screenshot("21-bardagi-own-board-1280");
+    // The actions not possible now, when there are any, to look at.
+    if d.exists("#unavailable") {
+        d.eval("document.getElementById('unavailable').scrollIntoView(); return true;");
+        d.screenshot("24-bardagi-not-possible-1280");
+    }
     d.resize(390, 844);
     d.go(&format!("{}/games/{game}", app.base));
     d.screenshot("22-bardagi-table-phone");

@@ -1177,3 +1177,73 @@ fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_le
     assert_eq!(bad.status, 422, "{}", bad.html);
     assert!(bad.html.contains("deals is not valid JSON (line 1, column"), "{}", bad.html);
 }
+
+// ---------------------------------------------------------------- the board as the input
+
+/// The Berserkur attacks from the map: once he stands on an area he may
+/// attack, selecting him lights that area up as an attack, and choosing
+/// it attacks (with no extra disks), as the list of attacks would.
+#[test]
+fn the_berserkur_attacks_by_choosing_his_area_on_the_map_in_headless_chromium() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let plan = json!({"type": "Plan", "hand": {"berserkur": 6, "godi": 0, "kaupmadur": 0, "knerrir": 0}});
+    for token in &tokens {
+        app.submit(&game, token, plan.clone()).ok();
+    }
+    let me = app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap() as usize;
+    // Move the Berserkur to a neighbouring area he may then attack (a
+    // move after which no attack is legal is undone, and the next tried).
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+    let moves: Vec<serde_json::Value> = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "Move" && c["unit"] == "berserkur")
+        .cloned()
+        .collect();
+    let attack = json!({"type": "Attack", "claim": true, "reinforce": 0});
+    let mut at = None;
+    for m in &moves {
+        app.submit(&game, &tokens[me], m.clone()).ok();
+        let now = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+        if now["legal"].as_array().unwrap().contains(&attack) {
+            at = Some(m["to"].as_u64().unwrap());
+            break;
+        }
+        app.post(&format!("/api/v1/games/{game}/undo"), Some(&tokens[me]), &json!({})).ok();
+    }
+    let at = at.unwrap_or_else(|| panic!("no move of {moves:?} leads to an attack"));
+
+    let d = Driver::start();
+    d.resize(1280, 900);
+    d.go(str_of(&created["seats"][me], "link"));
+    d.loads(|| d.click(&d.find("#enter")));
+    d.click(&d.find(&format!("svg.board g.unit.selectable[data-unit='berserkur'][data-seat='{me}']")));
+    let here = format!("svg.board g.area.reach[data-act='berserkur'][data-area='area-{at}']");
+    d.wait_until("his area lit as an attack", || d.exists(&here));
+    let words = d.eval(&format!("return document.querySelector(\"{here}\").getAttribute('aria-label');"));
+    let words = words.as_str().unwrap_or_default();
+    assert!(words.starts_with("Attack here: Berserkur attack on"), "{words}");
+    assert!(words.contains("disks from Virki, against "), "its cost and what it meets: {words}");
+    assert!(text_of(&d, "#board-input-status").contains("lit to attack"), "{}", text_of(&d, "#board-input-status"));
+    d.eval("document.getElementById('board').scrollIntoView(); return true;");
+    d.screenshot("25-bardagi-attack-lit-1280");
+    // Choose it (the area's own click: a unit drawn on it may cover its middle).
+    d.loads(|| {
+        d.eval(&format!(
+            "document.querySelector(\"{here}\").dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true;"
+        ));
+    });
+    let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let area = view["view"]["areas"].as_array().unwrap().iter().find(|a| a["id"] == at).cloned().unwrap();
+    assert_eq!(area["owner"], json!(me), "the area is taken by the attack: {area}");
+    let errors = d.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+fn text_of(d: &Driver, css: &str) -> String {
+    d.eval(&format!("return document.querySelector(\"{css}\").textContent;")).as_str().unwrap_or_default().to_owned()
+}

@@ -1114,17 +1114,33 @@ impl Service {
             Viewer::Seat(s) if at_head && position.pending().iter().any(|p| p.seat == s) => position.legal_labelled(s),
             _ => Vec::new(),
         };
+        // The actions of the turn none of the legal commands takes, with why.
+        let unavailable = match viewer {
+            Viewer::Seat(s) if !legal.is_empty() => {
+                let commands: Vec<Value> = legal.iter().map(|(c, _)| c.clone()).collect();
+                position.unavailable(s, &commands)
+            }
+            _ => Vec::new(),
+        };
+        let view = position.view(if over { Viewer::Referee } else { viewer });
+        // The families too large to list, which the seat may send now.
+        let templates = match viewer {
+            Viewer::Seat(s) if at_head && !position.is_over() => position.game().templates(&view, s),
+            _ => Vec::new(),
+        };
         json!({
             "game_id": position.game_id,
             "ruleset": position.created.ruleset,
             "seq": position.head,
             "head": head,
             "viewer": viewer,
-            "view": position.view(if over { Viewer::Referee } else { viewer }),
+            "view": view,
             "pending": owed(position),
             "submitted": given(position),
             "legal": legal.iter().map(|(c, _)| c).collect::<Vec<_>>(),
             "legal_labels": legal.iter().map(|(_, l)| l).collect::<Vec<_>>(),
+            "legal_templates": templates,
+            "unavailable": unavailable,
             "over": position.is_over(),
             "outcome": position.outcome(),
         })

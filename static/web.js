@@ -72,10 +72,15 @@
 
   // The board as the input: one of the player's own units, selected on
   // the map (by pointer, or by Tab and Enter), lights up the areas it may
-  // move to with their cost; choosing one of them sends that move, as the
-  // list of moves below would. The lists stay the keyboard's and screen
-  // reader's full way, and every form works without this script.
+  // move to with their cost, and the area it stands on when it may act
+  // there (the Berserkur's attack, the Kaupmadur's trade); choosing one
+  // sends that move or attack as the lists below would, or opens the
+  // trade's list. A building on the player's own board chooses an upgrade
+  // of it to build. The lists stay the keyboard's and screen reader's full
+  // way, and every form works without this script.
   var SVG = "http://www.w3.org/2000/svg";
+  // What a unit may do where it stands: the list of it, and its words.
+  var HERE = { berserkur: ["attack", "attack"], kaupmadur: ["trade", "trade"] };
   var boardInput = function () {
     var decide = document.getElementById("decide");
     var svg = document.querySelector("#board svg.board");
@@ -96,6 +101,7 @@
       Array.prototype.forEach.call(svg.querySelectorAll(".reach"), function (a) {
         a.classList.remove("reach");
         a.removeAttribute("data-move");
+        a.removeAttribute("data-act");
         a.removeAttribute("tabindex");
         a.removeAttribute("role");
         a.removeAttribute("aria-label");
@@ -104,24 +110,41 @@
       Array.prototype.forEach.call(svg.querySelectorAll("g.unit.selected"), function (u) { u.classList.remove("selected"); });
       svg.classList.remove("choosing");
     };
+    var mark = function (area, text) {
+      var box = area.getBBox();
+      var t = document.createElementNS(SVG, "text");
+      t.setAttribute("class", "reach-cost");
+      t.setAttribute("x", String(box.x + box.width / 2));
+      t.setAttribute("y", String(box.y + box.height / 2 - 4));
+      t.setAttribute("text-anchor", "middle");
+      t.textContent = text;
+      svg.appendChild(t);
+    };
+    var light = function (area, label) {
+      area.classList.add("reach");
+      area.setAttribute("tabindex", "0");
+      area.setAttribute("role", "button");
+      area.setAttribute("aria-label", label);
+    };
     var units = svg.querySelectorAll("g.unit[data-seat='" + me + "']");
     var any = false;
     Array.prototype.forEach.call(units, function (u) {
       var unit = u.getAttribute("data-unit");
       var select = document.getElementById("move-" + unit);
-      if (!select) { return; }
+      var here = HERE[unit] && document.getElementById(HERE[unit][0]);
+      if (!select && !here) { return; }
       any = true;
       var name = unit.charAt(0).toUpperCase() + unit.slice(1);
       u.classList.add("selectable");
       u.setAttribute("tabindex", "0");
       u.setAttribute("role", "button");
-      u.setAttribute("aria-label", "Select your " + name + " to move it on the board");
+      u.setAttribute("aria-label", "Select your " + name + " to see what it may do on the board");
       var pick = function () {
         clear();
         u.classList.add("selected");
         svg.classList.add("choosing");
         var n = 0;
-        Array.prototype.forEach.call(select.options, function (o) {
+        Array.prototype.forEach.call(select ? select.options : [], function (o) {
           var c;
           try { c = JSON.parse(o.value); } catch (e) { return; }
           var area = svg.querySelector("[data-area='area-" + c.to + "']");
@@ -130,45 +153,103 @@
           var cost = words[1] || "";
           var m = /(\d+) \S+ card/.exec(cost);
           var short = m ? m[1] + " card" : cost.indexOf("no card") === 0 ? "free" : cost;
-          area.classList.add("reach");
+          light(area, "Move the " + name + " to " + words[0] + (cost ? " (" + cost + ")" : ""));
           area.setAttribute("data-move", o.value);
-          area.setAttribute("tabindex", "0");
-          area.setAttribute("role", "button");
-          area.setAttribute("aria-label", "Move the " + name + " to " + words[0] + (cost ? " (" + cost + ")" : ""));
-          var box = area.getBBox();
-          var t = document.createElementNS(SVG, "text");
-          t.setAttribute("class", "reach-cost");
-          t.setAttribute("x", String(box.x + box.width / 2));
-          t.setAttribute("y", String(box.y + box.height / 2 - 4));
-          t.setAttribute("text-anchor", "middle");
-          t.textContent = short;
-          svg.appendChild(t);
+          mark(area, short);
           n += 1;
         });
-        say(n ? "Your " + name + " may move to the " + n + " lit area(s), each with its cost: choose one on the map (or in the list below)." :
-          "Your " + name + " cannot move now.");
+        var at = here && svg.querySelector("[data-area='" + u.getAttribute("data-at") + "']");
+        var what = "";
+        if (at && here.options.length) {
+          var first = here.options[0];
+          light(at, (unit === "berserkur" ? "Attack here: " : "Trade here: ") + first.textContent +
+            (here.options.length > 1 ? " (" + here.options.length + " choices in the list below)" : ""));
+          at.setAttribute("data-act", unit);
+          mark(at, HERE[unit][1]);
+          what = unit === "berserkur" ? " The area he stands on is lit to attack it." : " The area he stands on is lit to trade there.";
+        }
+        say((n ? "Your " + name + " may move to the " + n + " lit area(s), each with its cost: choose one on the map (or in the list below)." :
+          "Your " + name + " cannot move now.") + what);
       };
       u.addEventListener("click", pick);
       u.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); } });
     });
+    buildInput(say);
     if (!any || svg.getAttribute("data-input") === "on") { return; }
     svg.setAttribute("data-input", "on");
     svg.setAttribute("role", "group");
+    var submit = function (select, value) {
+      select.value = value;
+      if (select.form.requestSubmit) { select.form.requestSubmit(); } else { select.form.submit(); }
+    };
     var act = function (target) {
-      var area = target.closest && target.closest("[data-move]");
+      var area = target.closest && target.closest("[data-move], [data-act]");
       if (!area) { return false; }
+      var unit = area.getAttribute("data-act");
+      if (unit === "berserkur") {
+        // The attack with no extra disks; more are chosen in the list.
+        var attack = document.getElementById("attack");
+        if (!attack || !attack.form) { return false; }
+        var plain = Array.prototype.filter.call(attack.options, function (o) {
+          try { var c = JSON.parse(o.value); return c.claim !== false && !c.reinforce; } catch (e) { return false; }
+        })[0] || attack.options[0];
+        submit(attack, plain.value);
+        return true;
+      }
+      if (unit === "kaupmadur") {
+        // A trade is chosen from its list (or the template of several deals).
+        var trade = document.getElementById("trade");
+        if (!trade) { return false; }
+        trade.scrollIntoView({ block: "center" });
+        trade.focus();
+        say("Choose the trade in the list, then press Trade.");
+        return true;
+      }
       var c = JSON.parse(area.getAttribute("data-move"));
       var select = document.getElementById("move-" + c.unit);
       if (!select || !select.form) { return false; }
-      select.value = area.getAttribute("data-move");
-      if (select.form.requestSubmit) { select.form.requestSubmit(); } else { select.form.submit(); }
+      submit(select, area.getAttribute("data-move"));
       return true;
     };
     svg.addEventListener("click", function (e) { act(e.target); });
     svg.addEventListener("keydown", function (e) {
       if ((e.key === "Enter" || e.key === " ") && act(e.target)) { e.preventDefault(); }
     });
-    say("Select one of your units on the map to see where it may move and what it costs.");
+    say("Select one of your units on the map to see where it may move or act, and what it costs.");
+  };
+  // Building from the player's own board: a building chooses the first
+  // upgrade of it in the market as the next build wish of the standing
+  // orders (saved with the orders form, as choosing it there would be).
+  var buildInput = function (say) {
+    var wishes = document.querySelectorAll("select[id^='orders-build-']");
+    var board = document.querySelector("#my-board svg.player-board");
+    if (!board || !wishes.length) { return; }
+    // Its buildings become buttons: the board is a group of them, no
+    // longer one picture (a picture holds no controls).
+    board.setAttribute("role", "group");
+    Array.prototype.forEach.call(board.querySelectorAll("g.building[data-building]"), function (b) {
+      if (b.getAttribute("role") === "button") { return; }
+      var key = b.getAttribute("data-building");
+      var name = key.charAt(0).toUpperCase() + key.slice(1);
+      b.setAttribute("tabindex", "0");
+      b.setAttribute("role", "button");
+      b.setAttribute("aria-label", "Build an upgrade of your " + name);
+      b.classList.add("selectable");
+      var choose = function () {
+        var free = Array.prototype.filter.call(wishes, function (w) { return w.value === ""; })[0] || wishes[wishes.length - 1];
+        var option = Array.prototype.filter.call(free.options, function (o) { return o.value.indexOf(key + "/") === 0; })[0];
+        if (!option) { say("No upgrade of the " + name + " is in the market now."); return; }
+        free.value = option.value;
+        free.dispatchEvent(new Event("change", { bubbles: true }));
+        var open = free.closest("details");
+        if (open) { open.open = true; }
+        free.scrollIntoView({ block: "center" });
+        free.focus();
+        say("Wished for: " + option.textContent + ". Save your standing orders to keep it (another upgrade may be chosen in the list).");
+      };
+      b.addEventListener("click", choose);
+      b.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
+    });
   };
   boardInput();
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
+use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Unavailable, Viewer, Visibility};
 use crate::log::Json;
 use crate::present::{Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader};
 use crate::rng::GameRng;
@@ -122,6 +122,9 @@ pub trait DynGame: Send + Sync {
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
     /// The legal commands with their labels in words.
     fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)>;
+    /// The actions of the turn no command of `legal` takes, with the rules'
+    /// reasons ([`Game::unavailable`]); `legal` as [`DynGame::legal`] gave it.
+    fn unavailable(&self, state: &DynState, seat: Seat, legal: &[Value]) -> Vec<Unavailable>;
     /// Whether `command` parses and is a standing order of `seat`
     /// ([`Game::standing_order`]).
     fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool;
@@ -241,6 +244,10 @@ impl<G: Present> DynGame for Erased<G> {
     fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)> {
         let s = state.get::<G>();
         G::legal(s, seat).iter().map(|c| (to_json(c), G::label(s, seat, c))).collect()
+    }
+    fn unavailable(&self, state: &DynState, seat: Seat, legal: &[Value]) -> Vec<Unavailable> {
+        let legal: Vec<G::Command> = legal.iter().filter_map(|c| G::Command::deserialize(c).ok()).collect();
+        G::unavailable(state.get::<G>(), seat, &legal)
     }
     fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool {
         G::Command::deserialize(command).is_ok_and(|c| G::standing_order(state.get::<G>(), seat, &c))

@@ -125,6 +125,20 @@ pub struct Pending {
     pub submitted: bool,
 }
 
+/// An action of a seat's turn that the rules do not allow now, with the
+/// rule's reason: the pages list it disabled beside the legal ones, so a
+/// player sees what their units could do and why not now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unavailable {
+    /// The action in words ("Godi converts Forest 7").
+    pub label: String,
+    /// Why not now, in the rule's own words ("converting needs 2 divine
+    /// powers, Hof holds 1").
+    pub reason: String,
+    /// The group it belongs to on the page (a unit's name), if any.
+    pub group: Option<String>,
+}
+
 /// Final result once a game is over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -201,6 +215,14 @@ pub trait Game: Send + Sync + 'static {
 
     /// Legal commands for `seat` at this moment (empty when not pending).
     fn legal(state: &Self::State, seat: Seat) -> Vec<Self::Command>;
+
+    /// The actions of `seat`'s turn that no command of `legal` (its legal
+    /// commands now) takes, each with the rule's reason: for the pages to
+    /// show them disabled. The default names none.
+    fn unavailable(state: &Self::State, seat: Seat, legal: &[Self::Command]) -> Vec<Unavailable> {
+        let _ = (state, seat, legal);
+        Vec::new()
+    }
 
     /// Whether `command` is a standing order: one that any seated player
     /// may give at any time, pending or not (standing defence orders). The

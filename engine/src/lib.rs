@@ -17,7 +17,9 @@ pub mod table;
 pub mod verify;
 
 pub use erased::{DynGame, Registry};
-pub use game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer, Visibility};
+pub use game::{
+    DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Unavailable, Viewer, Visibility,
+};
 pub use log::{Actor, Body, Draft, Envelope, Hash, Json, KernelEvent};
 pub use present::{Present, Schemas};
 pub use rng::{GameRng, Seed};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
-use crate::game::{Outcome, Pending, RuleError, Seat, Viewer, Visibility};
+use crate::game::{Outcome, Pending, RuleError, Seat, Unavailable, Viewer, Visibility};
 use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, Hash, Json, KernelEvent};
 use crate::rng::{GameRng, Seed};
 
@@ -435,6 +435,15 @@ impl Table {
             return Vec::new();
         }
         self.game.legal_labelled(&self.state, seat)
+    }
+
+    /// The actions of `seat`'s turn that none of `legal` (its legal
+    /// commands now) takes, with the rules' reasons; none once over.
+    pub fn unavailable(&self, seat: Seat, legal: &[Value]) -> Vec<Unavailable> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        self.game.unavailable(&self.state, seat, legal)
     }
 
     pub fn fallback(&self, seat: Seat) -> Option<Value> {

@@ -303,8 +303,78 @@ pub struct View {
     pub legal: Vec<Value>,
     /// Each legal command in words, in the same order.
     pub legal_labels: Vec<String>,
+    /// The families of legal commands too large to list (trades of several
+    /// deals, casts of two runes, sail paths, standing orders, …), each a
+    /// command with free parameters and its limits in words, for the
+    /// token's seat at the head (empty for a game that has none, for the
+    /// public, at a past position and once the game is over). A command
+    /// built by filling one in is decided like any other.
+    pub legal_templates: Vec<LegalTemplate>,
+    /// The actions of the token's seat's turn that no legal command takes
+    /// now, each with the rule's reason (empty for a game that names none,
+    /// and wherever `legal` is empty).
+    pub unavailable: Vec<UnavailableAction>,
     pub over: bool,
     pub outcome: Option<Outcome>,
+}
+
+fn template_base(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "object", "required": ["type"], "properties": { "type": { "type": "string" } },
+                   "description": "the command without its free parameters: with each field put in under its \
+                                   name it is a command of the game's ruleset (its Command schema)" })
+}
+
+/// A family of legal commands too large to list, as a command with free
+/// parameters: put each field's value into `base` under the field's name
+/// and send the command. Its limits are in `help`, in words; the rules
+/// decide the filled-in command like any other.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LegalTemplate {
+    /// The template's name, stable between views ("cmd-trade").
+    pub id: String,
+    /// What the command is called, in words.
+    pub label: String,
+    /// Its parameters' shape and limits in words, if any.
+    pub help: Option<String>,
+    #[schemars(schema_with = "template_base")]
+    pub base: Value,
+    pub fields: Vec<TemplateField>,
+}
+
+/// One free parameter of a [`LegalTemplate`].
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateField {
+    /// The command's member the value goes into.
+    pub name: String,
+    /// In words.
+    pub label: String,
+    pub kind: TemplateFieldKind,
+}
+
+/// What a template's free parameter holds.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateFieldKind {
+    Text,
+    /// A whole number.
+    Number,
+    /// A JSON value (a list of deals, a route): its shape is the command
+    /// schema's for that member.
+    Json,
+}
+
+/// An action of the turn the rules do not allow now, and why.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnavailableAction {
+    /// The action in words.
+    pub label: String,
+    /// Why not now, in the rule's own words.
+    pub reason: String,
+    /// The group it belongs to (a unit's name), if any.
+    pub group: Option<String>,
 }
 
 /// Who caused an event.

@@ -1,7 +1,6 @@
 //! Forms: the decision form built from a seat's legal commands, and the
 //! commands and requests built back from what a browser posts.
 
-use runestone_engine::DynGame;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -79,27 +78,24 @@ pub fn label(command: &Value) -> String {
 /// Buttons up to this many legal commands; a list to choose from beyond.
 const MAX_BUTTONS: usize = 24;
 
-/// The decision form of `me`: its legal commands (as buttons, or a list
-/// when there are many), and commands with free fields the game adds.
-pub fn actions(game: Option<&dyn DynGame>, legal: &[Value], view: &Value, me: Option<u8>) -> Value {
+/// The decision form of a seat: its legal commands (as buttons, or a list
+/// when there are many), and the commands with free fields its view answer
+/// offers (`legal_templates`, the same the API gives).
+pub fn actions(legal: &[Value], templates: &[Value]) -> Value {
     let items: Vec<Value> = legal.iter().map(|c| json!({ "label": label(c), "json": c.to_string() })).collect();
     let (buttons, choices) = if items.len() <= MAX_BUTTONS { (items, Vec::new()) } else { (Vec::new(), items) };
-    let templates: Vec<Value> = match (game, me) {
-        (Some(g), Some(me)) => g
-            .templates(view, me)
-            .into_iter()
-            .map(|t| {
-                json!({
-                    "id": t.id,
-                    "label": t.label,
-                    "help": t.help,
-                    "base": t.base.to_string(),
-                    "fields": t.fields,
-                })
+    let templates: Vec<Value> = templates
+        .iter()
+        .map(|t| {
+            json!({
+                "id": t["id"],
+                "label": t["label"],
+                "help": t["help"],
+                "base": t["base"].to_string(),
+                "fields": t["fields"],
             })
-            .collect(),
-        _ => Vec::new(),
-    };
+        })
+        .collect();
     json!({
         "buttons": buttons,
         "choices": choices,

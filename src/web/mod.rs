@@ -700,7 +700,9 @@ async fn render_game(
     let rules = game_of(svc, &summary);
     let at_head = rewind["at_head"].as_bool().unwrap_or(true);
     let legal = view["legal"].as_array().cloned().unwrap_or_default();
-    let actions = forms::actions(rules, &legal, &view["view"], me);
+    let templates = view["legal_templates"].as_array().cloned().unwrap_or_default();
+    let unavailable = unavailable_groups(&view["unavailable"]);
+    let actions = forms::actions(&legal, &templates);
     let labels: Vec<String> = view["legal_labels"]
         .as_array()
         .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_owned()).collect())
@@ -773,6 +775,7 @@ async fn render_game(
         }),
         "example": legal.first().map(Value::to_string),
         "actions": actions,
+        "unavailable": unavailable,
         "error_at": entered.values.get("build").cloned().unwrap_or_default(),
         "undo": undo,
         "rewind": rewind,
@@ -792,6 +795,22 @@ async fn render_game(
         ctx["forms"] = json!(f.parts);
     }
     Ok(render(status, "game.html", ctx, Some(&csrf)))
+}
+
+/// The actions of the turn the rules do not allow now (the view answer's
+/// `unavailable`), by group in the order given, each with an id for its
+/// disabled button and the reason it is described by.
+fn unavailable_groups(list: &Value) -> Value {
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for (i, a) in list.as_array().into_iter().flatten().enumerate() {
+        let name = a["group"].as_str().unwrap_or("Other").to_owned();
+        let item = json!({ "id": format!("not-{i}"), "label": a["label"], "reason": a["reason"] });
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, items)) => items.push(item),
+            None => groups.push((name, vec![item])),
+        }
+    }
+    Value::Array(groups.into_iter().map(|(name, items)| json!({ "name": name, "items": items })).collect())
 }
 
 fn outcome_rows(summary: &Value, names: &[String]) -> Value {

@@ -255,7 +255,18 @@ fn answers_of_every_kind_validate_against_the_documents_schemas() {
     );
     check("Accepted", rolled.ok());
     app.submit(&game, &seat1, json!({"type": "Bid", "amount": 1})).ok();
-    check("Accepted", app.submit(&game, &seats[0], json!({"type": "Taunt", "text": "ha"})).ok());
+    // The seat to claim is offered the taunt as a template (a command
+    // with a free field) in its view answer; filled in, it is accepted.
+    let claimer = app.get(&format!("/api/v1/games/{game}/view"), Some(&seats[0])).ok().clone();
+    check("View", &claimer);
+    let taunt = &claimer["legal_templates"][0];
+    assert_eq!(taunt["base"], json!({"type": "Taunt"}), "{claimer}");
+    assert_eq!(taunt["fields"], json!([{"name": "text", "label": "What you say", "kind": "text"}]));
+    let mut said = taunt["base"].clone();
+    said["text"] = json!("ha");
+    let waiting = app.get(&format!("/api/v1/games/{game}/view"), Some(&seat1)).ok().clone();
+    assert_eq!(waiting["legal_templates"], json!([]), "nothing free to fill for the seat not to play");
+    check("Accepted", app.submit(&game, &seats[0], said).ok());
     check("Accepted", app.post(&format!("/api/v1/games/{game}/undo"), Some(&seats[0]), &json!({})).ok());
     check("Accepted", app.submit(&game, &seats[0], json!({"type": "Claim"})).ok());
     // After the end: the whole log, the summary with its outcome, the

@@ -1009,6 +1009,11 @@ fn a_bardagi_game_page_is_a_few_screens_tall_and_light() {
     );
     d.go(&format!("{}/games/{game}#my-board", app.base));
     d.screenshot("21-bardagi-own-board-1280");
+    // The actions not possible now, when there are any, to look at.
+    if d.exists("#unavailable") {
+        d.eval("document.getElementById('unavailable').scrollIntoView(); return true;");
+        d.screenshot("24-bardagi-not-possible-1280");
+    }
     d.resize(390, 844);
     d.go(&format!("{}/games/{game}", app.base));
     d.screenshot("22-bardagi-table-phone");
@@ -1081,6 +1086,23 @@ fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_le
         "{list}"
     );
     assert!(html.contains("id=\"form-cmd-trade\""), "the trade of several deals as a template: {html}");
+    // The actions no legal command takes are in the API with the rule's
+    // reason, and on the page as disabled buttons described by it.
+    let not = view["unavailable"].as_array().expect("unavailable in the view answer");
+    let (i, attack) = not
+        .iter()
+        .enumerate()
+        .find(|(_, u)| u["label"].as_str().unwrap().starts_with("Berserkur attack on"))
+        .unwrap_or_else(|| panic!("the attack at home is told: {not:?}"));
+    let why = attack["reason"].as_str().unwrap();
+    assert!(why.ends_with("cannot be attacked"), "{attack}");
+    assert_eq!(attack["group"], "Berserkur");
+    assert!(!not.iter().any(|u| u["label"] == "Kaupmadur trades"), "trading is legal: {not:?}");
+    let button = format!(
+        "id=\"not-{i}\" disabled aria-describedby=\"not-{i}-why\">{}</button> <span class=\"small\" id=\"not-{i}-why\">{why}</span>",
+        attack["label"].as_str().unwrap()
+    );
+    assert!(html.contains(&button), "{button} in {html}");
     // The units without a card this round are listed, disabled, with why.
     assert!(html.contains("id=\"no-godi\" disabled aria-describedby=\"no-godi-why\">Godi actions</button>"), "{html}");
     assert!(html.contains("id=\"no-godi-why\">You chose no Godi card this round.</span>"), "{html}");
@@ -1115,10 +1137,113 @@ fn a_trade_at_home_the_rulebook_allows_is_offered_on_the_page_and_in_the_apis_le
         .clone();
     let want = json!([before[0], before[1] + 1, before[2] + 1, before[3], before[4], before[5]]);
     assert_eq!(goods, want, "timber for wool and for meat");
+
+    // The same family in the API: the view answer offers the trade of
+    // several deals as a template with its parameters and limits, which
+    // a client fills in and the server decides like any command.
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok().clone();
+    let templates = view["legal_templates"].as_array().expect("legal_templates in the view answer");
+    let trade = templates.iter().find(|t| t["id"] == "cmd-trade").unwrap_or_else(|| panic!("{templates:?}"));
+    assert_eq!(trade["base"], json!({"type": "Trade"}));
+    let fields: Vec<(&str, &str)> = trade["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(fields, [("deals", "json"), ("refill", "json")]);
+    let help = trade["help"].as_str().unwrap();
+    assert!(help.contains("1 for 1 within basic or within mine goods") && help.contains("1 wool"), "{help}");
+    let mut back = trade["base"].clone();
+    back["deals"] =
+        json!([{"deal": "swap", "give": "wool", "get": "timber"}, {"deal": "swap", "give": "meat", "get": "timber"}]);
+    back["refill"] = json!([]);
+    assert!(!view["legal"].as_array().unwrap().contains(&back), "two deals are not listed one by one");
+    let head = view["head"].as_u64().unwrap();
+    app.submit_at(&game, &tokens[first], back, Some(head)).ok();
+    let goods = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[first])).ok()["view"]["players"][first]
+        ["goods"]
+        .clone();
+    let want = json!([before[0] + 2, before[1], before[2], before[3], before[4], before[5]]);
+    assert_eq!(goods, want, "wool and meat traded back for timber through the API's template");
+    // Nothing is offered to a clan whose turn it is not, nor to the public.
+    let other = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[1 - first])).ok().clone();
+    assert_eq!(other["legal_templates"], json!([]), "{}", other["legal_templates"]);
+    assert_eq!(app.get(&format!("/api/v1/games/{game}/view"), None).ok()["legal_templates"], json!([]));
     let bad = b.post(
         &format!("/games/{game}/commands"),
         &[("csrf", &csrf), ("template", "{\"type\":\"Trade\"}"), ("kind.deals", "json"), ("field.deals", "[{")],
     );
     assert_eq!(bad.status, 422, "{}", bad.html);
     assert!(bad.html.contains("deals is not valid JSON (line 1, column"), "{}", bad.html);
+}
+
+// ---------------------------------------------------------------- the board as the input
+
+/// The Berserkur attacks from the map: once he stands on an area he may
+/// attack, selecting him lights that area up as an attack, and choosing
+/// it attacks (with no extra disks), as the list of attacks would.
+#[test]
+fn the_berserkur_attacks_by_choosing_his_area_on_the_map_in_headless_chromium() {
+    let app = TestApp::spawn();
+    let created = app.create("bardagi", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let plan = json!({"type": "Plan", "hand": {"berserkur": 6, "godi": 0, "kaupmadur": 0, "knerrir": 0}});
+    for token in &tokens {
+        app.submit(&game, token, plan.clone()).ok();
+    }
+    let me = app.get(&format!("/api/v1/games/{game}/view"), None).ok()["view"]["starting"].as_u64().unwrap() as usize;
+    // Move the Berserkur to a neighbouring area he may then attack (a
+    // move after which no attack is legal is undone, and the next tried).
+    let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+    let moves: Vec<serde_json::Value> = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "Move" && c["unit"] == "berserkur")
+        .cloned()
+        .collect();
+    let attack = json!({"type": "Attack", "claim": true, "reinforce": 0});
+    let mut at = None;
+    for m in &moves {
+        app.submit(&game, &tokens[me], m.clone()).ok();
+        let now = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[me])).ok().clone();
+        if now["legal"].as_array().unwrap().contains(&attack) {
+            at = Some(m["to"].as_u64().unwrap());
+            break;
+        }
+        app.post(&format!("/api/v1/games/{game}/undo"), Some(&tokens[me]), &json!({})).ok();
+    }
+    let at = at.unwrap_or_else(|| panic!("no move of {moves:?} leads to an attack"));
+
+    let d = Driver::start();
+    d.resize(1280, 900);
+    d.go(str_of(&created["seats"][me], "link"));
+    d.loads(|| d.click(&d.find("#enter")));
+    d.click(&d.find(&format!("svg.board g.unit.selectable[data-unit='berserkur'][data-seat='{me}']")));
+    let here = format!("svg.board g.area.reach[data-act='berserkur'][data-area='area-{at}']");
+    d.wait_until("his area lit as an attack", || d.exists(&here));
+    let words = d.eval(&format!("return document.querySelector(\"{here}\").getAttribute('aria-label');"));
+    let words = words.as_str().unwrap_or_default();
+    assert!(words.starts_with("Attack here: Berserkur attack on"), "{words}");
+    assert!(words.contains("disks from Virki, against "), "its cost and what it meets: {words}");
+    assert!(text_of(&d, "#board-input-status").contains("lit to attack"), "{}", text_of(&d, "#board-input-status"));
+    d.eval("document.getElementById('board').scrollIntoView(); return true;");
+    d.screenshot("25-bardagi-attack-lit-1280");
+    // Choose it (the area's own click: a unit drawn on it may cover its middle).
+    d.loads(|| {
+        d.eval(&format!(
+            "document.querySelector(\"{here}\").dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true;"
+        ));
+    });
+    let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let area = view["view"]["areas"].as_array().unwrap().iter().find(|a| a["id"] == at).cloned().unwrap();
+    assert_eq!(area["owner"], json!(me), "the area is taken by the attack: {area}");
+    let errors = d.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+fn text_of(d: &Driver, css: &str) -> String {
+    d.eval(&format!("return document.querySelector(\"{css}\").textContent;")).as_str().unwrap_or_default().to_owned()
 }

@@ -102,7 +102,7 @@ fn axe_finds_no_serious_or_critical_violation_on_any_page_or_mail() {
     d.go(&format!("{}/play/{game}?token={}", app.base, tokens[starting as usize]));
     d.loads(|| d.click(&d.find("#enter")));
     d.click(&d.find("svg.board g.unit.selectable"));
-    d.wait_until("the unit's reach lit on the map", || d.exists("#board-input-status"));
+    d.wait_until("the unit selected on the map", || d.exists("svg.board g.unit.selected"));
     check(&d, "bardagi turn, a unit selected on the map");
 
     // axe does see a violation: an image without a text alternative.

@@ -122,7 +122,7 @@ fn a_first_time_player_goes_from_the_invitation_to_the_next_round_in_headless_ch
     let unit_key = unit_key.as_str().unwrap().to_owned();
     a.click(&unit);
     a.wait_until("the reachable areas to light up", || a.exists("svg.board g.area.reach"));
-    let lit = a.eval("return document.querySelectorAll('svg.board g.area.reach').length;").as_u64().unwrap();
+    let lit = a.eval("return document.querySelectorAll('svg.board g.area.reach[data-move]').length;").as_u64().unwrap();
     let listed = a.eval(&format!("return document.querySelectorAll('#move-{unit_key} option').length;"));
     assert_eq!(json!(lit), listed, "every move of the list is lit on the map");
     let costs = a.eval("return Array.from(document.querySelectorAll('svg.board text.reach-cost')).map(function (t) { return t.textContent; });");
@@ -135,7 +135,7 @@ fn a_first_time_player_goes_from_the_invitation_to_the_next_round_in_headless_ch
     shoot(&a, "42-first-turn-unit-selected");
     // An area whose middle shows the area itself (not a unit standing on it).
     let target = a.eval(
-        "var all = Array.from(document.querySelectorAll('svg.board g.area.reach'));\
+        "var all = Array.from(document.querySelectorAll('svg.board g.area.reach[data-move]'));\
          for (var i = 0; i < all.length; i++) { all[i].scrollIntoView({block: 'center'});\
            var r = all[i].getBoundingClientRect(); var at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);\
            if (at && all[i].contains(at)) { return all[i].getAttribute('data-area'); } }\
@@ -159,11 +159,18 @@ fn a_first_time_player_goes_from_the_invitation_to_the_next_round_in_headless_ch
     assert!(!told.contains("expected_seq"), "{told}");
     shoot(&b, "43-first-move-seen-live");
 
-    // The Build phase's choice: an upgrade wished for in the standing orders.
-    a.click(&a.find("#orders summary"));
-    let wish = a.property("#orders-build-0 option:nth-child(2)", "value");
-    assert!(wish.contains('/'), "an upgrade of the market: {wish}");
-    a.click(&a.find("#orders-build-0 option:nth-child(2)"));
+    // The Build phase's choice, made on the player's own board: a building
+    // of it chooses an upgrade of that building in the market as the next
+    // wish of the standing orders, which are then saved.
+    let offered = a.property("#orders-build-0 option:nth-child(2)", "value");
+    let building = offered.split('/').next().unwrap().to_owned();
+    assert!(offered.contains('/'), "an upgrade of the market: {offered}");
+    a.click(&a.find(&format!("#my-board svg.player-board g.building[data-building='{building}'] text")));
+    a.wait_until("the wish chosen from the board", || {
+        a.property("#orders-build-0", "value").starts_with(&format!("{building}/"))
+    });
+    let wish = a.property("#orders-build-0", "value");
+    assert!(text_of(&a, "#board-input-status").starts_with("Wished for: "), "{}", text_of(&a, "#board-input-status"));
     shoot(&a, "44-first-build-wish");
     a.loads(|| a.click(&a.find("#orders-submit")));
     let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();

@@ -432,7 +432,7 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
             let (ux, uy) = (cx - 9.0 + 7.0 * i as f64 + (seat as f64) * 1.5, cy + S * 0.55 + seat as f64 * 1.5);
             let _ = write!(
                 s,
-                "<g class=\"unit\" data-unit=\"{unit}\" data-seat=\"{seat}\"><title>{} of {}, on area {area}</title>\
+                "<g class=\"unit\" data-unit=\"{unit}\" data-seat=\"{seat}\" data-at=\"area-{area}\"><title>{} of {}, on area {area}</title>\
 <rect x=\"{:.1}\" y=\"{:.1}\" width=\"7\" height=\"7\" fill=\"{paint}\" stroke=\"#fff\" stroke-width=\"0.6\"/>\
 <text x=\"{ux:.1}\" y=\"{:.1}\" font-size=\"5.5\" text-anchor=\"middle\" fill=\"#fff\">{mark}</text></g>",
                 name,

@@ -16,7 +16,7 @@
 //! move rune); one disk from Virki onto each own area and from each own
 //! area to the town; every exchange of cards; ending the turn.
 
-use runestone_engine::game::{Seat, Viewer};
+use runestone_engine::game::{Seat, Unavailable, Viewer};
 use runestone_engine::present::{CommandTemplate, FieldKind, TemplateField};
 use serde_json::json;
 
@@ -110,11 +110,37 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
     ) {
         return what;
     }
-    let cost = cost(s, seat, c);
+    let mut cost = cost(s, seat, c);
+    if let (Command::Attack { claim: true, .. }, false) = (c, cost.is_empty()) {
+        cost = format!("{cost}{}", against(s, seat));
+    }
     if cost.is_empty() {
         what
     } else {
         format!("{what} · {cost}")
+    }
+}
+
+/// What the Berserkur's attack where he stands meets, in words
+/// (", against 1 defender, 1 axe"): none when nothing defends.
+fn against(s: &State, seat: Seat) -> String {
+    let Some(a) = s.unit_area(seat, Unit::Berserkur) else { return String::new() };
+    let (bers, _, defenders) = super::actions::berserkur::attack_cost(s, seat, a);
+    let mut parts = Vec::new();
+    if defenders > 0 {
+        parts.push(format!("{defenders} defender{}", if defenders > 1 { "s" } else { "" }));
+    }
+    let axes = s.areas[a as usize].axes;
+    if axes > 0 {
+        parts.push(format!("{axes} axe{}", if axes > 1 { "s" } else { "" }));
+    }
+    if !bers.is_empty() {
+        parts.push(format!("{} enemy Berserkur", bers.len()));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(", against {}", parts.join(", "))
     }
 }
 
@@ -439,6 +465,111 @@ pub fn templates(v: &View, seat: Seat) -> Vec<CommandTemplate> {
     out
 }
 
+/// The unit a step of the turn is done by (the Knerrir's sail: none).
+fn unit_of(c: &Command) -> Option<Unit> {
+    match c {
+        Command::Move { unit, .. }
+        | Command::Board { unit }
+        | Command::Disembark { unit }
+        | Command::Refill { unit }
+        | Command::BuyRunes { unit } => Some(*unit),
+        Command::Attack { .. } | Command::Retreat | Command::Rearrange { .. } => Some(Unit::Berserkur),
+        Command::Convert | Command::Cast { .. } | Command::RemoveRune { .. } => Some(Unit::Godi),
+        Command::BuyLand | Command::Trade { .. } | Command::ForceTrade { .. } => Some(Unit::Kaupmadur),
+        _ => None,
+    }
+}
+
+/// The actions of `seat`'s turn that no command of `legal` takes, each
+/// with the rules' own reason: for each family of steps of each unit (its
+/// move, boarding, refill, runes bought; the Berserkur's attack, retreat
+/// and rearranging; the Godi's conversion, casting and removing a rune;
+/// the Kaupmadur's purchase of land, trade and forced trade; the Knerrir's
+/// sail) of which nothing is legal, one such step is tried on a copy of the
+/// position and its refusal told ("Berserkur attack on Gold mine 20:
+/// needs 3 disks, Virki holds 1").
+pub fn unavailable(s: &State, seat: Seat, legal: &[Command]) -> Vec<Unavailable> {
+    if s.phase != Phase::Action || s.current != seat || !is_pending(s, seat) {
+        return Vec::new();
+    }
+    let p = &s.players[seat as usize];
+    if s.easy_cards && !p.planned {
+        return Vec::new();
+    }
+    let same = |a: &Command, b: &Command| std::mem::discriminant(a) == std::mem::discriminant(b);
+    let taken = |c: &Command| legal.iter().any(|l| same(l, c) && unit_of(l) == unit_of(c));
+    let mut tries: Vec<(&str, Command)> = Vec::new();
+    for unit in Unit::ALL {
+        let name = unit.name();
+        // A move to a neighbouring area (or, on board, the way ashore).
+        match p.units[unit.idx()] {
+            Loc::Area(at) => {
+                if let Some(&to) = s.board.land.get(at as usize).and_then(|n| n.first()) {
+                    tries.push((name, Command::Move { unit, to }));
+                }
+                tries.push((name, Command::Board { unit }));
+            }
+            Loc::Aboard => tries.push((name, Command::Disembark { unit })),
+            Loc::Fallen => tries.push((name, Command::Move { unit, to: p.home })),
+        }
+        match unit {
+            Unit::Berserkur => {
+                tries.push((name, Command::Attack { claim: true, reinforce: 0 }));
+                tries.push((name, Command::Retreat));
+                let to = s.owned(seat).next().map_or(DiskSpot::Town, DiskSpot::Area);
+                tries
+                    .push((name, Command::Rearrange { moves: vec![DiskMove { from: DiskSpot::Virki, to, count: 1 }] }));
+                tries.push((name, Command::Refill { unit }));
+            }
+            Unit::Godi => {
+                tries.push((name, Command::Convert));
+                let rune = RuneKind::ALL
+                    .into_iter()
+                    .find(|r| *r != RuneKind::SeaMove && p.runes[r.idx()] > 0)
+                    .unwrap_or(RuneKind::Divine);
+                // A blessing on the home area, a curse on another clan's.
+                let curse = matches!(rune, RuneKind::NoResources | RuneKind::TheirsAreYours);
+                let theirs =
+                    (0..s.board.len() as AreaId).find(|a| s.areas[*a as usize].owner.is_some_and(|o| o != seat));
+                let area = if curse { theirs.unwrap_or(p.home) } else { p.home };
+                tries.push((name, Command::Cast { casts: vec![RuneCast { rune, area }] }));
+                let here = s.unit_area(seat, unit).map(|a| s.areas[a as usize]);
+                let on = RuneKind::ALL.into_iter().find(|r| here.is_some_and(|h| h.has_rune(*r)));
+                tries.push((name, Command::RemoveRune { rune: on.unwrap_or(RuneKind::Defence) }));
+                tries.push((name, Command::BuyRunes { unit }));
+                tries.push((name, Command::Refill { unit }));
+            }
+            Unit::Kaupmadur => {
+                tries.push((name, Command::BuyLand));
+                let buy = Deal::Buy { get: vec![Good::Timber; 2] };
+                tries.push((name, Command::Trade { deals: vec![buy], refill: vec![] }));
+                tries.push((name, Command::BuyRunes { unit }));
+            }
+        }
+    }
+    let route = match p.ship {
+        ShipLoc::At(at) => s.board.sea_next(at).first().map(|n| vec![*n]).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    tries.push(("Knerrir", Command::Sail { route, sea_rune: false }));
+    let words = |c: &Command| match c {
+        Command::Sail { .. } => "Knerrir sails".to_owned(),
+        _ => super::describe_command(s, seat, c),
+    };
+    let mut out: Vec<Unavailable> = Vec::new();
+    for (group, c) in tries {
+        if taken(&c) || out.iter().any(|u| u.label == words(&c)) {
+            continue;
+        }
+        let mut rng = runestone_engine::rng::GameRng::new(runestone_engine::rng::Seed([0; 32]), 0);
+        let mut cx = super::Ctx::new(s.clone(), &mut rng);
+        if let Err(e) = super::run(&mut cx, seat, &c) {
+            out.push(Unavailable { label: words(&c), reason: e.message, group: Some(group.to_owned()) });
+        }
+    }
+    out
+}
+
 /// Whether `c` is one of `listed`, or of a family one of `offered` stands for.
 /// An exchange's two discarded cards are listed once, in card order: the
 /// same exchange given the other way round is the same command.
@@ -592,6 +723,19 @@ mod tests {
                 for c in &listed {
                     assert!(bot::accepted(&d.state, seat, c), "game {i}: listed {c:?} is refused");
                 }
+                // An attack's words name what it meets.
+                for c in listed.iter().filter(|c| matches!(c, Command::Attack { claim: true, .. })) {
+                    let at = d.state.unit_area(seat, Unit::Berserkur).unwrap();
+                    let (_, _, defenders) = crate::actions::berserkur::attack_cost(&d.state, seat, at);
+                    let words = label(&d.state, seat, c);
+                    assert!(defenders == 0 || words.contains(&format!("against {defenders} defender")), "{words}");
+                }
+                // What is told impossible is never also offered.
+                let labels: Vec<String> = listed.iter().map(|c| crate::describe_command(&d.state, seat, c)).collect();
+                for u in unavailable(&d.state, seat, &listed) {
+                    assert!(!u.reason.is_empty(), "game {i}: {u:?} has no reason");
+                    assert!(!labels.contains(&u.label), "game {i}: {u:?} is told impossible yet listed");
+                }
                 // Play on: the bot mostly, a random listed step sometimes.
                 let step = if pick.next(3) == 0 { pick.of(&listed) } else { listed[0].clone() };
                 if d.act(seat, &step).is_err() {
@@ -602,6 +746,34 @@ mod tests {
         assert!(checked > 1000, "only {checked} accepted commands checked");
         for kind in ["Trade", "Cast", "Move", "Attack", "Sail", "Exchange", "Plan", "EndTurn"] {
             assert!(accepted_kinds.contains(kind), "no accepted {kind} was reached: {accepted_kinds:?}");
+        }
+    }
+
+    #[test]
+    fn the_turns_actions_nothing_legal_takes_are_told_with_the_rules_reason() {
+        let mut d = Driver::new(&Options::default(), 3, 11).unwrap();
+        while d.state.phase == Phase::Planning {
+            let seat = d.next_seat().unwrap();
+            d.act(seat, &Command::Plan { hand: crate::state::Hand::new([0, 0, 6, 0]) }).unwrap();
+        }
+        let seat = d.state.current;
+        let listed = legal(&d.state, seat);
+        let not = unavailable(&d.state, seat, &listed);
+        let home = d.state.board.area(d.state.players[seat as usize].home).name.clone();
+        // The Berserkur stands at home, which cannot be attacked: the rule says so.
+        let attack = not.iter().find(|u| u.label.starts_with("Berserkur attack on")).expect("the attack told");
+        assert_eq!(attack.reason, format!("{home} cannot be attacked"));
+        assert_eq!(attack.group.as_deref(), Some("Berserkur"));
+        // Trading is legal, so it is not told as impossible.
+        assert!(listed.iter().any(|c| matches!(c, Command::Trade { .. })));
+        assert!(!not.iter().any(|u| u.label == "Kaupmadur trades"), "{not:?}");
+        // Each is told in words with a reason; no seat but the one to play
+        // is told anything.
+        for u in &not {
+            assert!(!u.reason.is_empty() && !u.label.is_empty(), "{u:?}");
+        }
+        for other in (0..3).filter(|s| *s != seat) {
+            assert!(unavailable(&d.state, other, &legal(&d.state, other)).is_empty());
         }
     }
 

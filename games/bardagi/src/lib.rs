@@ -523,6 +523,10 @@ impl Game for Bardagi {
         legal::label(s, seat, c)
     }
 
+    fn unavailable(s: &State, seat: Seat, legal: &[Command]) -> Vec<runestone_engine::Unavailable> {
+        legal::unavailable(s, seat, legal)
+    }
+
     fn fallback(s: &State, seat: Seat) -> Option<Command> {
         bot::command(s, seat)
     }

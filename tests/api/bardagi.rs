@@ -65,6 +65,8 @@ fn the_host_form_offers_bardagis_options_as_fields_and_creates_the_game_with_the
     assert!(html.contains("<textarea id=\"opt-bardagi-custom-board\""), "{html}");
     assert!(html.contains("<textarea id=\"opt-bardagi-custom-upgrades\""), "{html}");
     assert!(html.contains("type=\"checkbox\" id=\"opt-bardagi-easy-cards\""), "{html}");
+    assert!(html.contains("<select id=\"opt-bardagi-rules\" name=\"opt.bardagi.rules\">"), "{html}");
+    assert!(html.contains("<option value=\"2018\">2018</option>"), "{html}");
 
     let csrf = host.csrf();
     let runes: String = ["divine", "twice", "defence", "sea_move", "no_resources", "theirs_are_yours"]
@@ -92,4 +94,45 @@ fn the_host_form_offers_bardagis_options_as_fields_and_creates_the_game_with_the
     assert_eq!(options["colours"], json!(["yellow", "red"]), "{summary}");
     assert_eq!(options["rules_version"], 2, "{summary}");
     assert_eq!(options["custom_runes"], runes.trim(), "{summary}");
+
+    // The 2018 rules are a choice of the list; with rules version 2 they are
+    // refused in words, with the newest version the game is created by them.
+    let y2018 = [&base[..], &[("opt.bardagi.rules", "2018")]].concat();
+    let old = host.post("/host/new", &y2018);
+    assert_eq!(old.status, 422, "{}", old.html);
+    assert!(old.html.contains("the 2018 rules are played by rules version 3 or later, not 2"), "{}", old.html);
+    let newest: Vec<(&str, &str)> = y2018.into_iter().filter(|(k, _)| *k != "opt.bardagi.rules_version").collect();
+    let made = host.post("/host/new", &newest);
+    assert_eq!(made.status, 201, "{}", made.html);
+    let game = made.html.split("/host/").nth(1).map(|s| s[..16].to_owned()).expect("a host page link");
+    let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    assert_eq!(summary["options"]["rules"], "2018", "{summary}");
+}
+
+/// A whole 2018 game over HTTP: offered in the rulesets' options, played by
+/// the seats' first legal commands to the end, its hash chain verified.
+#[test]
+fn two_clans_play_a_whole_game_by_the_2018_rules_over_http_and_its_log_verifies() {
+    let app = TestApp::spawn();
+    let info = app.get("/api/v1/rulesets", None);
+    let bardagi =
+        info.ok()["rulesets"].as_array().unwrap().iter().find(|r| r["id"] == "bardagi").cloned().expect("bardagi");
+    assert_eq!(bardagi["default_options"]["rules"], "2014", "{bardagi}");
+    let seats = json!([{"name": "Ása"}, {"name": "Bjarni"}]);
+    let body = json!({"ruleset": "bardagi", "seats": seats, "options": {"rules": "2018"}});
+    let created = app.post("/api/v1/games", None, &body).ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    play_to_the_end(&app, &game, &tokens, 5_000, &[409, 422], |_, view| view["legal"][0].clone(), || {});
+    let summary = app.get(&format!("/api/v1/games/{game}"), None);
+    assert!(summary.ok()["outcome"]["scores"].is_array(), "{}", summary.text);
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None);
+    let list = events.ok()["events"].as_array().unwrap();
+    let started = list.iter().find(|e| e["body"]["event"]["type"] == "GameStarted").expect("GameStarted");
+    assert_eq!(started["body"]["event"]["edition"], "2018");
+    let awards = list.iter().find(|e| e["body"]["event"]["type"] == "GameEnded").expect("GameEnded");
+    let awards = awards["body"]["event"]["awards"].to_string();
+    assert!(!awards.contains("most areas"), "no award for most areas by the 2018 rules: {awards}");
+    let verify = app.get(&format!("/api/v1/games/{game}/verify"), None);
+    assert_eq!(verify.ok()["ok"], true, "{}", verify.text);
 }

@@ -275,6 +275,10 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             }
         }
     }
+    // The 2018 rules: the Knerrir claims the empty harbour it lies at.
+    if s.y2018() && matches!(p.ship, ShipLoc::At(SeaNode::Harbour(_))) {
+        out.push(Command::ClaimHarbour);
+    }
     // Sailing: towards every node within one card's reach.
     if let ShipLoc::At(at) = p.ship {
         let full = (3 + p.amount(&s.tiles, Effect::KnerrirPlusTwo)).clamp(0, 255) as u8;
@@ -673,6 +677,15 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             }
         }
         Command::ForceTrade { .. } => 10,
+        Command::ClaimHarbour => 28,
+        // The 2018 rules: strengthening defences is free once a round.
+        Command::Rearrange { moves }
+            if s.y2018()
+                && !p.round_free[crate::rules2018::RoundFree::Strengthen.idx()]
+                && moves.iter().all(|m| m.to != super::state::DiskSpot::Town) =>
+        {
+            6
+        }
         _ => 0,
     }
 }

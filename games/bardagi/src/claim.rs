@@ -18,6 +18,7 @@
 
 use super::board::AreaKind;
 use super::build::Effect;
+use super::rules2018;
 use super::state::{AxeOrder, Building, Event, Good, GoodChoice, Loc, RuneKind, Unit};
 use super::Ctx;
 use runestone_engine::game::Seat;
@@ -50,9 +51,15 @@ pub fn claim_phase(cx: &mut Ctx) {
         if blocked || st.has_rune(RuneKind::NoResources) {
             continue;
         }
-        let mut amount = 1u32;
+        // The 2018 rules: a gold mine gives 2 gold, and the owner's Godi
+        // gives 1 recruit from his area instead of +1 resource.
+        let mut amount = if s.y2018() && area.kind == AreaKind::GoldMine { rules2018::GOLD_MINE_GOLD } else { 1 };
         if godi_of(owner) {
-            amount += 1;
+            if s.y2018() {
+                inc[owner as usize].recruits += 1;
+            } else {
+                amount += 1;
+            }
         }
         if st.has_rune(RuneKind::Divine) {
             amount += 1;

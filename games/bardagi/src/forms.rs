@@ -122,7 +122,7 @@ fn group_of(c: &Value) -> usize {
         "Attack" | "Retreat" | "Rearrange" => 0,
         "Convert" | "Cast" | "RemoveRune" => 1,
         "BuyLand" | "Trade" | "ForceTrade" => 2,
-        "Sail" => 3,
+        "Sail" | "ClaimHarbour" => 3,
         _ => 4,
     }
 }
@@ -239,6 +239,7 @@ fn step_words(c: &Value, view: &View, at: &mut [Value; 3]) -> String {
         "BuyLand" => format!("Kaupmadur buys {}", here(2, at)),
         "Trade" => "Kaupmadur trades".into(),
         "ForceTrade" => "Kaupmadur forces a trade".into(),
+        "ClaimHarbour" => "Knerrir claims the harbour it lies at".into(),
         "Exchange" => format!("exchange 2 cards for a {} card", card_name(c["take"].as_str().unwrap_or_default())),
         "EndTurn" => "end the turn".into(),
         "SetOrders" => "set the bot's standing orders (replacing yours)".into(),
@@ -429,6 +430,8 @@ fn step_choices(view: &View, mine: &PlayerView, me: u8, known: &[Value]) -> Vec<
                 // Areas within one card's moves; steps through own areas are free.
                 let reach = match key {
                     "berserkur" if quick => 3,
+                    // The 2018 rules: every land unit moves 2 areas a card.
+                    "berserkur" if view.options.rules == crate::rules2018::Rules::Y2018 => 2,
                     "berserkur" => 1,
                     _ => 2,
                 };
@@ -478,6 +481,9 @@ fn step_choices(view: &View, mine: &PlayerView, me: u8, known: &[Value]) -> Vec<
     ];
     for (c, words) in actions {
         add(c, words.to_owned());
+    }
+    if view.options.rules == crate::rules2018::Rules::Y2018 {
+        add(json!({"type": "ClaimHarbour"}), "Knerrir claims the empty harbour it lies at (2018 rules)".to_owned());
     }
     for c in known {
         let words = match detail(c, view) {

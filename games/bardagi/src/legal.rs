@@ -250,6 +250,9 @@ fn steps(s: &State, seat: Seat) -> Vec<Command> {
         let refill: Vec<Building> = Building::ALL.into_iter().filter(|b| mask & (1 << b.idx()) != 0).collect();
         out.push(Command::Trade { deals: vec![], refill });
     }
+    if s.y2018() && matches!(p.ship, ShipLoc::At(super::board::SeaNode::Harbour(_))) {
+        out.push(Command::ClaimHarbour);
+    }
     if let ShipLoc::At(at) = p.ship {
         for route in bot::sea_routes(s, at, 10) {
             out.push(Command::Sail { route: route.clone(), sea_rune: false });
@@ -363,6 +366,7 @@ pub fn templates(v: &View, seat: Seat) -> Vec<CommandTemplate> {
         .filter(|r| r.count > 0 && r.rune != RuneKind::SeaMove)
         .map(|r| format!("{} {}", r.count, r.rune.name()))
         .collect();
+    let y2018 = v.options.rules == super::rules2018::Rules::Y2018;
     let mut out = vec![template(
         "cmd-turn",
         "A whole turn",
@@ -380,8 +384,13 @@ pub fn templates(v: &View, seat: Seat) -> Vec<CommandTemplate> {
                 "Deals by the trade table, in order, at home or in a village, with what is in storage at each \
                  deal (now {}): 1 for 1 within basic or within mine goods; 2 basic for 1 mine; 1 mine for 2 \
                  basic; 4 or 8 basic, or 2 or 4 mine, of one group, for 1 or 3 gold; 1 gold for 2 basic or 1 \
-                 mine. At home also the buildings to refill (virki, hof, verslun). One Kaupmadur card.",
-                holdings(v, me)
+                 mine. At home also the buildings to refill (virki, hof, verslun). {}",
+                holdings(v, me),
+                if y2018 {
+                    "At home free once a round (2018 rules), else one Kaupmadur card."
+                } else {
+                    "One Kaupmadur card."
+                }
             ),
             "Trade",
             vec![json_field("deals", "Deals"), json_field("refill", "Buildings to refill")],
@@ -406,8 +415,13 @@ pub fn templates(v: &View, seat: Seat) -> Vec<CommandTemplate> {
             "Cast runes",
             format!(
                 "Up to two runes ({{rune, area}}), blessings on own areas, curses on other clans' areas, one of \
-                 a kind per area; held now: {}. One Godi card and one Hof disk.",
-                runes.join(", ")
+                 a kind per area; held now: {}. {}",
+                runes.join(", "),
+                if y2018 {
+                    "No card or Hof disk, up to two runes a turn; not on an area with a Defence rune (2018 rules)."
+                } else {
+                    "One Godi card and one Hof disk."
+                }
             ),
             "Cast",
             vec![json_field("casts", "Casts")],
@@ -419,8 +433,9 @@ pub fn templates(v: &View, seat: Seat) -> Vec<CommandTemplate> {
             "Rearrange disks",
             format!(
                 "Moves of own disks ({{from, to, count}}; a spot is an area's number, \"virki\" or \"town\"); \
-                 Virki holds {}. One Berserkur card.",
-                p.disks.virki
+                 Virki holds {}. {}",
+                p.disks.virki,
+                if y2018 { "Free once a round (2018 rules), else one Berserkur card." } else { "One Berserkur card." }
             ),
             "Rearrange",
             vec![json_field("moves", "Moves")],
@@ -693,6 +708,9 @@ mod tests {
             eight_cards: i.is_multiple_of(2),
             forced_trade: !i.is_multiple_of(3),
             rules_version: if i % 5 == 3 { Some(1) } else { None },
+            // Some games by the 2018 rules (its Knerrir claims, free casts
+            // and once-a-round free actions listed or templated too).
+            rules: if i % 3 == 1 && i % 5 != 3 { crate::rules2018::Rules::Y2018 } else { Default::default() },
             ..Options::default()
         }
     }

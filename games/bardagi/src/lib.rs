@@ -25,6 +25,7 @@ pub mod legal;
 pub mod planning;
 mod player_board;
 pub mod program;
+pub mod rules2018;
 pub mod scoring;
 pub mod setup;
 pub mod state;
@@ -103,6 +104,11 @@ pub struct Options {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("contentMediaType" = "application/toml"))]
     pub custom_upgrades: Option<String>,
+    /// The rulebook: "2014" (the printed rules, the default) or "2018" (the
+    /// revised rules of January 2018; RULES-NOTES.md, "2018 revision").
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["2014", "2018"], "default" = "2014"))]
+    pub rules: rules2018::Rules,
 }
 
 fn summer() -> String {
@@ -166,6 +172,25 @@ struct GivenOptions {
     custom_runes: Option<String>,
     #[serde(default)]
     custom_upgrades: Option<String>,
+    #[serde(default)]
+    rules: Option<Value>,
+}
+
+/// The rulebook as given: "2014" or "2018" (a number is read as its digits).
+fn rules_given(v: Option<Value>) -> Result<rules2018::Rules, String> {
+    let word = match &v {
+        None | Some(Value::Null) => return Ok(rules2018::Rules::default()),
+        Some(Value::String(t)) => t.trim().to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => other.to_string(),
+    };
+    match word.as_str() {
+        "2014" => Ok(rules2018::Rules::Y2014),
+        "2018" => Ok(rules2018::Rules::Y2018),
+        _ => Err(format!(
+            "rules: {word} is not a rulebook; choose \"2014\" (the printed rules) or \"2018\" (the revision)"
+        )),
+    }
 }
 
 impl<'de> Deserialize<'de> for Options {
@@ -186,6 +211,7 @@ impl<'de> Deserialize<'de> for Options {
             rules_version: g.rules_version,
             custom_runes: g.custom_runes,
             custom_upgrades: g.custom_upgrades,
+            rules: rules_given(g.rules).map_err(serde::de::Error::custom)?,
         })
     }
 }
@@ -203,6 +229,7 @@ impl Default for Options {
             rules_version: None,
             custom_runes: None,
             custom_upgrades: None,
+            rules: rules2018::Rules::Y2014,
         }
     }
 }
@@ -339,6 +366,10 @@ pub fn describe_command(s: &State, seat: Seat, c: &Command) -> String {
         Command::BuyLand => format!("Kaupmadur buys {}", here(state::Unit::Kaupmadur)),
         Command::Trade { .. } => "Kaupmadur trades".into(),
         Command::ForceTrade { seat: v, .. } => format!("Kaupmadur forces a trade with seat {v}"),
+        Command::ClaimHarbour => match s.players[seat as usize].ship {
+            state::ShipLoc::At(board::SeaNode::Harbour(h)) => format!("Knerrir claims {}", area(h)),
+            _ => "Knerrir claims a harbour".into(),
+        },
         Command::Free { effect, card, step } => {
             let with = match card {
                 Some(c) => format!(" and a {} card", c.name()),
@@ -394,6 +425,7 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
         Command::BuyLand => actions::kaupmadur::buy_land(cx, seat),
         Command::Trade { deals, refill } => actions::kaupmadur::trade(cx, seat, deals, refill),
         Command::ForceTrade { seat: victim, give } => actions::kaupmadur::force_trade(cx, seat, *victim, give),
+        Command::ClaimHarbour => actions::knerrir::claim_harbour(cx, seat),
         Command::Free { effect, card, step } => planning::free(cx, seat, *effect, *card, step),
     }
 }
@@ -426,6 +458,11 @@ impl Game for Bardagi {
                 (
                     "rules_version".into(),
                     format!("the rules version to play by, 1 to {RULES_VERSION} (default {RULES_VERSION})"),
+                ),
+                (
+                    "rules".into(),
+                    "the rulebook: \"2014\" (the printed rules, default) or \"2018\" (the January 2018 revision)"
+                        .into(),
                 ),
             ],
             description: "Viking clans claim islands from the Barbarians by war, conversion and trade.".into(),

@@ -61,7 +61,8 @@ pub fn end_game(cx: &mut Ctx) {
         })
         .collect();
     let most_gold = award(&gold_keys, 15);
-    let most_areas = award(&area_keys, 12);
+    // The 2018 rules award only the 15 for most gold (and 1 per coin).
+    let most_areas = if s.y2018() { vec![0; n] } else { award(&area_keys, 12) };
     let mut awards = Vec::new();
     let mut glory = Vec::new();
     for i in 0..n {

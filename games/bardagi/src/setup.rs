@@ -103,6 +103,12 @@ pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> R
     if !(1..=super::RULES_VERSION).contains(&rules_version) {
         reject!("rules version {rules_version} is unknown; games are played by versions 1 to {}", super::RULES_VERSION);
     }
+    if !o.rules.is_2014() && rules_version < super::rules2018::MIN_VERSION {
+        reject!(
+            "the 2018 rules are played by rules version {} or later, not {rules_version}",
+            super::rules2018::MIN_VERSION
+        );
+    }
     let runes = match &o.custom_runes {
         None => None,
         Some(text) => match super::actions::godi::parse_runes(text) {
@@ -169,6 +175,7 @@ pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> R
         rules: rules_version,
         runes,
         upgrades: tiles,
+        edition: o.rules,
     });
     for seat in 0..seats {
         cx.draw_runes(seat, 1);

@@ -10,6 +10,7 @@ use super::build::{Effect, Tile, TileKey, TileSet};
 use runestone_engine::game::Seat;
 
 use super::program::ProgramStep;
+use super::rules2018::{RoundFree, Rules};
 
 /// A card type; each clan has six of each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -439,6 +440,9 @@ pub enum Command {
     /// Advanced option: Kaupmadur at another clan's home sells goods for
     /// that clan's gold by the trade table.
     ForceTrade { seat: Seat, give: Vec<Good> },
+    /// The 2018 rules: the Knerrir, lying at a harbour, claims that empty
+    /// harbour area with a recruit from the town area (one Knerrir card).
+    ClaimHarbour,
     /// Rules version 2: do `step` with an upgrade's once-a-round action,
     /// whenever the clan chooses: the Seer (`godi_free_action`, the Godi acts
     /// without a card), the Messenger (`home_action_anywhere`, a home action
@@ -490,6 +494,9 @@ pub enum Event {
         /// built-in `upgrades.toml`).
         #[serde(default, skip_serializing_if = "TileSet::is_builtin")]
         upgrades: TileSet,
+        /// The rulebook played by (absent: 2014).
+        #[serde(default, skip_serializing_if = "Rules::is_2014")]
+        edition: Rules,
     },
     /// `runes` is `None` in the form others see.
     RunesDrawn { seat: Seat, count: u8, runes: Option<Vec<RuneKind>> },
@@ -517,6 +524,11 @@ pub enum Event {
     CardPlayed { seat: Seat, card: Card, as_card: Card },
     /// A free action of an upgrade was used instead of a card.
     FreeActionUsed { seat: Seat, effect: Effect },
+    /// The 2018 rules: a once-a-round free action was used instead of a card.
+    RoundFreeUsed { seat: Seat, action: RoundFree },
+    /// The 2018 rules: the Knerrir claimed an empty harbour area with a
+    /// recruit from the town area.
+    HarbourClaimed { seat: Seat, area: AreaId },
     /// Two cards were discarded for one card of choice.
     CardsExchanged { seat: Seat, discarded: Option<[Card; 2]>, taken: Option<Card> },
     /// `allowance` is set when a new card was laid down for this move.
@@ -648,6 +660,13 @@ pub struct Player {
     /// Asked to decide its Build and Claim choices now.
     #[serde(default)]
     pub deciding: bool,
+    /// The 2018 rules: the once-a-round free actions used this round (by
+    /// [`RoundFree`]: strengthening defences, the trade at home).
+    #[serde(default)]
+    pub round_free: [bool; 2],
+    /// The 2018 rules: runes cast this turn.
+    #[serde(default)]
+    pub runes_cast: u8,
     /// Secret to others: the program of the coming turn, given with the plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<Vec<ProgramStep>>,
@@ -745,6 +764,9 @@ pub struct State {
     /// The rules version the game is played by (see `RULES_VERSION`).
     #[serde(default = "v1")]
     pub rules: u32,
+    /// The rulebook the game is played by: 2014, or the 2018 revision.
+    #[serde(default)]
+    pub edition: Rules,
     pub phase: Phase,
     pub rounds: u8,
     /// 1-based round number.
@@ -782,6 +804,10 @@ impl State {
     /// listed in RULES-NOTES.md, "Rules versions").
     pub fn v2(&self) -> bool {
         self.rules >= 2
+    }
+    /// Whether the game is played by the 2018 revision (`rules2018`).
+    pub fn y2018(&self) -> bool {
+        self.edition == Rules::Y2018
     }
     /// Number of clans.
     pub fn n(&self) -> usize {
@@ -871,6 +897,7 @@ pub fn apply(s: &mut State, e: &Event) {
             rules,
             runes,
             upgrades,
+            edition,
         } => {
             let n = board.len();
             let mut players = Vec::new();
@@ -897,6 +924,7 @@ pub fn apply(s: &mut State, e: &Event) {
             *s = State {
                 board: board.clone(),
                 rules: *rules,
+                edition: *edition,
                 phase: Phase::Setup,
                 rounds: *rounds,
                 round: 0,
@@ -950,6 +978,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.taken = 0;
                 p.attacks = 0;
                 p.free_used = [false; 3];
+                p.round_free = [false; 2];
             }
         }
         Event::PlanChosen { seat, hand, program } => {
@@ -982,6 +1011,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.may_attack = false;
                 p.tannery = 0;
                 p.bought_runes = false;
+                p.runes_cast = 0;
             }
         }
         Event::CardPlayed { seat, card, as_card } => {
@@ -1000,6 +1030,20 @@ pub fn apply(s: &mut State, e: &Event) {
                     Effect::GodiFreeAction => p.free_used[1] = true,
                     _ => p.free_used[2] = true,
                 }
+            }
+        }
+        Event::RoundFreeUsed { seat, action } => {
+            if let Some(p) = s.players.get_mut(*seat as usize) {
+                p.round_free[action.idx()] = true;
+            }
+        }
+        Event::HarbourClaimed { seat, area } => {
+            if let Some(p) = s.players.get_mut(*seat as usize) {
+                p.town = p.town.saturating_sub(1);
+            }
+            if let Some(a) = s.areas.get_mut(*area as usize) {
+                a.owner = Some(*seat);
+                a.disks = 1;
             }
         }
         Event::CardsExchanged { seat, discarded, taken } => {
@@ -1212,9 +1256,15 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::RunesCast { seat, casts } => {
+            let free = s.y2018();
             if let Some(p) = s.players.get_mut(*seat as usize) {
-                p.disks[1] = p.disks[1].saturating_sub(1);
-                p.supply += 1;
+                if free {
+                    // The 2018 rules: no divine power is spent.
+                    p.runes_cast = p.runes_cast.saturating_add(casts.len() as u8);
+                } else {
+                    p.disks[1] = p.disks[1].saturating_sub(1);
+                    p.supply += 1;
+                }
                 for c in casts {
                     p.runes[c.rune.idx()] = p.runes[c.rune.idx()].saturating_sub(1);
                 }
@@ -1322,6 +1372,7 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.fought = None;
                 p.may_attack = false;
                 p.hand = Hand::default();
+                p.runes_cast = 0;
             }
         }
         Event::RoundEnded { .. } => {

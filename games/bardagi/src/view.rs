@@ -46,6 +46,9 @@ pub struct OptionsView {
     /// The rules version the game is played by (RULES-NOTES.md, "Rules versions").
     #[serde(default = "first_version")]
     pub rules_version: u32,
+    /// The rulebook: 2014, or the 2018 revision (RULES-NOTES.md, "2018 revision").
+    #[serde(default)]
+    pub rules: crate::rules2018::Rules,
 }
 
 fn first_version() -> u32 {
@@ -244,6 +247,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             eight_cards: s.eight_cards,
             forced_trade: s.forced_trade,
             rules_version: s.rules,
+            rules: s.edition,
         },
         players,
         areas,
@@ -288,9 +292,10 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
     let n = |s: &Seat| names.get(*s as usize).cloned().unwrap_or_else(|| format!("seat {s}"));
     let area = |a: &u8| place(s, *a);
     match e {
-        Event::GameStarted { board, colours, rounds, starting, .. } => format!(
-            "A game of Bardagi on the {} board begins: {} rounds; clans {}; {} starts",
+        Event::GameStarted { board, colours, rounds, starting, edition, .. } => format!(
+            "A game of Bardagi on the {} board begins{}: {} rounds; clans {}; {} starts",
             board.data.name,
+            if edition.is_2014() { "" } else { " by the 2018 rules" },
             rounds,
             colours
                 .iter()
@@ -327,6 +332,12 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             format!("{} plays a {} card as a {} card", n(seat), card.name(), as_card.name())
         }
         Event::FreeActionUsed { seat, effect } => format!("{} uses the free action of {:?}", n(seat), effect),
+        Event::RoundFreeUsed { seat, action } => {
+            format!("{} uses this round's free action: {} (2018 rules)", n(seat), action.name())
+        }
+        Event::HarbourClaimed { seat, area: a } => {
+            format!("{}'s Knerrir claims {} with a recruit from the town area", n(seat), area(a))
+        }
         Event::CardsExchanged { seat, discarded: Some(d), taken: Some(t) } => {
             format!("{} discards {} and {} for {}", n(seat), d[0].name(), d[1].name(), t.name())
         }

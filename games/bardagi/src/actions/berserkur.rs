@@ -11,6 +11,7 @@
 use super::super::board::AreaKind;
 use super::super::build::Effect;
 use super::super::planning::{require_turn, use_card};
+use super::super::rules2018::{fight_extra, RoundFree};
 use super::super::state::{DiskMove, DiskSpot, Event, Loc, RuneKind, State, Unit};
 use super::super::Ctx;
 use super::entry_error;
@@ -28,7 +29,7 @@ pub fn attack_cost(s: &State, seat: Seat, a: u8) -> (Vec<(Seat, u8)>, u8, u8) {
     let st = s.areas[a as usize];
     let bers: Vec<(Seat, u8)> = (0..s.n() as Seat)
         .filter(|&o| o != seat && s.players[o as usize].units[0] == Loc::Area(a))
-        .map(|o| (o, berserkur_defence(s, o) + 1))
+        .map(|o| (o, berserkur_defence(s, o) + fight_extra(s.edition)))
         .collect();
     let per_axe = match st.owner {
         Some(o) => s.players[o as usize].best(&s.tiles, Effect::AxePlusTwo).unwrap_or(2),
@@ -214,7 +215,13 @@ pub fn rearrange(cx: &mut Ctx, seat: Seat, moves: &[DiskMove]) -> Result<(), Rul
             DiskSpot::Virki => reject!("move {k}: removed disks go to the town area, not back to Virki"),
         }
     }
-    use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    // The 2018 rules: "Strengthen defences - Free action, once per round"
+    // (unless the War horn was chosen for this step).
+    if cx.s.y2018() && cx.free.is_none() && !cx.s.players[seat as usize].round_free[RoundFree::Strengthen.idx()] {
+        cx.emit(Event::RoundFreeUsed { seat, action: RoundFree::Strengthen });
+    } else {
+        use_card(cx, seat, super::super::state::Card::Berserkur)?;
+    }
     cx.emit(Event::DisksRearranged { seat, moves: moves.to_vec() });
     Ok(())
 }

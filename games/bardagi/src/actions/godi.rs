@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use super::super::board::AreaKind;
 use super::super::planning::{require_turn, use_card};
+use super::super::rules2018;
 use super::super::state::{Event, RuneCast, RuneKind, Unit};
 use super::super::Ctx;
 use super::berserkur::after_takeover;
@@ -150,7 +151,15 @@ pub fn cast(cx: &mut Ctx, seat: Seat, casts: &[RuneCast]) -> Result<(), RuleErro
         reject!("the Godi casts runes only while standing on an area");
     }
     let p = &s.players[seat as usize];
-    if p.disks[1] < 1 {
+    let free = s.y2018();
+    if free {
+        // The 2018 rules: "You can cast up to TWO runes ONCE during your
+        // Activation Phase", without a card or divine power.
+        let most = rules2018::FREE_RUNES_PER_TURN;
+        if p.runes_cast as usize + casts.len() > most as usize {
+            reject!("by the 2018 rules up to {most} runes are cast a turn; {} already cast this turn", p.runes_cast);
+        }
+    } else if p.disks[1] < 1 {
         reject!("casting needs 1 divine power; Hof is empty");
     }
     let mut held = p.runes;
@@ -183,6 +192,9 @@ pub fn cast(cx: &mut Ctx, seat: Seat, casts: &[RuneCast]) -> Result<(), RuleErro
         if runes & c.rune.bit() != 0 {
             reject!("{} already holds a {} rune", area.name, c.rune.name());
         }
+        if free && runes & RuneKind::Defence.bit() != 0 {
+            reject!("{} holds a Defence rune; by the 2018 rules no new rune may be cast on it", area.name);
+        }
         if c.rune.is_curse() {
             if st.owner.is_none() || st.owner == Some(seat) {
                 reject!("curse runes go only on other clans' areas");
@@ -195,22 +207,25 @@ pub fn cast(cx: &mut Ctx, seat: Seat, casts: &[RuneCast]) -> Result<(), RuleErro
         }
         marks.push((c.area, c.rune.bit()));
     }
-    use_card(cx, seat, Unit::Godi.card())?;
+    if !free {
+        use_card(cx, seat, Unit::Godi.card())?;
+    }
     cx.emit(Event::RunesCast { seat, casts: casts.to_vec() });
     Ok(())
 }
 
-/// Remove a rune from the Godi's area for 1 gold.
+/// Remove a rune from the Godi's area for 1 gold (2 by the 2018 rules).
 pub fn remove_rune(cx: &mut Ctx, seat: Seat, rune: RuneKind) -> Result<(), RuleError> {
     require_turn(&cx.s, seat)?;
     let Some(a) = cx.s.unit_area(seat, Unit::Godi) else { reject!("the Godi is not on an area") };
     if !cx.s.areas[a as usize].has_rune(rune) {
         reject!("{} holds no {} rune", cx.s.board.area(a).name, rune.name());
     }
-    if cx.s.players[seat as usize].gold < 1 {
-        reject!("removing a rune costs 1 gold");
+    let cost = if cx.s.y2018() { rules2018::RUNE_REMOVAL_GOLD } else { 1 };
+    if cx.s.players[seat as usize].gold < cost {
+        reject!("removing a rune costs {cost} gold");
     }
-    cx.gold(seat, -1);
+    cx.gold(seat, -cost);
     cx.emit(Event::RuneRemoved { seat, area: a, rune });
     Ok(())
 }

@@ -16,6 +16,7 @@
 use super::super::board::AreaKind;
 use super::super::build::Effect;
 use super::super::planning::{require_turn, use_card};
+use super::super::rules2018::RoundFree;
 use super::super::state::{Building, Deal, Event, Good, GoodChoice, Loc, Unit};
 use super::super::Ctx;
 use super::berserkur::after_takeover;
@@ -242,7 +243,11 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
     let p = &cx.s.players[seat as usize];
     let chosen = matches!(cx.free, Some((Effect::HomeActionAnywhere, _)));
     let no_card = p.hand.get(super::super::state::Card::Kaupmadur) == 0;
-    if home_action && anywhere && (chosen || no_card) && !p.free_used[2] {
+    // The 2018 rules: "Trade & refill disks in Home areas - Free action,
+    // once per round", standing at home (unless the Messenger was chosen).
+    if cx.s.y2018() && at_home && !chosen && !p.round_free[RoundFree::HomeTrade.idx()] {
+        cx.emit(Event::RoundFreeUsed { seat, action: RoundFree::HomeTrade });
+    } else if home_action && anywhere && (chosen || no_card) && !p.free_used[2] {
         cx.free = None;
         cx.emit(Event::FreeActionUsed { seat, effect: Effect::HomeActionAnywhere });
     } else {

@@ -8,7 +8,7 @@
 //! same card. When no unit is left aboard it returns to the player board and
 //! may be activated at any harbour again. It never fights and is never attacked.
 
-use super::super::board::SeaNode;
+use super::super::board::{AreaKind, SeaNode};
 use super::super::build::Effect;
 use super::super::planning::{require_turn, use_card};
 use super::super::state::{Card, Event, Loc, RuneKind, ShipLoc, Unit};
@@ -20,6 +20,36 @@ use runestone_engine::reject;
 /// Squares one Knerrir card sails.
 pub fn allowance(cx: &Ctx, seat: Seat) -> u8 {
     (3 + cx.s.players[seat as usize].amount(&cx.s.tiles, Effect::KnerrirPlusTwo)).clamp(0, 255) as u8
+}
+
+/// The 2018 rules: the Knerrir, lying at a harbour, claims that harbour area
+/// when it is empty (a Barbarian area, not a camp), placing a recruit from
+/// the town area on it ("Knerrir - remove one disk from Village ... and
+/// place on EMPTY harbour area (only harbours)"), with one Knerrir card.
+pub fn claim_harbour(cx: &mut Ctx, seat: Seat) -> Result<(), RuleError> {
+    require_turn(&cx.s, seat)?;
+    if !cx.s.y2018() {
+        reject!("the Knerrir claims harbour areas only by the 2018 rules (the option rules: \"2018\")");
+    }
+    let p = &cx.s.players[seat as usize];
+    let h = match p.ship {
+        ShipLoc::At(SeaNode::Harbour(h)) => h,
+        ShipLoc::At(n) => reject!("the Knerrir is at {}, not at a harbour", cx.s.board.node_name(n)),
+        ShipLoc::Home => reject!("the Knerrir is on the player board; it claims a harbour it lies at"),
+    };
+    let area = cx.s.board.area(h);
+    if !area.kind.ownable() || area.kind == AreaKind::Camp {
+        reject!("the Knerrir claims only empty Barbarian areas; {} cannot be claimed", area.name);
+    }
+    if cx.s.areas[h as usize].owner.is_some() {
+        reject!("the Knerrir claims only empty harbour areas; {} is owned by a clan", area.name);
+    }
+    if p.town == 0 {
+        reject!("claiming a harbour takes a recruit from the town area, which holds none");
+    }
+    use_card(cx, seat, Card::Knerrir)?;
+    cx.emit(Event::HarbourClaimed { seat, area: h });
+    Ok(())
 }
 
 /// Board the Knerrir at the harbour the unit stands on.

@@ -31,6 +31,8 @@ enum Closed {
     NotInPlay,
     Camp,
     Axe,
+    /// The 2018 rules: another clan's Godi stands there (closed to a Godi).
+    OtherGodi,
 }
 
 /// Whether (and why) `unit` of `seat` may not stand on area `a`, without
@@ -48,6 +50,7 @@ fn closed(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<Closed> {
         _ if st.owner.is_some() && st.owner != Some(seat) && st.axes > 0 && unit != Unit::Berserkur => {
             Some(Closed::Axe)
         }
+        _ if unit == Unit::Godi && s.y2018() && s.foreign_godi(seat, a) => Some(Closed::OtherGodi),
         _ => None,
     }
 }
@@ -65,6 +68,9 @@ pub fn entry_error(s: &State, seat: Seat, unit: Unit, a: AreaId) -> Option<Strin
         Closed::NotInPlay => format!("{name} is the home of a clan not in play"),
         Closed::Camp => format!("{name} is a Barbarian camp; only a Berserkur may enter it until it is overtaken"),
         Closed::Axe => format!("{name} holds another clan's axe; a {} may not enter it", unit.name()),
+        Closed::OtherGodi => {
+            format!("another clan's Godi stands on {name}; by the 2018 rules a Godi may not enter an area with another Godi")
+        }
     })
 }
 
@@ -149,10 +155,11 @@ pub fn distances_within(s: &State, seat: Seat, unit: Unit, from: AreaId, limit: 
     dist
 }
 
-/// Areas one card moves `unit`.
+/// Areas one card moves `unit` (the 2018 rules: every land unit 2).
 pub fn allowance(s: &State, seat: Seat, unit: Unit) -> u8 {
     match s.players[seat as usize].best(&s.tiles, Effect::BerserkurMovesThree) {
         Some(moves) if unit == Unit::Berserkur => moves,
+        _ if unit == Unit::Berserkur && s.y2018() => super::rules2018::BERSERKUR_MOVES,
         _ => unit.base_moves(),
     }
 }

@@ -79,6 +79,7 @@ mod example;
 mod kernel;
 mod phases;
 mod program;
+mod rules2018;
 mod setup;
 mod upgrades;
 mod versions;

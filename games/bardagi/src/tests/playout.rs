@@ -30,6 +30,8 @@ fn options_for(i: u64, seats: u8) -> Options {
         custom_runes: (i % 8 == 5).then(|| super::versions::SMALL_RUNES.to_string()),
         // Some with an upgrade file of their own.
         custom_upgrades: (i % 50 == 4).then(|| super::upgrades::SMALL_UPGRADES.to_string()),
+        // The 2018 rules have their own playout (`rules2018`).
+        rules: crate::rules2018::Rules::Y2014,
     }
 }
 

@@ -12,8 +12,13 @@ use runestone_bardagi::board::Colour;
 use runestone_bardagi::{Bardagi, Options, State};
 use runestone_engine::{Game, GameRng, Seed};
 
-/// One bot game: the colours of the seats that won.
-fn winners(options: &Options, seats: u8, seed: u64) -> Result<Vec<Colour>, String> {
+/// The colours of the seats that won a game, and each colour's upgrades,
+/// areas and glory at the end.
+type Played = (Vec<Colour>, Vec<(Colour, [f64; 3])>);
+
+/// One bot game: the colours of the seats that won, and each colour's
+/// upgrades, areas and glory at the end.
+fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let seed = Seed(bytes);
@@ -26,7 +31,15 @@ fn winners(options: &Options, seats: u8, seed: u64) -> Result<Vec<Colour>, Strin
     }
     for n in 2..200_000u64 {
         if let Some(o) = Bardagi::outcome(&s) {
-            return Ok(o.winners.iter().filter_map(|w| s.players[*w as usize].colour).collect());
+            let won = o.winners.iter().filter_map(|w| s.players[*w as usize].colour).collect();
+            let built = (0..s.players.len())
+                .filter_map(|k| {
+                    let p = &s.players[k];
+                    let areas = s.owned(k as u8).count() as f64;
+                    Some((p.colour?, [p.upgrades.count_ones() as f64, areas, s.final_glory[k] as f64]))
+                })
+                .collect();
+            return Ok((won, built));
         }
         let seat = Bardagi::pending(&s).into_iter().find(|p| !p.submitted).ok_or("nobody to wait for")?.seat;
         let c = Bardagi::fallback(&s, seat).ok_or("no fallback")?;
@@ -51,9 +64,16 @@ fn main() {
     let mut worst = 0f64;
     for seats in counts {
         let mut wins = [0f64; 5];
+        let mut upgrades = [[0f64; 3]; 5];
         for i in 0..games {
-            let won = winners(&options, seats, 1_000_000 * seats as u64 + i)
+            let (won, built) = winners(&options, seats, 1_000_000 * seats as u64 + i)
                 .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
+            for (c, n) in built {
+                let u = &mut upgrades[Colour::ALL.iter().position(|x| *x == c).expect("a colour")];
+                for k in 0..3 {
+                    u[k] += n[k];
+                }
+            }
             for c in &won {
                 wins[Colour::ALL.iter().position(|x| x == c).expect("a colour")] += 1.0 / won.len() as f64;
             }
@@ -67,7 +87,18 @@ fn main() {
             far = far.max((rate - even).abs());
             line += &format!(" {} {rate:.1}%", c.name());
         }
-        println!("{line} (even share {even:.1}%, furthest {far:.1} points)");
+        let built: Vec<String> = colours
+            .iter()
+            .map(|c| {
+                let n = upgrades[Colour::ALL.iter().position(|x| x == c).expect("a colour")];
+                let per = |x: f64| x * colours.len() as f64 / seats as f64 / games as f64;
+                format!("{} {:.1}/{:.1}/{:.0}", c.name(), per(n[0]), per(n[1]), per(n[2]))
+            })
+            .collect();
+        println!(
+            "{line} (even share {even:.1}%, furthest {far:.1} points; upgrades/areas/glory at the end per game played: {})",
+            built.join(" ")
+        );
         worst = worst.max(far);
     }
     if worst > 10.0 {

@@ -19,6 +19,7 @@ use super::state::{
 };
 use super::{run, Ctx};
 use runestone_engine::game::Seat;
+use runestone_engine::harness::Pick;
 use runestone_engine::rng::{GameRng, Seed};
 
 fn probe_rng() -> GameRng {
@@ -166,6 +167,8 @@ struct Eval {
     home: [Vec<u8>; 3],
     /// Whether each unit should go home.
     homeward: [bool; 3],
+    /// Whether the clan lacks gold for its next upgrade.
+    short: bool,
 }
 
 impl Eval {
@@ -179,7 +182,7 @@ impl Eval {
     }
     /// With the target fields worked out before too.
     fn with_fields(s: &State, seat: Seat, home: [Vec<u8>; 3], field: [Vec<u8>; 3]) -> Eval {
-        Eval { field, home, homeward: Unit::ALL.map(|u| wants_home(s, seat, u)) }
+        Eval { field, home, homeward: Unit::ALL.map(|u| wants_home(s, seat, u)), short: short_of_gold(s, seat) }
     }
     fn dist(&self, u: Unit, a: AreaId) -> u8 {
         self.field[u.idx()].get(a as usize).copied().unwrap_or(u8::MAX)
@@ -386,14 +389,93 @@ pub(crate) fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>>
     out
 }
 
-/// A trade of surplus: sell goods at the storage limit, get iron for upgrades.
+/// What the clan's next upgrade needs, goods by index and gold: the first
+/// wish of its build order that it could build with goods and gold enough
+/// (a face-up tile, a free slot), or `None` when no wish is in reach.
+fn next_upgrade(s: &State, seat: Seat) -> Option<([i32; 6], i32)> {
+    let mut rich = s.clone();
+    let p = &mut rich.players[seat as usize];
+    p.goods = [u8::MAX; 6];
+    p.gold = i32::MAX / 2;
+    let wishes = if p.orders.build.is_empty() { bot_orders(s).build } else { p.orders.build.clone() };
+    let mut rng = probe_rng();
+    let cx = Ctx::new(rich, &mut rng);
+    let (t, _) = wishes.iter().find_map(|w| super::build::check(&cx, seat, w).ok())?;
+    let level = cx.s.tile(t).level;
+    Some((super::build::cost(level).map(|c| -(c as i32)), super::build::gold_cost(level)))
+}
+
+/// A trade of surplus: sell goods at the storage limit; for the next
+/// upgrade buy the stone, iron or timber it lacks with goods it does not
+/// need, and raise the gold it lacks by selling such goods (mine goods
+/// first, 2 for 1 gold, then basic goods, 4 for 1), as a player plans for
+/// gold. The upgrade's deals are made when the Kaupmadur can trade where he
+/// stands, or when they complete what the upgrade needs (worth a trip home).
 fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
     let p = &s.players[seat as usize];
     let cap = p.storage(&s.tiles);
     let mut goods = p.goods;
     let mut deals = Vec::new();
     let basic = [Good::Timber, Good::Wool, Good::Meat, Good::Hide];
-    if goods[Good::Iron.idx()] == 0 {
+    if let Some((need, gold_need)) = next_upgrade(s, seat) {
+        // Goods kept: what the upgrade needs, and 4 of each refill good
+        // (a building refill costs 4).
+        let mut keep = need;
+        for b in Building::ALL {
+            keep[b.refill_good().idx()] += 4;
+        }
+        let spare = |goods: &[u8; 6], g: Good| goods[g.idx()] as i32 - keep[g.idx()];
+        let mut plan = Vec::new();
+        let mut gold = p.gold;
+        // The mine goods it lacks: 2 spare basic goods for each.
+        for m in [Good::Stone, Good::Iron] {
+            while (goods[m.idx()] as i32) < need[m.idx()] {
+                let Some(g) = basic.into_iter().filter(|g| spare(&goods, *g) >= 2).max_by_key(|g| spare(&goods, *g))
+                else {
+                    break;
+                };
+                plan.push(Deal::BasicForMine { give: [g, g], get: m });
+                goods[g.idx()] -= 2;
+                goods[m.idx()] += 1;
+            }
+        }
+        // Timber it lacks: a spare basic good for each.
+        while (goods[Good::Timber.idx()] as i32) < need[Good::Timber.idx()] {
+            let Some(g) =
+                basic[1..].iter().copied().filter(|g| spare(&goods, *g) >= 1).max_by_key(|g| spare(&goods, *g))
+            else {
+                break;
+            };
+            plan.push(Deal::Swap { give: g, get: Good::Timber });
+            goods[g.idx()] -= 1;
+            goods[Good::Timber.idx()] += 1;
+        }
+        // The gold it lacks: spare mine goods 2 for 1 gold, then basic 4 for 1.
+        for m in [Good::Iron, Good::Stone] {
+            while gold < gold_need && spare(&goods, m) >= 2 {
+                plan.push(Deal::Sell { give: vec![m; 2] });
+                goods[m.idx()] -= 2;
+                gold += 1;
+            }
+        }
+        while gold < gold_need {
+            let Some(g) = basic.into_iter().filter(|g| spare(&goods, *g) >= 4).max_by_key(|g| spare(&goods, *g)) else {
+                break;
+            };
+            plan.push(Deal::Sell { give: vec![g; 4] });
+            goods[g.idx()] -= 4;
+            gold += 1;
+        }
+        let complete = gold >= gold_need && Good::ALL.iter().all(|g| goods[g.idx()] as i32 >= need[g.idx()]);
+        let can_trade_here = s.unit_area(seat, Unit::Kaupmadur).is_some_and(|a| {
+            a == p.home || s.board.area(a).kind == AreaKind::Village || p.has(&s.tiles, Effect::HomeActionAnywhere)
+        });
+        if !plan.is_empty() && (complete || can_trade_here) {
+            deals = plan;
+        } else {
+            goods = p.goods;
+        }
+    } else if goods[Good::Iron.idx()] == 0 {
         let mut plenty: Vec<Good> = basic.into_iter().filter(|g| goods[g.idx()] >= 5).collect();
         plenty.sort_by_key(|g| std::cmp::Reverse(goods[g.idx()]));
         if let Some(g) = plenty.first() {
@@ -417,6 +499,11 @@ fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
         _ => true,
     });
     deals
+}
+
+/// Whether the clan lacks gold for its next upgrade.
+fn short_of_gold(s: &State, seat: Seat) -> bool {
+    next_upgrade(s, seat).is_some_and(|(_, gold)| s.players[seat as usize].gold < gold)
 }
 
 /// The bot's standing orders: auto claims and a build order of every
@@ -555,6 +642,16 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             50 + value(s.board.area(a).kind) - 3 * from_clan
                 + if *reinforce > 0 && enemy_near { 1 } else { -(*reinforce as i32) * 2 }
         }
+        // A fight without a claim: the enemy Berserkur on an own area, who
+        // would attack it, is driven off.
+        Command::Attack { claim: false, .. } => {
+            let Some(a) = s.unit_area(seat, Unit::Berserkur) else { return 0 };
+            if s.areas[a as usize].owner == Some(seat) {
+                45
+            } else {
+                0
+            }
+        }
         Command::Convert => 55 + s.unit_area(seat, Unit::Godi).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
         Command::BuyLand => 55 + s.unit_area(seat, Unit::Kaupmadur).map(|a| value(s.board.area(a).kind)).unwrap_or(0),
         Command::Trade { deals, refill } => 20 * refill.len() as i32 + 5 * deals.len() as i32,
@@ -564,26 +661,33 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             0 => 0,
             v => v + 1,
         },
-        // Forced trade: surplus goods sold at another clan's unguarded home.
+        // Forced trade: surplus goods sold at another clan's unguarded home,
+        // the way to gold of a clan that lacks it.
         Command::Move { unit: Unit::Kaupmadur, to }
             if s.forced_trade
                 && s.home_seat(*to).is_some_and(|o| o != seat && s.players[o as usize].gold > 0)
                 && s.areas[*to as usize].axes == 0
                 && p.goods[..4].iter().any(|g| *g >= 4) =>
         {
-            9
+            if eval.short {
+                33
+            } else {
+                9
+            }
+        }
+        // To an own area where an enemy Berserkur stands, to fight him.
+        Command::Move { unit: Unit::Berserkur, to }
+            if s.areas[*to as usize].owner == Some(seat) && !eval.homeward[0] && {
+                let (bers, _, _) = super::actions::berserkur::attack_cost(s, seat, *to);
+                !bers.is_empty() && bers.iter().map(|b| b.1).sum::<u8>() < p.disks[0]
+            } =>
+        {
+            28
         }
         Command::Move { unit, to } => {
             let Some(from) = s.unit_area(seat, *unit) else { return 0 };
             let home = p.home;
-            let wants_home = match unit {
-                Unit::Kaupmadur => {
-                    Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !trade_plan(s, seat).is_empty()
-                }
-                Unit::Berserkur => p.disks[0] < 2 && needs_refill(s, seat, Building::Virki),
-                Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
-            };
-            if wants_home {
+            if eval.homeward[unit.idx()] {
                 let (h_from, h_to) = (eval.home[unit.idx()][from as usize], eval.home[unit.idx()][*to as usize]);
                 return if *to == home {
                     35
@@ -594,7 +698,10 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
                 };
             }
             if takeable(s, seat, *unit, *to) && !(*unit != Unit::Berserkur && s.areas[*to as usize].owner.is_some()) {
-                return 30 + value(s.board.area(*to).kind);
+                // A clan short of gold goes for gold mines and villages first.
+                let kind = s.board.area(*to).kind;
+                let gold = eval.short && matches!(kind, AreaKind::GoldMine | AreaKind::Village);
+                return 30 + value(kind) + 4 * gold as i32;
             }
             let here = eval.dist(*unit, from);
             let there = eval.dist(*unit, *to);
@@ -676,6 +783,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
                 0
             }
         }
+        Command::ForceTrade { .. } if eval.short => 40,
         Command::ForceTrade { .. } => 10,
         Command::ClaimHarbour => 28,
         // The 2018 rules: strengthening defences is free once a round.
@@ -704,6 +812,48 @@ impl FieldKey {
 
 /// The bot's turn, as a list of steps (the plan first in the easier variant).
 pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
+    turn(s, seat, None)
+}
+
+/// Every step of a turn the rules accept from `seat` now: the steps `legal`
+/// lists, and the bot's own candidates of the families `legal` offers only
+/// as templates (forced trade, the upgrades' free actions, disks moved from
+/// one own area to another).
+pub fn random_steps(s: &State, seat: Seat) -> Vec<Command> {
+    let mut out: Vec<Command> = Vec::new();
+    for c in super::legal::steps(s, seat).into_iter().chain(candidates(s, seat)) {
+        if is_step(&c) && !out.contains(&c) && accepted(s, seat, &c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The bot's command with a share of random legal moves among its sensible
+/// ones, for bot games that reach every command family (playouts): a plan
+/// in `share` is a random hand, and before each step of a turn one time in
+/// `share` a random one of [`random_steps`] is taken instead of the bot's
+/// choice. The timeout fallback ([`command`]) never plays at random.
+pub fn exploring(s: &State, seat: Seat, pick: &mut Pick, share: usize) -> Option<Command> {
+    match s.phase {
+        Phase::Planning if is_pending(s, seat) && !s.players[seat as usize].planned => {
+            let hand = if pick.next(share) == 0 {
+                let all = plans(s);
+                match &all[pick.next(all.len())] {
+                    Command::Plan { hand } => *hand,
+                    _ => bot_hand(s, seat),
+                }
+            } else {
+                bot_hand(s, seat)
+            };
+            Some(Command::Plan { hand })
+        }
+        Phase::Action if is_pending(s, seat) => Some(Command::PlayTurn { steps: turn(s, seat, Some((pick, share))) }),
+        _ => command(s, seat),
+    }
+}
+
+fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<Command> {
     let mut rng = probe_rng();
     let mut cx = Ctx::new(s.clone(), &mut rng);
     let mut steps = Vec::new();
@@ -720,9 +870,19 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
     // A clan's own standing orders come first: the bot sets its orders only
     // for a clan that has none, or whose orders are the bot's own (their
     // build list partly used up).
-    let orders = bot_orders(&cx.s);
+    let mut orders = bot_orders(&cx.s);
     let current = &cx.s.players[seat as usize].orders;
-    if *current != orders && (*current == Orders::default() || is_bots(current, &orders)) {
+    let ours = *current == Orders::default() || is_bots(current, &orders);
+    if let Some((pick, share)) = explore.as_mut().filter(|_| ours) {
+        // Exploring: now and then a build order in a random order (kept
+        // from then on, as a clan's own orders are), so every upgrade is built.
+        if pick.next(*share) == 0 {
+            for k in (1..orders.build.len()).rev() {
+                orders.build.swap(k, pick.next(k + 1));
+            }
+        }
+    }
+    if *current != orders && ours {
         push(&mut cx, &mut steps, Command::SetOrders { orders });
     }
     if cx.s.easy_cards && !cx.s.players[seat as usize].planned {
@@ -730,10 +890,31 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
         push(&mut cx, &mut steps, Command::Plan { hand });
     }
     let mut disembarked = false;
+    // Runes bought are drawn at random when the turn is played: after a
+    // purchase the bot does not know what it holds, so it casts no rune
+    // (nor sails with one) for the rest of the turn.
+    let mut bought = false;
+    let known = |bought: bool, c: &Command| {
+        let uses_rune = |c: &Command| matches!(c, Command::Cast { .. } | Command::Sail { sea_rune: true, .. });
+        !bought || !(uses_rune(c) || matches!(c, Command::Free { step, .. } if uses_rune(step)))
+    };
     let home = cx.s.players[seat as usize].home;
     let home_d = Unit::ALL.map(|u| distances(&cx.s, seat, u, home));
     let mut fields: Option<(FieldKey, [Vec<u8>; 3])> = None;
     for _ in 0..40 {
+        if let Some((pick, share)) = explore.as_mut() {
+            if pick.next(*share) == 0 {
+                let options: Vec<Command> =
+                    random_steps(&cx.s, seat).into_iter().filter(|c| known(bought, c)).collect();
+                if !options.is_empty() {
+                    let c = options[pick.next(options.len())].clone();
+                    disembarked |= matches!(c, Command::Disembark { .. });
+                    bought |= matches!(c, Command::BuyRunes { .. });
+                    push(&mut cx, &mut steps, c);
+                    continue;
+                }
+            }
+        }
         // The target fields change only when the board, the clan's disks or
         // the other clans' Berserkur do (not when the clan's units move).
         let key = FieldKey::of(&cx.s, seat);
@@ -748,7 +929,7 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
         let eval = Eval::with_fields(&cx.s, seat, home_d.clone(), field);
         let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
             .into_iter()
-            .filter(is_step)
+            .filter(|c| is_step(c) && known(bought, c))
             .map(|c| (score(&cx.s, seat, &c, disembarked, &eval), c))
             .filter(|(v, _)| *v > 0)
             .collect();
@@ -756,8 +937,10 @@ pub fn bot_turn(s: &State, seat: Seat) -> Vec<Command> {
         let mut done = false;
         for (_, c) in cands {
             let is_dis = matches!(c, Command::Disembark { .. });
+            let buys = matches!(c, Command::BuyRunes { .. });
             if push(&mut cx, &mut steps, c) {
                 disembarked |= is_dis;
+                bought |= buys;
                 done = true;
                 break;
             }

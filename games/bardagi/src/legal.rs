@@ -212,7 +212,7 @@ fn push_new(out: &mut Vec<Command>, more: impl IntoIterator<Item = Command>) {
 }
 
 /// The listable steps of a turn, before the rules judge them.
-fn steps(s: &State, seat: Seat) -> Vec<Command> {
+pub(crate) fn steps(s: &State, seat: Seat) -> Vec<Command> {
     let p = &s.players[seat as usize];
     let mut out = Vec::new();
     for unit in Unit::ALL {

@@ -88,7 +88,7 @@ fn chosen_colours(chosen: &[Colour], seats: u8) -> Result<Vec<Colour>, RuleError
 
 /// The opening events.
 pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
-    let board = match BoardRef::resolve(&o.board, o.custom_board.as_deref()) {
+    let board = match BoardRef::for_version(&o.board, o.custom_board.as_deref(), rules_version) {
         Ok(b) => b,
         Err(e) => reject!("{e}"),
     };

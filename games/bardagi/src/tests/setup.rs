@@ -125,7 +125,7 @@ fn a_bad_board_is_rejected_at_setup_naming_what_is_wrong() {
 
 #[test]
 fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
-    for b in [Board::summer(), Board::winter()] {
+    for b in [Board::summer(), Board::summer_v4(), Board::winter()] {
         use crate::board::AreaKind::*;
         for k in [Home, Forest, Sheep, Cattle, Quarry, GoldMine, IronMine, Village, Sacred, Camp] {
             assert!(b.data.areas.iter().any(|a| a.kind == k), "{} lacks {k:?}", b.data.name);
@@ -139,7 +139,9 @@ fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
 #[test]
 fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
     use crate::board::{AreaKind, SeaNode};
-    for (b, counts) in [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::winter(), vec![2, 3])] {
+    for (b, counts) in
+        [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::summer_v4(), vec![2, 3, 4, 5]), (Board::winter(), vec![2, 3])]
+    {
         // The sea routes form one network.
         let mut sea_seen = vec![SeaNode::Ocean(0)];
         let mut i = 0;

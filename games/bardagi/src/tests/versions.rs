@@ -68,6 +68,38 @@ fn the_kernel_hands_setup_the_recorded_version_and_new_games_play_the_newest() {
 }
 
 #[test]
+fn a_game_keeps_the_summer_board_of_the_version_it_was_created_with() {
+    use crate::board::Board;
+    use std::sync::Arc;
+    // Given games on the Summer board created by version 3 and by the newest,
+    let old = Driver::new(&Options { rules_version: Some(3), ..Options::default() }, 4, 1).unwrap();
+    let new = Driver::new(&Options::default(), 4, 1).unwrap();
+    // then the version 3 game plays the board versions 1 to 3 played, named
+    // "summer" in its log as before, and the new game the fair board of
+    // version 4, named "summer-v4";
+    assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer()));
+    assert!(Arc::ptr_eq(&new.state.board.0, &Board::summer_v4()));
+    assert!(!Arc::ptr_eq(&Board::summer(), &Board::summer_v4()));
+    let started = |d: &Driver| serde_json::to_value(&d.log[0].event).unwrap();
+    assert_eq!(started(&old)["board"], serde_json::json!({"builtin": "summer"}));
+    assert_eq!(started(&new)["board"], serde_json::json!({"builtin": "summer-v4"}));
+    // and when their logs are read back and folded again, each has its own board.
+    for (d, board) in [(&old, Board::summer()), (&new, Board::summer_v4())] {
+        let text = serde_json::to_string(&d.log[0].event).unwrap();
+        let event: Event = serde_json::from_str(&text).unwrap();
+        let mut s = crate::State::default();
+        crate::state::apply(&mut s, &event);
+        assert!(Arc::ptr_eq(&s.board.0, &board));
+    }
+    // Both boards are the same layout: the same areas, homes and sea.
+    let (a, b) = (Board::summer(), Board::summer_v4());
+    assert_eq!(a.data.areas.len(), b.data.areas.len());
+    assert_eq!(a.data.oceans.len(), b.data.oceans.len());
+    assert_eq!(a.data.sea_routes, b.data.sea_routes);
+    assert_eq!(b.data.name, "Summer", "the players see the same name");
+}
+
+#[test]
 fn an_unknown_rules_version_is_refused_in_words() {
     let e = Driver::new(&Options { rules_version: Some(RULES_VERSION + 1), ..Options::default() }, 2, 1).err().unwrap();
     let want =

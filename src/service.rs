@@ -513,8 +513,12 @@ impl Service {
     /// at or before it plus the events after.
     async fn fold_at(&self, game: &str, at: u64) -> Result<Table> {
         if let Some((seq, bytes)) = self.store.snapshot_at_or_before(game, at)? {
-            let saved: Option<Value> = serde_json::from_slice(&bytes).ok();
-            if let Some(table) = saved.and_then(|v| Table::load(&self.registry, &v).ok()) {
+            // A snapshot holds what the game's first event (its creation)
+            // does not; one that does not load is ignored (snapshots are a
+            // cache) and the log folded instead.
+            let first = self.store.load(game, 0, Some(0))?;
+            let restored = first.first().and_then(|first| Table::from_snapshot(&self.registry, &bytes, first).ok());
+            if let Some(table) = restored {
                 let events = self.store.load(game, seq, (at != u64::MAX).then_some(at))?;
                 if events.first().is_some_and(|e| e.hash == table.head_hash) {
                     let mut t = table;
@@ -830,9 +834,8 @@ impl Service {
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
         let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
         if crossed || before_pending != after_pending {
-            let bytes = serde_json::to_vec(&next.save()).expect("JSON");
-            self.count_bytes(&next.game_id, bytes.len());
-            if self.store.put_snapshot(&next.game_id, next.head, &bytes).is_ok() {
+            self.count_bytes(&next.game_id, serde_json::to_vec(&next.save()).map_or(0, |v| v.len()));
+            if self.store.put_snapshot(&next.game_id, next.head, &next.snapshot()).is_ok() {
                 Metrics::inc(&self.metrics.snapshots_written);
             }
         }

@@ -5,12 +5,13 @@
 //! [`Game`] (its rules) and a [`Present`] (its board, forms and schemas);
 //! the [`table`] kernel folds a game's [`log`] into a position and runs the
 //! checks every game shares; the [`erased`] registry lets the server host
-//! any game by ruleset id.
+//! any game by ruleset id; [`pack`] is the compact form of snapshots.
 
 pub mod erased;
 pub mod game;
 pub mod harness;
 pub mod log;
+pub mod pack;
 pub mod present;
 pub mod rng;
 pub mod table;

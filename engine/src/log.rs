@@ -9,7 +9,6 @@
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -91,14 +90,19 @@ impl<'de> Deserialize<'de> for Hash {
 /// redacted form and its decision's command are held as this text, so the
 /// chain is hashed over the very text an event holds, and reading a stored
 /// event builds no [`Value`]: the game reads the text once, straight into its
-/// own types ([`Json::read`]).
+/// own types ([`Json::read`]). Text the store's own codec wrote is taken
+/// back without scanning it again ([`Json::from_stored`]).
 #[derive(Clone)]
-pub struct Json(Box<RawValue>);
+pub struct Json(Box<str>);
+
+/// The name under which serde_json's serializers take a struct's one field
+/// as JSON text to write as it is (how its `RawValue` serialises).
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl Json {
     /// The canonical text of a JSON value.
     pub fn new(value: &Value) -> Json {
-        Json(serde_json::value::to_raw_value(value).expect("a JSON value serialises"))
+        Json(value.to_string().into_boxed_str())
     }
 
     /// The canonical text of anything serialisable (through a [`Value`], which
@@ -107,25 +111,28 @@ impl Json {
         Json::new(&serde_json::to_value(t).expect("the type serialises to JSON"))
     }
 
-    /// Text the store wrote from [`Json::as_str`], read back; fails unless it
-    /// is JSON. It is taken as canonical: only text this type wrote may be
-    /// given here.
-    pub fn from_stored(text: String) -> Result<Json, serde_json::Error> {
-        RawValue::from_string(text).map(Json)
+    /// Text the store's codec wrote from [`Json::as_str`], read back as it
+    /// is, without scanning it again: it is canonical JSON because only this
+    /// type wrote it, sled checksums what it holds, and a public event's
+    /// text is checked against its chain hash at every read (a hidden one
+    /// against its digest by `verify`). Only such text may be given here.
+    pub fn from_stored(text: String) -> Json {
+        Json(text.into_boxed_str())
     }
 
     pub fn as_str(&self) -> &str {
-        self.0.get()
+        &self.0
     }
 
     /// The text read into `T`.
     pub fn read<'a, T: Deserialize<'a>>(&'a self) -> serde_json::Result<T> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(&self.0)
     }
 
-    /// The text as a [`Value`] (for the edges that work on JSON trees).
+    /// The text as a [`Value`] (for the edges that work on JSON trees); a
+    /// damaged stored text that is not JSON reads as `null`.
     pub fn value(&self) -> Value {
-        self.read().expect("canonical JSON text reads back")
+        self.read().unwrap_or(Value::Null)
     }
 }
 
@@ -155,9 +162,14 @@ impl From<Value> for Json {
     }
 }
 
+/// Written as it is, as serde_json's `RawValue` is (by the same private
+/// name its serializers know): into text unchanged, into a [`Value`] parsed.
 impl Serialize for Json {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        use serde::ser::SerializeStruct;
+        let mut raw = s.serialize_struct(RAW_TOKEN, 1)?;
+        raw.serialize_field(RAW_TOKEN, &*self.0)?;
+        raw.end()
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
 use crate::game::{Outcome, Pending, RuleError, Seat, Unavailable, Viewer, Visibility};
 use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, Hash, Json, KernelEvent};
+use crate::pack;
 use crate::rng::{GameRng, Seed};
 
 /// Why a command or a kernel request was refused.
@@ -158,6 +159,28 @@ struct Saved {
     #[serde(default)]
     clock: Clocks,
 }
+
+/// What a snapshot holds ([`Table::snapshot`]): the position less what its
+/// log's first event (the creation: ruleset, rules version, options, seed
+/// commitment, fork origin) says, and the game's state as its `save` gives it.
+#[derive(Serialize, Deserialize)]
+struct Held {
+    head: u64,
+    head_hash: Hash,
+    /// The seats' names now (a substitute may have taken one over).
+    seats: Vec<String>,
+    generations: Vec<u32>,
+    seed_revealed: Option<String>,
+    setup_end: u64,
+    undo: Vec<UndoStep>,
+    clock: Clocks,
+    state: Value,
+}
+
+/// The first byte of a snapshot in the packed form ([`Table::snapshot`]).
+/// Snapshots written before it are the JSON text of [`Table::save`] (they
+/// begin with `{`) and still load.
+pub const SNAPSHOT_PACKED: u8 = 0x02;
 
 fn game_body(game: &dyn DynGame, event: Json) -> Body {
     Body::Game { v: game.event_version(), event }
@@ -584,7 +607,66 @@ impl Table {
         .expect("JSON")
     }
 
-    /// Restore a snapshot made by [`Table::save`].
+    /// A snapshot of the position (a cache, never the truth), small: only
+    /// what the log's first event does not say, packed ([`crate::pack`])
+    /// against the options' strings, so neither the options nor a custom
+    /// board or data file the game's state names by its text is stored again.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let held = Held {
+            head: self.head,
+            head_hash: self.head_hash,
+            seats: self.created.seats.clone(),
+            generations: self.generations.clone(),
+            seed_revealed: self.seed_revealed.clone(),
+            setup_end: self.setup_end,
+            undo: self.undo.clone(),
+            clock: self.clock.clone(),
+            state: self.game.save(&self.state),
+        };
+        let held = serde_json::to_value(held).expect("JSON");
+        let mut out = vec![SNAPSHOT_PACKED];
+        out.extend(pack::pack(&held, &pack::dictionary(&self.created.options)));
+        out
+    }
+
+    /// The position a snapshot holds, given its log's first event (the
+    /// game's creation). Snapshots of the earlier JSON form still load.
+    pub fn from_snapshot(registry: &Registry, bytes: &[u8], first: &Envelope) -> Result<Table, SchemaError> {
+        let bad = |e: String| SchemaError(format!("snapshot: {e}"));
+        match bytes.split_first() {
+            Some((&SNAPSHOT_PACKED, packed)) => {
+                let mut t = Table::start(registry, first).map_err(|e| bad(e.to_string()))?;
+                let held = pack::unpack(packed, &pack::dictionary(&t.created.options)).map_err(bad)?;
+                let h = Held::deserialize(held).map_err(|e| bad(e.to_string()))?;
+                if h.seats.len() != t.created.seats.len() {
+                    return Err(bad(format!("{} seats, the game has {}", h.seats.len(), t.created.seats.len())));
+                }
+                t.state = t.game.load(&h.state)?;
+                t.created.seats = h.seats;
+                t.head = h.head;
+                t.head_hash = h.head_hash;
+                t.generations = h.generations;
+                t.seed_revealed = h.seed_revealed;
+                t.setup_end = h.setup_end;
+                t.undo = h.undo;
+                t.clock = h.clock;
+                Ok(t)
+            }
+            Some((b'{', _)) => {
+                let saved: Value = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+                let t = Table::load(registry, &saved)?;
+                if t.game_id != first.game {
+                    return Err(bad(format!("it is of game {}, not {}", t.game_id, first.game)));
+                }
+                Ok(t)
+            }
+            Some((b, _)) => Err(bad(format!("unknown form {b:#04x}"))),
+            None => Err(bad("no bytes".into())),
+        }
+    }
+
+    /// Restore a snapshot made by [`Table::save`] (the form snapshots had
+    /// before [`Table::snapshot`]).
     pub fn load(registry: &Registry, saved: &Value) -> Result<Table, SchemaError> {
         let s = Saved::deserialize(saved).map_err(|e| SchemaError(format!("snapshot: {e}")))?;
         let game = registry

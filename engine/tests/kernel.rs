@@ -203,6 +203,42 @@ fn a_snapshot_restores_the_same_position() {
     assert_eq!(t.head_hash, g.table.head_hash);
 }
 
+/// The packed snapshot holds only what the creation does not say: it comes
+/// back as the same position (with a substitute's name and a revocation),
+/// is smaller than the JSON form, and the JSON form earlier versions wrote
+/// still loads through the same door.
+#[test]
+fn a_packed_snapshot_restores_the_same_position_and_the_old_form_still_loads() {
+    let mut g = given_duel(3, 3);
+    play_to_claim(&mut g);
+    let sub = g.table.revoke(Actor::Host, 1, "lost phone").unwrap();
+    g.append(vec![sub]);
+    g.append(vec![runestone_engine::Draft::kernel(
+        Actor::Host,
+        KernelEvent::SubstituteSeated { seat: 2, name: "Sigrid".into() },
+    )]);
+    let packed = g.table.snapshot();
+    let json = serde_json::to_vec(&g.table.save()).unwrap();
+    assert!(packed.len() < json.len(), "packed {} bytes against {} as JSON", packed.len(), json.len());
+    for bytes in [&packed, &json] {
+        let t = Table::from_snapshot(&registry(), bytes, &g.log[0]).expect("the snapshot loads");
+        assert_eq!(t.view(Viewer::Referee), g.view(Viewer::Referee));
+        assert_eq!((t.head, t.head_hash), (g.table.head, g.table.head_hash));
+        assert_eq!(t.created, g.table.created);
+        assert_eq!((&t.generations, t.setup_end, &t.clock), (&g.table.generations, g.table.setup_end, &g.table.clock));
+        assert_eq!(t.pending(), g.table.pending());
+        assert_eq!(t.save(), g.table.save(), "every part of the position is back");
+    }
+    for cut in [0, 1, packed.len() / 2] {
+        let e = Table::from_snapshot(&registry(), &packed[..cut], &g.log[0]).map(|_| ()).unwrap_err();
+        assert!(e.0.starts_with("snapshot"), "{e}");
+    }
+    let other = given_duel(3, 3);
+    let mut log0 = other.log[0].clone();
+    log0.game = "another".into();
+    assert!(Table::from_snapshot(&registry(), &json, &log0).is_err(), "a JSON snapshot of another game is refused");
+}
+
 #[test]
 fn a_broken_chain_is_reported_with_its_seq() {
     let mut g = given_duel(2, 3);

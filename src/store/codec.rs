@@ -270,7 +270,10 @@ impl<'a> Reader<'a> {
 
     fn json(&mut self, what: &str) -> Result<Json, String> {
         let s = self.str(what)?;
-        Json::from_stored(s.to_owned()).map_err(|e| format!("its {what} is not JSON: {e}"))
+        if s.is_empty() {
+            return Err(format!("its {what} is empty"));
+        }
+        Ok(Json::from_stored(s.to_owned()))
     }
 
     fn hash(&mut self, what: &str) -> Result<Hash, String> {
@@ -368,7 +371,10 @@ fn read_command(r: &mut Reader<'_>, event: &str) -> Result<Json, String> {
             b => return Err(format!("unknown command segment {b}")),
         }
     }
-    Json::from_stored(c).map_err(|e| format!("its command is not JSON: {e}"))
+    if c.is_empty() {
+        return Err("its command is empty".into());
+    }
+    Ok(Json::from_stored(c))
 }
 
 #[cfg(test)]

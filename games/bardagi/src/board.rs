@@ -10,7 +10,7 @@
 //! Mountains are cells of no area, so nobody ever crosses them.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
@@ -141,7 +141,7 @@ pub struct Mountain {
 }
 
 /// A board as its data file describes it.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardData {
     pub name: String,
@@ -188,6 +188,8 @@ pub struct Board {
     pub sea: Vec<Vec<SeaNode>>,
     /// The custom data text this board was built from, if not built in.
     pub source: Option<String>,
+    /// `data` as JSON, made once: every view holds it.
+    json: OnceLock<serde_json::Value>,
 }
 
 const DIRS: [[i32; 2]; 6] = [[1, 0], [0, 1], [-1, 1], [-1, 0], [0, -1], [1, -1]];
@@ -361,7 +363,7 @@ impl Board {
                 return Err(format!("area {} '{}' has a harbour but no sea route", a.id, a.name));
             }
         }
-        let board = Board { data, land, sea, source: None };
+        let board = Board { data, land, sea, source: None, json: OnceLock::new() };
         // Every area must be reachable from the homes over land and sea.
         let mut seen = vec![false; n];
         let mut stack: Vec<usize> =
@@ -438,6 +440,11 @@ impl Board {
         }
     }
 
+    /// The board's data as JSON, serialised once and shared by every view.
+    pub fn json(&self) -> &serde_json::Value {
+        self.json.get_or_init(|| serde_json::to_value(&self.data).expect("board data is JSON"))
+    }
+
     /// The built-in Summer board (2-5 players) of rules versions 1 to 3.
     pub fn summer() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
@@ -488,6 +495,7 @@ impl Board {
                 land: vec![],
                 sea: vec![],
                 source: None,
+                json: OnceLock::new(),
             })
         })
         .clone()
@@ -542,9 +550,20 @@ impl BoardRef {
     pub fn resolve(name: &str, custom: Option<&str>) -> Result<BoardRef, String> {
         match custom {
             Some(text) => {
+                // Built once per text while any game holds it: every state
+                // read back (a snapshot) names its board by the text.
+                static BUILT: OnceLock<Mutex<HashMap<String, Weak<Board>>>> = OnceLock::new();
+                let built = BUILT.get_or_init(Default::default);
+                if let Some(b) = built.lock().unwrap_or_else(|e| e.into_inner()).get(text).and_then(Weak::upgrade) {
+                    return Ok(BoardRef(b));
+                }
                 let mut b = Board::parse(text).map_err(|e| format!("the custom board is rejected: {e}"))?;
                 b.source = Some(text.to_owned());
-                Ok(BoardRef(Arc::new(b)))
+                let b = Arc::new(b);
+                let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
+                built.retain(|_, w| w.strong_count() > 0);
+                built.insert(text.to_owned(), Arc::downgrade(&b));
+                Ok(BoardRef(b))
             }
             None => match name {
                 "summer" => Ok(BoardRef(Board::summer())),

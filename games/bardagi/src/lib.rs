@@ -496,7 +496,7 @@ impl Game for Bardagi {
     }
 
     fn view(s: &State, viewer: Viewer) -> serde_json::Value {
-        serde_json::to_value(view::view(s, viewer)).expect("a view is JSON")
+        view::view_json(s, viewer)
     }
 
     fn pending(s: &State) -> Vec<Pending> {

@@ -175,6 +175,20 @@ fn tiles(s: &State, set: u64) -> Vec<TileView> {
 
 /// The view of `viewer`.
 pub fn view(s: &State, viewer: Viewer) -> View {
+    View { board: s.board.data.clone(), ..view_but_board(s, viewer) }
+}
+
+/// The view of `viewer` as JSON ([`Game::view`](runestone_engine::Game::view)):
+/// the board's part, the same in every view of the game, is not serialised
+/// again but taken as its board made it once.
+pub fn view_json(s: &State, viewer: Viewer) -> serde_json::Value {
+    let mut v = serde_json::to_value(view_but_board(s, viewer)).expect("a view is JSON");
+    v["board"] = s.board.json().clone();
+    v
+}
+
+/// The view with an empty board in place of the game's.
+fn view_but_board(s: &State, viewer: Viewer) -> View {
     let sees = |seat: usize| match viewer {
         Viewer::Referee => true,
         Viewer::Seat(me) => me as usize == seat,
@@ -235,7 +249,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         })
         .collect();
     View {
-        board: s.board.data.clone(),
+        board: BoardData::default(),
         phase: s.phase,
         round: s.round,
         rounds: s.rounds,

@@ -230,3 +230,20 @@ fn colours_may_be_given_as_names_separated_by_commas() {
     let odd = serde_json::from_value::<Options>(serde_json::json!({"colours": 3})).unwrap_err();
     assert!(odd.to_string().contains("colours: give the colours as a list of names"), "{odd}");
 }
+
+/// A view's JSON takes the board's part as the board serialised it once:
+/// the same JSON as the whole typed view serialised; and a custom board
+/// named again by a state read back (as from a snapshot) is the board
+/// already built, not parsed again.
+#[test]
+fn a_view_takes_the_board_as_made_once_and_a_custom_board_is_built_once() {
+    use runestone_engine::game::Viewer;
+    let d = super::mini(3);
+    for viewer in [Viewer::Public, Viewer::Seat(1), Viewer::Referee] {
+        let typed = serde_json::to_value(crate::view::view(&d.state, viewer)).expect("a view is JSON");
+        assert_eq!(crate::view::view_json(&d.state, viewer), typed);
+    }
+    let saved = serde_json::to_value(&d.state).expect("a state is JSON");
+    let back: crate::state::State = serde_json::from_value(saved).expect("the state reads back");
+    assert!(std::sync::Arc::ptr_eq(&back.board.0, &d.state.board.0), "the custom board is shared, not built again");
+}

@@ -1,0 +1,188 @@
+//! Time travel and disk (issue 16): a 5-clan Bardagi game played through the
+//! service on a sled store, each command the seat's fallback (the bot), to
+//! about 710 events. Then, in one run:
+//!
+//! - `view?at=SEQ` at random past seqs beside the view at the head (what a
+//!   player waits for; p50, p99 and max of each, and criterion's figures);
+//! - the disk the game takes: the store directory after a clean close, and
+//!   the snapshots' count and bytes beside the events' stored bytes.
+//!
+//! `cargo bench --bench view` (`-- --quick` for fewer samples).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use runestone::auth::{Claims, Keys, Role};
+use runestone::clock::SystemClock;
+use runestone::service::{Options, Service};
+use runestone::store::sled::SledStore;
+use runestone::store::EventStore;
+use runestone_engine::{Table, Viewer};
+use serde_json::json;
+
+/// The events the game is played to (a whole 5-clan game is about 800).
+const EVENTS: u64 = 710;
+/// Requests timed for each percentile figure.
+const SAMPLES: usize = 2000;
+
+fn claims(game: &str, seat: u8) -> Claims {
+    Claims { sub: game.to_owned(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX }
+}
+
+/// Play a 5-clan game to [`EVENTS`] events by the seats' fallbacks.
+async fn play(service: &Service) -> String {
+    let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
+    let created = service
+        .create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None)
+        .await
+        .expect("create the game");
+    let game = created.body["game_id"].as_str().expect("game id").to_owned();
+    loop {
+        let table = service.game_table(&game).await.expect("the game");
+        if table.head >= EVENTS || table.is_over() {
+            return game;
+        }
+        // A secret plan already given may be changed but need not be.
+        let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
+        let command = table.fallback(seat).expect("a fallback");
+        service
+            .submit(&game, &claims(&game, seat), json!({ "command": command, "expected_seq": table.head }), None)
+            .await
+            .expect("the fallback is accepted");
+    }
+}
+
+fn percentiles(name: &str, mut times: Vec<Duration>) {
+    times.sort_unstable();
+    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    eprintln!(
+        "{name}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} requests)",
+        at(0.5).as_secs_f64() * 1e3,
+        at(0.99).as_secs_f64() * 1e3,
+        times[times.len() - 1].as_secs_f64() * 1e3,
+        times.len()
+    );
+}
+
+fn dir_bytes(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn service(store: Arc<SledStore>) -> Service {
+    let options = Options {
+        public_url: "http://localhost".into(),
+        snapshot_interval: 64,
+        cache_games: 100,
+        cache_bytes: 64 << 20,
+    };
+    Service::new(store, runestone::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options)
+}
+
+/// Time `SAMPLES` views at random past seqs, each beside one at the head.
+fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head: u64, what: &str) {
+    // Random past seqs (a fixed generator, so every run asks the same).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut past = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        1 + x % (head - 1)
+    };
+    let viewer = Viewer::Seat(2);
+    let view = |at: Option<u64>| rt.block_on(service.view(game, viewer, at)).expect("a view");
+    for _ in 0..200 {
+        view(Some(past()));
+        view(None);
+    }
+    let (mut past_times, mut head_times) = (Vec::with_capacity(SAMPLES), Vec::with_capacity(SAMPLES));
+    for _ in 0..SAMPLES {
+        let at = past();
+        let t = Instant::now();
+        std::hint::black_box(view(Some(at)));
+        past_times.push(t.elapsed());
+        let t = Instant::now();
+        std::hint::black_box(view(None));
+        head_times.push(t.elapsed());
+    }
+    percentiles(&format!("{what}: view at a random past seq"), past_times);
+    percentiles(&format!("{what}: view at the head"), head_times);
+
+    let mut c = Criterion::default().configure_from_args();
+    let mut group = c.benchmark_group(format!("view_bardagi_5/{what}"));
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group.bench_function("past_random", |b| b.iter(|| view(Some(past()))));
+    group.bench_function("head", |b| b.iter(|| view(None)));
+    group.finish();
+}
+
+/// The seqs of the game's snapshots, walked back from `head`.
+fn snapshot_seqs(store: &SledStore, game: &str, head: u64) -> Vec<(u64, usize)> {
+    let (mut out, mut at) = (Vec::new(), head);
+    while let Some((seq, bytes)) = store.snapshot_at_or_before(game, at).expect("snapshots") {
+        out.push((seq, bytes.len()));
+        if seq == 0 {
+            break;
+        }
+        at = seq - 1;
+    }
+    out
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("events");
+    let store = Arc::new(SledStore::open(&path).expect("open the store"));
+    let svc = service(store.clone());
+    let game = rt.block_on(play(&svc));
+    let head = rt.block_on(svc.game_table(&game)).expect("the game").head;
+
+    // The snapshots the service wrote, and the same positions in the JSON
+    // form snapshots had before the packed one.
+    let registry = runestone::games::registry();
+    let log = store.load(&game, 0, None).expect("the log");
+    let seqs = snapshot_seqs(&store, &game, head);
+    let json_snapshots: Vec<(u64, Vec<u8>)> = seqs
+        .iter()
+        .map(|(seq, _)| {
+            let t = Table::fold(&registry, &log[..=*seq as usize]).expect("fold");
+            (*seq, serde_json::to_vec(&t.save()).expect("JSON"))
+        })
+        .collect();
+    let events: usize = log.iter().map(|e| runestone::store::codec::encode_event(e).expect("stored form").len()).sum();
+    eprintln!(
+        "game of {} events: {events} bytes of events as stored; {} snapshots: {} bytes packed, {} bytes in the JSON form",
+        head + 1,
+        seqs.len(),
+        seqs.iter().map(|(_, n)| n).sum::<usize>(),
+        json_snapshots.iter().map(|(_, b)| b.len()).sum::<usize>(),
+    );
+
+    time_views(&rt, &svc, &game, head, "packed_snapshots");
+
+    drop(svc);
+    drop(store);
+    eprintln!("store directory after a clean close: {} bytes for one game of {} events", dir_bytes(&path), head + 1);
+
+    // The same views with the snapshots in the JSON form (earlier stores).
+    let store = Arc::new(SledStore::open(&path).expect("open the store again"));
+    for (seq, bytes) in &json_snapshots {
+        store.put_snapshot(&game, *seq, bytes).expect("put a JSON snapshot");
+    }
+    let svc = service(store.clone());
+    time_views(&rt, &svc, &game, head, "json_snapshots");
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -15,9 +15,28 @@
 //! With several ports (nodes of one database), the games are created through
 //! the first and the connections are spread over all of them; a submit that
 //! meets another node's append first is answered 409 and counted as not 200.
+//!
+//! With `MAIL_SINK_PORT` set (`MAIL=1 scripts/load.sh`, the server sending
+//! mail over SMTP to that port), each rate gets a third phase, the submits
+//! again while the outbox worker is sending: this tool listens on the port as
+//! an SMTP sink (it accepts every message and discards it), creates
+//! `MAIL_GAMES` more games (default 2,000) whose four seats have an address,
+//! so their invitations queue a backlog of mail, while the sink holds back
+//! its greeting (at most 15 s, under the server's 20 s SMTP timeout), then
+//! lets the mail flow as that phase starts. It prints the messages the sink
+//! took during the phase and the outbox depth left at its end (a depth above
+//! 0 means the worker was sending throughout).
+//!
+//! With `TOUCH_GAMES=N` (`scripts/rss.sh`) it sends no timed load: it
+//! creates N four-seat Bardagi games over 16 connections, plays
+//! `TOUCH_MOVES` commands in each (default 16, standing orders of every seat
+//! in turn, each an appended event), views each game as its first seat, and
+//! says how long that took; the script then reads the server's memory.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -72,10 +91,15 @@ impl Conn {
 
 /// One game's seats: (game id, seat tokens).
 fn create_games(port: u16) -> Vec<(String, String)> {
-    let mut conn = Conn::open(port);
     let body = r#"{"ruleset":"bardagi","seats":[{"name":"P0"},{"name":"P1"},{"name":"P2"},{"name":"P3"}]}"#;
+    create(port, GAMES, body)
+}
+
+/// Create `n` games from `body`; their seats: (game id, seat token).
+fn create(port: u16, n: usize, body: &str) -> Vec<(String, String)> {
+    let mut conn = Conn::open(port);
     let mut targets = Vec::new();
-    for _ in 0..GAMES {
+    for _ in 0..n {
         let (status, answer) = conn.request("POST", "/api/v1/games", None, body);
         assert!(
             status == 200 || status == 201,
@@ -157,6 +181,112 @@ fn run(
     (lat, failed)
 }
 
+/// An SMTP sink: accepts every message and discards it, counting them. While
+/// `hold` is set (and for at most 15 s) a new connection gets no greeting.
+struct Sink {
+    hold: Arc<AtomicBool>,
+    taken: Arc<AtomicU64>,
+}
+
+impl Sink {
+    fn listen(port: u16) -> Sink {
+        let listener = TcpListener::bind(("127.0.0.1", port)).expect("listen for SMTP on MAIL_SINK_PORT");
+        let (hold, taken) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+        let (h, t) = (hold.clone(), taken.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (hold, taken) = (h.clone(), t.clone());
+                std::thread::spawn(move || {
+                    let since = Instant::now();
+                    while hold.load(Ordering::SeqCst) && since.elapsed() < Duration::from_secs(15) {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    let _ = Sink::session(stream, &taken);
+                });
+            }
+        });
+        Sink { hold, taken }
+    }
+
+    /// One SMTP session, answered just enough for a client to deliver.
+    fn session(stream: TcpStream, taken: &AtomicU64) -> std::io::Result<()> {
+        let mut reader = BufReader::new(stream.try_clone()?);
+        let mut out = stream;
+        out.write_all(b"220 sink ESMTP\r\n")?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            let verb = line.get(..4).unwrap_or("").to_ascii_uppercase();
+            match verb.as_str() {
+                "EHLO" => out.write_all(b"250-sink\r\n250 8BITMIME\r\n")?,
+                "DATA" => {
+                    out.write_all(b"354 go on\r\n")?;
+                    loop {
+                        line.clear();
+                        if reader.read_line(&mut line)? == 0 {
+                            return Ok(());
+                        }
+                        if line == ".\r\n" || line == ".\n" {
+                            break;
+                        }
+                    }
+                    taken.fetch_add(1, Ordering::Relaxed);
+                    out.write_all(b"250 taken\r\n")?;
+                }
+                "QUIT" => return out.write_all(b"221 bye\r\n"),
+                _ => out.write_all(b"250 ok\r\n")?,
+            }
+        }
+    }
+}
+
+/// The server's `runestone_outbox_depth`.
+fn outbox_depth(port: u16) -> u64 {
+    let (_, body) = Conn::open(port).request("GET", "/metrics", None, "");
+    let text = String::from_utf8_lossy(&body);
+    text.lines()
+        .find_map(|l| l.strip_prefix("runestone_outbox_depth ").and_then(|v| v.trim().parse().ok()))
+        .expect("runestone_outbox_depth in /metrics")
+}
+
+/// Create `games` games over 16 connections, play `moves` commands in each,
+/// then view each one.
+fn touch(port: u16, games: usize, moves: usize) {
+    let start = Instant::now();
+    let per = games.div_ceil(16);
+    let body = r#"{"ruleset":"bardagi","seats":[{"name":"P0"},{"name":"P1"},{"name":"P2"},{"name":"P3"}]}"#;
+    let workers: Vec<_> = (0..16)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let seats = create(port, per, body);
+                let mut conn = Conn::open(port);
+                for m in 0..moves {
+                    for game in seats.chunks(4) {
+                        let (id, token) = &game[m % game.len()];
+                        let cmd =
+                            format!(r#"{{"command":{{"type":"SetOrders","orders":{{"buy_axes":{}}}}}}}"#, m % 2 == 0);
+                        let (status, answer) =
+                            conn.request("POST", &format!("/api/v1/games/{id}/commands"), Some(token), &cmd);
+                        assert_eq!(status, 200, "a command answered {status}: {}", String::from_utf8_lossy(&answer));
+                    }
+                }
+                for game in seats.chunks(4) {
+                    let (id, token) = &game[0];
+                    let (status, _) = conn.request("GET", &format!("/api/v1/games/{id}/view"), Some(token), "");
+                    assert_eq!(status, 200, "a view answered {status}");
+                }
+                seats.len() / 4
+            })
+        })
+        .collect();
+    let made: usize = workers.into_iter().map(|w| w.join().expect("worker")).sum();
+    println!("touched {made} games ({moves} commands each, then a view) in {:.1} s", start.elapsed().as_secs_f64());
+}
+
 fn pct(sorted: &[u64], p: f64) -> f64 {
     let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[i] as f64 / 1000.0
@@ -169,12 +299,19 @@ fn main() {
         .find(|a| !a.starts_with("--"))
         .and_then(|a| a.split(',').map(|p| p.trim().parse().ok()).collect())
         .expect("usage: load PORT[,PORT...] (the ports of running runestone servers on 127.0.0.1)");
+    if let Some(games) = std::env::var("TOUCH_GAMES").ok().and_then(|s| s.parse().ok()) {
+        let moves = std::env::var("TOUCH_MOVES").ok().and_then(|s| s.parse().ok()).unwrap_or(16);
+        touch(ports[0], games, moves);
+        return;
+    }
     let seconds: u64 = std::env::var("LOAD_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let rates: Vec<u64> = std::env::var("RATES")
         .unwrap_or_else(|_| "2000".into())
         .split(',')
         .map(|r| r.trim().parse().expect("RATES: numbers separated by commas"))
         .collect();
+    let sink = std::env::var("MAIL_SINK_PORT").ok().map(|p| Sink::listen(p.parse().expect("MAIL_SINK_PORT: a port")));
+    let mail_games: usize = std::env::var("MAIL_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
     let targets = Arc::new(create_games(ports[0]));
     println!(
         "{GAMES} games, {} seats; open loop over {CONNECTIONS} connections to {} node(s), {seconds} s per phase",
@@ -185,8 +322,42 @@ fn main() {
         "{:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "phase", "rate/s", "done/s", "p50 ms", "p99 ms", "max ms", "not 200"
     );
+    let mut backlogs = 0;
     for rate in rates {
-        for (name, phase) in [("healthz", Phase::Health), ("submit", Phase::Submit)] {
+        let mut phases = vec![("healthz", Phase::Health), ("submit", Phase::Submit)];
+        if sink.is_some() {
+            phases.push(("+mail", Phase::Submit));
+        }
+        for (name, phase) in phases {
+            let mut taken_before = 0;
+            if let (Some(sink), "+mail") = (&sink, name) {
+                sink.hold.store(true, Ordering::SeqCst);
+                let held = Instant::now();
+                let body = format!(
+                    r#"{{"ruleset":"bardagi","seats":[{}]}}"#,
+                    (0..4)
+                        .map(|s| format!(r#"{{"name":"P{s}","email":"load{backlogs}-{s}@example.com"}}"#))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                backlogs += 1;
+                let per = mail_games.div_ceil(16);
+                let creators: Vec<_> = (0..16)
+                    .map(|_| {
+                        let (port, body) = (ports[0], body.clone());
+                        std::thread::spawn(move || create(port, per, &body).len())
+                    })
+                    .collect();
+                let seats: usize = creators.into_iter().map(|c| c.join().expect("creator")).sum();
+                println!(
+                    "(backlog: {} games, {seats} invitations queued in {:.1} s; outbox depth {})",
+                    per * 16,
+                    held.elapsed().as_secs_f64(),
+                    outbox_depth(ports[0])
+                );
+                taken_before = sink.taken.load(Ordering::Relaxed);
+                sink.hold.store(false, Ordering::SeqCst);
+            }
             let start = Instant::now();
             let (lat, failed) = run(&ports, phase, rate, seconds, &targets);
             let took = start.elapsed().as_secs_f64();
@@ -197,6 +368,14 @@ fn main() {
                 pct(&lat, 0.99),
                 pct(&lat, 1.0)
             );
+            if let (Some(sink), "+mail") = (&sink, name) {
+                let sent = sink.taken.load(Ordering::Relaxed) - taken_before;
+                println!(
+                    "(mail: {sent} messages taken by the sink during the phase, {:.0}/s; outbox depth at its end {})",
+                    sent as f64 / took,
+                    outbox_depth(ports[0])
+                );
+            }
         }
     }
 }

@@ -11,16 +11,31 @@
 #   scripts/load.sh                      # 2,000/s, 10 s per phase
 #   RATES=2000,4000,6000 scripts/load.sh # one line per rate and phase
 #   LOAD_SECONDS=20 scripts/load.sh
+#   MAIL=1 scripts/load.sh               # and the submits again while the
+#                                        # outbox sends over SMTP to a sink
+#   SERVER_BIN=path/to/runestone scripts/load.sh  # another build's server
+#
+# With MAIL=1 the server sends its mail over SMTP to 127.0.0.1:$PORT+1, where
+# the load tool listens as a sink that accepts and discards every message
+# (benches/load.rs says how the backlog of mail is made).
 #
 # Needs only cargo. Sends traffic only to 127.0.0.1; stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q --jobs 2 --bin runestone
+server_bin=${SERVER_BIN:-target/release/runestone}
+if [ -z "${SERVER_BIN:-}" ]; then
+  cargo build --release -q --jobs 2 --bin runestone
+fi
 cargo bench -q --jobs 2 --bench load --no-run
 dir=$(mktemp -d)
 port=${PORT:-18080}
+if [ -n "${MAIL:-}" ]; then
+  export MAIL_SINK_PORT=$((port + 1))
+  export RUNESTONE__MAIL__TRANSPORT=smtp RUNESTONE__MAIL__SMTP_HOST=127.0.0.1
+  export RUNESTONE__MAIL__SMTP_PORT=$MAIL_SINK_PORT
+fi
 RUNESTONE__SERVER__PORT=$port RUNESTONE__STORAGE__PATH="$dir/data" RUST_LOG=warn \
-  target/release/runestone serve >"$dir/server.log" 2>&1 &
+  "$server_bin" serve >"$dir/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 1 300); do

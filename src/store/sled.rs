@@ -3,26 +3,47 @@
 //! One sled [`Db`] with two trees:
 //!
 //! - `main`: everything that must be durable, written only by the committer
-//!   thread and only through [`sled::Batch`]es (each applied atomically).
+//!   thread, one group of writes at a time (see "One write per group").
 //!   Every key starts with a one-byte kind:
 //!   - `e ‖ game id (16 bytes) ‖ seq (u64 big-endian)` → the envelope as JSON;
-//!   - `g`, `i`, `o`, `d` ‖ key → a side record ([`Side`]).
+//!   - `g`, `i`, `o`, `d` ‖ key → a side record ([`Side`]);
+//!   - `w:group` → the intent of the last group (below).
 //! - `snapshots`: `game id ‖ seq (u64 big-endian)` → a snapshot. A cache,
 //!   written directly and never flushed on purpose.
 //!
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
 //! one write, then everything else already queued (it never waits for more),
-//! checks each, applies the accepted ones as one sled batch (the outbox
-//! worker's records join like any other write), then flushes once and
-//! answers every writer of the group: one store write and one fdatasync per
-//! group. A write is acknowledged only after that flush succeeded. The
-//! futures are lazy: a write is queued when its future is first polled.
+//! checks each, writes the accepted ones as one group (the outbox worker's
+//! records join like any other write), then flushes once and answers every
+//! writer of the group: one store write and one fdatasync per group. A write
+//! is acknowledged only after that flush succeeded. The futures are lazy: a
+//! write is queued when its future is first polled.
+//!
+//! One write per group: a [`sled::Batch`] would make a group atomic, but
+//! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
+//! the buffer holding the batch's manifest on its own), so a batch and the
+//! flush after it cost two or three buffer writes, each with its own
+//! `sync_file_range` wait. Instead the committer first inserts the group's
+//! *intent* (every insert and removal of the group, encoded in one value
+//! under `w:group`, which sled logs as one checksummed message), then the
+//! group's inserts and removals one by one, then flushes: all of it lands in
+//! one log buffer, written with one `pwrite` and one `sync_file_range`. sled
+//! recovers its log up to the first torn message, so after a crash the disk
+//! holds either nothing of the group, or its whole intent and a prefix of
+//! its writes; opening the store applies the intent again (every write of
+//! it is an idempotent insert or removal of a key only the committer
+//! writes), which completes the group. A clean close removes the intent.
+//! sled's own background flusher is off: the committer's flushes (and the
+//! close) write everything, snapshots included.
 //!
 //! Reads go straight to sled, so they may see a write of the group being
-//! flushed before its writer is answered; announce an event to others only
-//! after its append has resolved. `close` (and `Drop`) block until the
-//! committer has drained its queue and flushed.
+//! flushed before its writer is answered, and a write of several keys in
+//! part (the events of an append before its head record, which is written
+//! last; readers check the log against the head record read first, so a
+//! write landing between two reads only moves the log past it); announce an
+//! event to others only after its append has resolved. `close` (and `Drop`)
+//! block until the committer has drained its queue and flushed.
 //!
 //! sled's own `flush` is not enough for that promise: on Linux, sled 0.34
 //! ends it with `sync_file_range`, which flushes neither the drive's write
@@ -65,7 +86,7 @@ use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 use runestone_engine::Envelope;
-use sled::{Batch, Db, Tree};
+use sled::{Db, Tree};
 use tokio::sync::oneshot;
 
 use crate::config::Reserve;
@@ -84,6 +105,11 @@ const MANIFEST: &[u8] = b"m:games";
 /// The file beside sled's own that says a store was created in this
 /// directory, so sled starting empty on a damaged `db` file is noticed.
 pub const MARKER: &str = "runestone.store";
+/// The intent of the last group: every insert and removal it made, applied
+/// again at open (see the module docs).
+const INTENT: &[u8] = b"w:group";
+/// The first byte of an encoded intent (its format's version).
+const INTENT_FORMAT: u8 = 1;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
 /// sled's page cache when the configuration names none (sled's own default
@@ -97,6 +123,8 @@ pub const WRITE_BOUND: std::time::Duration = std::time::Duration::from_secs(20);
 type Unconfirmed = std::sync::Arc<Mutex<HashMap<Vec<u8>, usize>>>;
 
 type GameKey = [u8; GAME_ID_LEN];
+/// Inserts (`Some`) and removals (`None`) of main-tree keys, in order.
+type Ops = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 type Reply = oneshot::Sender<StoreResult<()>>;
 
 /// The sled-backed [`EventStore`].
@@ -269,7 +297,7 @@ fn name(game: &GameKey) -> String {
 }
 
 /// A game's head record: the seq and hash of its last event, written in the
-/// same batch as the events. `None` for a game without one (no game, or a
+/// same group as the events (after them). `None` for a game without one (no game, or a
 /// game last written before head records existed).
 fn read_head_record(main: &Tree, game: &GameKey) -> StoreResult<Option<(u64, String)>> {
     let Some(v) = main.get(head_key(game)).map_err(|e| read_err("reading a head record", e))? else {
@@ -305,12 +333,12 @@ fn verified_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
     }
 }
 
-/// Put a head record into `batch`.
-fn put_head_record(batch: &mut Batch, game: &GameKey, seq: u64, hash: &str) {
+/// Add a head record to a group's writes.
+fn put_head_record(ops: &mut Ops, game: &GameKey, seq: u64, hash: &str) {
     let mut v = Vec::with_capacity(8 + hash.len());
     v.extend_from_slice(&seq.to_be_bytes());
     v.extend_from_slice(hash.as_bytes());
-    batch.insert(&head_key(game)[..], v);
+    ops.push((head_key(game).to_vec(), Some(v)));
 }
 
 /// How many games the manifest says have a head record.
@@ -352,7 +380,7 @@ fn read_summary(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// Check a write and serialize its events (done by the caller, so the
-/// committer's work per write is only the head check and the batch).
+/// committer's work per write is only the head check and the group's writes).
 fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
     let Write { game, expect_head, events, side } = write;
     let key = game_key(&game)?;
@@ -383,6 +411,7 @@ impl SledStore {
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
         let (db, main, snapshots) = open_caught(path, DEFAULT_CACHE_BYTES)?;
+        finish_interrupted_group(&db, &main)?;
         Self::start(path, (db, main, snapshots), false, DEFAULT_CACHE_BYTES)
     }
 
@@ -637,7 +666,8 @@ fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
     Ok(())
 }
 
-/// Open sled and its trees, turning a panic inside sled (its recovery
+/// Open sled and its trees (with its background flusher off: see the
+/// module docs), turning a panic inside sled (its recovery
 /// panics on some damaged files) into an error that says what to do.
 fn open_caught(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     let damaged = |what: String| {
@@ -748,7 +778,7 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
 fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
     let start = std::time::Instant::now();
     loop {
-        match sled::Config::new().path(path).cache_capacity(cache_bytes).open() {
+        match sled::Config::new().path(path).cache_capacity(cache_bytes).flush_every_ms(None).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -765,6 +795,9 @@ fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
 fn open_checked(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     prepare_open(path)?;
     let (db, main, snapshots) = open_caught(path, cache_bytes)?;
+    if finish_interrupted_group(&db, &main)? {
+        tracing::warn!("the store was not closed cleanly: its last group of writes was applied again from its intent");
+    }
     check_manifest(path, &db, &main)?;
     Ok((db, main, snapshots))
 }
@@ -1005,7 +1038,9 @@ fn run_committer(
         }
     }
     if failed.is_none() {
-        if let Err(e) = flush(&db, &mut syncer) {
+        // Every group is on disk whole: its intent is not needed any more.
+        let closed = main.remove(INTENT).map_err(|e| format!("sled: {e}")).and_then(|_| flush(&db, &mut syncer));
+        if let Err(e) = closed {
             tracing::error!("final flush of the sled store: {e}");
         }
     }
@@ -1028,13 +1063,10 @@ impl Job {
     }
 }
 
-/// Check every write of the group, apply those accepted as one sled batch,
-/// flush once, answer everyone. An error means the batch or the flush failed
-/// (and every accepted writer was told so).
-///
-/// One batch per group matters for speed: sled seals every batch it applies
-/// with its own wait for the log to reach the file, so a batch per write
-/// cost a disk wait per write before the shared flush.
+/// Check every write of the group, write those accepted as one group (its
+/// intent, then its writes: [`write_group`]), flush once, answer everyone.
+/// An error means the writes or the flush failed (and every accepted writer
+/// was told so).
 fn commit_group(
     db: &Db,
     main: &Tree,
@@ -1043,13 +1075,13 @@ fn commit_group(
     broken: &BrokenCell,
     group: &mut Vec<Job>,
 ) -> Result<(), String> {
-    // What the accepted writes touch, in doubt if the batch or flush fails.
+    // What the accepted writes touch, in doubt if the writes or flush fail.
     let mut doubt = Broken::default();
     // Heads as left by the writes this group already accepted.
     let mut heads: HashMap<GameKey, (Option<u64>, bool)> = HashMap::new();
     let mut accepted: Vec<Reply> = Vec::with_capacity(group.len());
     let mut outbox_keys: Vec<Vec<u8>> = Vec::new();
-    let mut batch = Batch::default();
+    let mut ops = Ops::new();
     let mut new_games = 0u64;
     for job in group.drain(..) {
         // Hidden from scans before sled can show them, until flushed.
@@ -1069,11 +1101,11 @@ fn commit_group(
         };
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, reply } => {
-                let staged = stage_append(main, &mut batch, &mut heads, game, expect_head, events, last_hash, side);
+                let staged = stage_append(main, &mut ops, &mut heads, game, expect_head, events, last_hash, side);
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
-                add_side(&mut batch, side);
+                ops.extend(side);
                 (Ok(()), reply)
             }
         };
@@ -1097,17 +1129,16 @@ fn commit_group(
     // The manifest counts the games whose first head record this group
     // writes (the committer is its only writer).
     let manifest = if new_games > 0 {
-        read_manifest(main).map(|n| batch.insert(MANIFEST, &(n.unwrap_or(0) + new_games).to_be_bytes()[..]))
+        read_manifest(main)
+            .map(|n| ops.push((MANIFEST.to_vec(), Some((n.unwrap_or(0) + new_games).to_be_bytes().to_vec()))))
     } else {
         Ok(())
     };
-    // A batch sled fails to apply with an IO error (sled keeps answering the
-    // first one it met, from its own background flush too) leaves the
-    // outcome unknown: the store is broken like after a failed flush.
-    let flushed = manifest
-        .and_then(|()| main.apply_batch(batch).map_err(|e| io("applying a batch", e)))
-        .map_err(|e| e.to_string())
-        .and_then(|()| flush(db, syncer));
+    // Writes sled fails with an IO error (sled keeps answering the first one
+    // it met) leave the outcome unknown: the store is broken like after a
+    // failed flush.
+    let flushed =
+        manifest.and_then(|()| write_group(main, ops)).map_err(|e| e.to_string()).and_then(|()| flush(db, syncer));
     // Before anyone is answered: no read shows these writes from now on.
     let failure = match &flushed {
         Ok(()) => {
@@ -1271,22 +1302,103 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn add_side(batch: &mut Batch, side: Vec<(Vec<u8>, Option<Vec<u8>>)>) {
-    for (k, v) in side {
+/// Write a group into sled's memory: its intent first, then its inserts and
+/// removals in order, all into sled's current log buffer (the flush after
+/// writes them with one `pwrite`). A crash that tears the buffer leaves the
+/// intent and a prefix of the writes, or nothing of the group: the intent
+/// completes it at the next open ([`finish_interrupted_group`]).
+fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
+    main.insert(INTENT, encode_intent(&ops)).map_err(|e| io("writing a group's intent", e))?;
+    apply_ops(main, ops)
+}
+
+fn apply_ops(main: &Tree, ops: Ops) -> StoreResult<()> {
+    for (k, v) in ops {
         match v {
-            Some(v) => batch.insert(k, v),
-            None => batch.remove(k),
+            Some(v) => main.insert(k, v).map(drop),
+            None => main.remove(k).map(drop),
+        }
+        .map_err(|e| io("writing a group", e))?;
+    }
+    Ok(())
+}
+
+/// A group's writes as one value: the format byte, then per write a byte
+/// (1 insert, 0 removal), the key's length (u32 big-endian) and the key,
+/// and for an insert the value's length and the value.
+fn encode_intent(ops: &Ops) -> Vec<u8> {
+    let len = ops.iter().map(|(k, v)| 9 + k.len() + v.as_ref().map_or(0, Vec::len)).sum::<usize>();
+    let mut out = Vec::with_capacity(1 + len);
+    out.push(INTENT_FORMAT);
+    let put = |out: &mut Vec<u8>, bytes: &[u8]| {
+        out.extend_from_slice(&u32::try_from(bytes.len()).expect("a key or value under 4 GiB").to_be_bytes());
+        out.extend_from_slice(bytes);
+    };
+    for (k, v) in ops {
+        out.push(u8::from(v.is_some()));
+        put(&mut out, k);
+        if let Some(v) = v {
+            put(&mut out, v);
         }
     }
+    out
+}
+
+/// Read an intent back; `None` if it is not one this version wrote.
+fn decode_intent(mut bytes: &[u8]) -> Option<Ops> {
+    fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = (bytes.get(..n)?, bytes.get(n..)?);
+        *bytes = rest;
+        Some(head)
+    }
+    fn sized(bytes: &mut &[u8]) -> Option<Vec<u8>> {
+        let n = u32::from_be_bytes(take(bytes, 4)?.try_into().ok()?) as usize;
+        take(bytes, n).map(<[u8]>::to_vec)
+    }
+    if take(&mut bytes, 1)? != [INTENT_FORMAT] {
+        return None;
+    }
+    let mut ops = Ops::new();
+    while !bytes.is_empty() {
+        let insert = match take(&mut bytes, 1)? {
+            [1] => true,
+            [0] => false,
+            _ => return None,
+        };
+        let k = sized(&mut bytes)?;
+        let v = if insert { Some(sized(&mut bytes)?) } else { None };
+        ops.push((k, v));
+    }
+    Some(ops)
+}
+
+/// At open: apply the last group's intent again, completing a group a crash
+/// cut short (a no-op for a group that reached the disk whole), then remove
+/// it. `true` when there was one.
+fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<bool> {
+    let Some(intent) = main.get(INTENT).map_err(|e| read_err("reading the last group's intent", e))? else {
+        return Ok(false);
+    };
+    let ops = decode_intent(&intent).ok_or_else(|| {
+        StoreError::Corrupt(
+            "the record of the last group of writes (`w:group` in sled's main tree) is unreadable. \
+             Nothing was changed. Restore the data directory from a backup copied while the server was stopped"
+                .into(),
+        )
+    })?;
+    apply_ops(main, ops)?;
+    main.remove(INTENT).map_err(|e| io("removing the last group's intent", e))?;
+    db.flush().map_err(|e| io("completing the last group of writes", e))?;
+    Ok(true)
 }
 
 /// Check an append against the head (as left by this group's earlier
-/// writes) and add it to the group's batch; `true` when it writes its
+/// writes) and add it to the group's writes; `true` when it writes its
 /// game's first head record.
 #[allow(clippy::too_many_arguments)]
 fn stage_append(
     main: &Tree,
-    batch: &mut Batch,
+    ops: &mut Ops,
     heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
     game: GameKey,
     expect_head: Option<u64>,
@@ -1310,12 +1422,12 @@ fn stage_append(
     }
     let new_head = events.last().map(|(k, _)| seq_of(k)).or(head);
     for (k, json) in events {
-        batch.insert(&k[..], json);
+        ops.push((k.to_vec(), Some(json)));
     }
-    add_side(batch, side);
+    ops.extend(side);
     let mut first = false;
     if let (Some(seq), Some(hash)) = (new_head, &last_hash) {
-        put_head_record(batch, &game, seq, hash);
+        put_head_record(ops, &game, seq, hash);
         first = !recorded;
     }
     heads.insert(game, (new_head, recorded || first));
@@ -1627,6 +1739,97 @@ mod tests {
             other => panic!("expected Corrupt, got {other:?}"),
         }
         assert_eq!(store.load(&game, 0, Some(1)).expect("the readable part").len(), 2);
+    }
+
+    #[test]
+    fn intents_read_back_as_written() {
+        let ops: Ops = vec![
+            (b"e-key".to_vec(), Some(b"value".to_vec())),
+            (b"gone".to_vec(), None),
+            (Vec::new(), Some(Vec::new())),
+        ];
+        let bytes = encode_intent(&ops);
+        assert_eq!(decode_intent(&bytes), Some(ops));
+        assert_eq!(decode_intent(&encode_intent(&Vec::new())), Some(Vec::new()));
+        // Cut short, another format, an unknown kind of write.
+        assert_eq!(decode_intent(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(decode_intent(&[2]), None);
+        assert_eq!(decode_intent(&[INTENT_FORMAT, 7, 0, 0, 0, 0]), None);
+    }
+
+    #[tokio::test]
+    async fn a_clean_close_leaves_no_intent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = suite::game_id("intent", 0);
+        {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&game, 3)).await.expect("append");
+            let open = store.cur().expect("open");
+            assert!(open.main.get(INTENT).expect("read").is_some(), "the last group's intent is kept while open");
+            drop(open);
+            store.close().expect("close");
+        }
+        let db = open_db(dir.path()).expect("raw open");
+        assert_eq!(db.open_tree("main").expect("tree").get(INTENT).expect("read"), None);
+    }
+
+    /// A crash that tore the last group's log buffer after its intent: the
+    /// open applies the intent again and the group is whole.
+    #[tokio::test]
+    async fn a_torn_group_is_completed_from_its_intent_at_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (suite::game_id("torn", 0), suite::game_id("torn", 1));
+        let before = {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&a, 3)).await.expect("append");
+            store.append(suite::new_game_write(&b, 2)).await.expect("append");
+            let before = (store.load(&a, 0, None).expect("load"), store.load(&b, 0, None).expect("load"));
+            store.close().expect("close");
+            before
+        };
+        {
+            // Game b's write as the last group: its intent reached the disk,
+            // of its writes only the first event did.
+            let db = open_db(dir.path()).expect("raw open");
+            let main = db.open_tree("main").expect("tree");
+            let kb = game_key(&b).unwrap();
+            let mut ops = Ops::new();
+            for item in main.scan_prefix(event_prefix(&kb)).chain(main.scan_prefix(head_key(&kb))) {
+                let (k, v) = item.expect("read");
+                ops.push((k.to_vec(), Some(v.to_vec())));
+            }
+            let manifest = main.get(MANIFEST).expect("read").expect("a manifest");
+            ops.push((MANIFEST.to_vec(), Some(manifest.to_vec())));
+            for (k, _) in &ops[1..] {
+                main.remove(k).expect("remove");
+            }
+            main.insert(MANIFEST, &1u64.to_be_bytes()[..]).expect("the manifest as before the group");
+            main.insert(INTENT, encode_intent(&ops)).expect("intent");
+            db.flush().expect("flush");
+        }
+        let store = SledStore::open(dir.path()).expect("reopen completes the group");
+        assert_eq!(store.load(&a, 0, None).expect("load"), before.0);
+        assert_eq!(store.load(&b, 0, None).expect("load"), before.1);
+        assert_eq!(store.head(&b).expect("head"), Some(1));
+        assert!(store.manifest_problems(dir.path()).is_empty());
+        let open = store.cur().expect("open");
+        assert_eq!(open.main.get(INTENT).expect("read"), None, "the intent is removed once applied");
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_intent_is_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        SledStore::open(dir.path()).expect("open").close().expect("close");
+        {
+            let db = open_db(dir.path()).expect("raw open");
+            db.open_tree("main").expect("tree").insert(INTENT, &b"\x09garbage"[..]).expect("insert");
+            db.flush().expect("flush");
+        }
+        match SledStore::open(dir.path()) {
+            Err(StoreError::Corrupt(msg)) => assert!(msg.contains("last group") && msg.contains("Restore"), "{msg}"),
+            Err(e) => panic!("expected Corrupt, got {e:?}"),
+            Ok(_) => panic!("expected Corrupt, the store opened"),
+        }
     }
 
     /// Store three games of 4 events, then let `damage` edit the raw tree.

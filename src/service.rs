@@ -803,8 +803,17 @@ impl Service {
         // Fold first into a copy: what is appended must fold.
         let mut next = t.clone();
         let mut refold = false;
+        // The positions at the interval's multiples inside the append (one
+        // append may carry a whole round): a past view then folds at most an
+        // interval's events. The head's is decided below.
+        let interval = self.options.snapshot_interval;
+        let last = events.last().map_or(t.head, |e| e.seq);
+        let mut inside = Vec::new();
         for e in &events {
             match next.push(e) {
+                Ok(()) if next.head.is_multiple_of(interval) && next.head < last => {
+                    inside.push((next.head, next.snapshot()))
+                }
                 Ok(()) => {}
                 Err(FoldError::NeedsRefold) => {
                     refold = true;
@@ -832,7 +841,12 @@ impl Service {
         self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
         loaded.record = record;
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
-        let crossed = next.head / self.options.snapshot_interval != t.head / self.options.snapshot_interval;
+        for (seq, snapshot) in &inside {
+            if self.store.put_snapshot(&next.game_id, *seq, snapshot).is_ok() {
+                Metrics::inc(&self.metrics.snapshots_written);
+            }
+        }
+        let crossed = next.head / interval != t.head / interval;
         if crossed || before_pending != after_pending {
             self.count_bytes(&next.game_id, serde_json::to_vec(&next.save()).map_or(0, |v| v.len()));
             if self.store.put_snapshot(&next.game_id, next.head, &next.snapshot()).is_ok() {
@@ -1484,5 +1498,74 @@ mod cache_tests {
         }
         assert!(c.slots.contains_key("busy00000000000a"), "a game in use is never dropped");
         drop(busy);
+    }
+}
+
+#[cfg(test)]
+mod snapshot_tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::store::memory::MemoryStore;
+
+    const INTERVAL: u64 = 64;
+
+    /// A 5-clan Bardagi game played by the seats' fallbacks, where one
+    /// command's append often carries a whole round (over a hundred
+    /// events): a snapshot is written at every multiple of the interval,
+    /// also one that falls inside an append, and it holds that position.
+    #[tokio::test]
+    async fn a_snapshot_is_written_at_every_multiple_of_the_interval_even_inside_one_append() {
+        let store = Arc::new(MemoryStore::default());
+        let options = Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: INTERVAL,
+            cache_games: 16,
+            cache_bytes: 64 << 20,
+        };
+        let service = Service::new(
+            store.clone(),
+            crate::games::registry(),
+            Keys::new(&[7; 32], 30),
+            Arc::new(SystemClock),
+            options,
+        );
+        let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
+        let created =
+            service.create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None).await.expect("create");
+        let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        let mut multiples_inside = 0;
+        let head = loop {
+            let table = service.game_table(&game).await.expect("the game");
+            if table.head >= 5 * INTERVAL || table.is_over() {
+                break table.head;
+            }
+            let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
+            let command = table.fallback(seat).expect("a fallback");
+            let claims =
+                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+            service
+                .submit(&game, &claims, json!({ "command": command, "expected_seq": table.head }), None)
+                .await
+                .expect("the fallback is accepted");
+            let after = service.game_table(&game).await.expect("the game").head;
+            // Multiples of the interval strictly inside this append.
+            multiples_inside += (after - 1) / INTERVAL - table.head / INTERVAL;
+        };
+        assert!(head >= 5 * INTERVAL, "the game reached {head} events");
+        assert!(multiples_inside > 0, "no append carried a multiple of the interval inside it");
+
+        let log = store.load(&game, 0, None).expect("the log");
+        let registry = crate::games::registry();
+        for m in (INTERVAL..=head).step_by(INTERVAL as usize) {
+            let (seq, bytes) = store
+                .snapshot_at_or_before(&game, m)
+                .expect("read")
+                .unwrap_or_else(|| panic!("no snapshot at or before {m}"));
+            assert_eq!(seq, m, "the latest snapshot at or before {m}");
+            let restored = Table::from_snapshot(&registry, &bytes, &log[0]).expect("the snapshot loads");
+            let folded = Table::fold(&registry, &log[..=m as usize]).expect("fold");
+            assert_eq!(restored.head_hash, log[m as usize].hash, "the snapshot at {m} is after event {m}");
+            assert_eq!(restored.save(), folded.save(), "the snapshot at {m} holds the position folded to {m}");
+        }
     }
 }

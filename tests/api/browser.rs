@@ -241,6 +241,10 @@ impl Driver {
         format!("/session/{}{rest}", self.session)
     }
 
+    /// Open `url`; returns once its page has loaded (WebDriver's Navigate To
+    /// waits for that under the normal page load strategy), so what is read
+    /// next is the new page: an element it must have is checked with
+    /// [`Driver::exists`], not waited for.
     pub(crate) fn go(&self, url: &str) {
         self.call("POST", &self.s("/url"), Some(json!({"url": url})));
     }

@@ -224,7 +224,7 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     d.loads(|| d.click(&d.find("#log-all")));
     assert!(d.text("#log").contains("② units"), "the round's report is in the whole log");
     d.go(&format!("{}/games/{game}", app.base));
-    d.wait_for("#realms-orders");
+    assert!(d.exists("#realms-orders"), "the order form is shown");
     assert!(d.text("#phase").starts_with("Summer of year 1 of 1"), "{}", d.text("#phase"));
     assert!(d.text("#round").contains("round 2 of 4"), "{}", d.text("#round"));
     let after = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
@@ -235,7 +235,7 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     d.screenshot("realms-05-map-1280");
     d.resize(390, 844);
     d.go(&format!("{}/games/{game}", app.base));
-    d.wait_for("#realms-orders");
+    assert!(d.exists("#realms-orders"), "the order form is shown");
     d.screenshot("realms-06-phone");
     d.eval("document.getElementById('board').scrollIntoView(); return true;");
     d.screenshot("realms-07-phone-map");

@@ -886,8 +886,6 @@ pub mod testing {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::store::suite;
 
@@ -895,33 +893,7 @@ mod tests {
         PgStore::open(&testing::fresh_database()).expect("open the test database")
     }
 
-    macro_rules! suite_tests {
-        ($($name:ident),* $(,)?) => {$(
-            #[tokio::test]
-            async fn $name() {
-                suite::$name(&fresh()).await;
-            }
-        )*};
-    }
-
-    suite_tests!(
-        claims_and_releases,
-        append_new_game_and_load,
-        head_follows_appends,
-        stale_expect_head_conflicts_and_leaves_nothing,
-        new_game_on_existing_log_conflicts,
-        malformed_writes_are_refused,
-        side_records_are_atomic_with_events,
-        put_get_scan,
-        snapshots,
-        games_paging,
-        append_after_close_fails,
-    );
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn concurrent_appenders() {
-        suite::concurrent_appenders(Arc::new(fresh())).await;
-    }
+    suite::store_suite!(#[tokio::test]; (fresh(), ()));
 
     #[tokio::test]
     async fn reopen_keeps_everything() {

@@ -1630,8 +1630,6 @@ impl EventStore for SledStore {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::store::suite;
 
@@ -1640,34 +1638,7 @@ mod tests {
         (SledStore::open(dir.path()).expect("open"), dir)
     }
 
-    macro_rules! suite_tests {
-        ($($name:ident),* $(,)?) => {$(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn $name() {
-                let (store, _dir) = fresh();
-                suite::$name(&store).await;
-            }
-        )*};
-    }
-
-    suite_tests!(
-        append_new_game_and_load,
-        head_follows_appends,
-        stale_expect_head_conflicts_and_leaves_nothing,
-        new_game_on_existing_log_conflicts,
-        malformed_writes_are_refused,
-        side_records_are_atomic_with_events,
-        put_get_scan,
-        snapshots,
-        games_paging,
-        append_after_close_fails,
-    );
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn concurrent_appenders() {
-        let (store, _dir) = fresh();
-        suite::concurrent_appenders(Arc::new(store)).await;
-    }
+    suite::store_suite!(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]; fresh());
 
     #[tokio::test]
     async fn one_group_checks_its_writes_against_each_other() {

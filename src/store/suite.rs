@@ -498,37 +498,45 @@ pub async fn claims_and_releases(store: &dyn EventStore) {
     }
 }
 
+/// Every test of the suite, once, for a backend's own test module:
+/// `store_suite!(#[tokio::test]; fresh())` where `fresh()` makes a new, empty
+/// store and a guard kept alive for the test (its directory, or `()`). The
+/// list lives here only, so a test added to the suite runs on every backend.
+macro_rules! store_suite {
+    (#[$test:meta]; $fresh:expr) => {
+        $crate::store::suite::store_suite!(@each [$test] $fresh;
+            claims_and_releases,
+            append_new_game_and_load,
+            head_follows_appends,
+            stale_expect_head_conflicts_and_leaves_nothing,
+            new_game_on_existing_log_conflicts,
+            malformed_writes_are_refused,
+            side_records_are_atomic_with_events,
+            put_get_scan,
+            snapshots,
+            games_paging,
+            append_after_close_fails,
+        );
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn concurrent_appenders() {
+            let (store, _guard) = $fresh;
+            $crate::store::suite::concurrent_appenders(std::sync::Arc::new(store)).await;
+        }
+    };
+    (@each [$test:meta] $fresh:expr; $($name:ident),* $(,)?) => {$(
+        #[$test]
+        async fn $name() {
+            let (store, _guard) = $fresh;
+            $crate::store::suite::$name(&store).await;
+        }
+    )*};
+}
+pub(crate) use store_suite;
+
 /// The in-memory store meets the same contract.
 mod memory_backend {
-    use std::sync::Arc;
-
     use crate::store::memory::MemoryStore;
 
-    macro_rules! suite_tests {
-        ($($name:ident),* $(,)?) => {$(
-            #[tokio::test]
-            async fn $name() {
-                super::$name(&MemoryStore::default()).await;
-            }
-        )*};
-    }
-
-    suite_tests!(
-        claims_and_releases,
-        append_new_game_and_load,
-        head_follows_appends,
-        stale_expect_head_conflicts_and_leaves_nothing,
-        new_game_on_existing_log_conflicts,
-        malformed_writes_are_refused,
-        side_records_are_atomic_with_events,
-        put_get_scan,
-        snapshots,
-        games_paging,
-        append_after_close_fails,
-    );
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn concurrent_appenders() {
-        super::concurrent_appenders(Arc::new(MemoryStore::default())).await;
-    }
+    super::store_suite!(#[tokio::test]; (MemoryStore::default(), ()));
 }

@@ -716,16 +716,9 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
                         }
                     }
                     Err(RecvError::Lagged(_)) => {
-                        // Events were missed: re-check the link before
-                        // reading them back from the log.
-                        if let Some(why) = st.recheck().await {
-                            st.closing = Some(why);
-                            continue;
-                        }
-                        let from = st.last.map_or(0, |l| l + 1);
-                        match st.svc.events(&st.game, st.viewer, from, None).await {
-                            Ok(list) => st.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON"))),
-                            Err(_) => return None,
+                        // Events were missed: read them back from the log.
+                        if !st.read_back().await {
+                            return None;
                         }
                     }
                     Err(RecvError::Closed) => return None,
@@ -736,14 +729,8 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
                 _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() => {
                     let head = st.svc.store().head(&st.game).ok().flatten();
                     if head.is_some_and(|h| st.last.is_none_or(|l| h > l)) {
-                        if let Some(why) = st.recheck().await {
-                            st.closing = Some(why);
-                            continue;
-                        }
-                        let from = st.last.map_or(0, |l| l + 1);
-                        match st.svc.events(&st.game, st.viewer, from, None).await {
-                            Ok(list) => st.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON"))),
-                            Err(_) => return None,
+                        if !st.read_back().await {
+                            return None;
                         }
                         if st.closing.is_none() {
                             if let Ok(t) = st.svc.game_table(&st.game).await {
@@ -766,6 +753,25 @@ async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResul
         }
     });
     impl St {
+        /// Queues the events after the last one queued, read back from the
+        /// log (after a lag, or appended through another node), once the
+        /// link is checked again; a link no longer good closes the stream
+        /// instead. `false` when the log cannot be read: the stream ends.
+        async fn read_back(&mut self) -> bool {
+            if let Some(why) = self.recheck().await {
+                self.closing = Some(why);
+                return true;
+            }
+            let from = self.last.map_or(0, |l| l + 1);
+            match self.svc.events(&self.game, self.viewer, from, None).await {
+                Ok(list) => {
+                    self.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON")));
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+
         /// The closing event if the seat's token generation is no longer the
         /// game's (or the game cannot be read), else `None`.
         async fn recheck(&self) -> Option<types::StreamClosed> {

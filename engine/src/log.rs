@@ -95,10 +95,6 @@ impl<'de> Deserialize<'de> for Hash {
 #[derive(Clone)]
 pub struct Json(Box<str>);
 
-/// The name under which serde_json's serializers take a struct's one field
-/// as JSON text to write as it is (how its `RawValue` serialises).
-const RAW_TOKEN: &str = "$serde_json::private::RawValue";
-
 impl Json {
     /// The canonical text of a JSON value.
     pub fn new(value: &Value) -> Json {
@@ -162,14 +158,14 @@ impl From<Value> for Json {
     }
 }
 
-/// Written as it is, as serde_json's `RawValue` is (by the same private
-/// name its serializers know): into text unchanged, into a [`Value`] parsed.
+/// Written as it is, through serde_json's `RawValue` (borrowed from the
+/// text, not copied): into text unchanged, into a [`Value`] parsed. Only the
+/// edges (API answers, exports) serialise; the store writes [`Json::as_str`].
 impl Serialize for Json {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut raw = s.serialize_struct(RAW_TOKEN, 1)?;
-        raw.serialize_field(RAW_TOKEN, &*self.0)?;
-        raw.end()
+        let raw: &serde_json::value::RawValue = serde_json::from_str(&self.0)
+            .map_err(|e| serde::ser::Error::custom(format!("stored JSON text is damaged: {e}")))?;
+        raw.serialize(s)
     }
 }
 

@@ -736,12 +736,7 @@ pub fn text(view: &View, seats: &[String]) -> Option<String> {
     }
     h.push_str("</ul>");
     // The Foster pool.
-    let pool: Vec<String> = view
-        .pool
-        .iter()
-        .flatten()
-        .map(|c| format!("{} ({}, Worth {})", c.persona.clone().unwrap_or_default(), c.colour, c.worth))
-        .collect();
+    let pool: Vec<String> = view.pool.iter().flatten().map(|c| c.persona_label()).collect();
     let _ = write!(
         h,
         "<p>Personae to foster: {}. The orlog holds {} cards; the Doom {}.</p>",

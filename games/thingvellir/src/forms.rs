@@ -273,18 +273,8 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             .collect();
         parts.extend(choose_one("farm", "Choose the farm", c, entered));
     } else if asked == "Choose(Replace)" {
-        let pool: Vec<String> = view
-            .pool
-            .iter()
-            .flatten()
-            .map(|c| format!("{} ({}, Worth {})", c.persona.clone().unwrap_or_default(), c.colour, c.worth))
-            .collect();
-        let drawn: Vec<String> = mine
-            .hand
-            .iter()
-            .flatten()
-            .map(|c| format!("{} ({}, Worth {})", c.persona.clone().unwrap_or_default(), c.colour, c.worth))
-            .collect();
+        let pool: Vec<String> = view.pool.iter().flatten().map(|c| c.persona_label()).collect();
+        let drawn: Vec<String> = mine.hand.iter().flatten().map(|c| c.persona_label()).collect();
         parts.push(
             Note::new(format!(
                 "You drew {} for spaces of the Foster pool already taken (the pool: {}). A persona you choose replaces the one of its colour, which goes to its Doom; the others go to their Doom.",

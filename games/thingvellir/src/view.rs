@@ -19,6 +19,13 @@ pub struct CardView {
     pub persona: Option<String>,
 }
 
+impl CardView {
+    /// A persona card in words: "Njáll (Red, Worth 2)".
+    pub fn persona_label(&self) -> String {
+        format!("{} ({}, Worth {})", self.persona.as_deref().unwrap_or_default(), self.colour, self.worth)
+    }
+}
+
 fn card(c: CardId) -> CardView {
     let d = data();
     let k = &d.cards[c as usize];

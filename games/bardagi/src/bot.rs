@@ -33,16 +33,6 @@ pub fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
     run(&mut cx, seat, c).is_ok()
 }
 
-fn is_pending(s: &State, seat: Seat) -> bool {
-    match s.phase {
-        // A clan that chose may still replace its plan until the reveal.
-        Phase::Planning => (seat as usize) < s.players.len(),
-        Phase::Action => s.current == seat,
-        Phase::Deciding => s.players.get(seat as usize).is_some_and(|p| p.deciding),
-        _ => false,
-    }
-}
-
 /// Plans a seat may choose now.
 fn plans(s: &State) -> Vec<Command> {
     let sizes: Vec<u8> = if s.eight_cards && s.hand_size == 8 { vec![6, 7, 8] } else { vec![s.hand_size] };
@@ -51,7 +41,7 @@ fn plans(s: &State) -> Vec<Command> {
 
 /// Every legal command of `seat` at this moment; each is accepted by `decide`.
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
-    if !is_pending(s, seat) {
+    if !s.waits_for(seat) {
         return Vec::new();
     }
     let p = &s.players[seat as usize];
@@ -836,7 +826,7 @@ pub fn random_steps(s: &State, seat: Seat) -> Vec<Command> {
 /// choice. The timeout fallback ([`command`]) never plays at random.
 pub fn exploring(s: &State, seat: Seat, pick: &mut Pick, share: usize) -> Option<Command> {
     match s.phase {
-        Phase::Planning if is_pending(s, seat) && !s.players[seat as usize].planned => {
+        Phase::Planning if s.waits_for(seat) && !s.players[seat as usize].planned => {
             let hand = if pick.next(share) == 0 {
                 let all = plans(s);
                 match &all[pick.next(all.len())] {
@@ -848,7 +838,7 @@ pub fn exploring(s: &State, seat: Seat, pick: &mut Pick, share: usize) -> Option
             };
             Some(Command::Plan { hand })
         }
-        Phase::Action if is_pending(s, seat) => Some(Command::PlayTurn { steps: turn(s, seat, Some((pick, share))) }),
+        Phase::Action if s.waits_for(seat) => Some(Command::PlayTurn { steps: turn(s, seat, Some((pick, share))) }),
         _ => command(s, seat),
     }
 }
@@ -974,7 +964,7 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
 
 /// The bot's command now (the timeout fallback).
 pub fn command(s: &State, seat: Seat) -> Option<Command> {
-    if !is_pending(s, seat) {
+    if !s.waits_for(seat) {
         return None;
     }
     match s.phase {

@@ -29,20 +29,10 @@ use super::state::{
 };
 use super::view::{KnerrirView, View};
 
-/// Whether the game waits for `seat` (a clan that planned may still change its plan).
-fn is_pending(s: &State, seat: Seat) -> bool {
-    match s.phase {
-        Phase::Planning => (seat as usize) < s.players.len(),
-        Phase::Action => s.current == seat,
-        Phase::Deciding => s.players.get(seat as usize).is_some_and(|p| p.deciding),
-        _ => false,
-    }
-}
-
 /// Every legal command of `seat` that can be listed, the bot's choice
 /// first; each is accepted by `decide`. The rest are [`templates`].
 pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
-    if !is_pending(s, seat) {
+    if !s.waits_for(seat) {
         return Vec::new();
     }
     let p = &s.players[seat as usize];
@@ -504,7 +494,7 @@ fn unit_of(c: &Command) -> Option<Unit> {
 /// position and its refusal told ("Berserkur attack on Gold mine 20:
 /// needs 3 disks, Virki holds 1").
 pub fn unavailable(s: &State, seat: Seat, legal: &[Command]) -> Vec<Unavailable> {
-    if s.phase != Phase::Action || s.current != seat || !is_pending(s, seat) {
+    if s.phase != Phase::Action || s.current != seat || !s.waits_for(seat) {
         return Vec::new();
     }
     let p = &s.players[seat as usize];

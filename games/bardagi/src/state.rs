@@ -800,6 +800,17 @@ pub struct State {
 }
 
 impl State {
+    /// Whether the game waits for `seat` (a clan that planned may still
+    /// replace its plan until the reveal).
+    pub fn waits_for(&self, seat: Seat) -> bool {
+        match self.phase {
+            Phase::Planning => (seat as usize) < self.players.len(),
+            Phase::Action => self.current == seat,
+            Phase::Deciding => self.players.get(seat as usize).is_some_and(|p| p.deciding),
+            _ => false,
+        }
+    }
+
     /// Whether the game is played by rules version 2 or later (the fixes
     /// listed in RULES-NOTES.md, "Rules versions").
     pub fn v2(&self) -> bool {

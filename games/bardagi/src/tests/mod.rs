@@ -226,6 +226,21 @@ pub fn mini(seats: u8) -> Driver {
 }
 
 impl Driver {
+    /// Every event of the log folded into a fresh state gives the live one
+    /// (`what` names the game in the failure); the replayed state.
+    pub fn assert_replays(&self, what: &str) -> State {
+        let mut replay = State::default();
+        for e in &self.log {
+            Bardagi::apply(&mut replay, &e.event);
+        }
+        assert_eq!(
+            serde_json::to_string(&replay).unwrap(),
+            serde_json::to_string(&self.state).unwrap(),
+            "{what}: replay differs"
+        );
+        replay
+    }
+
     /// The seat playing `colour`.
     pub fn seat(&self, colour: Colour) -> Seat {
         self.state.players.iter().position(|p| p.colour == Some(colour)).expect("colour in play") as Seat

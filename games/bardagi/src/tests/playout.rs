@@ -270,15 +270,7 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
         cov.count_effects(&before, &events);
     }
     // Replay: all events folded into a fresh state equal the live one.
-    let mut replay = State::default();
-    for e in &d.log {
-        Bardagi::apply(&mut replay, &e.event);
-    }
-    assert_eq!(
-        serde_json::to_string(&replay).unwrap(),
-        serde_json::to_string(&d.state).unwrap(),
-        "game {i}: replay differs"
-    );
+    d.assert_replays(&format!("game {i}"));
     // Secret events are seen only by their seats; the redacted form hides them.
     for e in &d.log {
         if let Visibility::Seats(seats) = &e.visibility {

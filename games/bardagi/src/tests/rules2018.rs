@@ -561,15 +561,7 @@ fn bot_game(i: u64, r: &mut Reached) {
         let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");
         d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: the bot's {c:?} of seat {seat} refused: {e}"));
     }
-    let mut replay = crate::State::default();
-    for e in &d.log {
-        Bardagi::apply(&mut replay, &e.event);
-    }
-    assert_eq!(
-        serde_json::to_string(&replay).unwrap(),
-        serde_json::to_string(&d.state).unwrap(),
-        "game {i}: replay differs"
-    );
+    let replay = d.assert_replays(&format!("game {i}"));
     let rounds = d.log.iter().filter(|e| matches!(e.event, Event::RoundEnded { .. })).count() as u64;
     assert_eq!(rounds, d.state.rounds as u64, "game {i}: rounds played");
     assert!(replay.y2018(), "game {i}: replays by the 2018 rules");

@@ -25,15 +25,22 @@
 //! the buffer holding the batch's manifest on its own), so a batch and the
 //! flush after it cost two or three buffer writes, each with its own
 //! `sync_file_range` wait. Instead the committer first inserts the group's
-//! *intent* (every insert and removal of the group, encoded in one value
-//! under `w:group`, which sled logs as one checksummed message), then the
-//! group's inserts and removals one by one, then flushes: all of it lands in
-//! one log buffer, written with one `pwrite` and one `sync_file_range`. sled
-//! recovers its log up to the first torn message, so after a crash the disk
-//! holds either nothing of the group, or its whole intent and a prefix of
-//! its writes; opening the store applies the intent again (every write of
-//! it is an idempotent insert or removal of a key only the committer
-//! writes), which completes the group. A clean close removes the intent.
+//! *intent* (one value under `w:group`, which sled logs as one checksummed
+//! message: the keys of the group's events, and its other inserts and
+//! removals whole), then the group's events, then its other writes (side
+//! records, head records, the manifest), one by one, then flushes: all of it
+//! lands in one log buffer, written with one `pwrite` and one
+//! `sync_file_range`. sled recovers its log up to the first torn message, so
+//! after a crash the disk holds either nothing of the group, or its whole
+//! intent and a prefix of its writes. Opening the store then completes the
+//! group if all its events are there (its other writes are idempotent
+//! inserts or removals of keys only the committer writes, applied again),
+//! and otherwise undoes it: none of its other writes came after a missing
+//! event, no writer of it was answered, and its events are new keys, so
+//! removing those that landed leaves the store as before the group. The
+//! events, nearly all of a group's bytes, are thus logged once, not twice
+//! (in the intent too, as the previous format did; an intent of that format
+//! is still applied at open). A clean close removes the intent.
 //! sled's own background flusher is off: the committer's flushes (and the
 //! close) write everything, snapshots included.
 //!
@@ -79,7 +86,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::thread::JoinHandle;
@@ -108,8 +115,8 @@ pub const MARKER: &str = "runestone.store";
 /// The intent of the last group: every insert and removal it made, applied
 /// again at open (see the module docs).
 const INTENT: &[u8] = b"w:group";
-/// The first byte of an encoded intent (its format's version).
-const INTENT_FORMAT: u8 = 1;
+/// The first byte of an intent this version writes (its format's version).
+const INTENT_FORMAT: u8 = 2;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
 /// sled's page cache when the configuration names none (sled's own default
@@ -163,6 +170,8 @@ struct Open {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     committer: Mutex<Option<JoinHandle<()>>>,
     unconfirmed: Unconfirmed,
+    /// Groups the committer flushed and the writes they held.
+    groups: Arc<GroupCounts>,
     /// Tests set this to make the committer's fdatasyncs fail.
     #[cfg(test)]
     fail_syncs: Arc<AtomicBool>,
@@ -180,6 +189,13 @@ struct Broken {
 }
 
 type BrokenCell = Arc<Mutex<Option<Broken>>>;
+
+/// How many groups the committer flushed, and how many writes they held.
+#[derive(Default)]
+struct GroupCounts {
+    groups: AtomicU64,
+    writes: AtomicU64,
+}
 
 /// What a read met while the store is being reopened after a full disk.
 const RECOVERING: &str = "the store is recovering from a full disk; try again in a moment";
@@ -510,6 +526,15 @@ impl SledStore {
         out
     }
 
+    /// How many groups the committer has flushed since the store was
+    /// (re)opened, and how many writes (appends and puts) they held: the
+    /// writes each fdatasync made durable (the benchmarks print it).
+    pub fn group_counts(&self) -> (u64, u64) {
+        self.cur().map_or((0, 0), |open| {
+            (open.groups.groups.load(Ordering::Relaxed), open.groups.writes.load(Ordering::Relaxed))
+        })
+    }
+
     /// Every game with a head record, in id order.
     pub fn head_record_games(&self) -> StoreResult<Vec<GameId>> {
         self.read(|open| {
@@ -795,8 +820,16 @@ fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
 fn open_checked(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
     prepare_open(path)?;
     let (db, main, snapshots) = open_caught(path, cache_bytes)?;
-    if finish_interrupted_group(&db, &main)? {
-        tracing::warn!("the store was not closed cleanly: its last group of writes was applied again from its intent");
+    match finish_interrupted_group(&db, &main)? {
+        Finished::Clean => {}
+        Finished::Completed => {
+            tracing::warn!("the store was not closed cleanly: its last group of writes was completed from its intent")
+        }
+        Finished::Undone { events } => tracing::warn!(
+            events,
+            "the store was not closed cleanly: its last group of writes had not fully reached the disk and was never \
+             acknowledged; the events of it that had were removed"
+        ),
     }
     check_manifest(path, &db, &main)?;
     Ok((db, main, snapshots))
@@ -941,11 +974,12 @@ impl Open {
         let fail_syncs = syncer.fail.clone();
         let (tx, rx) = mpsc::channel();
         let unconfirmed = Unconfirmed::default();
+        let groups = Arc::new(GroupCounts::default());
         let committer = {
-            let (db, main, unconfirmed) = (db.clone(), main.clone(), unconfirmed.clone());
+            let (db, main, unconfirmed, counts) = (db.clone(), main.clone(), unconfirmed.clone(), groups.clone());
             std::thread::Builder::new()
                 .name("sled-committer".into())
-                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken))
+                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken, counts))
                 .map_err(|e| io("starting the committer thread", e))?
         };
         Ok(Open {
@@ -955,6 +989,7 @@ impl Open {
             queue: Mutex::new(Some(tx)),
             committer: Mutex::new(Some(committer)),
             unconfirmed,
+            groups,
             #[cfg(test)]
             fail_syncs,
         })
@@ -997,6 +1032,7 @@ impl Drop for SledStore {
 }
 
 /// The committer thread: one group per turn until the queue is closed.
+#[allow(clippy::too_many_arguments)]
 fn run_committer(
     db: Db,
     main: Tree,
@@ -1005,6 +1041,7 @@ fn run_committer(
     rx: mpsc::Receiver<Job>,
     failures: mpsc::Sender<String>,
     broken: BrokenCell,
+    counts: Arc<GroupCounts>,
 ) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
@@ -1028,13 +1065,18 @@ fn run_committer(
                     let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
-            None => {
-                if let Err(e) = commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
+            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
+                Ok(0) => {}
+                Ok(writes) => {
+                    counts.groups.fetch_add(1, Ordering::Relaxed);
+                    counts.writes.fetch_add(writes as u64, Ordering::Relaxed);
+                }
+                Err(e) => {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
                     let _ = failures.send(e.clone());
                     failed = Some(e);
                 }
-            }
+            },
         }
     }
     if failed.is_none() {
@@ -1064,9 +1106,9 @@ impl Job {
 }
 
 /// Check every write of the group, write those accepted as one group (its
-/// intent, then its writes: [`write_group`]), flush once, answer everyone.
-/// An error means the writes or the flush failed (and every accepted writer
-/// was told so).
+/// intent, then its writes: [`write_group`]), flush once, answer everyone;
+/// the number of writes flushed. An error means the writes or the flush
+/// failed (and every accepted writer was told so).
 fn commit_group(
     db: &Db,
     main: &Tree,
@@ -1074,7 +1116,7 @@ fn commit_group(
     unconfirmed: &Unconfirmed,
     broken: &BrokenCell,
     group: &mut Vec<Job>,
-) -> Result<(), String> {
+) -> Result<usize, String> {
     // What the accepted writes touch, in doubt if the writes or flush fail.
     let mut doubt = Broken::default();
     // Heads as left by the writes this group already accepted.
@@ -1124,7 +1166,7 @@ fn commit_group(
         }
     }
     if accepted.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     // The manifest counts the games whose first head record this group
     // writes (the committer is its only writer).
@@ -1156,6 +1198,7 @@ fn commit_group(
         why
     });
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
+    let writes = accepted.len();
     for reply in accepted {
         let answer = match &flushed {
             Ok(()) => Ok(()),
@@ -1165,7 +1208,7 @@ fn commit_group(
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
-    failure.map_or(Ok(()), Err)
+    failure.map_or(Ok(writes), Err)
 }
 
 /// Make outbox keys visible to scans again (one write of them is settled).
@@ -1215,6 +1258,23 @@ struct Syncer {
 /// time unchanged, so the directory is listed again until this has passed.
 const MTIME_TICK: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// The same, for a filesystem whose times are finer than 10 ms (its
+/// directory's time is not a multiple of 10 ms): the granularity plus the
+/// kernel's clock tick (at most 10 ms), with room to spare. A fresh store's
+/// blob directory, made at open, is listed on every flush only this long.
+const FINE_MTIME_TICK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How long after a change of the directory whose time is `mtime` another
+/// change may still leave that time as it is.
+fn mtime_tick(mtime: SystemTime) -> std::time::Duration {
+    let fine = mtime.duration_since(SystemTime::UNIX_EPOCH).is_ok_and(|d| d.subsec_nanos() % 10_000_000 != 0);
+    if fine {
+        FINE_MTIME_TICK
+    } else {
+        MTIME_TICK
+    }
+}
+
 impl Syncer {
     fn open(dir: &Path) -> std::io::Result<Syncer> {
         // Windows flushes only handles opened for writing; nothing is written.
@@ -1258,7 +1318,7 @@ impl Syncer {
             Err(e) => return Err(e),
         };
         if let Some((seen, at)) = self.listed {
-            if seen == mtime && at >= seen + MTIME_TICK {
+            if seen == mtime && at >= seen + mtime_tick(seen) {
                 return Ok(());
             }
         }
@@ -1302,14 +1362,29 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Write a group into sled's memory: its intent first, then its inserts and
-/// removals in order, all into sled's current log buffer (the flush after
+/// Write a group into sled's memory: its intent first, then the events of
+/// its appends, then its other writes (side records, head records, the
+/// manifest) in order, all into sled's current log buffer (the flush after
 /// writes them with one `pwrite`). A crash that tears the buffer leaves the
-/// intent and a prefix of the writes, or nothing of the group: the intent
-/// completes it at the next open ([`finish_interrupted_group`]).
+/// intent and a prefix of the writes, or nothing of the group: at the next
+/// open ([`finish_interrupted_group`]) a group whose events all reached the
+/// disk is completed from its intent, and one whose events did not is
+/// undone (its other writes come after its events, so none of them did).
+///
+/// The intent holds the event keys without their values, so a group's
+/// events are logged once, not twice (the events are nearly all of a
+/// group's bytes); the other writes are small and held whole.
 fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
-    main.insert(INTENT, encode_intent(&ops)).map_err(|e| io("writing a group's intent", e))?;
-    apply_ops(main, ops)
+    // Event keys are new keys no other write of the group touches, so
+    // writing them first changes no outcome.
+    let (events, rest): (Ops, Ops) = ops.into_iter().partition(|(k, v)| is_event_key(k) && v.is_some());
+    main.insert(INTENT, encode_intent(&events, &rest)).map_err(|e| io("writing a group's intent", e))?;
+    apply_ops(main, events)?;
+    apply_ops(main, rest)
+}
+
+fn is_event_key(key: &[u8]) -> bool {
+    key.len() == EVENT_KEY_LEN && key[0] == EVENT
 }
 
 fn apply_ops(main: &Tree, ops: Ops) -> StoreResult<()> {
@@ -1323,29 +1398,50 @@ fn apply_ops(main: &Tree, ops: Ops) -> StoreResult<()> {
     Ok(())
 }
 
-/// A group's writes as one value: the format byte, then per write a byte
-/// (1 insert, 0 removal), the key's length (u32 big-endian) and the key,
-/// and for an insert the value's length and the value.
-fn encode_intent(ops: &Ops) -> Vec<u8> {
-    let len = ops.iter().map(|(k, v)| 9 + k.len() + v.as_ref().map_or(0, Vec::len)).sum::<usize>();
-    let mut out = Vec::with_capacity(1 + len);
+/// A group's intent as stored: the format byte ([`INTENT_FORMAT`]), the
+/// number of event keys (u32 big-endian) and the keys (each
+/// [`EVENT_KEY_LEN`] bytes), then per other write a byte (1 insert, 0
+/// removal), the key's length (u32 big-endian) and the key, and for an
+/// insert the value's length and the value. (Format 1, written by earlier
+/// versions, is that list of writes alone, events included.)
+fn encode_intent(events: &Ops, rest: &Ops) -> Vec<u8> {
+    let len = rest.iter().map(|(k, v)| 9 + k.len() + v.as_ref().map_or(0, Vec::len)).sum::<usize>();
+    let mut out = Vec::with_capacity(5 + events.len() * EVENT_KEY_LEN + len);
     out.push(INTENT_FORMAT);
+    out.extend_from_slice(&u32::try_from(events.len()).expect("under 4 billion events").to_be_bytes());
+    for (k, _) in events {
+        out.extend_from_slice(k);
+    }
+    encode_writes(&mut out, rest);
+    out
+}
+
+fn encode_writes(out: &mut Vec<u8>, ops: &Ops) {
     let put = |out: &mut Vec<u8>, bytes: &[u8]| {
         out.extend_from_slice(&u32::try_from(bytes.len()).expect("a key or value under 4 GiB").to_be_bytes());
         out.extend_from_slice(bytes);
     };
     for (k, v) in ops {
         out.push(u8::from(v.is_some()));
-        put(&mut out, k);
+        put(out, k);
         if let Some(v) = v {
-            put(&mut out, v);
+            put(out, v);
         }
     }
-    out
 }
 
-/// Read an intent back; `None` if it is not one this version wrote.
-fn decode_intent(mut bytes: &[u8]) -> Option<Ops> {
+/// The last group's writes, as its intent holds them.
+#[derive(Debug, PartialEq)]
+enum Intent {
+    /// Format 1 (earlier versions): every write of the group, events
+    /// included, to apply again.
+    Writes(Ops),
+    /// Format 2: the keys of the group's events, and its other writes.
+    Group { events: Vec<Vec<u8>>, rest: Ops },
+}
+
+/// Read an intent back; `None` if it is not one this version can read.
+fn decode_intent(mut bytes: &[u8]) -> Option<Intent> {
     fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
         let (head, rest) = (bytes.get(..n)?, bytes.get(n..)?);
         *bytes = rest;
@@ -1355,41 +1451,87 @@ fn decode_intent(mut bytes: &[u8]) -> Option<Ops> {
         let n = u32::from_be_bytes(take(bytes, 4)?.try_into().ok()?) as usize;
         take(bytes, n).map(<[u8]>::to_vec)
     }
-    if take(&mut bytes, 1)? != [INTENT_FORMAT] {
-        return None;
+    fn writes(mut bytes: &[u8]) -> Option<Ops> {
+        let mut ops = Ops::new();
+        while !bytes.is_empty() {
+            let insert = match take(&mut bytes, 1)? {
+                [1] => true,
+                [0] => false,
+                _ => return None,
+            };
+            let k = sized(&mut bytes)?;
+            let v = if insert { Some(sized(&mut bytes)?) } else { None };
+            ops.push((k, v));
+        }
+        Some(ops)
     }
-    let mut ops = Ops::new();
-    while !bytes.is_empty() {
-        let insert = match take(&mut bytes, 1)? {
-            [1] => true,
-            [0] => false,
-            _ => return None,
-        };
-        let k = sized(&mut bytes)?;
-        let v = if insert { Some(sized(&mut bytes)?) } else { None };
-        ops.push((k, v));
+    match take(&mut bytes, 1)? {
+        [1] => writes(bytes).map(Intent::Writes),
+        [INTENT_FORMAT] => {
+            let n = u32::from_be_bytes(take(&mut bytes, 4)?.try_into().ok()?) as usize;
+            let keys = take(&mut bytes, n.checked_mul(EVENT_KEY_LEN)?)?;
+            let events: Vec<Vec<u8>> = keys.chunks_exact(EVENT_KEY_LEN).map(<[u8]>::to_vec).collect();
+            if !events.iter().all(|k| is_event_key(k)) {
+                return None;
+            }
+            Some(Intent::Group { events, rest: writes(bytes)? })
+        }
+        _ => None,
     }
-    Some(ops)
 }
 
-/// At open: apply the last group's intent again, completing a group a crash
-/// cut short (a no-op for a group that reached the disk whole), then remove
-/// it. `true` when there was one.
-fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<bool> {
+/// What opening found of the last group of writes before a crash.
+#[derive(Debug, PartialEq)]
+enum Finished {
+    /// No intent: the store was closed cleanly.
+    Clean,
+    /// The group is whole (its writes applied again where missing).
+    Completed,
+    /// Not all of the group's events reached the disk, so none of its other
+    /// writes did and no writer of it was answered: the events that did
+    /// are removed.
+    Undone { events: usize },
+}
+
+/// At open: complete or undo the last group a crash cut short (a no-op for
+/// a group that reached the disk whole), then remove its intent.
+fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<Finished> {
     let Some(intent) = main.get(INTENT).map_err(|e| read_err("reading the last group's intent", e))? else {
-        return Ok(false);
+        return Ok(Finished::Clean);
     };
-    let ops = decode_intent(&intent).ok_or_else(|| {
+    let intent = decode_intent(&intent).ok_or_else(|| {
         StoreError::Corrupt(
             "the record of the last group of writes (`w:group` in sled's main tree) is unreadable. \
              Nothing was changed. Restore the data directory from a backup copied while the server was stopped"
                 .into(),
         )
     })?;
-    apply_ops(main, ops)?;
+    let finished = match intent {
+        Intent::Writes(ops) => {
+            apply_ops(main, ops)?;
+            Finished::Completed
+        }
+        Intent::Group { events, rest } => {
+            let mut landed = Vec::with_capacity(events.len());
+            for k in events.iter() {
+                if main.contains_key(k).map_err(|e| read_err("reading the last group's events", e))? {
+                    landed.push(k);
+                }
+            }
+            if landed.len() == events.len() {
+                apply_ops(main, rest)?;
+                Finished::Completed
+            } else {
+                for k in &landed {
+                    main.remove(k).map_err(|e| io("undoing the last group of writes", e))?;
+                }
+                Finished::Undone { events: landed.len() }
+            }
+        }
+    };
     main.remove(INTENT).map_err(|e| io("removing the last group's intent", e))?;
     db.flush().map_err(|e| io("completing the last group of writes", e))?;
-    Ok(true)
+    Ok(finished)
 }
 
 /// Check an append against the head (as left by this group's earlier
@@ -1661,6 +1803,19 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn group_counts_count_the_flushed_writes() {
+        let (store, _dir) = fresh();
+        assert_eq!(store.group_counts(), (0, 0));
+        let g = suite::game_id("counts", 1);
+        let create = suite::new_game_write(&g, 2);
+        let last = create.events.last().expect("events").clone();
+        store.append(create).await.expect("create");
+        store.append(suite::next_write(&last, 1)).await.expect("the next write");
+        assert!(store.append(suite::next_write(&last, 2)).await.is_err(), "a stale write is refused");
+        assert_eq!(store.group_counts(), (2, 2), "one group per write awaited in turn; the refused one is not flushed");
+    }
+
+    #[tokio::test]
     async fn close_is_idempotent_and_reads_still_work() {
         let (store, _dir) = fresh();
         let g = suite::game_id("close", 1);
@@ -1714,18 +1869,45 @@ mod tests {
 
     #[test]
     fn intents_read_back_as_written() {
-        let ops: Ops = vec![
-            (b"e-key".to_vec(), Some(b"value".to_vec())),
+        let events: Ops = vec![
+            (event_key(b"intent-game-0000", 3).to_vec(), Some(b"event".to_vec())),
+            (event_key(b"intent-game-0001", 0).to_vec(), Some(b"event".to_vec())),
+        ];
+        let rest: Ops = vec![
+            (b"h-key".to_vec(), Some(b"value".to_vec())),
             (b"gone".to_vec(), None),
             (Vec::new(), Some(Vec::new())),
         ];
-        let bytes = encode_intent(&ops);
-        assert_eq!(decode_intent(&bytes), Some(ops));
-        assert_eq!(decode_intent(&encode_intent(&Vec::new())), Some(Vec::new()));
-        // Cut short, another format, an unknown kind of write.
+        let bytes = encode_intent(&events, &rest);
+        let keys = events.iter().map(|(k, _)| k.clone()).collect();
+        assert_eq!(decode_intent(&bytes), Some(Intent::Group { events: keys, rest: rest.clone() }));
+        assert!(bytes.len() < 5 + 2 * EVENT_KEY_LEN + 40, "the events' values are not in the intent");
+        assert_eq!(
+            decode_intent(&encode_intent(&Vec::new(), &Vec::new())),
+            Some(Intent::Group { events: Vec::new(), rest: Vec::new() })
+        );
+        // An earlier version's intent: every write, events included.
+        let mut old = vec![1];
+        encode_writes(&mut old, &rest);
+        assert_eq!(decode_intent(&old), Some(Intent::Writes(rest)));
+        // Cut short, fewer event keys than counted, a key that is not an
+        // event's, another format, an unknown kind of write.
         assert_eq!(decode_intent(&bytes[..bytes.len() - 1]), None);
-        assert_eq!(decode_intent(&[2]), None);
-        assert_eq!(decode_intent(&[INTENT_FORMAT, 7, 0, 0, 0, 0]), None);
+        assert_eq!(decode_intent(&bytes[..5 + EVENT_KEY_LEN]), None);
+        let mut not_event = vec![INTENT_FORMAT, 0, 0, 0, 1];
+        not_event.extend_from_slice(&[b'h'; EVENT_KEY_LEN]);
+        assert_eq!(decode_intent(&not_event), None);
+        assert_eq!(decode_intent(&[9]), None);
+        assert_eq!(decode_intent(&[INTENT_FORMAT, 0, 0, 0, 0, 7, 0, 0, 0, 0]), None);
+    }
+
+    #[test]
+    fn a_fine_grained_directory_time_is_trusted_sooner() {
+        let at = |secs: u64, nanos: u32| SystemTime::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+        assert_eq!(mtime_tick(at(1_700_000_000, 123_456_789)), FINE_MTIME_TICK);
+        // Whole seconds (ext3, FAT's two) or hundredths (exFAT): maybe coarse.
+        assert_eq!(mtime_tick(at(1_700_000_000, 0)), MTIME_TICK);
+        assert_eq!(mtime_tick(at(1_700_000_000, 370_000_000)), MTIME_TICK);
     }
 
     #[tokio::test]
@@ -1744,47 +1926,99 @@ mod tests {
         assert_eq!(db.open_tree("main").expect("tree").get(INTENT).expect("read"), None);
     }
 
-    /// A crash that tore the last group's log buffer after its intent: the
-    /// open applies the intent again and the group is whole.
-    #[tokio::test]
-    async fn a_torn_group_is_completed_from_its_intent_at_open() {
+    /// Where a crash tore the last group's log buffer (after its intent).
+    #[derive(Clone, Copy)]
+    enum Tear {
+        /// After all of its events: its head record and manifest are lost.
+        AfterTheEvents,
+        /// After its first event: the rest of its events and its other writes are lost.
+        InTheEvents,
+        /// After its first event, with an intent of the earlier format (every write whole).
+        EarlierFormat,
+    }
+
+    /// Game a (3 events) written and closed cleanly, then game b's creation
+    /// (2 events) as the last group, torn by a crash as `tear` says: the
+    /// directory, and the logs of a and b as written.
+    async fn torn_group(tear: Tear) -> (tempfile::TempDir, [GameId; 2], [Vec<Envelope>; 2]) {
         let dir = tempfile::tempdir().expect("tempdir");
         let (a, b) = (suite::game_id("torn", 0), suite::game_id("torn", 1));
-        let before = {
+        let logs = {
             let store = SledStore::open(dir.path()).expect("open");
             store.append(suite::new_game_write(&a, 3)).await.expect("append");
             store.append(suite::new_game_write(&b, 2)).await.expect("append");
-            let before = (store.load(&a, 0, None).expect("load"), store.load(&b, 0, None).expect("load"));
+            let logs = [store.load(&a, 0, None).expect("load"), store.load(&b, 0, None).expect("load")];
             store.close().expect("close");
-            before
+            logs
         };
         {
-            // Game b's write as the last group: its intent reached the disk,
-            // of its writes only the first event did.
+            // The disk as the crash left it: the group's intent and a prefix
+            // of its writes (events, then the head record and the manifest).
             let db = open_db(dir.path()).expect("raw open");
             let main = db.open_tree("main").expect("tree");
             let kb = game_key(&b).unwrap();
-            let mut ops = Ops::new();
-            for item in main.scan_prefix(event_prefix(&kb)).chain(main.scan_prefix(head_key(&kb))) {
+            let mut events = Ops::new();
+            for item in main.scan_prefix(event_prefix(&kb)) {
                 let (k, v) = item.expect("read");
-                ops.push((k.to_vec(), Some(v.to_vec())));
+                events.push((k.to_vec(), Some(v.to_vec())));
             }
+            assert_eq!(events.len(), 2);
+            let head = main.get(head_key(&kb)).expect("read").expect("a head record");
             let manifest = main.get(MANIFEST).expect("read").expect("a manifest");
-            ops.push((MANIFEST.to_vec(), Some(manifest.to_vec())));
-            for (k, _) in &ops[1..] {
+            let rest: Ops =
+                vec![(head_key(&kb).to_vec(), Some(head.to_vec())), (MANIFEST.to_vec(), Some(manifest.to_vec()))];
+            let (intent, lost) = match tear {
+                Tear::AfterTheEvents => (encode_intent(&events, &rest), 0),
+                Tear::InTheEvents => (encode_intent(&events, &rest), 1),
+                Tear::EarlierFormat => {
+                    let mut old = vec![1];
+                    encode_writes(&mut old, &events.iter().chain(&rest).cloned().collect());
+                    (old, 1)
+                }
+            };
+            for (k, _) in &events[events.len() - lost..] {
                 main.remove(k).expect("remove");
             }
+            main.remove(head_key(&kb)).expect("remove");
             main.insert(MANIFEST, &1u64.to_be_bytes()[..]).expect("the manifest as before the group");
-            main.insert(INTENT, encode_intent(&ops)).expect("intent");
+            main.insert(INTENT, intent).expect("intent");
             db.flush().expect("flush");
+            // The last clean close was before game b.
+            std::fs::write(dir.path().join(MARKER), format!("{MARKER_TEXT}games 1\nevents 3\n")).expect("marker");
         }
-        let store = SledStore::open(dir.path()).expect("reopen completes the group");
-        assert_eq!(store.load(&a, 0, None).expect("load"), before.0);
-        assert_eq!(store.load(&b, 0, None).expect("load"), before.1);
-        assert_eq!(store.head(&b).expect("head"), Some(1));
+        (dir, [a, b], logs)
+    }
+
+    /// A group whose events all reached the disk is completed from its intent.
+    #[tokio::test]
+    async fn a_group_torn_after_its_events_is_completed_at_open() {
+        for tear in [Tear::AfterTheEvents, Tear::EarlierFormat] {
+            let (dir, [a, b], logs) = torn_group(tear).await;
+            let store = SledStore::open(dir.path()).expect("reopen completes the group");
+            assert_eq!(store.load(&a, 0, None).expect("load"), logs[0]);
+            assert_eq!(store.load(&b, 0, None).expect("load"), logs[1]);
+            assert_eq!(store.head(&b).expect("head"), Some(1));
+            assert!(store.manifest_problems(dir.path()).is_empty());
+            let open = store.cur().expect("open");
+            assert_eq!(open.main.get(INTENT).expect("read"), None, "the intent is removed once applied");
+        }
+    }
+
+    /// A group cut short inside its events was never acknowledged and wrote
+    /// nothing else: the events that reached the disk are removed, and the
+    /// store is as before the group.
+    #[tokio::test]
+    async fn a_group_torn_in_its_events_is_undone_at_open() {
+        let (dir, [a, b], logs) = torn_group(Tear::InTheEvents).await;
+        let store = SledStore::open(dir.path()).expect("reopen undoes the group");
+        assert_eq!(store.load(&a, 0, None).expect("load"), logs[0]);
+        assert_eq!(store.head(&b).expect("head"), None);
+        assert_eq!(store.load(&b, 0, None).expect("load"), Vec::new());
         assert!(store.manifest_problems(dir.path()).is_empty());
-        let open = store.cur().expect("open");
-        assert_eq!(open.main.get(INTENT).expect("read"), None, "the intent is removed once applied");
+        assert_eq!(store.cur().expect("open").main.get(INTENT).expect("read"), None);
+        // Its writer may try again.
+        store.append(suite::new_game_write(&b, 2)).await.expect("the game is created again");
+        assert_eq!(store.head(&b).expect("head"), Some(1));
     }
 
     #[tokio::test]

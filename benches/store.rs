@@ -3,8 +3,9 @@
 //! shares flushes between them), beside two plain programs in the same
 //! directory and the same run: a `write_all` + `fdatasync` loop of records
 //! of the same size (one flush per record), and 256-byte records with one
-//! `fdatasync` per 64 (the ceiling a group commit can approach), so the
-//! figures can be compared with what the disk's flush rate allows.
+//! `fdatasync` per 64 (the ceiling for a group commit) and per 16
+//! (the largest groups 16 writers waiting for their appends can make), so
+//! the figures can be compared with what the disk's flush rate allows.
 //!
 //! Everything is written under Cargo's target tmp directory, on the same
 //! filesystem as the build (not /tmp, which may be tmpfs).
@@ -109,23 +110,40 @@ fn appends(c: &mut Criterion) {
 
     // The ceiling group commit can approach: 256-byte records with one
     // fdatasync per 64 of them (the reference program, in the
-    // same run so that a busy machine weighs on both alike).
-    group.bench_function("batched_fdatasync_64", |b| {
-        let path = dir.path().join("batched.log");
-        let mut file: File = OpenOptions::new().create(true).append(true).open(&path).expect("file");
-        let record = [b'r'; 256];
-        b.iter_custom(|iters| {
-            let start = Instant::now();
-            for i in 0..iters {
-                file.write_all(&record).expect("write");
-                if i % 64 == 63 || i + 1 == iters {
-                    file.sync_data().expect("fdatasync");
+    // same run so that a busy machine weighs on both alike), and the same
+    // with one per 16: 16 writers that each wait for their append make
+    // groups of at most 16, so this is the most they can do.
+    for every in [64u64, 16] {
+        group.bench_function(format!("batched_fdatasync_{every}"), |b| {
+            let path = dir.path().join(format!("batched-{every}.log"));
+            let mut file: File = OpenOptions::new().create(true).append(true).open(&path).expect("file");
+            let record = [b'r'; 256];
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for i in 0..iters {
+                    file.write_all(&record).expect("write");
+                    if i % every == every - 1 || i + 1 == iters {
+                        file.sync_data().expect("fdatasync");
+                    }
                 }
-            }
-            start.elapsed()
+                start.elapsed()
+            });
         });
-    });
+    }
 
+    let counted = |name: &str, before: (u64, u64)| {
+        let (groups, writes) = store.group_counts();
+        let (groups, writes) = (groups - before.0, writes - before.1);
+        if groups == 0 {
+            return; // not run (filtered out)
+        }
+        eprintln!(
+            "{name}: {writes} appends in {groups} groups (one fdatasync each): {:.2} appends per group",
+            writes as f64 / groups as f64
+        );
+    };
+
+    let before = store.group_counts();
     group.bench_function("sled_1_writer", |b| {
         b.iter_custom(|iters| {
             let events = chain(&next_game(), iters);
@@ -138,7 +156,10 @@ fn appends(c: &mut Criterion) {
         });
     });
 
+    counted("sled_1_writer", before);
+
     // One iteration = one append by each of the writers.
+    let before = store.group_counts();
     group.throughput(Throughput::Elements(WRITERS as u64));
     group.bench_function("sled_16_writers", |b| {
         b.iter_custom(|iters| {
@@ -160,6 +181,7 @@ fn appends(c: &mut Criterion) {
             })
         });
     });
+    counted("sled_16_writers", before);
     group.finish();
     store.close().expect("close");
 }

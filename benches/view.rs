@@ -81,6 +81,26 @@ fn dir_bytes(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// Each entry of the directory with its bytes (sled's log `db`, its
+/// snapshot `snap.*`, the `blobs` directory, ...).
+fn dir_files(path: &Path) -> String {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(path)
+        .map(|entries| {
+            entries.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), dir_bytes_of(&e.path()))).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files.iter().map(|(name, bytes)| format!("{name} {bytes}")).collect::<Vec<_>>().join(", ")
+}
+
+fn dir_bytes_of(path: &Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => dir_bytes(path),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
 fn service(store: Arc<SledStore>) -> Service {
     let options = Options {
         public_url: "http://localhost".into(),
@@ -175,7 +195,12 @@ fn main() {
 
     drop(svc);
     drop(store);
-    eprintln!("store directory after a clean close: {} bytes for one game of {} events", dir_bytes(&path), head + 1);
+    eprintln!(
+        "store directory after a clean close: {} bytes for one game of {} events ({})",
+        dir_bytes(&path),
+        head + 1,
+        dir_files(&path)
+    );
 
     // The same views with the snapshots in the JSON form (earlier stores).
     let store = Arc::new(SledStore::open(&path).expect("open the store again"));

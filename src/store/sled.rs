@@ -112,8 +112,8 @@ const MANIFEST: &[u8] = b"m:games";
 /// The file beside sled's own that says a store was created in this
 /// directory, so sled starting empty on a damaged `db` file is noticed.
 pub const MARKER: &str = "runestone.store";
-/// The intent of the last group: every insert and removal it made, applied
-/// again at open (see the module docs).
+/// The intent of the last group: the keys of its events and its other
+/// writes whole, to complete or undo the group at open (see the module docs).
 const INTENT: &[u8] = b"w:group";
 /// The first byte of an intent this version writes (its format's version).
 const INTENT_FORMAT: u8 = 2;

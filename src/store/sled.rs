@@ -198,6 +198,8 @@ enum Job {
         /// The hash of the last event, for the head record.
         last_hash: Option<String>,
         side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        /// Side records as the writer read them (`Write::unchanged`).
+        unchanged: Vec<(Vec<u8>, Option<Vec<u8>>)>,
         reply: Reply,
     },
     Put {
@@ -382,14 +384,15 @@ fn read_summary(path: &Path) -> Option<(u64, u64)> {
 /// Check a write and serialize its events (done by the caller, so the
 /// committer's work per write is only the head check and the group's writes).
 fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
-    let Write { game, expect_head, events, side } = write;
+    let Write { game, expect_head, events, side, unchanged } = write;
     let key = game_key(&game)?;
     let out = super::codec::encode_append(&game, expect_head, &events)?
         .into_iter()
         .map(|(seq, bytes)| (event_key(&key, seq), bytes))
         .collect();
     let last_hash = events.last().map(|e| e.hash.to_string());
-    Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), reply })
+    let unchanged = side_ops(unchanged);
+    Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), unchanged, reply })
 }
 
 impl SledStore {
@@ -1100,8 +1103,11 @@ fn commit_group(
             Job::Put { .. } => None,
         };
         let (result, reply) = match job {
-            Job::Append { game, expect_head, events, last_hash, side, reply } => {
-                let staged = stage_append(main, &mut ops, &mut heads, game, expect_head, events, last_hash, side);
+            Job::Append { game, expect_head, events, last_hash, side, unchanged, reply } => {
+                let staged = match unchanged_in(main, &ops, &unchanged, &game) {
+                    Ok(()) => stage_append(main, &mut ops, &mut heads, game, expect_head, events, last_hash, side),
+                    Err(e) => Err(e),
+                };
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
@@ -1390,6 +1396,21 @@ fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<bool> {
     main.remove(INTENT).map_err(|e| io("removing the last group's intent", e))?;
     db.flush().map_err(|e| io("completing the last group of writes", e))?;
     Ok(true)
+}
+
+/// The side records an append's writer read still hold what it read, as
+/// the group's earlier writes leave them (the committer is their only writer).
+fn unchanged_in(main: &Tree, ops: &Ops, unchanged: &[(Vec<u8>, Option<Vec<u8>>)], game: &GameKey) -> StoreResult<()> {
+    for (key, value) in unchanged {
+        let now = match ops.iter().rev().find(|(k, _)| k == key) {
+            Some((_, v)) => v.clone(),
+            None => main.get(key).map_err(|e| read_err("reading a side record", e))?.map(|v| v.to_vec()),
+        };
+        if now != *value {
+            return Err(StoreError::Changed { game: name(game) });
+        }
+    }
+    Ok(())
 }
 
 /// Check an append against the head (as left by this group's earlier

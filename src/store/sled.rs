@@ -1104,10 +1104,8 @@ fn commit_group(
         };
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, unchanged, reply } => {
-                let staged = match unchanged_in(main, &ops, &unchanged, &game) {
-                    Ok(()) => stage_append(main, &mut ops, &mut heads, game, expect_head, events, last_hash, side),
-                    Err(e) => Err(e),
-                };
+                let append = Staged { expect_head, events, last_hash, side, unchanged };
+                let staged = stage_append(main, &mut ops, &mut heads, game, append);
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
@@ -1413,20 +1411,26 @@ fn unchanged_in(main: &Tree, ops: &Ops, unchanged: &[(Vec<u8>, Option<Vec<u8>>)]
     Ok(())
 }
 
-/// Check an append against the head (as left by this group's earlier
-/// writes) and add it to the group's writes; `true` when it writes its
-/// game's first head record.
-#[allow(clippy::too_many_arguments)]
+/// An append's parts as the committer stages them.
+struct Staged {
+    expect_head: Option<u64>,
+    events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+    last_hash: Option<String>,
+    side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    unchanged: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// Check an append against the head and the side records its writer read
+/// (as left by this group's earlier writes) and add it to the group's
+/// writes; `true` when it writes its game's first head record.
 fn stage_append(
     main: &Tree,
     ops: &mut Ops,
     heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
     game: GameKey,
-    expect_head: Option<u64>,
-    events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
-    last_hash: Option<String>,
-    side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    append: Staged,
 ) -> StoreResult<bool> {
+    let Staged { expect_head, events, last_hash, side, unchanged } = append;
     let (head, recorded) = match heads.get(&game) {
         Some(h) => *h,
         None => {
@@ -1441,6 +1445,7 @@ fn stage_append(
             found: head,
         });
     }
+    unchanged_in(main, ops, &unchanged, &game)?;
     let new_head = events.last().map(|(k, _)| seq_of(k)).or(head);
     for (k, json) in events {
         ops.push((k.to_vec(), Some(json)));

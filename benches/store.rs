@@ -78,7 +78,8 @@ fn chain(game: &str, n: u64) -> Vec<Envelope> {
 async fn append_all(store: &dyn EventStore, events: Vec<Envelope>) {
     for env in events {
         let expect_head = env.seq.checked_sub(1);
-        let write = Write { game: env.game.clone(), expect_head, events: vec![env], side: Vec::new() };
+        let write =
+            Write { game: env.game.clone(), expect_head, events: vec![env], side: Vec::new(), unchanged: Vec::new() };
         store.append(write).await.expect("append");
     }
 }

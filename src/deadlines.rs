@@ -672,20 +672,26 @@ mod tests {
     use crate::store::{BoxFut, EventStore, GameId, StoreResult, Write};
 
     /// A memory store that says several nodes share it, and that can hold
-    /// one append back and let it land right after the next read of a
-    /// game's record: another node's append coming between a node's read of
-    /// the record and its read of the log.
+    /// one write (an append, or a put of side records) back and let it land
+    /// right after the next read of a game's record: another node's write
+    /// coming between a node's read of the record and its read of the log,
+    /// or its own write.
     #[derive(Default)]
     struct Shared {
         inner: MemoryStore,
         hold: Mutex<bool>,
-        held: Mutex<Option<Write>>,
+        held: Mutex<Option<Held>>,
+    }
+
+    enum Held {
+        Append(Write),
+        Put(Vec<SideWrite>),
     }
 
     impl EventStore for Shared {
         fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>> {
             if std::mem::take(&mut *self.hold.lock().unwrap()) {
-                *self.held.lock().unwrap() = Some(write);
+                *self.held.lock().unwrap() = Some(Held::Append(write));
                 return Box::pin(async { Ok(()) });
             }
             self.inner.append(write)
@@ -699,10 +705,12 @@ mod tests {
         fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
             let got = self.inner.get(side, key);
             if side == Side::Games {
-                if let Some(w) = self.held.lock().unwrap().take() {
-                    let landed = self.inner.append(w).now_or_never().expect("the memory store answers at once");
-                    landed.expect("the held append lands");
-                }
+                let landed = match self.held.lock().unwrap().take() {
+                    Some(Held::Append(w)) => self.inner.append(w),
+                    Some(Held::Put(w)) => self.inner.put(w),
+                    None => Box::pin(async { Ok(()) }),
+                };
+                landed.now_or_never().expect("the memory store answers at once").expect("the held write lands");
             }
             got
         }
@@ -710,6 +718,10 @@ mod tests {
             self.inner.scan(side, prefix, limit)
         }
         fn put(&self, writes: Vec<SideWrite>) -> BoxFut<'_, StoreResult<()>> {
+            if std::mem::take(&mut *self.hold.lock().unwrap()) {
+                *self.held.lock().unwrap() = Some(Held::Put(writes));
+                return Box::pin(async { Ok(()) });
+            }
             self.inner.put(writes)
         }
         fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()> {
@@ -727,6 +739,84 @@ mod tests {
         fn close(&self) -> StoreResult<()> {
             self.inner.close()
         }
+    }
+
+    /// Nodes of one service sharing `store`, on one clock.
+    fn nodes(store: &Arc<Shared>, clock: &Arc<ManualClock>) -> impl Fn() -> Arc<Service> {
+        let (store, clock) = (store.clone(), clock.clone());
+        move || {
+            Arc::new(Service::new(
+                store.clone(),
+                crate::games::registry(),
+                Keys::new(&[7; 32], 30),
+                clock.clone(),
+                Options {
+                    public_url: "http://localhost".into(),
+                    snapshot_interval: 64,
+                    cache_games: 16,
+                    cache_bytes: 1 << 20,
+                },
+            ))
+        }
+    }
+
+    /// Two nodes on one store. Ása stops her mail on node A; her choice
+    /// lands while node B, which read the game's record before it, records
+    /// Bjarni's bid (the bid that makes her the one to move). B wrote the
+    /// record it derived from its older read, with her mail still on, and
+    /// mailed her: her "stop mailing me" was silently undone. A record that
+    /// changed since a node read it now refuses that node's write, which
+    /// carries the newer preferences over and is made again.
+    #[tokio::test]
+    async fn a_players_mail_preferences_are_not_undone_by_another_nodes_append() {
+        // Given a game on two nodes, in which Ása has bid and Bjarni has not,
+        let store = Arc::new(Shared::default());
+        let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+        let node = nodes(&store, &clock);
+        let (a, b) = (node(), node());
+        let created = a
+            .create(
+                json!({"ruleset": "duel", "options": {"rounds": 3},
+                       "seats": [{"name": "Ása", "email": "asa@example.org"},
+                                 {"name": "Bjarni", "email": "bjarni@example.org"}]}),
+                None,
+            )
+            .await
+            .expect("create")
+            .body;
+        let game = created["game_id"].as_str().expect("a game id").to_owned();
+        let bid = |n: u32| json!({"command": {"type": "Bid", "amount": n}});
+        a.submit(&game, &seat(&game, 0), bid(3), None).await.expect("Ása bids");
+        let mailed_to_asa = || -> Vec<String> {
+            let outbox = store.scan(Side::Outbox, b"", 1000).expect("outbox");
+            outbox
+                .iter()
+                .filter_map(|(_, v)| serde_json::from_slice::<Value>(v).ok())
+                .filter(|m| m["to"] == "asa@example.org")
+                .map(|m| m["kind"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        };
+        let before = mailed_to_asa();
+        // when Ása stops her mail on node A, and her change lands while node
+        // B, having read the record, records Bjarni's bid,
+        *store.hold.lock().unwrap() = true;
+        a.set_mail_preferences(&game, 0, Some(false), None, None).await.expect("Ása stops her mail");
+        assert!(store.held.lock().unwrap().is_some(), "Ása's change is held back");
+        b.submit(&game, &seat(&game, 1), bid(2), None).await.expect("Bjarni bids on node B");
+        assert!(store.held.lock().unwrap().is_none(), "Ása's change landed during node B's command");
+        // then her choice stands on every node,
+        for n in [&a, &b, &node()] {
+            let (mail, _, _) = n.mail_preferences(&game, 0).await.expect("preferences");
+            assert!(!mail, "Ása's \"stop mailing me\" is kept");
+        }
+        // she was not mailed for the move the bid made hers,
+        let summary = node().summary(&game).await.expect("summary");
+        assert!(summary.to_string().contains("claim"), "Ása is to claim now: {summary}");
+        assert_eq!(mailed_to_asa(), before, "no mail to Ása after she stopped it");
+        // and what node B recorded stands too: the bid, and Bjarni's mail state.
+        assert_eq!(summary["head"], b.summary(&game).await.expect("summary")["head"]);
+        let (mail, _, _) = node().mail_preferences(&game, 1).await.expect("preferences");
+        assert!(mail, "Bjarni's mail is on as he left it");
     }
 
     fn seat(game: &str, seat: u8) -> Claims {

@@ -168,6 +168,9 @@ pub(crate) struct Loaded {
     pub table: Table,
     pub seed: Seed,
     pub record: GameRecord,
+    /// The record as stored when this node last read or wrote it: on a
+    /// shared store a write of the record names it (`Write::unchanged`).
+    pub record_bytes: Vec<u8>,
 }
 
 /// One game's place in the cache: its lock and its stream.
@@ -455,7 +458,10 @@ impl Service {
         if self.store.shared() {
             if let Some(l) = guard.as_mut() {
                 match (self.store.get(Side::Games, &record_key(game))?, self.store.head(game)?) {
-                    (Some(raw), Some(head)) if head == l.table.head => l.record = parse_record(game, &raw)?,
+                    (Some(raw), Some(head)) if head == l.table.head => {
+                        l.record = parse_record(game, &raw)?;
+                        l.record_bytes = raw;
+                    }
                     _ => *guard = None,
                 }
             }
@@ -485,7 +491,7 @@ impl Service {
             let table = self.fold_at(game, at.unwrap_or(u64::MAX)).await?;
             self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
-            *guard = Some(Loaded { table, seed, record });
+            *guard = Some(Loaded { table, seed, record, record_bytes: raw });
         }
         Ok(guard.as_mut().expect("just loaded"))
     }
@@ -587,6 +593,9 @@ impl Service {
             }
             Err(StoreError::Conflict { .. }) => Err(ServiceError::Conflict(
                 "another command was recorded first; reload the game and decide again".into(),
+            )),
+            Err(StoreError::Changed { .. }) => Err(ServiceError::Conflict(
+                "the game's private record was changed meanwhile (a player's mail preferences); try again".into(),
             )),
             Err(e) => {
                 // The outcome is unknown: fold the game again from storage next time.
@@ -752,17 +761,15 @@ impl Service {
         let mut record = record;
         let (mut side, dues) = self.schedule(None, &table, table.head, &mut record);
         side.extend(self.invitations(&table, &mut record, &dues));
-        side.push(SideWrite {
-            side: Side::Games,
-            key: record_key(game_id),
-            value: Some(serde_json::to_vec(&record).expect("JSON")),
-        });
+        let record_bytes = serde_json::to_vec(&record).expect("JSON");
+        side.push(SideWrite { side: Side::Games, key: record_key(game_id), value: Some(record_bytes.clone()) });
         side.extend(Self::answer_write(idem, request, 201, &serde_json::to_value(&created).expect("JSON")));
-        self.append(Write { game: game_id.to_owned(), expect_head: None, events, side }).await?;
+        let write = Write { game: game_id.to_owned(), expect_head: None, events, side, unchanged: Vec::new() };
+        self.append(write).await?;
         Metrics::inc(&self.metrics.games_created);
         let slot = self.slot(game_id);
         let bytes = serde_json::to_vec(&table.save()).map_or(0, |v| v.len());
-        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record });
+        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record, record_bytes });
         self.count_bytes(game_id, bytes);
         Ok(created)
     }
@@ -827,19 +834,39 @@ impl Service {
             log.extend(events.iter().cloned());
             next = Table::fold(&self.registry, &log)?;
         }
-        let mut side = side(&events, &next);
-        let mut record = loaded.record.clone();
-        let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
-        side.extend(deadlines);
-        side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
-        side.push(SideWrite {
-            side: Side::Games,
-            key: record_key(&next.game_id),
-            value: Some(serde_json::to_vec(&record).expect("JSON")),
-        });
+        let mut base = side(&events, &next);
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
-        self.append(Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side }).await?;
+        // On a shared store the record is written only over the one this
+        // node read; one changed meanwhile while the head did not move can
+        // only be a player's mail preferences (`set_mail_preferences`),
+        // which are carried over, and the write is made again.
+        let mut tries = 0;
+        let (record, record_bytes) = loop {
+            let mut side = if self.store.shared() { base.clone() } else { std::mem::take(&mut base) };
+            let mut record = loaded.record.clone();
+            let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+            side.extend(deadlines);
+            side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
+            let bytes = serde_json::to_vec(&record).expect("JSON");
+            side.push(SideWrite { side: Side::Games, key: record_key(&next.game_id), value: Some(bytes.clone()) });
+            let unchanged = self.record_as_read(&t.game_id, &loaded.record_bytes);
+            let write =
+                Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side, unchanged };
+            match self.append(write).await {
+                Ok(()) => break (record, bytes),
+                Err(ServiceError::Conflict(_))
+                    if self.store.shared() && tries < 8 && self.store.head(&t.game_id)? == Some(t.head) =>
+                {
+                    tries += 1;
+                    let raw = self.store.get(Side::Games, &record_key(&t.game_id))?.unwrap_or_default();
+                    carry_preferences(&mut loaded.record, &parse_record(&t.game_id, &raw)?);
+                    loaded.record_bytes = raw;
+                }
+                Err(e) => return Err(e),
+            }
+        };
         loaded.record = record;
+        loaded.record_bytes = record_bytes;
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
         for (seq, snapshot) in &inside {
             if self.store.put_snapshot(&next.game_id, *seq, snapshot).is_ok() {
@@ -1264,6 +1291,12 @@ impl Service {
     }
 
     /// Change a seat's mail preferences (`None` leaves a setting as it is).
+    /// The change is an append without events over the record as read
+    /// (`Write::unchanged`): on a store shared by several nodes another
+    /// node's append in between is met as a conflict, and the change is made
+    /// again on the record that append left. Every other write of the record
+    /// names the record it read too, and carries preferences written
+    /// meanwhile over (`commit_sealed`): no node puts back an older choice.
     pub async fn set_mail_preferences(
         &self,
         game: &str,
@@ -1275,27 +1308,56 @@ impl Service {
         if let Some(Some(z)) = &tz {
             crate::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
         }
-        let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
-        let loaded = self.loaded(game, &mut guard).await?;
-        let mut record = loaded.record.clone();
-        let s = record
-            .seats
-            .get_mut(seat as usize)
-            .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
-        if let Some(m) = mail {
-            s.mail = m;
+        again_on_conflict(true, || async {
+            let slot = self.slot(game);
+            let mut guard = slot.game.lock().await;
+            let loaded = self.loaded(game, &mut guard).await?;
+            let mut record = loaded.record.clone();
+            let s = record
+                .seats
+                .get_mut(seat as usize)
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
+            if let Some(m) = mail {
+                s.mail = m;
+            }
+            if let Some(d) = digest {
+                s.digest = d;
+            }
+            if let Some(z) = &tz {
+                s.tz = z.clone();
+            }
+            let bytes = serde_json::to_vec(&record).expect("JSON");
+            let side = vec![SideWrite { side: Side::Games, key: record_key(game), value: Some(bytes.clone()) }];
+            let unchanged = self.record_as_read(game, &loaded.record_bytes);
+            let head = Some(loaded.table.head);
+            self.append(Write { game: game.to_owned(), expect_head: head, events: Vec::new(), side, unchanged })
+                .await?;
+            loaded.record = record;
+            loaded.record_bytes = bytes;
+            Ok(())
+        })
+        .await
+    }
+
+    /// What a write of `game`'s record names as read (`Write::unchanged`):
+    /// on a shared store the record as this node read it; on a store no
+    /// other node writes, nothing (every write of the record is made under
+    /// the game's lock).
+    fn record_as_read(&self, game: &str, bytes: &[u8]) -> Vec<SideWrite> {
+        if !self.store.shared() {
+            return Vec::new();
         }
-        if let Some(d) = digest {
-            s.digest = d;
-        }
-        if let Some(z) = tz {
-            s.tz = z;
-        }
-        let value = Some(serde_json::to_vec(&record).expect("JSON"));
-        self.store.put(vec![SideWrite { side: Side::Games, key: record_key(game), value }]).await?;
-        loaded.record = record;
-        Ok(())
+        vec![SideWrite { side: Side::Games, key: record_key(game), value: Some(bytes.to_vec()) }]
+    }
+}
+
+/// The players' mail preferences of `from` (a record read again) in `into`:
+/// they are written only by `Service::set_mail_preferences`.
+fn carry_preferences(into: &mut GameRecord, from: &GameRecord) {
+    for (s, f) in into.seats.iter_mut().zip(&from.seats) {
+        s.mail = f.mail;
+        s.digest = f.digest;
+        s.tz = f.tz.clone();
     }
 }
 

@@ -68,6 +68,11 @@ impl EventStore for MemoryStore {
             if head != write.expect_head {
                 return Err(StoreError::Conflict { game: write.game, expected: write.expect_head, found: head });
             }
+            for u in &write.unchanged {
+                if g.side.get(&(side_tag(u.side), u.key.clone())) != u.value.as_ref() {
+                    return Err(StoreError::Changed { game: write.game });
+                }
+            }
             g.logs.entry(write.game).or_default().extend(write.events);
             g.apply_side(write.side);
             Ok(())

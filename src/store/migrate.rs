@@ -103,7 +103,13 @@ pub async fn copy(from: &dyn EventStore, to: &dyn EventStore) -> Result<Report, 
         };
         let side = by_game.remove(game).unwrap_or_default();
         let (events, records) = (log.len() as u64 - start, side.len());
-        let write = Write { game: game.clone(), expect_head: there, events: log[start as usize..].to_vec(), side };
+        let write = Write {
+            game: game.clone(),
+            expect_head: there,
+            events: log[start as usize..].to_vec(),
+            side,
+            unchanged: Vec::new(),
+        };
         to.append(write).await.map_err(|e| format!("game {game}: cannot write it to the target: {e}"))?;
         let arrived = to.load(game, 0, None).map_err(|e| format!("game {game}: cannot read it back: {e}"))?;
         check_chain(&arrived)

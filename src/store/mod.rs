@@ -58,6 +58,13 @@ pub struct Write {
     /// Consecutive envelopes starting at `expect_head + 1` (or 0).
     pub events: Vec<Envelope>,
     pub side: Vec<SideWrite>,
+    /// Side records as the writer read them (`value: None`: absent). The
+    /// write is refused with [`StoreError::Changed`], nothing of it made,
+    /// when one holds anything else by the time it would land: a record
+    /// written without an event (a player's mail preferences) does not move
+    /// the head, so only this check keeps a writer that derived a record
+    /// from an older read from putting the older one back.
+    pub unchanged: Vec<SideWrite>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +72,10 @@ pub enum StoreError {
     /// Someone else appended first: the log's head is not what the writer saw.
     #[error("the log of game {game} has moved on: expected head {expected:?}, found {found:?}")]
     Conflict { game: GameId, expected: Option<u64>, found: Option<u64> },
+    /// A side record the writer read (`Write::unchanged`) was written
+    /// since: read it again and write again.
+    #[error("a side record of game {game} was written since the writer read it; read it again")]
+    Changed { game: GameId },
     /// The write itself is malformed (seqs not consecutive, wrong game).
     #[error("malformed write: {0}")]
     Malformed(String),

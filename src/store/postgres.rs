@@ -166,10 +166,11 @@ struct Prepared {
     events: Vec<(i64, Vec<u8>)>,
     last: Option<(i64, String)>,
     side: Vec<SideWrite>,
+    unchanged: Vec<SideWrite>,
 }
 
 fn prepare(write: Write) -> StoreResult<Prepared> {
-    let Write { game, expect_head, events, side } = write;
+    let Write { game, expect_head, events, side, unchanged } = write;
     check_game(&game)?;
     let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
     let out = encode_append(&game, expect_head, &events)?
@@ -181,7 +182,7 @@ fn prepare(write: Write) -> StoreResult<Prepared> {
         })
         .collect::<StoreResult<Vec<_>>>()?;
     let last = events.last().map(|e| (e.seq as i64, e.hash.to_string()));
-    Ok(Prepared { game, expect_head, events: out, last, side })
+    Ok(Prepared { game, expect_head, events: out, last, side, unchanged })
 }
 
 /// A statement prepared once per connection (one round trip per query after).
@@ -254,6 +255,20 @@ async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
     if moved != 1 {
         let found = head_of(&tx, &p.game).await?;
         return Err(conflict(found));
+    }
+    // The side records the writer read, locked until the commit: a write of
+    // one committed meanwhile is seen here (row locks read the newest row).
+    for u in &p.unchanged {
+        let row = tx
+            .query_opt(
+                &st(&tx, "SELECT value FROM side_records WHERE side = $1 AND key = $2 FOR UPDATE").await?,
+                &[&side_tag(u.side), &u.key],
+            )
+            .await
+            .map_err(|e| db("read a side record", e))?;
+        if row.map(|r| r.get::<_, Vec<u8>>(0)) != u.value {
+            return Err(StoreError::Changed { game: p.game.clone() });
+        }
     }
     if !p.events.is_empty() {
         let insert = st(&tx, "INSERT INTO events (game, seq, event) VALUES ($1, $2, $3)").await?;

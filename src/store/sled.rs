@@ -214,6 +214,8 @@ enum Job {
         /// The hash of the last event, for the head record.
         last_hash: Option<String>,
         side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        /// Side records as the writer read them (`Write::unchanged`).
+        unchanged: Vec<(Vec<u8>, Option<Vec<u8>>)>,
         reply: Reply,
     },
     Put {
@@ -398,14 +400,15 @@ fn read_summary(path: &Path) -> Option<(u64, u64)> {
 /// Check a write and serialize its events (done by the caller, so the
 /// committer's work per write is only the head check and the group's writes).
 fn prepare_append(write: Write, reply: Reply) -> StoreResult<Job> {
-    let Write { game, expect_head, events, side } = write;
+    let Write { game, expect_head, events, side, unchanged } = write;
     let key = game_key(&game)?;
     let out = super::codec::encode_append(&game, expect_head, &events)?
         .into_iter()
         .map(|(seq, bytes)| (event_key(&key, seq), bytes))
         .collect();
     let last_hash = events.last().map(|e| e.hash.to_string());
-    Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), reply })
+    let unchanged = side_ops(unchanged);
+    Ok(Job::Append { game: key, expect_head, events: out, last_hash, side: side_ops(side), unchanged, reply })
 }
 
 impl SledStore {
@@ -1142,8 +1145,9 @@ fn commit_group(
             Job::Put { .. } => None,
         };
         let (result, reply) = match job {
-            Job::Append { game, expect_head, events, last_hash, side, reply } => {
-                let staged = stage_append(main, &mut ops, &mut heads, game, expect_head, events, last_hash, side);
+            Job::Append { game, expect_head, events, last_hash, side, unchanged, reply } => {
+                let append = Staged { expect_head, events, last_hash, side, unchanged };
+                let staged = stage_append(main, &mut ops, &mut heads, game, append);
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
@@ -1534,20 +1538,41 @@ fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<Finished> {
     Ok(finished)
 }
 
-/// Check an append against the head (as left by this group's earlier
-/// writes) and add it to the group's writes; `true` when it writes its
-/// game's first head record.
-#[allow(clippy::too_many_arguments)]
+/// The side records an append's writer read still hold what it read, as
+/// the group's earlier writes leave them (the committer is their only writer).
+fn unchanged_in(main: &Tree, ops: &Ops, unchanged: &[(Vec<u8>, Option<Vec<u8>>)], game: &GameKey) -> StoreResult<()> {
+    for (key, value) in unchanged {
+        let now = match ops.iter().rev().find(|(k, _)| k == key) {
+            Some((_, v)) => v.clone(),
+            None => main.get(key).map_err(|e| read_err("reading a side record", e))?.map(|v| v.to_vec()),
+        };
+        if now != *value {
+            return Err(StoreError::Changed { game: name(game) });
+        }
+    }
+    Ok(())
+}
+
+/// An append's parts as the committer stages them.
+struct Staged {
+    expect_head: Option<u64>,
+    events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
+    last_hash: Option<String>,
+    side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    unchanged: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// Check an append against the head and the side records its writer read
+/// (as left by this group's earlier writes) and add it to the group's
+/// writes; `true` when it writes its game's first head record.
 fn stage_append(
     main: &Tree,
     ops: &mut Ops,
     heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
     game: GameKey,
-    expect_head: Option<u64>,
-    events: Vec<([u8; EVENT_KEY_LEN], Vec<u8>)>,
-    last_hash: Option<String>,
-    side: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    append: Staged,
 ) -> StoreResult<bool> {
+    let Staged { expect_head, events, last_hash, side, unchanged } = append;
     let (head, recorded) = match heads.get(&game) {
         Some(h) => *h,
         None => {
@@ -1562,6 +1587,7 @@ fn stage_append(
             found: head,
         });
     }
+    unchanged_in(main, ops, &unchanged, &game)?;
     let new_head = events.last().map(|(k, _)| seq_of(k)).or(head);
     for (k, json) in events {
         ops.push((k.to_vec(), Some(json)));

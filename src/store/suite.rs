@@ -61,7 +61,13 @@ fn moved(n: u64) -> Draft {
 pub fn new_game_write(game: &str, events: usize) -> Write {
     let mut drafts = vec![created()];
     drafts.extend((1..events as u64).map(moved));
-    Write { game: game.into(), expect_head: None, events: seal(game, None, drafts, TIME, &seed()), side: Vec::new() }
+    Write {
+        game: game.into(),
+        expect_head: None,
+        events: seal(game, None, drafts, TIME, &seed()),
+        side: Vec::new(),
+        unchanged: Vec::new(),
+    }
 }
 
 /// A write of `events` more events after `last`.
@@ -72,6 +78,7 @@ pub fn next_write(last: &Envelope, events: usize) -> Write {
         expect_head: Some(last.seq),
         events: seal(&last.game, Some((last.seq, &last.hash)), drafts, TIME, &seed()),
         side: Vec::new(),
+        unchanged: Vec::new(),
     }
 }
 
@@ -254,6 +261,60 @@ pub async fn side_records_are_atomic_with_events(store: &dyn EventStore) {
     assert_eq!(store.get(Side::Outbox, b"mail-1").expect("get"), None, "removed with the append");
     assert_eq!(store.get(Side::Deadlines, &deadline).expect("get"), None, "removed with the append");
     assert_eq!(store.get(Side::Outbox, b"mail-3").expect("get"), Some(b"your turn".to_vec()));
+    assert_eq!(store.head(&g).expect("head"), Some(2));
+}
+
+/// A record written without an event does not move the head: an append
+/// that names the records it read (`Write::unchanged`) is refused, nothing
+/// of it made, once one of them was written since, and lands on a new read.
+pub async fn side_records_read_are_checked_by_the_append(store: &dyn EventStore) {
+    // Given a game whose record two writers read,
+    let g = game_id("unchanged", 1);
+    let mut create = new_game_write(&g, 1);
+    create.side = vec![side(Side::Games, g.as_bytes(), Some("mail on"))];
+    store.append(create).await.expect("create");
+    let read = side(Side::Games, g.as_bytes(), Some("mail on"));
+    // when the first writes the record by an append without events,
+    let prefs = Write {
+        game: g.clone(),
+        expect_head: Some(0),
+        events: Vec::new(),
+        side: vec![side(Side::Games, g.as_bytes(), Some("mail off"))],
+        unchanged: vec![read.clone()],
+    };
+    store.append(prefs).await.expect("the record as read is written over");
+    assert_eq!(store.head(&g).expect("head"), Some(0), "an append without events leaves the head");
+    // then the second, appending an event with the record it derived from
+    // its older read, is refused and nothing of its write is made;
+    let mut stale = next_write(&last_event(store, &g), 1);
+    stale.side =
+        vec![side(Side::Games, g.as_bytes(), Some("mail on, told")), side(Side::Outbox, b"mail-u", Some("news"))];
+    stale.unchanged = vec![read];
+    match store.append(stale.clone()).await {
+        Err(StoreError::Changed { game }) => assert_eq!(game, g, "the refusal names the game"),
+        other => panic!("a write over a record changed since its read: expected Changed, got {other:?}"),
+    }
+    assert_eq!(store.head(&g).expect("head"), Some(0), "no event of the refused write");
+    assert_eq!(
+        store.get(Side::Games, g.as_bytes()).expect("get"),
+        Some(b"mail off".to_vec()),
+        "the newer record stays"
+    );
+    assert_eq!(store.get(Side::Outbox, b"mail-u").expect("get"), None, "no side record of the refused write");
+    // and made again over the record as it now is, it lands.
+    stale.side[0] = side(Side::Games, g.as_bytes(), Some("mail off, told"));
+    stale.unchanged = vec![side(Side::Games, g.as_bytes(), Some("mail off"))];
+    store.append(stale).await.expect("the write over the record as read again");
+    assert_eq!(store.head(&g).expect("head"), Some(1));
+    assert_eq!(store.get(Side::Games, g.as_bytes()).expect("get"), Some(b"mail off, told".to_vec()));
+    // A record read as absent must still be absent.
+    let mut absent = next_write(&last_event(store, &g), 1);
+    absent.unchanged = vec![side(Side::Outbox, b"mail-w", None), side(Side::Outbox, b"mail-v", None)];
+    store.append(absent).await.expect("records still absent");
+    store.put(vec![side(Side::Outbox, b"mail-v", Some("written"))]).await.expect("put");
+    let mut late = next_write(&last_event(store, &g), 1);
+    late.unchanged = vec![side(Side::Outbox, b"mail-v", None)];
+    assert!(matches!(store.append(late).await, Err(StoreError::Changed { .. })), "a record read as absent was written");
     assert_eq!(store.head(&g).expect("head"), Some(2));
 }
 
@@ -512,6 +573,7 @@ macro_rules! store_suite {
             new_game_on_existing_log_conflicts,
             malformed_writes_are_refused,
             side_records_are_atomic_with_events,
+            side_records_read_are_checked_by_the_append,
             put_get_scan,
             snapshots,
             games_paging,

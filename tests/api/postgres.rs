@@ -355,7 +355,14 @@ fn migrate_store_moves_golden_and_running_games_with_pending_mail() {
                 key: game.as_bytes().to_vec(),
                 value: Some(serde_json::to_vec(&record).unwrap()),
             }];
-            rt.block_on(store.append(Write { game, expect_head: None, events: log.clone(), side })).expect("append");
+            rt.block_on(store.append(Write {
+                game,
+                expect_head: None,
+                events: log.clone(),
+                side,
+                unchanged: Vec::new(),
+            }))
+            .expect("append");
         }
         let pending = store.scan(Side::Outbox, b"q", 100).unwrap();
         assert_eq!(pending.len(), 4, "the four invitations are pending");

@@ -559,7 +559,10 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
         Loc::Area(a) => wants_home(s, seat, u) && eval.home[u.idx()][a as usize] == u8::MAX,
         _ => false,
     };
-    if at_sea || stuck || far(Unit::Kaupmadur) {
+    // The 2018 rules: a recruit waits in town and the Knerrir can reach an
+    // empty harbour area: cards to sail there and claim it.
+    let claim = s.y2018() && p.town > 0 && harbour_goal(s, seat).is_some();
+    if at_sea || stuck || far(Unit::Kaupmadur) || claim {
         want.extend([Card::Knerrir, Card::Knerrir]);
     }
     if p.units[0] != Loc::Fallen && p.disks[0] >= 2 {
@@ -618,6 +621,170 @@ fn sea_home(s: &State, seat: Seat) -> Vec<u8> {
         }
     }
     dist
+}
+
+/// The 2018 rules: whether the Knerrir may claim harbour area `h` now (an
+/// empty Barbarian harbour area, not a camp) and the area is worth a recruit.
+fn claimable_harbour(s: &State, h: AreaId) -> bool {
+    let a = s.board.area(h);
+    a.harbour
+        && a.kind.ownable()
+        && a.kind != AreaKind::Camp
+        && s.areas[h as usize].owner.is_none()
+        && value(a.kind) > 0
+}
+
+/// A sea node's index in [`sea_field`]'s distances (oceans first, then
+/// harbours by area).
+fn sea_index(s: &State, n: SeaNode) -> usize {
+    match n {
+        SeaNode::Ocean(x) => x as usize,
+        SeaNode::Harbour(a) => s.board.data.oceans.len() + a as usize,
+    }
+}
+
+/// Sea distance of every sea node from the nearest of `starts`.
+fn sea_field(s: &State, starts: impl IntoIterator<Item = SeaNode>) -> Vec<u8> {
+    let mut dist = vec![u8::MAX; s.board.data.oceans.len() + s.board.len()];
+    let mut q = std::collections::VecDeque::new();
+    for n in starts {
+        dist[sea_index(s, n)] = 0;
+        q.push_back(n);
+    }
+    while let Some(x) = q.pop_front() {
+        let dx = dist[sea_index(s, x)];
+        for &y in s.board.sea_next(x) {
+            if dist[sea_index(s, y)] == u8::MAX {
+                dist[sea_index(s, y)] = dx.saturating_add(1);
+                q.push_back(y);
+            }
+        }
+    }
+    dist
+}
+
+/// Squares one Knerrir card sails the clan.
+fn sea_reach(s: &State, seat: Seat) -> u8 {
+    (3 + s.players[seat as usize].amount(&s.tiles, Effect::KnerrirPlusTwo)).clamp(0, 255) as u8
+}
+
+/// The 2018 rules: the empty harbour area worth having that the clan's
+/// Knerrir can reach within two cards, from where it lies (with units
+/// aboard) or from a harbour where one of the clan's units stands: the
+/// nearest, the most valuable of equals. `None` by the 2014 rules.
+fn harbour_goal(s: &State, seat: Seat) -> Option<AreaId> {
+    if !s.y2018() {
+        return None;
+    }
+    let p = &s.players[seat as usize];
+    let starts: Vec<SeaNode> = match p.ship {
+        ShipLoc::At(at) => vec![at],
+        ShipLoc::Home => Unit::ALL
+            .iter()
+            .filter_map(|u| match p.units[u.idx()] {
+                Loc::Area(a) if s.board.area(a).harbour => Some(SeaNode::Harbour(a)),
+                _ => None,
+            })
+            .collect(),
+    };
+    if starts.is_empty() {
+        return None;
+    }
+    let field = sea_field(s, starts);
+    let reach = sea_reach(s, seat).saturating_mul(2);
+    (0..s.board.len() as AreaId)
+        .filter(|h| claimable_harbour(s, *h))
+        .map(|h| (field[sea_index(s, SeaNode::Harbour(h))], h))
+        .filter(|(d, _)| *d <= reach)
+        .min_by_key(|(d, h)| (*d, -value(s.board.area(*h).kind)))
+        .map(|(_, h)| h)
+}
+
+/// The 2018 rules: the recruit order that keeps a recruit back on the
+/// town area at the coming Claim phase, for a harbour claim in the next
+/// round, when the Knerrir can reach an empty harbour area worth having:
+/// of the orders that leave at least one recruit in town (the Claim phase
+/// played on a copy of the position), the one that leaves the fewest; the
+/// emptiest-first default when it already leaves one, or when none leaves
+/// at most [`MOST_KEPT`]. An order names whole buildings, so it may keep
+/// more than the one recruit a claim takes: the rest wait a round.
+/// Without a harbour to claim, the default.
+fn harbour_recruits(s: &State, seat: Seat) -> Vec<Building> {
+    if harbour_goal(s, seat).is_none() {
+        return Vec::new();
+    }
+    use Building::{Hof, Verslun, Virki};
+    let lists =
+        [vec![], vec![Virki, Hof], vec![Virki, Verslun], vec![Hof, Verslun], vec![Virki], vec![Hof], vec![Verslun]];
+    let kept = |list: &Vec<Building>| {
+        let mut t = s.clone();
+        t.players[seat as usize].orders.recruits = list.clone();
+        let mut rng = probe_rng();
+        let mut cx = Ctx::new(t, &mut rng);
+        super::claim::claim_phase(&mut cx);
+        cx.s.players[seat as usize].town
+    };
+    lists
+        .into_iter()
+        .map(|l| (kept(&l), l))
+        .filter(|(k, _)| (1..=MOST_KEPT).contains(k))
+        .min_by_key(|(k, _)| *k)
+        .map(|(_, l)| l)
+        .unwrap_or_default()
+}
+
+/// Recruits the bot keeps waiting a round for one harbour claim, at most.
+const MOST_KEPT: u8 = 3;
+
+/// The 2018 rules: how good a sail is for a harbour claim (0: not one):
+/// with a recruit in town, to an empty harbour area worth having, or
+/// nearer to one with a Knerrir card left to go on; before the sails the
+/// units aboard would make for land (22).
+fn harbour_sail(s: &State, seat: Seat, route: &[SeaNode], eval: &Eval) -> i32 {
+    let p = &s.players[seat as usize];
+    if !s.y2018() || p.town == 0 {
+        return 0;
+    }
+    let ShipLoc::At(at) = p.ship else { return 0 };
+    if Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && eval.homeward[u.idx()]) {
+        return 0;
+    }
+    let Some(last) = route.last() else { return 0 };
+    if let SeaNode::Harbour(h) = last {
+        if claimable_harbour(s, *h) {
+            return 26 + value(s.board.area(*h).kind);
+        }
+    }
+    if p.hand.get(Card::Knerrir) < 2 {
+        return 0;
+    }
+    let field = sea_field(s, (0..s.board.len() as AreaId).filter(|h| claimable_harbour(s, *h)).map(SeaNode::Harbour));
+    let (before, after) = (field[sea_index(s, at)], field[sea_index(s, *last)]);
+    if after < before {
+        22 + (before.min(20) - after) as i32
+    } else {
+        0
+    }
+}
+
+/// The 2018 rules: whether `unit` should board the Knerrir to claim a
+/// harbour: a recruit waits in town, the Knerrir is free, the unit is not
+/// needed at home nor near land it could take, and an empty harbour area
+/// worth having lies within the sail of the Knerrir cards in hand but one
+/// (kept for the claim).
+fn boards_for_harbour(s: &State, seat: Seat, unit: Unit, disembarked: bool, eval: &Eval) -> bool {
+    let p = &s.players[seat as usize];
+    if !s.y2018() || disembarked || p.town == 0 || p.ship != ShipLoc::Home || eval.homeward[unit.idx()] {
+        return false;
+    }
+    let Some(a) = s.unit_area(seat, unit) else { return false };
+    if eval.dist(unit, a) < 2 {
+        return false;
+    }
+    let field = sea_field(s, [SeaNode::Harbour(a)]);
+    let reach = sea_reach(s, seat).saturating_mul(p.hand.get(Card::Knerrir).saturating_sub(1).min(2));
+    (0..s.board.len() as AreaId)
+        .any(|h| h != a && claimable_harbour(s, h) && field[sea_index(s, SeaNode::Harbour(h))] <= reach)
 }
 
 /// How good a step looks to the bot (0 or less: not worth a card).
@@ -706,6 +873,8 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             }
             0
         }
+        // The 2018 rules: aboard to claim a harbour with a recruit from town.
+        Command::Board { unit } if boards_for_harbour(s, seat, *unit, disembarked, eval) => 18,
         Command::Board { unit } => {
             let Some(a) = s.unit_area(seat, *unit) else { return 0 };
             if eval.homeward[unit.idx()] {
@@ -729,6 +898,10 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
             } else {
                 0
             }
+        }
+        // The 2018 rules: to an empty harbour area, to claim it.
+        Command::Sail { route, sea_rune: false } if harbour_sail(s, seat, route, eval) > 0 => {
+            harbour_sail(s, seat, route, eval)
         }
         Command::Sail { route, .. } => {
             let homeward = Unit::ALL.iter().any(|u| p.units[u.idx()] == Loc::Aboard && eval.homeward[u.idx()]);
@@ -775,7 +948,12 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
         }
         Command::ForceTrade { .. } if eval.short => 40,
         Command::ForceTrade { .. } => 10,
-        Command::ClaimHarbour => 28,
+        // The 2018 rules (only they offer the claim): an area for a recruit,
+        // before any unit aboard disembarks and the Knerrir goes home.
+        Command::ClaimHarbour => match p.ship {
+            ShipLoc::At(SeaNode::Harbour(h)) => 31 + value(s.board.area(h).kind),
+            _ => 0,
+        },
         // The 2018 rules: strengthening defences is free once a round.
         Command::Rearrange { moves }
             if s.y2018()
@@ -862,6 +1040,12 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
     // build list partly used up).
     let mut orders = bot_orders(&cx.s);
     let current = &cx.s.players[seat as usize].orders;
+    // The 2018 rules: the recruit order is the bot's own choice too (it
+    // keeps a recruit back for a harbour claim), decided at the turn's end.
+    let y2018 = cx.s.y2018();
+    if y2018 {
+        orders.recruits = current.recruits.clone();
+    }
     let ours = *current == Orders::default() || is_bots(current, &orders);
     if let Some((pick, share)) = explore.as_mut().filter(|_| ours) {
         // Exploring: now and then a build order in a random order (kept
@@ -957,6 +1141,16 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
                 push(&mut cx, &mut steps, c);
             }
             None => break,
+        }
+    }
+    // The 2018 rules: a recruit kept back on the town area for a harbour
+    // claim next round, judged from the position the turn leaves.
+    if y2018 && ours {
+        let mut orders = cx.s.players[seat as usize].orders.clone();
+        let recruits = harbour_recruits(&cx.s, seat);
+        if orders.recruits != recruits {
+            orders.recruits = recruits;
+            push(&mut cx, &mut steps, Command::SetOrders { orders });
         }
     }
     steps

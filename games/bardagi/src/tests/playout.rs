@@ -42,7 +42,7 @@ fn options_for(i: u64, seats: u8) -> Options {
 /// A random player's command: a random plan, or random steps of a turn.
 /// `steps` caches the candidate steps of the position (a refused command
 /// leaves the position as it was, so retries need not work them out again).
-fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec<Command>>) -> Command {
+pub(super) fn random_command(s: &State, seat: Seat, pick: &mut Pick, steps: &mut Option<Vec<Command>>) -> Command {
     let p = &s.players[seat as usize];
     if s.phase == Phase::Planning || (s.easy_cards && !p.planned) {
         let hands = all_hands(s.hand_size);
@@ -64,16 +64,16 @@ fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), runestone_engine:
 /// What the playouts reached: accepted commands by kind (the steps of a
 /// whole turn counted one by one) and upgrade effects used.
 #[derive(Default)]
-struct Coverage {
-    commands: std::collections::BTreeMap<String, u32>,
+pub(super) struct Coverage {
+    pub(super) commands: std::collections::BTreeMap<String, u32>,
     effects: std::collections::BTreeMap<String, u32>,
 }
 
 impl Coverage {
-    fn count_kind(&mut self, kind: &str) {
+    pub(super) fn count_kind(&mut self, kind: &str) {
         *self.commands.entry(kind.to_string()).or_default() += 1;
     }
-    fn count(&mut self, c: &Command) {
+    pub(super) fn count(&mut self, c: &Command) {
         let kind = match c {
             Command::PlayTurn { steps } => {
                 for st in steps {
@@ -314,7 +314,7 @@ fn check_secrets(s: &State, i: u64) {
 }
 
 /// One step in this many of a bot seat's turn is a random legal one.
-const EXPLORE: usize = 10;
+pub(super) const EXPLORE: usize = 10;
 
 fn games() -> u64 {
     std::env::var("BARDAGI_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(40)
@@ -325,6 +325,37 @@ fn games() -> u64 {
 /// defeated about 4 times, a rune removed about 50, so a short run (the
 /// debug default) checks every game but only prints what it reached.
 const FULL: u64 = 1000;
+
+/// The command families a full playout must reach (the 2018 playout adds
+/// the harbour claim).
+pub(super) const KINDS: [&str; 26] = [
+    "Plan",
+    "SetOrders",
+    "PlayTurn",
+    "EndTurn",
+    "Exchange",
+    "Move",
+    "Board",
+    "Disembark",
+    "Sail",
+    "Sail with a Sea move rune",
+    "Attack",
+    "Attack without claim",
+    "Retreat",
+    "Rearrange",
+    "Refill",
+    "Convert",
+    "Cast",
+    "RemoveRune",
+    "BuyRunes",
+    "BuyLand",
+    "Trade",
+    "ForceTrade",
+    "Free War horn",
+    "Free Seer",
+    "Free Messenger",
+    "SetOrders at the moment",
+];
 
 /// Every command family is reached (forced trade, rune removal, rearranging
 /// and Berserkur fights included), and every upgrade effect of the tiles is
@@ -341,34 +372,7 @@ fn random_playouts_reach_every_command_and_use_every_upgrade_effect() {
         replaced += play_counted(i, i % 2 == 0, i % 25 == 0, &mut cov).3;
     }
     assert!(replaced as u64 > n / 10, "plans replaced before the reveal: {replaced} in {n} games");
-    let kinds = [
-        "Plan",
-        "SetOrders",
-        "PlayTurn",
-        "EndTurn",
-        "Exchange",
-        "Move",
-        "Board",
-        "Disembark",
-        "Sail",
-        "Sail with a Sea move rune",
-        "Attack",
-        "Attack without claim",
-        "Retreat",
-        "Rearrange",
-        "Refill",
-        "Convert",
-        "Cast",
-        "RemoveRune",
-        "BuyRunes",
-        "BuyLand",
-        "Trade",
-        "ForceTrade",
-        "Free War horn",
-        "Free Seer",
-        "Free Messenger",
-        "SetOrders at the moment",
-    ];
+    let kinds = KINDS;
     let missing: Vec<&str> = kinds.into_iter().filter(|k| !cov.commands.contains_key(*k)).collect();
     let effects: std::collections::BTreeSet<String> =
         crate::build::TILES.iter().map(|t| format!("{:?}", t.effect)).collect();

@@ -497,6 +497,84 @@ fn the_end_awards_fifteen_for_most_gold_and_a_glory_per_coin_but_nothing_for_mos
     }
 }
 
+// --- The bot claims harbours --------------------------------------------------------
+
+/// Red's Godi converted Sheep 3, a harbour area (a recruit waits on the
+/// town area), and the bot plays the rest of Red's turn; Yellow ends its
+/// turn and the round's Claim phase comes. Answers the game and the bot's
+/// steps.
+fn red_converts_and_the_bot_plays_on(rules: Rules) -> (Driver, Vec<Command>) {
+    let mut d = game(rules);
+    plan(&mut d, [0, 3, 0, 3], IDLE);
+    act(&mut d, RED, moved(Unit::Godi, 3));
+    act(&mut d, RED, Command::Convert);
+    assert_eq!(d.state.players[0].town, 1);
+    let steps = crate::bot::bot_turn(&d.state, RED);
+    act(&mut d, RED, Command::PlayTurn { steps: steps.clone() });
+    if d.state.current == RED {
+        act(&mut d, RED, Command::EndTurn);
+    }
+    act(&mut d, YELLOW, Command::EndTurn);
+    assert_eq!(d.state.round, 2);
+    (d, steps)
+}
+
+#[test]
+fn the_bot_keeps_a_recruit_back_when_its_knerrir_can_reach_an_empty_harbour() {
+    for rules in [Rules::Y2018, Rules::Y2014] {
+        // Given Red's recruit waits on the town area and the empty Gold mine
+        // 12, a harbour area, lies two Knerrir cards from Sheep 3,
+        // when the bot plays Red's turn on and the Claim phase comes,
+        let (d, steps) = red_converts_and_the_bot_plays_on(rules);
+        let town = d.state.players[0].town;
+        let recruits: Vec<_> = steps
+            .iter()
+            .filter_map(|c| match c {
+                Command::SetOrders { orders } => Some(orders.recruits.clone()),
+                _ => None,
+            })
+            .collect();
+        if rules == Rules::Y2018 {
+            // then by the 2018 rules its recruit order kept one back (an
+            // order names whole buildings: a few, at most 3),
+            assert!(recruits.last().is_some_and(|r| !r.is_empty()), "{rules:?}: {steps:?}");
+            assert!((1..=3).contains(&town), "recruits kept on the town area: {town}");
+        } else {
+            // (by the 2014 rules every recruit goes onto the buildings).
+            assert!(recruits.iter().all(|r| r.is_empty()), "{steps:?}");
+            assert_eq!(town, 0);
+        }
+    }
+}
+
+#[test]
+fn the_bot_sails_a_recruit_waiting_in_town_to_an_empty_harbour_and_claims_it() {
+    for rules in [Rules::Y2018, Rules::Y2014] {
+        // Given Red's Godi converted Sheep 3 (a recruit waits on the town
+        // area), boarded the Knerrir and sailed it next to the empty Gold
+        // mine 12's harbour, with two Knerrir cards left,
+        let mut d = game(rules);
+        plan(&mut d, [0, 3, 0, 3], IDLE);
+        act(&mut d, RED, moved(Unit::Godi, 3));
+        act(&mut d, RED, Command::Convert);
+        act(&mut d, RED, Command::Board { unit: Unit::Godi });
+        use crate::board::SeaNode::Ocean;
+        act(&mut d, RED, Command::Sail { route: vec![Ocean(3), Ocean(2), Ocean(1)], sea_rune: false });
+        // when the bot plays the rest of Red's turn,
+        let steps = crate::bot::bot_turn(&d.state, RED);
+        let ev = act(&mut d, RED, Command::PlayTurn { steps: steps.clone() });
+        let claimed = ev.contains_event(&Event::HarbourClaimed { seat: RED, area: 12 });
+        if rules == Rules::Y2018 {
+            // then by the 2018 rules its Knerrir claims the gold mine with the recruit;
+            assert!(claimed, "{steps:?}");
+            assert_eq!((d.state.areas[12].owner, d.state.players[0].town), (Some(RED), 0));
+        } else {
+            // (by the 2014 rules there is no such claim).
+            assert!(!claimed && !steps.contains(&Command::ClaimHarbour), "{steps:?}");
+        }
+    }
+}
+
 /// `contains` for events, which are not `PartialEq`.
 trait Contains {
     fn contains_event(&self, e: &Event) -> bool;
@@ -517,8 +595,14 @@ fn playouts() -> u64 {
     std::env::var("BARDAGI_2018_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(36)
 }
 
-/// What the 2018 playouts reached, counted.
-#[derive(Debug, Default)]
+/// Runs of this many games or more must reach every command family of the
+/// 2018 rules and every one of their free actions; a shorter run (the debug
+/// default) checks every game and prints what it reached.
+const FULL: u64 = 500;
+
+/// What the 2018 playouts reached, counted: the free actions of the 2018
+/// rules by the events they leave, and every command by kind.
+#[derive(Default)]
 struct Reached {
     games: u64,
     commands: u64,
@@ -526,13 +610,38 @@ struct Reached {
     strengthen_free: u64,
     home_trade_free: u64,
     harbours_claimed: u64,
+    /// Harbours claimed in the games of the bot alone (its fallback, no
+    /// random moves): the claims it plans.
+    bot_harbours: u64,
     free_casts: u64,
     runes_removed: u64,
     fights: u64,
+    kinds: super::playout::Coverage,
 }
 
-/// One game by bots (every seat's fallback, as the timeout plays it): it
-/// ends after its rounds, no bot command and no command `legal` lists is
+impl std::fmt::Debug for Reached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reached")
+            .field("games", &self.games)
+            .field("commands", &self.commands)
+            .field("rounds", &self.rounds)
+            .field("strengthen_free", &self.strengthen_free)
+            .field("home_trade_free", &self.home_trade_free)
+            .field("harbours_claimed", &self.harbours_claimed)
+            .field("bot_harbours", &self.bot_harbours)
+            .field("free_casts", &self.free_casts)
+            .field("runes_removed", &self.runes_removed)
+            .field("fights", &self.fights)
+            .finish()
+    }
+}
+
+/// One game: in even games every seat is the bot as the timeout plays it
+/// (its fallback); in the others seat 0 is the bot with a share of random
+/// legal moves (as the 2014 playout plays it), and so is every other seat
+/// (one game in four) or every other seat is a random player; in some of
+/// those seat 0 decides its Build and Claim choices at the moment. It ends
+/// after its rounds, no bot command and no command `legal` lists is
 /// refused, and the log folds again into the same position.
 fn bot_game(i: u64, r: &mut Reached) {
     let seats = 2 + (i % 4) as u8;
@@ -546,10 +655,20 @@ fn bot_game(i: u64, r: &mut Reached) {
         ..Options::default()
     };
     let mut d = Driver::new(&o, seats, 5000 + i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
+    let explore = i % 2 == 1;
+    let random_players = i % 4 == 3;
+    let mut pick = runestone_engine::harness::Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    if explore && i % 3 == 1 && Bardagi::pending(&d.state).iter().any(|p| p.seat == 0) {
+        let orders = crate::state::Orders { ask: true, ..Default::default() };
+        d.act(0, &Command::SetOrders { orders }).unwrap_or_else(|e| panic!("game {i}: asking refused: {e}"));
+    }
     let mut commands = 0u64;
     while Bardagi::outcome(&d.state).is_none() {
         commands += 1;
         assert!(commands < 20_000, "game {i}: endless");
+        if d.state.phase == Phase::Deciding {
+            r.kinds.count_kind("SetOrders at the moment");
+        }
         let seat = d.next_seat().unwrap_or_else(|| panic!("game {i}: nobody to wait for but not over"));
         if commands.is_multiple_of(9) {
             let legal = Bardagi::legal(&d.state, seat);
@@ -558,8 +677,17 @@ fn bot_game(i: u64, r: &mut Reached) {
                 assert!(crate::bot::accepted(&d.state, seat, c), "game {i}: legal {c:?} is refused");
             }
         }
-        let c = Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback");
+        if random_players && seat != 0 && random_turn(&mut d, seat, &mut pick, r) {
+            continue;
+        }
+        let c = if explore {
+            crate::bot::exploring(&d.state, seat, &mut pick, super::playout::EXPLORE)
+                .expect("a pending seat has a bot move")
+        } else {
+            Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback")
+        };
         d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: the bot's {c:?} of seat {seat} refused: {e}"));
+        r.kinds.count(&c);
     }
     let replay = d.assert_replays(&format!("game {i}"));
     let rounds = d.log.iter().filter(|e| matches!(e.event, Event::RoundEnded { .. })).count() as u64;
@@ -572,7 +700,10 @@ fn bot_game(i: u64, r: &mut Reached) {
         match &e.event {
             Event::RoundFreeUsed { action: RoundFree::Strengthen, .. } => r.strengthen_free += 1,
             Event::RoundFreeUsed { action: RoundFree::HomeTrade, .. } => r.home_trade_free += 1,
-            Event::HarbourClaimed { .. } => r.harbours_claimed += 1,
+            Event::HarbourClaimed { .. } => {
+                r.harbours_claimed += 1;
+                r.bot_harbours += u64::from(!explore);
+            }
             Event::RunesCast { casts, .. } => r.free_casts += casts.len() as u64,
             Event::RuneRemoved { .. } => r.runes_removed += 1,
             Event::BerserkurDefeated { .. } => r.fights += 1,
@@ -581,13 +712,53 @@ fn bot_game(i: u64, r: &mut Reached) {
     }
 }
 
+/// A random player's command (up to 6 tries, then the end of the turn);
+/// whether one was accepted.
+fn random_turn(d: &mut Driver, seat: Seat, pick: &mut runestone_engine::harness::Pick, r: &mut Reached) -> bool {
+    let mut steps = None;
+    for _ in 0..6 {
+        let c = super::playout::random_command(&d.state, seat, pick, &mut steps);
+        if d.act(seat, &c).is_ok() {
+            r.kinds.count(&c);
+            return true;
+        }
+    }
+    let accepted = d.act(seat, &Command::EndTurn).is_ok();
+    if accepted {
+        r.kinds.count(&Command::EndTurn);
+    }
+    accepted
+}
+
+/// 2018 games by bots (and random players) play to the end clean; a full run (500 games, in
+/// release) reaches every command family, the harbour claim included, and
+/// every free action of the 2018 rules, each counted.
 #[test]
-fn bots_play_2018_games_to_the_end_clean() {
+fn bots_play_2018_games_to_the_end_clean_and_reach_every_command() {
+    let n = playouts();
     let mut r = Reached::default();
-    for i in 0..playouts() {
+    for i in 0..n {
         bot_game(i, &mut r);
     }
+    let kinds: Vec<&str> = super::playout::KINDS.into_iter().chain(["ClaimHarbour"]).collect();
+    let missing: Vec<&str> = kinds.into_iter().filter(|k| !r.kinds.commands.contains_key(*k)).collect();
+    let free = [
+        ("strengthening defences free", r.strengthen_free),
+        ("trade and refill at home free", r.home_trade_free),
+        ("runes cast free", r.free_casts),
+        ("harbours claimed", r.harbours_claimed),
+        ("runes removed for 2 gold", r.runes_removed),
+        ("Berserkur fights", r.fights),
+    ];
+    let unused: Vec<&str> = free.iter().filter(|(_, n)| *n == 0).map(|(k, _)| *k).collect();
     eprintln!("2018 bot playouts: {r:?}");
-    // The 2018 rules the bots use are reached.
+    eprintln!("2018 commands reached: {:?}", r.kinds.commands);
+    eprintln!("2018 not reached: commands {missing:?}, free actions {unused:?}");
+    // Even a short run reaches the free actions the plain bot uses every game.
     assert!(r.home_trade_free > 0 && r.strengthen_free > 0 && r.free_casts > 0 && r.fights > 0, "{r:?}");
+    if n >= FULL {
+        assert!(missing.is_empty(), "2018 commands never reached in {n} games: {missing:?}");
+        assert!(unused.is_empty(), "2018 free actions never used in {n} games: {unused:?}");
+        assert!(r.bot_harbours > 0, "the bot alone claimed no harbour in {n} games: {r:?}");
+    }
 }

@@ -28,6 +28,7 @@ pub(crate) fn page_agent() -> ureq::Agent {
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(30)))
+        .max_idle_age(crate::helpers::IDLE)
         .build()
         .into()
 }
@@ -170,6 +171,7 @@ impl Driver {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(60)))
+            .max_idle_age(crate::helpers::IDLE)
             .build()
             .into();
         let profile = tempfile::tempdir().unwrap();

@@ -62,10 +62,18 @@ pub fn settings(dir: &Path) -> Settings {
     s
 }
 
+/// How long a test client keeps an idle connection for reuse: well under
+/// the server's keep-alive of 5 s.
+pub const IDLE: Duration = Duration::from_secs(2);
+
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(60)))
+        // The server closes a connection idle for 5 s (actix's keep-alive);
+        // a pooled connection older than that may be closed just as it is
+        // reused ("Peer disconnected"), so none is kept that long.
+        .max_idle_age(IDLE)
         .build()
         .into()
 }

@@ -19,9 +19,9 @@ use runestone::store::memory::MemoryStore;
 use runestone::store::{EventStore, Side, SideWrite};
 
 const BATCH: usize = 200;
-/// Pooled connections. lettre leaves Nagle's algorithm on, so each message
-/// waits once for the listener's delayed acknowledgement (about 40 ms on
-/// Linux): throughput grows with the connections in parallel.
+/// Pooled connections (their sockets have Nagle's algorithm off, so a
+/// message no longer waits for the listener's delayed acknowledgement; see
+/// `mail::smtp`).
 const CONNECTIONS: u32 = 32;
 
 fn deliver(c: &mut Criterion) {

@@ -14,6 +14,8 @@
 #   MAIL=1 scripts/load.sh               # and the submits again while the
 #                                        # outbox sends over SMTP to a sink
 #   SERVER_BIN=path/to/runestone scripts/load.sh  # another build's server
+#   LOAD_BIN=path/to/load-<hash> scripts/load.sh  # a load client already
+#                                        # built (the bench binary), no cargo
 #
 # With MAIL=1 the server sends its mail over SMTP to 127.0.0.1:$PORT+1, where
 # the load tool listens as a sink that accepts and discards every message
@@ -26,7 +28,9 @@ server_bin=${SERVER_BIN:-target/release/runestone}
 if [ -z "${SERVER_BIN:-}" ]; then
   cargo build --release -q --jobs 2 --bin runestone
 fi
-cargo bench -q --jobs 2 --bench load --no-run
+if [ -z "${LOAD_BIN:-}" ]; then
+  cargo bench -q --jobs 2 --bench load --no-run
+fi
 dir=$(mktemp -d)
 port=${PORT:-18080}
 if [ -n "${MAIL:-}" ]; then
@@ -42,4 +46,8 @@ for _ in $(seq 1 300); do
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   sleep 0.1
 done
-cargo bench -q --jobs 2 --bench load -- "$port"
+if [ -n "${LOAD_BIN:-}" ]; then
+  "$LOAD_BIN" "$port"
+else
+  cargo bench -q --jobs 2 --bench load -- "$port"
+fi

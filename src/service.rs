@@ -163,6 +163,11 @@ pub struct EventView {
     pub text: String,
 }
 
+/// An event's stamped time.
+fn parse_time(time: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(time).ok().map(|t| t.with_timezone(&chrono::Utc))
+}
+
 /// A folded game and what belongs with it in memory.
 pub(crate) struct Loaded {
     pub table: Table,
@@ -171,6 +176,10 @@ pub(crate) struct Loaded {
     /// The record as stored when this node last read or wrote it: on a
     /// shared store a write of the record names it (`Write::unchanged`).
     pub record_bytes: Vec<u8>,
+    /// The time of the event at the head, as this node appended it: (head,
+    /// time). Used only while the table's head is that head; otherwise the
+    /// head event is read from the store.
+    pub head_time: Option<(u64, chrono::DateTime<chrono::Utc>)>,
 }
 
 /// One game's place in the cache: its lock and its stream.
@@ -339,9 +348,14 @@ impl Service {
     pub(crate) fn event_time(&self, loaded: &Loaded) -> Result<String> {
         let now = self.clock.now();
         let t = &loaded.table;
-        let last = self.store.load(&t.game_id, t.head, Some(t.head))?;
-        let last = last.first().and_then(|e| chrono::DateTime::parse_from_rfc3339(&e.time).ok());
-        match last.map(|l| l.with_timezone(&chrono::Utc)) {
+        let last = match loaded.head_time {
+            Some((head, time)) if head == t.head => Some(time),
+            _ => {
+                let last = self.store.load(&t.game_id, t.head, Some(t.head))?;
+                last.first().and_then(|e| parse_time(&e.time))
+            }
+        };
+        match last {
             Some(last) if now < last => {
                 if !self.clock_behind.swap(true, Ordering::Relaxed) {
                     tracing::warn!(
@@ -491,7 +505,7 @@ impl Service {
             let table = self.fold_at(game, at.unwrap_or(u64::MAX)).await?;
             self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
-            *guard = Some(Loaded { table, seed, record, record_bytes: raw });
+            *guard = Some(Loaded { table, seed, record, record_bytes: raw, head_time: None });
         }
         Ok(guard.as_mut().expect("just loaded"))
     }
@@ -769,7 +783,7 @@ impl Service {
         Metrics::inc(&self.metrics.games_created);
         let slot = self.slot(game_id);
         let bytes = serde_json::to_vec(&table.save()).map_or(0, |v| v.len());
-        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record, record_bytes });
+        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record, record_bytes, head_time: None });
         self.count_bytes(game_id, bytes);
         Ok(created)
     }
@@ -867,6 +881,7 @@ impl Service {
         };
         loaded.record = record;
         loaded.record_bytes = record_bytes;
+        loaded.head_time = events.last().and_then(|e| Some((e.seq, parse_time(&e.time)?)));
         let after_pending: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
         for (seq, snapshot) in &inside {
             if self.store.put_snapshot(&next.game_id, *seq, snapshot).is_ok() {

@@ -10,16 +10,18 @@
 //! crash is recognisable as the same message.
 
 pub mod pages;
+pub mod smtp;
 pub mod worker;
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::PoolConfig;
-use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::transport::smtp::client::TlsParameters;
+use lettre::{AsyncFileTransport, AsyncTransport, Message, Tokio1Executor};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -74,7 +76,7 @@ pub fn dead_key(game: &str, id: &str) -> Vec<u8> {
 /// How messages leave the server.
 #[derive(Clone)]
 pub enum Transport {
-    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Smtp(Arc<smtp::Pool>),
     File(AsyncFileTransport<Tokio1Executor>),
 }
 
@@ -99,25 +101,30 @@ impl Transport {
                 Ok(Transport::File(AsyncFileTransport::new(dir)))
             }
             "smtp" => {
-                let builder = match s.smtp_tls.as_str() {
-                    "none" => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&s.smtp_host),
-                    "starttls" => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&s.smtp_host)
-                        .map_err(|e| MailError::Config(e.to_string()))?,
-                    "tls" => AsyncSmtpTransport::<Tokio1Executor>::relay(&s.smtp_host)
-                        .map_err(|e| MailError::Config(e.to_string()))?,
+                let tls_for = |host: &str| {
+                    TlsParameters::new(host.to_owned()).map_err(|e| MailError::Config(format!("TLS for {host}: {e}")))
+                };
+                let tls = match s.smtp_tls.as_str() {
+                    "none" => smtp::Tls::None,
+                    "starttls" => smtp::Tls::StartTls(tls_for(&s.smtp_host)?),
+                    "tls" => smtp::Tls::Wrapper(tls_for(&s.smtp_host)?),
                     other => {
                         return Err(MailError::Config(format!(
                             "mail.smtp_tls must be \"none\", \"starttls\" or \"tls\", not {other:?}"
                         )))
                     }
                 };
-                let mut builder = builder.port(s.smtp_port).timeout(Some(Duration::from_secs(20))).pool_config(
-                    PoolConfig::new().max_size(s.connections.clamp(1, 64)).idle_timeout(Duration::from_secs(60)),
-                );
-                if !s.smtp_username.is_empty() {
-                    builder = builder.credentials(Credentials::new(s.smtp_username.clone(), s.smtp_password.clone()));
-                }
-                Ok(Transport::Smtp(builder.build()))
+                let credentials = (!s.smtp_username.is_empty())
+                    .then(|| Credentials::new(s.smtp_username.clone(), s.smtp_password.clone()));
+                Ok(Transport::Smtp(Arc::new(smtp::Pool::new(
+                    s.smtp_host.clone(),
+                    s.smtp_port,
+                    tls,
+                    credentials,
+                    Duration::from_secs(20),
+                    s.connections.clamp(1, 64) as usize,
+                    Duration::from_secs(60),
+                ))))
             }
             other => Err(MailError::Config(format!("mail.transport must be \"file\" or \"smtp\", not {other:?}"))),
         }
@@ -126,7 +133,7 @@ impl Transport {
     pub async fn send(&self, mail: &Mail, from: &Mailbox, domain: &str) -> Result<(), MailError> {
         let message = build(mail, from, domain)?;
         match self {
-            Transport::Smtp(t) => t.send(message).await.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
+            Transport::Smtp(pool) => pool.send(message.envelope(), &message.formatted()).await.map_err(MailError::Send),
             Transport::File(t) => t.send(message).await.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
         }
     }

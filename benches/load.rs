@@ -30,8 +30,12 @@
 //! With `TOUCH_GAMES=N` (`scripts/rss.sh`) it sends no timed load: it
 //! creates N four-seat Bardagi games over 16 connections, plays
 //! `TOUCH_MOVES` commands in each (default 16, standing orders of every seat
-//! in turn, each an appended event), views each game as its first seat, and
-//! says how long that took; the script then reads the server's memory.
+//! in turn, each an appended event), then plays `TOUCH_PLAYED` of them
+//! (default 0) through `TOUCH_ROUNDS` rounds (default 2) as the bot would
+//! (each owing seat sends its first legal command, or the plan with a turn
+//! program when offered), views each game as its first seat, and says how
+//! long that took and how many events the games hold; the script then reads
+//! the server's memory.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -255,12 +259,15 @@ fn outbox_depth(port: u16) -> u64 {
 
 /// Create `games` games over 16 connections, play `moves` commands in each,
 /// then view each one.
-fn touch(port: u16, games: usize, moves: usize) {
+fn touch(port: u16, games: usize, moves: usize, played: usize, rounds: u64) {
     let start = Instant::now();
     let per = games.div_ceil(16);
+    let played_per = played.div_ceil(16);
+    let events = Arc::new(AtomicU64::new(0));
     let body = r#"{"ruleset":"bardagi","seats":[{"name":"P0"},{"name":"P1"},{"name":"P2"},{"name":"P3"}]}"#;
     let workers: Vec<_> = (0..16)
         .map(|_| {
+            let events = events.clone();
             std::thread::spawn(move || {
                 let seats = create(port, per, body);
                 let mut conn = Conn::open(port);
@@ -274,17 +281,57 @@ fn touch(port: u16, games: usize, moves: usize) {
                         assert_eq!(status, 200, "a command answered {status}: {}", String::from_utf8_lossy(&answer));
                     }
                 }
+                for game in seats.chunks(4).take(played_per) {
+                    play_rounds(&mut conn, game, rounds);
+                }
                 for game in seats.chunks(4) {
                     let (id, token) = &game[0];
-                    let (status, _) = conn.request("GET", &format!("/api/v1/games/{id}/view"), Some(token), "");
+                    let (status, answer) = conn.request("GET", &format!("/api/v1/games/{id}/view"), Some(token), "");
                     assert_eq!(status, 200, "a view answered {status}");
+                    let view: serde_json::Value = serde_json::from_slice(&answer).expect("a view is JSON");
+                    events.fetch_add(view["head"].as_u64().expect("head") + 1, Ordering::Relaxed);
                 }
                 seats.len() / 4
             })
         })
         .collect();
     let made: usize = workers.into_iter().map(|w| w.join().expect("worker")).sum();
-    println!("touched {made} games ({moves} commands each, then a view) in {:.1} s", start.elapsed().as_secs_f64());
+    println!(
+        "touched {made} games ({moves} commands each, {} of them then played through {rounds} rounds, then a view): \
+         {} events in all, in {:.1} s",
+        (played_per * 16).min(made),
+        events.load(Ordering::Relaxed),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// Play a game (its seats: (game id, seat token)) until round `rounds` is
+/// over: each seat owing a decision sends what its view offers first (the
+/// bot's command), or the plan with a turn program when one is offered, so
+/// that the round's turns play themselves out.
+fn play_rounds(conn: &mut Conn, game: &[(String, String)], rounds: u64) {
+    let id = &game[0].0;
+    let view_as = |conn: &mut Conn, token: &str| -> serde_json::Value {
+        let (status, answer) = conn.request("GET", &format!("/api/v1/games/{id}/view"), Some(token), "");
+        assert_eq!(status, 200, "a view answered {status}");
+        serde_json::from_slice(&answer).expect("a view is JSON")
+    };
+    for _ in 0..10_000 {
+        let v = view_as(conn, &game[0].1);
+        if v["over"] == true || v["view"]["round"].as_u64().unwrap_or(0) > rounds {
+            return;
+        }
+        let Some(seat) = v["pending"].as_array().and_then(|p| p.first()).and_then(|p| p["seat"].as_u64()) else {
+            return;
+        };
+        let token = &game[seat as usize].1;
+        let mine = view_as(conn, token);
+        let legal = mine["legal"].as_array().expect("legal");
+        let command = legal.iter().find(|c| c["type"] == "Program").or(legal.first()).expect("a legal command");
+        let body = serde_json::json!({ "command": command, "expected_seq": mine["seq"] }).to_string();
+        let (status, answer) = conn.request("POST", &format!("/api/v1/games/{id}/commands"), Some(token), &body);
+        assert_eq!(status, 200, "a command answered {status}: {}", String::from_utf8_lossy(&answer));
+    }
 }
 
 fn pct(sorted: &[u64], p: f64) -> f64 {
@@ -300,8 +347,10 @@ fn main() {
         .and_then(|a| a.split(',').map(|p| p.trim().parse().ok()).collect())
         .expect("usage: load PORT[,PORT...] (the ports of running runestone servers on 127.0.0.1)");
     if let Some(games) = std::env::var("TOUCH_GAMES").ok().and_then(|s| s.parse().ok()) {
-        let moves = std::env::var("TOUCH_MOVES").ok().and_then(|s| s.parse().ok()).unwrap_or(16);
-        touch(ports[0], games, moves);
+        let number =
+            |name: &str, default: u64| std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+        let moves = number("TOUCH_MOVES", 16) as usize;
+        touch(ports[0], games, moves, number("TOUCH_PLAYED", 0) as usize, number("TOUCH_ROUNDS", 2));
         return;
     }
     let seconds: u64 = std::env::var("LOAD_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);

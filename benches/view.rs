@@ -2,8 +2,11 @@
 //! service on a sled store, each command the seat's fallback (the bot), to
 //! about 710 events. Then, in one run:
 //!
-//! - `view?at=SEQ` at random past seqs beside the view at the head (what a
-//!   player waits for; p50, p99 and max of each, and criterion's figures);
+//! - `view?at=SEQ` at random past seqs beside the view at the head, each
+//!   the answer's JSON text as the API sends it (what a player waits for;
+//!   p50, p99 and max of each, and criterion's figures), and beside them a
+//!   fixed computation as the reference of how much the machine's load
+//!   stretches the same work;
 //! - the disk the game takes: the store directory after a clean close, and
 //!   the snapshots' count and bytes beside the events' stored bytes.
 //!
@@ -122,13 +125,18 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
         1 + x % (head - 1)
     };
     let viewer = Viewer::Seat(2);
-    let view = |at: Option<u64>| rt.block_on(service.view(game, viewer, at)).expect("a view");
+    // The answer as the API sends it: its JSON text.
+    let view = |at: Option<u64>| rt.block_on(service.view_answer(game, viewer, at)).expect("a view");
     for _ in 0..200 {
         view(Some(past()));
         view(None);
     }
     let (mut past_times, mut head_times) = (Vec::with_capacity(SAMPLES), Vec::with_capacity(SAMPLES));
+    let mut reference_times = Vec::with_capacity(SAMPLES);
     for _ in 0..SAMPLES {
+        let t = Instant::now();
+        std::hint::black_box(fixed_work());
+        reference_times.push(t.elapsed());
         let at = past();
         let t = Instant::now();
         std::hint::black_box(view(Some(at)));
@@ -139,6 +147,7 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
     }
     percentiles(&format!("{what}: view at a random past seq"), past_times);
     percentiles(&format!("{what}: view at the head"), head_times);
+    percentiles(&format!("{what}: reference, the same fixed computation each time"), reference_times);
 
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group(format!("view_bardagi_5/{what}"));
@@ -146,6 +155,17 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
     group.bench_function("past_random", |b| b.iter(|| view(Some(past()))));
     group.bench_function("head", |b| b.iter(|| view(None)));
     group.finish();
+}
+
+/// The same computation every time (about half a millisecond on this
+/// machine when quiet), timed beside the views: how much a busy machine
+/// stretches a fixed amount of work, at p50 and p99.
+fn fixed_work() -> u64 {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..400_000u64 {
+        x = std::hint::black_box(x.rotate_left(7) ^ i).wrapping_mul(0x2545_f491_4f6c_dd1d);
+    }
+    x
 }
 
 /// The seqs of the game's snapshots, walked back from `head`.

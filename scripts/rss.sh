@@ -2,11 +2,13 @@
 # Memory after touching many games (issue 16): starts the release server on a
 # fresh data directory on 127.0.0.1, creates TOUCH_GAMES four-seat Bardagi
 # games (default 10,000), plays TOUCH_MOVES commands in each (default 16),
-# views each one (benches/load.rs), then prints the server's resident memory
-# (VmRSS), its idle memory before, and what it says it holds
-# (runestone_games_cached, the folded games' saved size).
+# plays TOUCH_PLAYED of them (default 0) through TOUCH_ROUNDS rounds (default
+# 2) as the bot would, views each one (benches/load.rs), then prints the
+# server's resident memory (VmRSS), its idle memory before, and what it says
+# it holds (runestone_games_cached, the folded games' saved size).
 #
 #   scripts/rss.sh
+#   TOUCH_PLAYED=1000 scripts/rss.sh   # a thousand of the games played two rounds
 #   RUNESTONE__STORAGE__CACHE_BYTES=8MB RUNESTONE__STORAGE__STORE_CACHE=16MB scripts/rss.sh
 #   SERVER_BIN=path/to/runestone scripts/rss.sh   # another build's server
 #

@@ -298,6 +298,30 @@ pub struct Answer {
     pub body: Value,
 }
 
+/// The members of a view answer before its `view` (`GET /view`, typed
+/// `http::types::View`), written around the game's view text.
+#[derive(Serialize)]
+struct ViewAnswerHead<'a> {
+    game_id: &'a str,
+    ruleset: &'a str,
+    seq: u64,
+    head: u64,
+    viewer: Viewer,
+}
+
+/// The members of a view answer after its `view`.
+#[derive(Serialize)]
+struct ViewAnswerRest<'a> {
+    pending: Vec<runestone_engine::Pending>,
+    submitted: Vec<runestone_engine::Pending>,
+    legal: Vec<&'a Value>,
+    legal_labels: Vec<&'a String>,
+    legal_templates: Vec<runestone_engine::present::CommandTemplate>,
+    unavailable: Vec<runestone_engine::Unavailable>,
+    over: bool,
+    outcome: Option<runestone_engine::Outcome>,
+}
+
 fn request_hash(v: &Value) -> String {
     hex::encode(Sha256::digest(serde_json::to_vec(v).unwrap_or_default()))
 }
@@ -1135,8 +1159,16 @@ impl Service {
         .await
     }
 
-    /// The viewer's view at the head or after event `at`.
+    /// The viewer's view at the head or after event `at`, as a JSON tree
+    /// (for the pages); the API sends [`Service::view_answer`]'s text.
     pub async fn view(&self, game: &str, viewer: Viewer, at: Option<u64>) -> Result<Value> {
+        let text = self.view_answer(game, viewer, at).await?;
+        Ok(serde_json::from_slice(&text).expect("a view answer is JSON"))
+    }
+
+    /// The viewer's view at the head or after event `at`: the answer of
+    /// `GET /view`, written as JSON text.
+    pub async fn view_answer(&self, game: &str, viewer: Viewer, at: Option<u64>) -> Result<Vec<u8>> {
         if at.is_some_and(|a| a < 1) {
             return Err(ServiceError::BadRequest(
                 "`at` must be 1 or more: positions start after event 1 (the setup); event 0 only names the game".into(),
@@ -1167,8 +1199,12 @@ impl Service {
         }
     }
 
-    /// The view answer; once the game is `over`, every position is public.
-    fn view_of(position: &Table, head: u64, viewer: Viewer, over: bool, at_head: bool) -> Value {
+    /// The view answer's text; once the game is `over`, every position is
+    /// public. The seat's legal commands, their reasons and templates are
+    /// worked out only at the head, for the seat asking; the game writes
+    /// its view straight to text ([`Table::view_text`]).
+    fn view_of(position: &Table, head: u64, viewer: Viewer, over: bool, at_head: bool) -> Vec<u8> {
+        let is_over = position.is_over();
         let legal = match viewer {
             Viewer::Seat(s) if at_head && position.pending().iter().any(|p| p.seat == s) => position.legal_labelled(s),
             _ => Vec::new(),
@@ -1181,28 +1217,41 @@ impl Service {
             }
             _ => Vec::new(),
         };
-        let view = position.view(if over { Viewer::Referee } else { viewer });
         // The families too large to list, which the seat may send now.
-        let templates = match viewer {
-            Viewer::Seat(s) if at_head && !position.is_over() => position.game().templates(&view, s),
-            _ => Vec::new(),
+        let templates_of = match viewer {
+            Viewer::Seat(s) if at_head && !is_over => Some(s),
+            _ => None,
         };
-        json!({
-            "game_id": position.game_id,
-            "ruleset": position.created.ruleset,
-            "seq": position.head,
-            "head": head,
-            "viewer": viewer,
-            "view": view,
-            "pending": owed(position),
-            "submitted": given(position),
-            "legal": legal.iter().map(|(c, _)| c).collect::<Vec<_>>(),
-            "legal_labels": legal.iter().map(|(_, l)| l).collect::<Vec<_>>(),
-            "legal_templates": templates,
-            "unavailable": unavailable,
-            "over": position.is_over(),
-            "outcome": position.outcome(),
-        })
+        let (view, templates) = position.view_text(if over { Viewer::Referee } else { viewer }, templates_of);
+        let pending = position.pending();
+        let (submitted, owed): (Vec<_>, Vec<_>) = pending.into_iter().partition(|p| p.submitted);
+        let first = ViewAnswerHead {
+            game_id: &position.game_id,
+            ruleset: &position.created.ruleset,
+            seq: position.head,
+            head,
+            viewer,
+        };
+        let rest = ViewAnswerRest {
+            pending: owed,
+            submitted,
+            legal: legal.iter().map(|(c, _)| c).collect(),
+            legal_labels: legal.iter().map(|(_, l)| l).collect(),
+            legal_templates: templates,
+            unavailable,
+            over: is_over,
+            outcome: position.outcome(),
+        };
+        // `{first…,"view":VIEW,…rest}`: both parts are objects with members.
+        let mut out = Vec::with_capacity(view.len() + 1024);
+        serde_json::to_writer(&mut out, &first).expect("JSON");
+        out.pop();
+        out.extend_from_slice(b",\"view\":");
+        out.extend_from_slice(view.as_bytes());
+        out.push(b',');
+        let rest = serde_json::to_vec(&rest).expect("JSON");
+        out.extend_from_slice(&rest[1..]);
+        out
     }
 
     /// The log from `from` to `to` as the viewer may see it.

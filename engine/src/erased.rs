@@ -148,6 +148,10 @@ pub trait DynGame: Send + Sync {
     /// The round an event (written with schema version `version`) begins.
     fn round_begun(&self, version: u32, event: &Json) -> Option<u32>;
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate>;
+    /// The view as JSON text and, for `templates_of`, that seat's
+    /// templates ([`Present::view_text`]).
+    fn view_text(&self, state: &DynState, viewer: Viewer, templates_of: Option<Seat>)
+        -> (String, Vec<CommandTemplate>);
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     /// The game's forms for standing orders, offered while nothing is asked.
     fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
@@ -306,6 +310,14 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()
+    }
+    fn view_text(
+        &self,
+        state: &DynState,
+        viewer: Viewer,
+        templates_of: Option<Seat>,
+    ) -> (String, Vec<CommandTemplate>) {
+        G::view_text(state.get::<G>(), viewer, templates_of)
     }
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
         with_typed_view::<G>(input, G::forms)

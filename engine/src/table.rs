@@ -14,6 +14,7 @@ use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
 use crate::game::{Outcome, Pending, RuleError, Seat, Unavailable, Viewer, Visibility};
 use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, Hash, Json, KernelEvent};
 use crate::pack;
+use crate::present::CommandTemplate;
 use crate::rng::{GameRng, Seed};
 
 /// Why a command or a kernel request was refused.
@@ -443,6 +444,14 @@ impl Table {
     pub fn view(&self, viewer: Viewer) -> Value {
         let viewer = if self.is_over() { Viewer::Referee } else { viewer };
         self.game.view(&self.state, viewer)
+    }
+
+    /// The view written as JSON text ([`Table::view`]'s JSON) and, for
+    /// `templates_of`, that seat's command templates on it (none once over).
+    pub fn view_text(&self, viewer: Viewer, templates_of: Option<Seat>) -> (String, Vec<CommandTemplate>) {
+        let over = self.is_over();
+        let viewer = if over { Viewer::Referee } else { viewer };
+        self.game.view_text(&self.state, viewer, templates_of.filter(|_| !over))
     }
 
     pub fn legal(&self, seat: Seat) -> Vec<Value> {

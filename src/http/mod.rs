@@ -502,11 +502,13 @@ async fn metrics(svc: Svc) -> HttpResponse {
     let (outbox, dead) = svc.outbox_depth();
     let recovering = u64::from(svc.store().recovering().is_some());
     svc.metrics.store_recovering.store(recovering, std::sync::atomic::Ordering::Relaxed);
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(svc.metrics.render(
-        svc.cached_games(),
-        outbox,
-        dead,
-    ))
+    let (cached, cached_bytes) = svc.cache_size();
+    let mut text = svc.metrics.render(cached, outbox, dead);
+    text.push_str(&format!(
+        "# HELP runestone_games_cached_bytes The folded games' saved size, as counted against storage.cache_bytes.\n\
+         # TYPE runestone_games_cached_bytes gauge\nrunestone_games_cached_bytes {cached_bytes}\n"
+    ));
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(text)
 }
 
 async fn openapi_json(svc: Svc) -> HttpResponse {
@@ -548,7 +550,22 @@ async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
 async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let at = query_number(&req, "at")?;
     let c = claims(&svc, &req, &path).await?;
-    Ok(typed::<types::View>(svc.view(&path, viewer(&c), at).await?))
+    Ok(written::<types::View>(svc.view_answer(&path, viewer(&c), at).await?))
+}
+
+/// An answer the service wrote as JSON text, served as it is. While
+/// recording, it is read as its documented type `T` as [`typed`] answers
+/// are, so a misfit is counted the same.
+fn written<T: Serialize + DeserializeOwned>(text: Vec<u8>) -> HttpResponse {
+    if RECORDING.load(Ordering::Relaxed) {
+        match serde_json::from_slice::<Value>(&text) {
+            Ok(v) => {
+                let _ = through::<T>(v);
+            }
+            Err(e) => violation(format!("an answer written as text is not JSON: {e}")),
+        }
+    }
+    HttpResponse::Ok().content_type(actix_web::http::header::ContentType::json()).body(text)
 }
 
 /// A whole number written in digits; one past what 64 bits hold counts as

@@ -21,7 +21,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::game::{Game, Seat};
+use crate::game::{Game, Seat, Viewer};
 
 pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
@@ -238,6 +238,20 @@ pub trait Present: Game {
     fn templates(view: &Self::View, seat: Seat) -> Vec<CommandTemplate> {
         let _ = (view, seat);
         Vec::new()
+    }
+
+    /// `viewer`'s view (what [`Game::view`] gives) written as JSON text,
+    /// and with `templates_of: Some(seat)` that seat's
+    /// [`Present::templates`] on the same view: what a view answer sends.
+    /// The default writes `view`'s JSON. A game may write its typed view
+    /// straight to text instead, with what is the same in every view (a
+    /// board) as text made once; the text must read as the same JSON.
+    fn view_text(state: &Self::State, viewer: Viewer, templates_of: Option<Seat>) -> (String, Vec<CommandTemplate>) {
+        let view = Self::view(state, viewer);
+        let templates = templates_of
+            .and_then(|seat| Some(Self::templates(&Self::View::deserialize(&view).ok()?, seat)))
+            .unwrap_or_default();
+        (view.to_string(), templates)
     }
 
     /// The game's own decision forms for a seat, in place of the generic

@@ -190,6 +190,8 @@ pub struct Board {
     pub source: Option<String>,
     /// `data` as JSON, made once: every view holds it.
     json: OnceLock<serde_json::Value>,
+    /// `data` as JSON text, made once: every view written as text holds it.
+    text: OnceLock<String>,
 }
 
 const DIRS: [[i32; 2]; 6] = [[1, 0], [0, 1], [-1, 1], [-1, 0], [0, -1], [1, -1]];
@@ -363,7 +365,7 @@ impl Board {
                 return Err(format!("area {} '{}' has a harbour but no sea route", a.id, a.name));
             }
         }
-        let board = Board { data, land, sea, source: None, json: OnceLock::new() };
+        let board = Board { data, land, sea, source: None, json: OnceLock::new(), text: OnceLock::new() };
         // Every area must be reachable from the homes over land and sea.
         let mut seen = vec![false; n];
         let mut stack: Vec<usize> =
@@ -445,6 +447,12 @@ impl Board {
         self.json.get_or_init(|| serde_json::to_value(&self.data).expect("board data is JSON"))
     }
 
+    /// The board's data as JSON text (fields in their declared order),
+    /// written once and shared by every view written as text.
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| serde_json::to_string(&self.data).expect("board data is JSON"))
+    }
+
     /// The built-in Summer board (2-5 players) of rules versions 1 to 3.
     pub fn summer() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
@@ -496,6 +504,7 @@ impl Board {
                 sea: vec![],
                 source: None,
                 json: OnceLock::new(),
+                text: OnceLock::new(),
             })
         })
         .clone()

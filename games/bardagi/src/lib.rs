@@ -623,6 +623,10 @@ impl Present for Bardagi {
         legal::templates(view, seat)
     }
 
+    fn view_text(s: &State, viewer: Viewer, templates_of: Option<Seat>) -> (String, Vec<CommandTemplate>) {
+        view::view_text(s, viewer, templates_of)
+    }
+
     fn forms(input: &FormsInput<'_, view::View>) -> Option<Forms> {
         forms::forms(input)
     }

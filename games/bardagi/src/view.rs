@@ -11,6 +11,7 @@ use super::goods_words;
 use super::program::ProgramStep;
 use super::state::{Building, DiskSpot, Event, Hand, Loc, Orders, Phase, RuneKind, ShipLoc, State, Unit};
 use runestone_engine::game::{Seat, Viewer};
+use runestone_engine::present::CommandTemplate;
 
 /// What one viewer sees of a game of Bardagi (its `view`, as JSON).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -185,6 +186,44 @@ pub fn view_json(s: &State, viewer: Viewer) -> serde_json::Value {
     let mut v = serde_json::to_value(view_but_board(s, viewer)).expect("a view is JSON");
     v["board"] = s.board.json().clone();
     v
+}
+
+/// The view of `viewer` written as JSON text ([`Present::view_text`]), and
+/// for `templates_of` that seat's command templates on the same view. The
+/// view is written straight from its type, and the board's part, the same
+/// in every view of the game, is the board's own text made once.
+///
+/// [`Present::view_text`]: runestone_engine::present::Present::view_text
+pub fn view_text(s: &State, viewer: Viewer, templates_of: Option<Seat>) -> (String, Vec<CommandTemplate>) {
+    let (templates, rest) = match templates_of {
+        Some(seat) => {
+            let mut whole = view(s, viewer);
+            let templates = super::legal::templates(&whole, seat);
+            whole.board = BoardData::default();
+            (templates, whole)
+        }
+        None => (Vec::new(), view_but_board(s, viewer)),
+    };
+    let text = serde_json::to_string(&rest).expect("a view is JSON");
+    let text = with_board(&text, s.board.text())
+        .unwrap_or_else(|| serde_json::to_string(&view(s, viewer)).expect("a view is JSON"));
+    (text, templates)
+}
+
+/// `text`, a view written with an empty board, with `board` (the board's
+/// text) in the empty board's place: `board` is the view's first field, so
+/// the text starts with it. `None` should the text not start so.
+fn with_board(text: &str, board: &str) -> Option<String> {
+    static EMPTY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let empty = EMPTY.get_or_init(|| {
+        format!("{{\"board\":{}", serde_json::to_string(&BoardData::default()).expect("board data is JSON"))
+    });
+    let rest = text.strip_prefix(empty.as_str())?;
+    let mut out = String::with_capacity(10 + board.len() + rest.len());
+    out.push_str("{\"board\":");
+    out.push_str(board);
+    out.push_str(rest);
+    Some(out)
 }
 
 /// The view with an empty board in place of the game's.
@@ -482,5 +521,48 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             awards.join("; "),
             glory.iter().enumerate().map(|(i, g)| format!("{} {g}", n(&(i as Seat)))).collect::<Vec<_>>().join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::Driver;
+    use crate::{Bardagi, Options};
+    use runestone_engine::game::{Game, Viewer};
+    use runestone_engine::present::Present;
+
+    /// The view written as text (the API's answer) reads as the same JSON as
+    /// the view (`Game::view`), the board's part included, for every seat,
+    /// the public and the referee along bot-played games on both built-in
+    /// boards and a custom one; a seat's templates are those of its view.
+    #[test]
+    fn the_view_written_as_text_is_the_view() {
+        let mut checked = 0;
+        let custom = Options { custom_board: Some(crate::tests::MINI.into()), ..Options::default() };
+        let games =
+            [(Options::default(), 4u8), (Options { board: "winter".into(), ..Options::default() }, 3), (custom, 3)];
+        for (i, (options, seats)) in games.into_iter().enumerate() {
+            let mut d = Driver::new(&options, seats, 40 + i as u64).expect("a game");
+            for step in 0..400 {
+                let Some(seat) = d.next_seat() else { break };
+                if step % 3 == 0 {
+                    for viewer in (0..seats).map(Viewer::Seat).chain([Viewer::Public, Viewer::Referee]) {
+                        let asked = match viewer {
+                            Viewer::Seat(s) => Some(s),
+                            _ => None,
+                        };
+                        let (text, templates) = Bardagi::view_text(&d.state, viewer, asked);
+                        let read: serde_json::Value = serde_json::from_str(&text).expect("the text is JSON");
+                        assert_eq!(read, Bardagi::view(&d.state, viewer), "game {i}, step {step}, {viewer:?}");
+                        let expected = asked.map(|s| crate::legal::templates_of(&d.state, s)).unwrap_or_default();
+                        assert_eq!(templates, expected, "game {i}, step {step}, {viewer:?}");
+                        checked += 1;
+                    }
+                }
+                let c = Bardagi::fallback(&d.state, seat).expect("a fallback");
+                d.act(seat, &c).expect("the fallback is legal");
+            }
+        }
+        assert!(checked > 100, "{checked} views");
     }
 }

@@ -6,18 +6,21 @@
 //! measure in RULES-NOTES.md), COUNTS the player counts ("2,3,4,5", the
 //! default), BOARD a board file to measure instead of the built-in Summer
 //! board. It prints a line per player count, and fails when a colour's win
-//! rate is further than 10 points from an even share.
+//! rate is further than 10 points from an even share. With `AREAS=1` in the
+//! environment it also prints, per player count, who owns each area at the
+//! end (each colour's share of the games it played in), to see where a
+//! colour grows and where it is squeezed.
 
 use runestone_bardagi::board::Colour;
 use runestone_bardagi::{Bardagi, Options, State};
 use runestone_engine::{Game, GameRng, Seed};
 
-/// The colours of the seats that won a game, and each colour's upgrades,
-/// areas and glory at the end.
-type Played = (Vec<Colour>, Vec<(Colour, [f64; 3])>);
+/// The colours of the seats that won a game, each colour's upgrades, areas
+/// and glory at the end, and each area's owner at the end.
+type Played = (Vec<Colour>, Vec<(Colour, [f64; 3])>, Vec<Option<Colour>>);
 
-/// One bot game: the colours of the seats that won, and each colour's
-/// upgrades, areas and glory at the end.
+/// One bot game: the colours of the seats that won, each colour's upgrades,
+/// areas and glory at the end, and each area's owner at the end.
 fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
@@ -39,7 +42,8 @@ fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
                     Some((p.colour?, [p.upgrades.count_ones() as f64, areas, s.final_glory[k] as f64]))
                 })
                 .collect();
-            return Ok((won, built));
+            let owners = s.areas.iter().map(|a| a.owner.and_then(|o| s.players[o as usize].colour)).collect();
+            return Ok((won, built, owners));
         }
         let seat = Bardagi::pending(&s).into_iter().find(|p| !p.submitted).ok_or("nobody to wait for")?.seat;
         let c = Bardagi::fallback(&s, seat).ok_or("no fallback")?;
@@ -61,13 +65,21 @@ fn main() {
         .unwrap_or_else(|| (2..=5).collect());
     let custom_board = args.get(2).map(|p| std::fs::read_to_string(p).expect("the board file is readable"));
     let options = Options { custom_board, ..Options::default() };
+    let areas = std::env::var("AREAS").is_ok_and(|v| v == "1");
     let mut worst = 0f64;
     for seats in counts {
         let mut wins = [0f64; 5];
         let mut upgrades = [[0f64; 3]; 5];
+        let mut owned: Vec<[f64; 5]> = Vec::new();
         for i in 0..games {
-            let (won, built) = winners(&options, seats, 1_000_000 * seats as u64 + i)
+            let (won, built, owners) = winners(&options, seats, 1_000_000 * seats as u64 + i)
                 .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
+            owned.resize(owners.len(), [0.0; 5]);
+            for (a, o) in owners.iter().enumerate() {
+                if let Some(c) = o {
+                    owned[a][Colour::ALL.iter().position(|x| x == c).expect("a colour")] += 1.0;
+                }
+            }
             for (c, n) in built {
                 let u = &mut upgrades[Colour::ALL.iter().position(|x| *x == c).expect("a colour")];
                 for k in 0..3 {
@@ -100,6 +112,26 @@ fn main() {
             built.join(" ")
         );
         worst = worst.max(far);
+        if areas {
+            let board = runestone_bardagi::board::BoardRef::for_version(
+                &options.board,
+                options.custom_board.as_deref(),
+                Bardagi::rules_version_of(&options),
+            )
+            .expect("the board is valid");
+            for (a, n) in owned.iter().enumerate() {
+                let shares: Vec<String> = colours
+                    .iter()
+                    .map(|c| Colour::ALL.iter().position(|x| x == c).expect("a colour"))
+                    .filter(|k| n[*k] > 0.0)
+                    .map(|k| {
+                        let share = 100.0 * n[k] * colours.len() as f64 / seats as f64 / games as f64;
+                        format!("{} {share:.0}%", Colour::ALL[k].name())
+                    })
+                    .collect();
+                println!("  {a} {}: {}", board.area(a as u8).name, shares.join(" "));
+            }
+        }
     }
     if worst > 10.0 {
         eprintln!("a colour's win rate is {worst:.1} points from an even share (more than 10)");

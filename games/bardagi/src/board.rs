@@ -165,6 +165,35 @@ pub struct BoardData {
     pub oceans: Vec<Ocean>,
     #[serde(rename = "area")]
     pub areas: Vec<Area>,
+    /// The setup table by player count: for a number of clans, the areas
+    /// that differ from the list above when that many play (where each
+    /// colour's home is, which homes stay closed, area kinds). A count the
+    /// table does not list plays on the areas as listed.
+    #[serde(default, rename = "setup", skip_serializing_if = "Vec::is_empty")]
+    pub setups: Vec<Setup>,
+}
+
+/// One row of a board's setup table: the areas that differ when `players`
+/// clans play.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    pub players: u8,
+    pub areas: Vec<AreaChange>,
+}
+
+/// An area as it is for one player count: its kind, the colour of a home,
+/// and its name (the board's name for it when not given). Cells and the
+/// harbour stay the board's.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AreaChange {
+    pub id: AreaId,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub kind: AreaKind,
+    #[serde(default)]
+    pub colour: Option<Colour>,
 }
 
 /// A place of the Knerrir: a sea node, either an ocean square or a harbour.
@@ -188,6 +217,14 @@ pub struct Board {
     pub sea: Vec<Vec<SeaNode>>,
     /// The custom data text this board was built from, if not built in.
     pub source: Option<String>,
+    /// How events name a built-in board ("summer", "summer-v4", ...).
+    pub builtin: Option<&'static str>,
+    /// The player count whose row of the setup table this board applies
+    /// (none: the board as its data lists it).
+    pub setup_for: Option<u8>,
+    /// The board set up for each player count of the setup table, built
+    /// and validated with the board.
+    variants: Vec<(u8, Arc<Board>)>,
     /// `data` as JSON, made once: every view holds it.
     json: OnceLock<serde_json::Value>,
     /// `data` as JSON text, made once: every view written as text holds it.
@@ -203,8 +240,84 @@ impl Board {
         Board::build(data)
     }
 
-    /// Validate board data and work out its adjacency.
-    pub fn build(data: BoardData) -> Result<Board, String> {
+    /// Validate board data and work out its adjacency, and the board for
+    /// each player count of its setup table.
+    pub fn build(mut data: BoardData) -> Result<Board, String> {
+        let setups = std::mem::take(&mut data.setups);
+        let mut board = Board::build_one(data.clone())?;
+        let mut seen: Vec<u8> = Vec::new();
+        for (k, row) in setups.iter().enumerate() {
+            let at = format!("setup {} ({} players)", k + 1, row.players);
+            if row.players < data.min_players || row.players > data.max_players {
+                return Err(format!(
+                    "{at}: the board is for {} to {} players, not {}",
+                    data.min_players, data.max_players, row.players
+                ));
+            }
+            if seen.contains(&row.players) {
+                return Err(format!("{at}: {} players already have a setup", row.players));
+            }
+            seen.push(row.players);
+            if row.areas.is_empty() {
+                return Err(format!("{at}: it changes no area"));
+            }
+            let mut v = data.clone();
+            let mut changed: Vec<AreaId> = Vec::new();
+            for c in &row.areas {
+                let Some(a) = v.areas.get_mut(c.id as usize) else {
+                    return Err(format!(
+                        "{at}: area {} does not exist (the board has {} areas)",
+                        c.id,
+                        data.areas.len()
+                    ));
+                };
+                if changed.contains(&c.id) {
+                    return Err(format!("{at}: area {} '{}' is listed twice", c.id, data.areas[c.id as usize].name));
+                }
+                changed.push(c.id);
+                a.kind = c.kind;
+                a.colour = c.colour;
+                if let Some(name) = &c.name {
+                    a.name = name.clone();
+                }
+            }
+            let mut b = Board::build_one(v).map_err(|e| format!("{at}: {e}"))?;
+            b.setup_for = Some(row.players);
+            board.variants.push((row.players, Arc::new(b)));
+        }
+        board.data.setups = setups;
+        Ok(board)
+    }
+
+    /// The row of the setup table for `players` clans, if it has one.
+    pub fn setup_for(&self, players: u8) -> Option<&Setup> {
+        self.data.setups.iter().find(|r| r.players == players)
+    }
+
+    /// The board for `players` clans: its setup table's row for that count
+    /// applied, or the board itself when the table has none.
+    pub fn for_players(self: &Arc<Board>, players: u8) -> Arc<Board> {
+        match self.variants.iter().find(|(p, _)| *p == players) {
+            Some((_, b)) => b.clone(),
+            None => self.clone(),
+        }
+    }
+
+    /// Name this board (and its boards by player count) as events do.
+    fn named(mut self, builtin: Option<&'static str>, source: Option<&str>) -> Board {
+        self.builtin = builtin;
+        self.source = source.map(str::to_owned);
+        for (_, v) in &mut self.variants {
+            if let Some(v) = Arc::get_mut(v) {
+                v.builtin = builtin;
+                v.source = source.map(str::to_owned);
+            }
+        }
+        self
+    }
+
+    /// Validate one board's data (no setup table) and work out its adjacency.
+    fn build_one(data: BoardData) -> Result<Board, String> {
         let n = data.areas.len();
         if n == 0 {
             return Err("the board has no areas".into());
@@ -365,7 +478,17 @@ impl Board {
                 return Err(format!("area {} '{}' has a harbour but no sea route", a.id, a.name));
             }
         }
-        let board = Board { data, land, sea, source: None, json: OnceLock::new(), text: OnceLock::new() };
+        let board = Board {
+            data,
+            land,
+            sea,
+            source: None,
+            builtin: None,
+            setup_for: None,
+            variants: Vec::new(),
+            json: OnceLock::new(),
+            text: OnceLock::new(),
+        };
         // Every area must be reachable from the homes over land and sea.
         let mut seen = vec![false; n];
         let mut stack: Vec<usize> =
@@ -457,7 +580,11 @@ impl Board {
     pub fn summer() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
         B.get_or_init(|| {
-            Arc::new(Board::parse(include_str!("../data/maps/summer.toml")).expect("the Summer board is valid"))
+            Arc::new(
+                Board::parse(include_str!("../data/maps/summer.toml"))
+                    .map(|b| b.named(Some("summer"), None))
+                    .expect("the Summer board is valid"),
+            )
         })
         .clone()
     }
@@ -469,7 +596,27 @@ impl Board {
     pub fn summer_v4() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
         B.get_or_init(|| {
-            Arc::new(Board::parse(include_str!("../data/maps/summer-v4.toml")).expect("the Summer board is valid"))
+            Arc::new(
+                Board::parse(include_str!("../data/maps/summer-v4.toml"))
+                    .map(|b| b.named(Some("summer-v4"), None))
+                    .expect("the Summer board is valid"),
+            )
+        })
+        .clone()
+    }
+
+    /// The built-in Summer board of rules version 5 and later: version 4's
+    /// with a setup table by player count (4 players place the homes
+    /// elsewhere). Logs name it `summer-v5`; a new game asks for it as
+    /// "summer".
+    pub fn summer_v5() -> Arc<Board> {
+        static B: OnceLock<Arc<Board>> = OnceLock::new();
+        B.get_or_init(|| {
+            Arc::new(
+                Board::parse(include_str!("../data/maps/summer-v5.toml"))
+                    .map(|b| b.named(Some(SUMMER_V5), None))
+                    .expect("the Summer board is valid"),
+            )
         })
         .clone()
     }
@@ -478,7 +625,11 @@ impl Board {
     pub fn winter() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
         B.get_or_init(|| {
-            Arc::new(Board::parse(include_str!("../data/maps/winter.toml")).expect("the Winter board is valid"))
+            Arc::new(
+                Board::parse(include_str!("../data/maps/winter.toml"))
+                    .map(|b| b.named(Some("winter"), None))
+                    .expect("the Winter board is valid"),
+            )
         })
         .clone()
     }
@@ -499,10 +650,14 @@ impl Board {
                     mountains: vec![],
                     oceans: vec![],
                     areas: vec![],
+                    setups: vec![],
                 },
                 land: vec![],
                 sea: vec![],
                 source: None,
+                builtin: None,
+                setup_for: None,
+                variants: Vec::new(),
                 json: OnceLock::new(),
                 text: OnceLock::new(),
             })
@@ -534,6 +689,9 @@ impl std::ops::Deref for BoardRef {
 /// names the board of versions 1 to 3).
 const SUMMER_V4: &str = "summer-v4";
 
+/// How events and states name the Summer board of rules version 5.
+const SUMMER_V5: &str = "summer-v5";
+
 /// The serialised form of a [`BoardRef`].
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -541,18 +699,41 @@ enum BoardKey {
     None,
     Builtin(String),
     Custom(String),
+    /// A built-in board with its setup table's row for a player count.
+    BuiltinFor {
+        name: String,
+        players: u8,
+    },
+    /// A custom board with its setup table's row for a player count.
+    CustomFor {
+        text: String,
+        players: u8,
+    },
 }
 
 impl BoardRef {
     /// The board a new game of `rules_version` is played on: "summer" is
-    /// the version 4 Summer board from that version on (older versions
-    /// keep theirs, so their games play and replay as they always did).
+    /// the version 4 Summer board in version 4 and the version 5 one from
+    /// then on (older versions keep theirs, so their games play and replay
+    /// as they always did).
     pub fn for_version(name: &str, custom: Option<&str>, rules_version: u32) -> Result<BoardRef, String> {
         let board = BoardRef::resolve(name, custom)?;
+        if custom.is_none() && name == "summer" && rules_version >= 5 {
+            return Ok(BoardRef(Board::summer_v5()));
+        }
         if custom.is_none() && name == "summer" && rules_version >= 4 {
             return Ok(BoardRef(Board::summer_v4()));
         }
         Ok(board)
+    }
+
+    /// A built-in board by the name events give it.
+    fn builtin(name: &str) -> Result<BoardRef, String> {
+        match name {
+            SUMMER_V4 => Ok(BoardRef(Board::summer_v4())),
+            SUMMER_V5 => Ok(BoardRef(Board::summer_v5())),
+            other => BoardRef::resolve(other, None),
+        }
     }
 
     /// The board named by a game's options: built in, or custom data text.
@@ -566,8 +747,9 @@ impl BoardRef {
                 if let Some(b) = built.lock().unwrap_or_else(|e| e.into_inner()).get(text).and_then(Weak::upgrade) {
                     return Ok(BoardRef(b));
                 }
-                let mut b = Board::parse(text).map_err(|e| format!("the custom board is rejected: {e}"))?;
-                b.source = Some(text.to_owned());
+                let b = Board::parse(text)
+                    .map_err(|e| format!("the custom board is rejected: {e}"))?
+                    .named(None, Some(text));
                 let b = Arc::new(b);
                 let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
                 built.retain(|_, w| w.strong_count() > 0);
@@ -587,11 +769,16 @@ impl BoardRef {
 
 impl Serialize for BoardRef {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let key = match &self.0.source {
-            Some(text) => BoardKey::Custom(text.clone()),
-            None if self.0.data.areas.is_empty() => BoardKey::None,
-            None if Arc::ptr_eq(&self.0, &Board::summer_v4()) => BoardKey::Builtin(SUMMER_V4.into()),
-            None => BoardKey::Builtin(self.0.data.name.to_lowercase()),
+        let b = &self.0;
+        let key = match (&b.source, b.setup_for) {
+            (Some(text), None) => BoardKey::Custom(text.clone()),
+            (Some(text), Some(players)) => BoardKey::CustomFor { text: text.clone(), players },
+            (None, _) if b.data.areas.is_empty() => BoardKey::None,
+            (None, None) => BoardKey::Builtin(b.builtin.map_or_else(|| b.data.name.to_lowercase(), str::to_owned)),
+            (None, Some(players)) => BoardKey::BuiltinFor {
+                name: b.builtin.map_or_else(|| b.data.name.to_lowercase(), str::to_owned),
+                players,
+            },
         };
         key.serialize(s)
     }
@@ -599,11 +786,20 @@ impl Serialize for BoardRef {
 
 impl<'de> Deserialize<'de> for BoardRef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match BoardKey::deserialize(d)? {
-            BoardKey::None => Ok(BoardRef::default()),
-            BoardKey::Builtin(name) if name == SUMMER_V4 => Ok(BoardRef(Board::summer_v4())),
-            BoardKey::Builtin(name) => BoardRef::resolve(&name, None).map_err(serde::de::Error::custom),
-            BoardKey::Custom(text) => BoardRef::resolve("custom", Some(&text)).map_err(serde::de::Error::custom),
+        let (base, players) = match BoardKey::deserialize(d)? {
+            BoardKey::None => return Ok(BoardRef::default()),
+            BoardKey::Builtin(name) => (BoardRef::builtin(&name), None),
+            BoardKey::Custom(text) => (BoardRef::resolve("custom", Some(&text)), None),
+            BoardKey::BuiltinFor { name, players } => (BoardRef::builtin(&name), Some(players)),
+            BoardKey::CustomFor { text, players } => (BoardRef::resolve("custom", Some(&text)), Some(players)),
+        };
+        let base = base.map_err(serde::de::Error::custom)?;
+        match players {
+            None => Ok(base),
+            Some(p) if base.setup_for(p).is_some() => Ok(BoardRef(base.0.for_players(p))),
+            Some(p) => {
+                Err(serde::de::Error::custom(format!("the {} board has no setup for {p} players", base.data.name)))
+            }
         }
     }
 }

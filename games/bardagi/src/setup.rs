@@ -100,6 +100,8 @@ pub fn setup(o: &Options, seats: u8, rules_version: u32, rng: &mut GameRng) -> R
             board.data.max_players
         );
     }
+    // The board's setup table: where the homes are for this many clans.
+    let board = BoardRef(board.0.for_players(seats));
     if !(1..=super::RULES_VERSION).contains(&rules_version) {
         reject!("rules version {rules_version} is unknown; games are played by versions 1 to {}", super::RULES_VERSION);
     }

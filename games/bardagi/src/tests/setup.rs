@@ -123,9 +123,80 @@ fn a_bad_board_is_rejected_at_setup_naming_what_is_wrong() {
     assert!(e.contains("'Green home' has a harbour but no sea route"), "{e}");
 }
 
+/// The mini board with a setup table: with 2 players Red's home is on
+/// Sheep 3 and its own area a sheep pasture.
+fn mini_with_setup(rows: &str) -> String {
+    format!("{MINI}\n{rows}")
+}
+
+const RED_ON_3: &str = r#"
+[[setup]]
+players = 2
+areas = [
+  { id = 3, name = "Red home", kind = "home", colour = "red" },
+  { id = 4, name = "Sheep 4", kind = "sheep" },
+]
+"#;
+
+#[test]
+fn a_board_s_setup_table_places_the_homes_for_its_player_count() {
+    // Given a custom board whose setup table moves Red's home for 2 players,
+    let text = mini_with_setup(RED_ON_3);
+    let o = Options { custom_board: Some(text.clone()), ..Options::default() };
+    // when a 2-player and a 3-player game are set up on it,
+    let two = Driver::new(&o, 2, 1).unwrap();
+    let three = Driver::new(&o, 3, 1).unwrap();
+    // then the 2-player game plays the row for 2: Red's home and units are
+    // on area 3, named as the row names it, and area 4 is a sheep pasture;
+    let red = |d: &Driver| d.state.players.iter().find(|p| p.colour == Some(Colour::Red)).unwrap().clone();
+    assert_eq!(red(&two).home, 3);
+    assert_eq!(red(&two).units, [Loc::Area(3); 3]);
+    assert_eq!(two.state.board.area(3).name, "Red home");
+    assert_eq!(two.state.board.area(4).kind, crate::board::AreaKind::Sheep);
+    // the 3-player game, which the table does not list, the areas as listed;
+    assert_eq!(red(&three).home, 4);
+    assert_eq!(three.state.board.area(3).kind, crate::board::AreaKind::Sheep);
+    // the log names the board with its player count, and the game replays.
+    let started = serde_json::to_value(&two.log[0].event).unwrap();
+    assert_eq!(started["board"], serde_json::json!({"custom_for": {"text": text, "players": 2}}));
+    let replayed = two.assert_replays("2 players on a board with a setup table");
+    assert_eq!(replayed.board.area(3).name, "Red home");
+    let started = serde_json::to_value(&three.log[0].event).unwrap();
+    assert_eq!(started["board"], serde_json::json!({"custom": text}));
+}
+
+#[test]
+fn a_bad_setup_table_is_refused_naming_the_row_and_the_fault() {
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace("players = 2", "players = 5")));
+    assert_eq!(e, "the custom board is rejected: setup 1 (5 players): the board is for 2 to 4 players, not 5");
+    let e = rejected(&mini_with_setup(&format!("{RED_ON_3}{RED_ON_3}")));
+    assert_eq!(e, "the custom board is rejected: setup 2 (2 players): 2 players already have a setup");
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace("id = 3,", "id = 30,")));
+    assert_eq!(e, "the custom board is rejected: setup 1 (2 players): area 30 does not exist (the board has 15 areas)");
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace("id = 4,", "id = 3,")));
+    assert_eq!(e, "the custom board is rejected: setup 1 (2 players): area 3 'Sheep 3' is listed twice");
+    // A row that leaves Red without a home, or gives a pasture a colour.
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace(r#"kind = "home", colour = "red""#, r#"kind = "sheep""#)));
+    assert_eq!(
+        e,
+        "the custom board is rejected: setup 1 (2 players): a board for up to 4 players needs exactly one Red home area, found 0"
+    );
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace(r#"kind = "sheep""#, r#"kind = "sheep", colour = "red""#)));
+    assert_eq!(
+        e,
+        "the custom board is rejected: setup 1 (2 players): area 4 'Sheep 4' has a colour but is not a home area"
+    );
+    let e = rejected(&mini_with_setup("[[setup]]\nplayers = 3\nareas = []\n"));
+    assert_eq!(e, "the custom board is rejected: setup 1 (3 players): it changes no area");
+    let e = rejected(&mini_with_setup(&RED_ON_3.replace("kind = \"sheep\"", "kind = \"lake\"")));
+    assert!(e.contains("not valid TOML") && e.contains("lake"), "{e}");
+}
+
 #[test]
 fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
-    for b in [Board::summer(), Board::summer_v4(), Board::winter()] {
+    for b in
+        [Board::summer(), Board::summer_v4(), Board::summer_v5(), Board::summer_v5().for_players(4), Board::winter()]
+    {
         use crate::board::AreaKind::*;
         for k in [Home, Forest, Sheep, Cattle, Quarry, GoldMine, IronMine, Village, Sacred, Camp] {
             assert!(b.data.areas.iter().any(|a| a.kind == k), "{} lacks {k:?}", b.data.name);
@@ -139,9 +210,12 @@ fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
 #[test]
 fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
     use crate::board::{AreaKind, SeaNode};
-    for (b, counts) in
-        [(Board::summer(), vec![2u8, 3, 4, 5]), (Board::summer_v4(), vec![2, 3, 4, 5]), (Board::winter(), vec![2, 3])]
-    {
+    for (b, counts) in [
+        (Board::summer(), vec![2u8, 3, 4, 5]),
+        (Board::summer_v4(), vec![2, 3, 4, 5]),
+        (Board::summer_v5(), vec![2, 3, 4, 5]),
+        (Board::winter(), vec![2, 3]),
+    ] {
         // The sea routes form one network.
         let mut sea_seen = vec![SeaNode::Ocean(0)];
         let mut i = 0;
@@ -156,6 +230,8 @@ fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
         let harbours = b.data.areas.iter().filter(|a| a.harbour).count();
         assert_eq!(sea_seen.len(), b.data.oceans.len() + harbours, "{}: the sea is not one network", b.data.name);
         for n in counts {
+            // The board as set up for this many clans (its setup table).
+            let b = b.for_players(n);
             let homes: Vec<u8> = Colour::available(n).iter().filter_map(|c| b.home_of(*c)).collect();
             let closed = |a: u8| b.area(a).kind == AreaKind::Home && !homes.contains(&a);
             let mut seen = vec![false; b.len()];

@@ -71,11 +71,11 @@ fn the_kernel_hands_setup_the_recorded_version_and_new_games_play_the_newest() {
 fn a_game_keeps_the_summer_board_of_the_version_it_was_created_with() {
     use crate::board::Board;
     use std::sync::Arc;
-    // Given games on the Summer board created by version 3 and by the newest,
+    // Given games on the Summer board created by version 3 and by version 4,
     let old = Driver::new(&Options { rules_version: Some(3), ..Options::default() }, 4, 1).unwrap();
-    let new = Driver::new(&Options::default(), 4, 1).unwrap();
+    let new = Driver::new(&Options { rules_version: Some(4), ..Options::default() }, 4, 1).unwrap();
     // then the version 3 game plays the board versions 1 to 3 played, named
-    // "summer" in its log as before, and the new game the fair board of
+    // "summer" in its log as before, and the version 4 game the board of
     // version 4, named "summer-v4";
     assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer()));
     assert!(Arc::ptr_eq(&new.state.board.0, &Board::summer_v4()));
@@ -586,4 +586,42 @@ fn by_version_one_the_build_and_claim_choices_were_standing_orders_only() {
     let (d, _, r) = yellow_asks_and_the_turns_end(1);
     assert!(r.unwrap_err().contains("rules version 1"));
     assert_eq!(d.state.round, 2, "the round went on without asking");
+}
+
+#[test]
+fn version_5_sets_the_summer_board_up_by_player_count() {
+    use crate::board::{Board, Colour};
+    use std::sync::Arc;
+    let home = |d: &Driver, c: Colour| d.state.players.iter().find(|p| p.colour == Some(c)).map(|p| p.home);
+    // Given new Summer games (version 5) for 2 to 5 players,
+    for seats in 2..=5u8 {
+        let d = Driver::new(&Options::default(), seats, 1).unwrap();
+        let started = serde_json::to_value(&d.log[0].event).unwrap();
+        if seats == 4 {
+            // then 4 players play the setup table's row for 4: Blue's home
+            // on area 54, Yellow's on 4, Black's closed home on 55, Red's
+            // and Green's where they were, the log naming the row;
+            assert_eq!(home(&d, Colour::Blue), Some(54));
+            assert_eq!(home(&d, Colour::Yellow), Some(4));
+            assert_eq!(home(&d, Colour::Red), Some(0));
+            assert_eq!(home(&d, Colour::Green), Some(59));
+            assert_eq!(d.state.board.home_of(Colour::Black), Some(55));
+            assert_eq!(d.state.board.area(38).name, "Cattle 38");
+            assert_eq!(started["board"], serde_json::json!({"builtin_for": {"name": "summer-v5", "players": 4}}));
+        } else {
+            // and 2, 3 and 5 players the version 4 board's areas as they were.
+            assert!(Arc::ptr_eq(&d.state.board.0, &Board::summer_v5()));
+            assert_eq!(started["board"], serde_json::json!({"builtin": "summer-v5"}));
+            let (a, b) = (serde_json::to_value(&d.state.board.data.areas).unwrap(), Board::summer_v4());
+            assert_eq!(a, serde_json::to_value(&b.data.areas).unwrap());
+            assert_eq!(home(&d, Colour::Red), Some(0));
+        }
+        // Each replays from its log onto the same board.
+        let replayed = d.assert_replays(&format!("{seats} players on Summer, version 5"));
+        assert!(Arc::ptr_eq(&replayed.board.0, &d.state.board.0));
+    }
+    // A version 4 game of 4 keeps the version 4 board.
+    let old = Driver::new(&Options { rules_version: Some(4), ..Options::default() }, 4, 1).unwrap();
+    assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer_v4()));
+    assert_eq!(home(&old, Colour::Blue), Some(38));
 }

@@ -576,33 +576,32 @@ impl Board {
         self.text.get_or_init(|| serde_json::to_string(&self.data).expect("board data is JSON"))
     }
 
-    /// The built-in Summer board (2-5 players) of rules versions 1 to 3.
-    pub fn summer() -> Arc<Board> {
-        static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| {
+    /// A built-in board from its data text, parsed and checked once, named
+    /// `name` in logs.
+    fn builtin_board(cell: &'static OnceLock<Arc<Board>>, name: &'static str, text: &str) -> Arc<Board> {
+        cell.get_or_init(|| {
             Arc::new(
-                Board::parse(include_str!("../data/maps/summer.toml"))
-                    .map(|b| b.named(Some("summer"), None))
-                    .expect("the Summer board is valid"),
+                Board::parse(text)
+                    .map(|b| b.named(Some(name), None))
+                    .unwrap_or_else(|e| panic!("the built-in board {name} is valid: {e}")),
             )
         })
         .clone()
     }
 
-    /// The built-in Summer board of rules version 4 and later: the same
-    /// layout adjusted until no colour's win rate in bot games is further
-    /// than 10 points from an even share (RULES-NOTES.md). Logs name it
-    /// `summer-v4`; a new game asks for it as "summer".
+    /// The built-in Summer board (2-5 players) of rules versions 1 to 3.
+    pub fn summer() -> Arc<Board> {
+        static B: OnceLock<Arc<Board>> = OnceLock::new();
+        Board::builtin_board(&B, "summer", include_str!("../data/maps/summer.toml"))
+    }
+
+    /// The built-in Summer board of rules version 4: the same layout with
+    /// area kinds adjusted for fairer bot games (2 and 3 players within 10
+    /// points of an even share; 4 and 5 players not: RULES-NOTES.md).
+    /// Logs name it `summer-v4`.
     pub fn summer_v4() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| {
-            Arc::new(
-                Board::parse(include_str!("../data/maps/summer-v4.toml"))
-                    .map(|b| b.named(Some("summer-v4"), None))
-                    .expect("the Summer board is valid"),
-            )
-        })
-        .clone()
+        Board::builtin_board(&B, "summer-v4", include_str!("../data/maps/summer-v4.toml"))
     }
 
     /// The built-in Summer board of rules version 5 and later: version 4's
@@ -611,27 +610,13 @@ impl Board {
     /// "summer".
     pub fn summer_v5() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| {
-            Arc::new(
-                Board::parse(include_str!("../data/maps/summer-v5.toml"))
-                    .map(|b| b.named(Some(SUMMER_V5), None))
-                    .expect("the Summer board is valid"),
-            )
-        })
-        .clone()
+        Board::builtin_board(&B, SUMMER_V5, include_str!("../data/maps/summer-v5.toml"))
     }
 
     /// The built-in Winter island board (2-3 players).
     pub fn winter() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
-        B.get_or_init(|| {
-            Arc::new(
-                Board::parse(include_str!("../data/maps/winter.toml"))
-                    .map(|b| b.named(Some("winter"), None))
-                    .expect("the Winter board is valid"),
-            )
-        })
-        .clone()
+        Board::builtin_board(&B, "winter", include_str!("../data/maps/winter.toml"))
     }
 
     /// An empty placeholder (the state before setup).

@@ -834,20 +834,7 @@ mod tests {
     async fn a_node_never_takes_a_record_older_than_its_position_and_drops_a_live_deadline() {
         let store = Arc::new(Shared::default());
         let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
-        let node = || {
-            Arc::new(Service::new(
-                store.clone(),
-                crate::games::registry(),
-                Keys::new(&[7; 32], 30),
-                clock.clone(),
-                Options {
-                    public_url: "http://localhost".into(),
-                    snapshot_interval: 64,
-                    cache_games: 16,
-                    cache_bytes: 1 << 20,
-                },
-            ))
-        };
+        let node = nodes(&store, &clock);
         let (a, b) = (node(), node());
         let policy = json!({"plan_hours": 24, "turn_hours": 24, "small_hours": 12, "grace_hours": 6});
         let created = a

@@ -316,6 +316,21 @@ impl Board {
         self
     }
 
+    /// A board of `data` with its adjacency, not yet named or set up.
+    fn from_parts(data: BoardData, land: Vec<Vec<AreaId>>, sea: Vec<Vec<SeaNode>>) -> Board {
+        Board {
+            data,
+            land,
+            sea,
+            source: None,
+            builtin: None,
+            setup_for: None,
+            variants: Vec::new(),
+            json: OnceLock::new(),
+            text: OnceLock::new(),
+        }
+    }
+
     /// Validate one board's data (no setup table) and work out its adjacency.
     fn build_one(data: BoardData) -> Result<Board, String> {
         let n = data.areas.len();
@@ -478,17 +493,7 @@ impl Board {
                 return Err(format!("area {} '{}' has a harbour but no sea route", a.id, a.name));
             }
         }
-        let board = Board {
-            data,
-            land,
-            sea,
-            source: None,
-            builtin: None,
-            setup_for: None,
-            variants: Vec::new(),
-            json: OnceLock::new(),
-            text: OnceLock::new(),
-        };
+        let board = Board::from_parts(data, land, sea);
         // Every area must be reachable from the homes over land and sea.
         let mut seen = vec![false; n];
         let mut stack: Vec<usize> =
@@ -623,8 +628,8 @@ impl Board {
     pub fn empty() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
         B.get_or_init(|| {
-            Arc::new(Board {
-                data: BoardData {
+            Arc::new(Board::from_parts(
+                BoardData {
                     name: String::new(),
                     min_players: 2,
                     max_players: 5,
@@ -637,15 +642,9 @@ impl Board {
                     areas: vec![],
                     setups: vec![],
                 },
-                land: vec![],
-                sea: vec![],
-                source: None,
-                builtin: None,
-                setup_for: None,
-                variants: Vec::new(),
-                json: OnceLock::new(),
-                text: OnceLock::new(),
-            })
+                vec![],
+                vec![],
+            ))
         })
         .clone()
     }

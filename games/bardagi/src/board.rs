@@ -221,7 +221,7 @@ pub struct Board {
     pub builtin: Option<&'static str>,
     /// The player count whose row of the setup table this board applies
     /// (none: the board as its data lists it).
-    pub setup_for: Option<u8>,
+    pub setup_row: Option<u8>,
     /// The board set up for each player count of the setup table, built
     /// and validated with the board.
     variants: Vec<(u8, Arc<Board>)>,
@@ -282,7 +282,7 @@ impl Board {
                 }
             }
             let mut b = Board::build_one(v).map_err(|e| format!("{at}: {e}"))?;
-            b.setup_for = Some(row.players);
+            b.setup_row = Some(row.players);
             board.variants.push((row.players, Arc::new(b)));
         }
         board.data.setups = setups;
@@ -324,7 +324,7 @@ impl Board {
             sea,
             source: None,
             builtin: None,
-            setup_for: None,
+            setup_row: None,
             variants: Vec::new(),
             json: OnceLock::new(),
             text: OnceLock::new(),
@@ -754,7 +754,7 @@ impl BoardRef {
 impl Serialize for BoardRef {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let b = &self.0;
-        let key = match (&b.source, b.setup_for) {
+        let key = match (&b.source, b.setup_row) {
             (Some(text), None) => BoardKey::Custom(text.clone()),
             (Some(text), Some(players)) => BoardKey::CustomFor { text: text.clone(), players },
             (None, _) if b.data.areas.is_empty() => BoardKey::None,

@@ -195,15 +195,10 @@ pub fn view_json(s: &State, viewer: Viewer) -> serde_json::Value {
 ///
 /// [`Present::view_text`]: runestone_engine::present::Present::view_text
 pub fn view_text(s: &State, viewer: Viewer, templates_of: Option<Seat>) -> (String, Vec<CommandTemplate>) {
-    let (templates, rest) = match templates_of {
-        Some(seat) => {
-            let mut whole = view(s, viewer);
-            let templates = super::legal::templates(&whole, seat);
-            whole.board = BoardData::default();
-            (templates, whole)
-        }
-        None => (Vec::new(), view_but_board(s, viewer)),
-    };
+    // The templates read the seat's own part and the phase, never the
+    // board: one view without its board serves both.
+    let rest = view_but_board(s, viewer);
+    let templates = templates_of.map(|seat| super::legal::templates(&rest, seat)).unwrap_or_default();
     let text = serde_json::to_string(&rest).expect("a view is JSON");
     let text = with_board(&text, s.board.text())
         .unwrap_or_else(|| serde_json::to_string(&view(s, viewer)).expect("a view is JSON"));

@@ -667,11 +667,7 @@ fn version_6_plays_the_summer_board_of_version_6_with_its_row_for_5_players() {
                 assert_eq!((home(&d, Colour::Red), home(&d, Colour::Yellow)), (Some(0), Some(6)));
             }
         }
-        // each on the version 6 cells, and each replays onto the same board.
-        assert_eq!(
-            serde_json::to_value(&d.state.board.data.areas.iter().map(|a| &a.cells).collect::<Vec<_>>()).unwrap(),
-            serde_json::to_value(&board.data.areas.iter().map(|a| &a.cells).collect::<Vec<_>>()).unwrap()
-        );
+        // Each replays from its log onto the same board.
         let replayed = d.assert_replays(&format!("{seats} players on Summer, version 6"));
         assert!(Arc::ptr_eq(&replayed.board.0, &d.state.board.0));
     }

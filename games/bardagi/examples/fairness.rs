@@ -9,7 +9,9 @@
 //! rate is further than 10 points from an even share. With `AREAS=1` in the
 //! environment it also prints, per player count, who owns each area at the
 //! end (each colour's share of the games it played in), to see where a
-//! colour grows and where it is squeezed.
+//! colour grows and where it is squeezed. The games use fixed seeds
+//! (`1,000,000 × players + game`); `SEED_OFFSET=N` in the environment adds N
+//! to every seed, to check a board tuned on the fixed seeds on other games.
 
 use runestone_bardagi::board::Colour;
 use runestone_bardagi::{Bardagi, Options, State};
@@ -66,13 +68,17 @@ fn main() {
     let custom_board = args.get(2).map(|p| std::fs::read_to_string(p).expect("the board file is readable"));
     let options = Options { custom_board, ..Options::default() };
     let areas = std::env::var("AREAS").is_ok_and(|v| v == "1");
+    let offset: u64 = match std::env::var("SEED_OFFSET") {
+        Ok(v) => v.trim().parse().unwrap_or_else(|_| panic!("SEED_OFFSET must be a whole number, not {v:?}")),
+        Err(_) => 0,
+    };
     let mut worst = 0f64;
     for seats in counts {
         let mut wins = [0f64; 5];
         let mut upgrades = [[0f64; 3]; 5];
         let mut owned: Vec<[f64; 5]> = Vec::new();
         for i in 0..games {
-            let (won, built, owners) = winners(&options, seats, 1_000_000 * seats as u64 + i)
+            let (won, built, owners) = winners(&options, seats, 1_000_000 * seats as u64 + offset + i)
                 .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
             owned.resize(owners.len(), [0.0; 5]);
             for (a, o) in owners.iter().enumerate() {

@@ -609,13 +609,22 @@ impl Board {
         Board::builtin_board(&B, "summer-v4", include_str!("../data/maps/summer-v4.toml"))
     }
 
-    /// The built-in Summer board of rules version 5 and later: version 4's
+    /// The built-in Summer board of rules version 5: version 4's
     /// with a setup table by player count (4 players place the homes
     /// elsewhere). Logs name it `summer-v5`; a new game asks for it as
     /// "summer".
     pub fn summer_v5() -> Arc<Board> {
         static B: OnceLock<Arc<Board>> = OnceLock::new();
         Board::builtin_board(&B, SUMMER_V5, include_str!("../data/maps/summer-v5.toml"))
+    }
+
+    /// The built-in Summer board of rules version 6 and later: version 5's
+    /// with a second row in its setup table, for 5 players (their homes and
+    /// area kinds: RULES-NOTES.md, "Fairness of the Summer board"). Logs
+    /// name it `summer-v6`; a new game asks for it as "summer".
+    pub fn summer_v6() -> Arc<Board> {
+        static B: OnceLock<Arc<Board>> = OnceLock::new();
+        Board::builtin_board(&B, SUMMER_V6, include_str!("../data/maps/summer-v6.toml"))
     }
 
     /// The built-in Winter island board (2-3 players).
@@ -676,6 +685,9 @@ const SUMMER_V4: &str = "summer-v4";
 /// How events and states name the Summer board of rules version 5.
 const SUMMER_V5: &str = "summer-v5";
 
+/// How events and states name the Summer board of rules version 6.
+const SUMMER_V6: &str = "summer-v6";
+
 /// The serialised form of a [`BoardRef`].
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -697,11 +709,14 @@ enum BoardKey {
 
 impl BoardRef {
     /// The board a new game of `rules_version` is played on: "summer" is
-    /// the version 4 Summer board in version 4 and the version 5 one from
-    /// then on (older versions keep theirs, so their games play and replay
-    /// as they always did).
+    /// the version 4 Summer board in version 4, the version 5 one in
+    /// version 5 and the version 6 one from then on (older versions keep
+    /// theirs, so their games play and replay as they always did).
     pub fn for_version(name: &str, custom: Option<&str>, rules_version: u32) -> Result<BoardRef, String> {
         let board = BoardRef::resolve(name, custom)?;
+        if custom.is_none() && name == "summer" && rules_version >= 6 {
+            return Ok(BoardRef(Board::summer_v6()));
+        }
         if custom.is_none() && name == "summer" && rules_version >= 5 {
             return Ok(BoardRef(Board::summer_v5()));
         }
@@ -716,6 +731,7 @@ impl BoardRef {
         match name {
             SUMMER_V4 => Ok(BoardRef(Board::summer_v4())),
             SUMMER_V5 => Ok(BoardRef(Board::summer_v5())),
+            SUMMER_V6 => Ok(BoardRef(Board::summer_v6())),
             other => BoardRef::resolve(other, None),
         }
     }

@@ -194,9 +194,16 @@ fn a_bad_setup_table_is_refused_naming_the_row_and_the_fault() {
 
 #[test]
 fn the_built_in_boards_have_every_area_kind_rivers_bridges_mountains_and_sea() {
-    for b in
-        [Board::summer(), Board::summer_v4(), Board::summer_v5(), Board::summer_v5().for_players(4), Board::winter()]
-    {
+    for b in [
+        Board::summer(),
+        Board::summer_v4(),
+        Board::summer_v5(),
+        Board::summer_v5().for_players(4),
+        Board::summer_v6(),
+        Board::summer_v6().for_players(4),
+        Board::summer_v6().for_players(5),
+        Board::winter(),
+    ] {
         use crate::board::AreaKind::*;
         for k in [Home, Forest, Sheep, Cattle, Quarry, GoldMine, IronMine, Village, Sacred, Camp] {
             assert!(b.data.areas.iter().any(|a| a.kind == k), "{} lacks {k:?}", b.data.name);
@@ -214,6 +221,7 @@ fn every_area_of_the_built_in_boards_can_be_reached_by_the_clans_in_play() {
         (Board::summer(), vec![2u8, 3, 4, 5]),
         (Board::summer_v4(), vec![2, 3, 4, 5]),
         (Board::summer_v5(), vec![2, 3, 4, 5]),
+        (Board::summer_v6(), vec![2, 3, 4, 5]),
         (Board::winter(), vec![2, 3]),
     ] {
         // The sea routes form one network.
@@ -322,4 +330,45 @@ fn a_view_takes_the_board_as_made_once_and_a_custom_board_is_built_once() {
     let saved = serde_json::to_value(&d.state).expect("a state is JSON");
     let back: crate::state::State = serde_json::from_value(saved).expect("the state reads back");
     assert!(std::sync::Arc::ptr_eq(&back.board.0, &d.state.board.0), "the custom board is shared, not built again");
+}
+
+#[test]
+fn the_version_6_summer_board_is_version_5_s_with_a_row_for_5_players_that_keeps_the_layout() {
+    use crate::board::AreaKind;
+    use std::collections::HashMap;
+    fn json<T: serde::Serialize>(v: T) -> serde_json::Value {
+        serde_json::to_value(v).expect("board data is JSON")
+    }
+    let (old, new) = (Board::summer_v5(), Board::summer_v6());
+    // Given the Summer boards of versions 5 and 6, then version 6 is version
+    // 5's board (cells, sea, mountains, rivers, bridges, harbours, the areas
+    // as listed) with version 5's row for 4 players and a row for 5;
+    let mut data = new.data.clone();
+    let rows = std::mem::take(&mut data.setups);
+    let mut was = old.data.clone();
+    was.setups.clear();
+    assert_eq!(json(&data), json(&was));
+    assert_eq!(rows.iter().map(|r| r.players).collect::<Vec<_>>(), vec![4, 5]);
+    assert_eq!(json(&rows[0]), json(&old.data.setups[0]));
+    // the row for 5 keeps the number of areas of each kind, the sacred
+    // sites where they are, and puts every home on a harbour area with at
+    // least two land neighbours.
+    let five = new.for_players(5);
+    assert_eq!(five.setup_row, Some(5));
+    let count = |b: &Board| {
+        let mut n: HashMap<AreaKind, usize> = HashMap::new();
+        for a in &b.data.areas {
+            *n.entry(a.kind).or_default() += 1;
+        }
+        n
+    };
+    assert_eq!(count(&five), count(&new));
+    for a in &five.data.areas {
+        assert_eq!(a.kind == AreaKind::Sacred, new.area(a.id).kind == AreaKind::Sacred, "{}", a.name);
+        assert_eq!(json(&a.cells), json(&new.area(a.id).cells));
+        if a.kind == AreaKind::Home {
+            assert!(a.harbour, "{} has no harbour", a.name);
+            assert!(five.land[a.id as usize].len() >= 2, "{} has {:?}", a.name, five.land[a.id as usize]);
+        }
+    }
 }

@@ -593,9 +593,10 @@ fn version_5_sets_the_summer_board_up_by_player_count() {
     use crate::board::{Board, Colour};
     use std::sync::Arc;
     let home = |d: &Driver, c: Colour| d.state.players.iter().find(|p| p.colour == Some(c)).map(|p| p.home);
-    // Given new Summer games (version 5) for 2 to 5 players,
+    // Given new Summer games of version 5 for 2 to 5 players,
+    let v5 = Options { rules_version: Some(5), ..Options::default() };
     for seats in 2..=5u8 {
-        let d = Driver::new(&Options::default(), seats, 1).unwrap();
+        let d = Driver::new(&v5, seats, 1).unwrap();
         let started = serde_json::to_value(&d.log[0].event).unwrap();
         if seats == 4 {
             // then 4 players play the setup table's row for 4: Blue's home
@@ -624,4 +625,54 @@ fn version_5_sets_the_summer_board_up_by_player_count() {
     let old = Driver::new(&Options { rules_version: Some(4), ..Options::default() }, 4, 1).unwrap();
     assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer_v4()));
     assert_eq!(home(&old, Colour::Blue), Some(38));
+}
+
+/// Where version 6's Summer board puts each home with 5 players (its setup
+/// row for 5).
+const HOMES_V6_5: [(crate::board::Colour, u8); 5] = {
+    use crate::board::Colour::*;
+    [(Red, 1), (Yellow, 4), (Blue, 38), (Green, 59), (Black, 55)]
+};
+
+#[test]
+fn version_6_plays_the_summer_board_of_version_6_with_its_row_for_5_players() {
+    use crate::board::{Board, Colour};
+    use std::sync::Arc;
+    let home = |d: &Driver, c: Colour| d.state.players.iter().find(|p| p.colour == Some(c)).map(|p| p.home);
+    let board = Board::summer_v6();
+    // Given new Summer games (version 6) for 2 to 5 players,
+    for seats in 2..=5u8 {
+        let d = Driver::new(&Options::default(), seats, 1).unwrap();
+        let started = serde_json::to_value(&d.log[0].event).unwrap();
+        assert_eq!(started["rules"], 6);
+        match seats {
+            5 => {
+                // then 5 players play the version 6 board's row for 5, the
+                // log naming it, each clan on the home that row gives it;
+                assert_eq!(started["board"], serde_json::json!({"builtin_for": {"name": "summer-v6", "players": 5}}));
+                assert!(Arc::ptr_eq(&d.state.board.0, &board.for_players(5)));
+                for (c, at) in HOMES_V6_5 {
+                    assert_eq!(home(&d, c), Some(at), "{}", c.name());
+                }
+            }
+            4 => {
+                // 4 players the row for 4 (Blue on 54, Yellow on 4), as in version 5;
+                assert_eq!(started["board"], serde_json::json!({"builtin_for": {"name": "summer-v6", "players": 4}}));
+                assert_eq!((home(&d, Colour::Blue), home(&d, Colour::Yellow)), (Some(54), Some(4)));
+            }
+            _ => {
+                // and 2 and 3 players the areas as listed, Red at 0 and Yellow at 6;
+                assert!(Arc::ptr_eq(&d.state.board.0, &board));
+                assert_eq!(started["board"], serde_json::json!({"builtin": "summer-v6"}));
+                assert_eq!((home(&d, Colour::Red), home(&d, Colour::Yellow)), (Some(0), Some(6)));
+            }
+        }
+        // Each replays from its log onto the same board.
+        let replayed = d.assert_replays(&format!("{seats} players on Summer, version 6"));
+        assert!(Arc::ptr_eq(&replayed.board.0, &d.state.board.0));
+    }
+    // A version 5 game of 5 keeps the version 5 board, its homes as listed.
+    let old = Driver::new(&Options { rules_version: Some(5), ..Options::default() }, 5, 1).unwrap();
+    assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer_v5()));
+    assert_eq!((home(&old, Colour::Black), home(&old, Colour::Green)), (Some(31), Some(59)));
 }

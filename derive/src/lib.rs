@@ -17,10 +17,12 @@
 //!   buffered; when it is not, the object is collected into a
 //!   `serde_json::Map` (the slow path, for any deserializer);
 //! - `fn from_json_text(text: &str) -> serde_json::Result<Self>`: JSON text
-//!   read in two passes, the first finding the tag (every other value
-//!   skipped unread), the second reading the variant's struct from the whole
-//!   text with the tag key ignored. Nothing is buffered whatever the order of
-//!   the keys.
+//!   read in two passes, the first finding the tag, the second reading the
+//!   variant's struct from the whole text with its one tag key skipped.
+//!   Nothing is buffered whatever the order of the keys. The first pass is
+//!   free when the tag is plainly the text's last key (`,"type":"Name"}`,
+//!   as canonical text with sorted keys mostly ends); otherwise it parses
+//!   the text with every other value skipped unread.
 //!
 //! Only struct and unit variants, no generics; variant attributes `rename`
 //! and `alias`; container attributes `tag` (required), `rename_all`,
@@ -245,7 +247,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 quote! {
                     __Variant::#ident => {
                         let __h = <#hname as ::serde::Deserialize>::deserialize(
-                            ::serde::de::value::MapAccessDeserializer::new(__SkipTag { map: __map, refuse: true }),
+                            ::serde::de::value::MapAccessDeserializer::new(__SkipTag { map: __map, allowed: 0 }),
                         )?;
                         ::core::result::Result::Ok(#value)
                     }
@@ -327,7 +329,10 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             None => quote! {
                 __Variant::#ident => {
-                    <::serde::de::IgnoredAny as ::serde::Deserialize>::deserialize(&mut __de)?;
+                    ::serde::Deserializer::deserialize_map(
+                        &mut __de,
+                        __Rest::<::serde::de::IgnoredAny>(::core::marker::PhantomData),
+                    )?;
                     #value
                 }
             },
@@ -370,11 +375,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
 
             /// A map without its tag key: the rest of a map whose tag was
-            /// read (where another tag key is refused as a duplicate), or a
-            /// whole map whose tag the first pass read (where it is skipped).
+            /// read (`allowed` 0: another tag key is refused as a duplicate),
+            /// or a whole map whose tag the first pass read (`allowed` 1: it
+            /// is skipped once).
             struct __SkipTag<__A> {
                 map: __A,
-                refuse: bool,
+                allowed: u8,
             }
 
             impl<'de, __A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for __SkipTag<__A> {
@@ -403,10 +409,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             }
                             .map(::core::option::Option::Some);
                         }
-                        if self.refuse {
+                        if self.allowed == 0 {
                             return ::core::result::Result::Err(__A::Error::duplicate_field(#tag));
                         }
-                        self.map.next_value::<::serde::de::IgnoredAny>()?;
+                        self.allowed -= 1;
+                        // Read as serde reads a tag, so a malformed one is refused alike.
+                        self.map.next_value::<__Variant>()?;
                     }
                 }
                 fn next_value_seed<__V: ::serde::de::DeserializeSeed<'de>>(
@@ -426,7 +434,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     __f.write_str(#expecting)
                 }
                 fn visit_map<__A: ::serde::de::MapAccess<'de>>(self, __map: __A) -> ::core::result::Result<__T, __A::Error> {
-                    __T::deserialize(::serde::de::value::MapAccessDeserializer::new(__SkipTag { map: __map, refuse: false }))
+                    __T::deserialize(::serde::de::value::MapAccessDeserializer::new(__SkipTag { map: __map, allowed: 1 }))
                 }
             }
 
@@ -518,14 +526,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
 
             /// The enum from an object whose tag was not first.
             fn __from_object(
-                mut __object: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                __variant: __Variant,
+                __object: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
             ) -> ::serde_json::Result<#name> {
-                let __variant = match __object.remove(#tag) {
-                    ::core::option::Option::Some(__t) => <__Variant as ::serde::Deserialize>::deserialize(__t)?,
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(::serde_json::Error::missing_field(#tag));
-                    }
-                };
                 match __variant {
                     #(#object_arms)*
                 }
@@ -548,10 +551,20 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             }
                         }
                         ::core::option::Option::Some(__FirstKey::Other(__key)) => {
+                            // The tag's value is read as serde reads it; the
+                            // other values are held until the variant is known.
+                            let mut __variant: ::core::option::Option<__Variant> = ::core::option::Option::None;
                             let mut __object = ::serde_json::Map::new();
                             let __value: ::serde_json::Value = __map.next_value()?;
                             __object.insert(__key, __value);
                             while let ::core::option::Option::Some(__key) = __map.next_key::<::std::string::String>()? {
+                                if __key == #tag {
+                                    if __variant.is_some() {
+                                        return ::core::result::Result::Err(__A::Error::duplicate_field(#tag));
+                                    }
+                                    __variant = ::core::option::Option::Some(__map.next_value()?);
+                                    continue;
+                                }
                                 let __value: ::serde_json::Value = __map.next_value()?;
                                 if __object.contains_key(&__key) {
                                     return ::core::result::Result::Err(__A::Error::custom(
@@ -560,7 +573,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                                 }
                                 __object.insert(__key, __value);
                             }
-                            __from_object(__object).map_err(__A::Error::custom)
+                            let __variant = __variant.ok_or_else(|| __A::Error::missing_field(#tag))?;
+                            __from_object(__variant, __object).map_err(__A::Error::custom)
                         }
                     }
                 }
@@ -619,6 +633,17 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 /// fields from the whole text (derived by `TagFirst`).
                 #[allow(dead_code)]
                 #vis fn from_json_text(__text: &str) -> ::serde_json::Result<#name> {
+                    // Canonical text whose tag is its last key (keys sorted: most
+                    // events) ends `,"tag":"Name"}`: read from the end, nothing
+                    // scanned. Else a first pass over the whole text finds it.
+                    // The second pass reads every byte either way.
+                    if let ::core::option::Option::Some(__name) = __last_tag(__text) {
+                        if let ::core::result::Result::Ok(__variant) =
+                            ::serde::de::Visitor::visit_str::<::serde_json::Error>(__VariantVisitor, __name)
+                        {
+                            return __read_variant(__text, __variant);
+                        }
+                    }
                     let __variant = match ::serde::Deserializer::deserialize_any(
                         &mut ::serde_json::Deserializer::from_str(__text),
                         __FindTag,
@@ -626,13 +651,39 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         ::core::option::Option::Some(__variant) => __variant,
                         ::core::option::Option::None => return ::serde_json::from_str(__text),
                     };
-                    let mut __de = ::serde_json::Deserializer::from_str(__text);
-                    let __value = match __variant {
-                        #(#text_arms)*
-                    };
-                    __de.end()?;
-                    ::core::result::Result::Ok(__value)
+                    __read_variant(__text, __variant)
                 }
+            }
+
+            /// The name in `text` if it ends with its last key, the tag, and a
+            /// plain string: `,"tag":"Name"}` or `{"tag":"Name"}`. In JSON text
+            /// a `"` inside a string is always escaped, so with no backslash in
+            /// the name its opening quote is the one found, and the `"tag"` before
+            /// it, after `,` or `{`, is the key of the top-level object's last
+            /// member. Text that is not JSON is refused by the second pass.
+            fn __last_tag(__text: &str) -> ::core::option::Option<&str> {
+                let __body = __text.strip_suffix("\"}")?;
+                let __open = __body.rfind('"')?;
+                let __name = &__body[__open + 1..];
+                if __name.contains('\\') {
+                    return ::core::option::Option::None;
+                }
+                let __key = __body[..__open].strip_suffix(::core::concat!("\"", #tag, "\":"))?;
+                match __key.as_bytes().last() {
+                    ::core::option::Option::Some(b',' | b'{') => ::core::option::Option::Some(__name),
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            /// The second pass: the variant's fields from the whole text, its
+            /// one tag key skipped.
+            fn __read_variant(__text: &str, __variant: __Variant) -> ::serde_json::Result<#name> {
+                let mut __de = ::serde_json::Deserializer::from_str(__text);
+                let __value = match __variant {
+                    #(#text_arms)*
+                };
+                __de.end()?;
+                ::core::result::Result::Ok(__value)
             }
         };
     })

@@ -140,6 +140,15 @@ fn reads_as_serde_reads() {
         r#"{"type":"moved","seat":1,"to":[],"why":"w","type":"moved"}"#,
         r#"{"seat":1,"type":"moved","to":[],"why":"w","type":"moved"}"#,
         r#"{"type":"resumed","type":"resumed"}"#,
+        r#"{"seat":1,"to":[],"type":"moved","why":"w","type":"moved"}"#,
+        r#"{"seat":1,"to":[],"type":5,"why":"w","type":"moved"}"#,
+        // Read from the end only when the tag is plainly the last key.
+        r#"{"seat":1,"to":[],"why":"w","type":"mo\u0076ed"}"#,
+        r#"{"seat":1,"to":[],"type":"moved","why":"w","a\"type":"resumed"}"#,
+        r#"{"seat":1,"to":[],"type":"moved","why":{"type":"resumed"}}"#,
+        r#"{"seat":1,"to":[],"why":"w","subtype":"resumed","type":"moved"}"#,
+        r#"{"seat":1,"to":[],"why":"w", "type":"moved"}"#,
+        r#"{"seat":1,"to":[],"why":"w","type":"moved"} "#,
     ];
     for text in texts {
         same::<Fast, Slow>(text, Fast::from_json_text);

@@ -182,7 +182,7 @@ fn emits_to_json<E: serde::Serialize>(emits: Vec<crate::game::Emit<E>>) -> Vec<J
 impl<G: Present> Erased<G> {
     fn event(version: u32, event: &Json) -> Result<G::Event, SchemaError> {
         if version == G::event_version() {
-            event.read::<G::Event>().map_err(|e| schema_err("event", e))
+            G::read_event(event.as_str()).map_err(|e| schema_err("event", e))
         } else {
             G::Event::deserialize(G::upcast(version, event.value())).map_err(|e| schema_err("upcast event", e))
         }

@@ -270,4 +270,13 @@ pub trait Game: Send + Sync + 'static {
     fn event_version() -> u32 {
         1
     }
+
+    /// An event of the current schema version read from its canonical JSON
+    /// text (every fold reads each event this way). serde's reading by
+    /// default; a game whose `Event` derives [`crate::TagFirst`] answers
+    /// `Event::from_json_text(text)`, which reads the internally tagged enum
+    /// without buffering it first (whatever the order of its keys).
+    fn read_event(text: &str) -> serde_json::Result<Self::Event> {
+        serde_json::from_str(text)
+    }
 }

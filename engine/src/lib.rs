@@ -24,4 +24,6 @@ pub use game::{
 pub use log::{Actor, Body, Draft, Envelope, Hash, Json, KernelEvent};
 pub use present::{Present, Schemas};
 pub use rng::{GameRng, Seed};
+/// Derive for a game's internally tagged `Event` (see [`Game::read_event`]).
+pub use runestone_derive::TagFirst;
 pub use table::{FoldError, KernelError, Table};

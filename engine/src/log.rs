@@ -90,7 +90,8 @@ impl<'de> Deserialize<'de> for Hash {
 /// redacted form and its decision's command are held as this text, so the
 /// chain is hashed over the very text an event holds, and reading a stored
 /// event builds no [`Value`]: the game reads the text once, straight into its
-/// own types ([`Json::read`]). Text the store's own codec wrote is taken
+/// own types ([`Json::read`]; a game's events through
+/// [`Game::read_event`](crate::Game::read_event)). Text the store's own codec wrote is taken
 /// back without scanning it again ([`Json::from_stored`]).
 #[derive(Clone)]
 pub struct Json(Box<str>);

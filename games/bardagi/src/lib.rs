@@ -436,6 +436,11 @@ impl Game for Bardagi {
     type Command = Command;
     type Event = Event;
 
+    /// Read without serde's buffering of the tagged enum ([`runestone_engine::TagFirst`]).
+    fn read_event(text: &str) -> serde_json::Result<Event> {
+        Event::from_json_text(text)
+    }
+
     fn info() -> RulesetInfo {
         RulesetInfo {
             id: "bardagi".into(),

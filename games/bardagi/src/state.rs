@@ -469,7 +469,7 @@ fn is_v1(v: &u32) -> bool {
 }
 
 /// An event: a fact of the game.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, runestone_engine::TagFirst, schemars::JsonSchema)]
 #[serde(tag = "type")]
 pub enum Event {
     /// The game was set up: board, colours by seat, rounds, starting player, options, face-up tiles.

@@ -71,7 +71,7 @@ pub enum DuelCommand {
     Taunt { text: String },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, runestone_engine::TagFirst, JsonSchema)]
 #[serde(tag = "type")]
 pub enum DuelEvent {
     Started {
@@ -189,6 +189,11 @@ impl Game for Duel {
     type State = DuelState;
     type Command = DuelCommand;
     type Event = DuelEvent;
+
+    /// Read without serde's buffering of the tagged enum ([`runestone_engine::TagFirst`]).
+    fn read_event(text: &str) -> serde_json::Result<DuelEvent> {
+        DuelEvent::from_json_text(text)
+    }
 
     fn info() -> RulesetInfo {
         RulesetInfo {

@@ -449,7 +449,7 @@ pub enum Command {
     Orders { orders: Orders },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, runestone_engine::TagFirst, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The opening position is built from the scenario's data.

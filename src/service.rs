@@ -1059,11 +1059,13 @@ impl Service {
     /// The answer to an accepted command (`types::Accepted`) as JSON text,
     /// written straight from its parts (no `Value` in between).
     fn submit_text(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Vec<u8> {
+        // The rules are asked once for both lists.
+        let (submitted, pending) = table.pending().into_iter().partition(|p| p.submitted);
         serde_json::to_vec(&AcceptedAnswer {
             head: table.head,
             events: self.event_views(table, events, viewer, None),
-            pending: owed(table),
-            submitted: given(table),
+            pending,
+            submitted,
             over: table.is_over(),
         })
         .expect("JSON")

@@ -19,6 +19,8 @@ pub struct Application {
     port: u16,
     server: actix_web::dev::Server,
     service: Arc<Service>,
+    /// The outbox worker's thread, stopped before the store closes.
+    outbox: crate::mail::worker::Background,
 }
 
 /// The event store the settings name: sled under `storage.path`, or the
@@ -110,11 +112,13 @@ impl Application {
                 backoff: chrono::Duration::seconds(settings.mail.retry_seconds.max(1)),
                 poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
                 parallel: settings.mail.connections.clamp(1, 64) as usize,
+                rate: settings.mail.rate,
                 ..Default::default()
             },
             held: Default::default(),
         };
-        tokio::spawn(worker.run());
+        let outbox = crate::mail::worker::Background::start(worker, settings.mail.nice)
+            .context("cannot start the outbox thread")?;
         tokio::spawn(
             crate::deadlines::Scheduler {
                 service: service.clone(),
@@ -124,7 +128,7 @@ impl Application {
         );
         let server =
             crate::http::serve(listener, service.clone(), settings.server.max_body_bytes, settings.server.workers)?;
-        Ok(Application { port, server, service })
+        Ok(Application { port, server, service, outbox })
     }
 
     pub fn port(&self) -> u16 {
@@ -142,8 +146,10 @@ impl Application {
 
     /// Serve until stopped (SIGINT/SIGTERM), then flush the store.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let service = self.service.clone();
-        self.server.await?;
+        let Application { server, service, mut outbox, .. } = self;
+        server.await?;
+        // Stopped first, so that none of its writes comes after the close.
+        tokio::task::spawn_blocking(move || outbox.stop()).await?;
         service.store().close()?;
         Ok(())
     }

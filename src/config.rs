@@ -151,6 +151,8 @@ pub struct MailSettings {
     pub retry_seconds: i64,
     pub poll_ms: u64,
     pub connections: u32,
+    pub rate: u32,
+    pub nice: i32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -255,6 +257,12 @@ impl Settings {
             return Err(ConfigError::Invalid(format!(
                 "mail.transport must be \"file\" or \"smtp\", not {:?}",
                 self.mail.transport
+            )));
+        }
+        if !(0..=19).contains(&self.mail.nice) {
+            return Err(ConfigError::Invalid(format!(
+                "mail.nice must be from 0 (the server's priority) to 19 (the lowest), not {}",
+                self.mail.nice
             )));
         }
         Reserve::parse(&self.storage.reserve).map_err(ConfigError::Invalid)?;

@@ -298,6 +298,23 @@ pub struct Answer {
     pub body: Value,
 }
 
+/// An answer the service wrote as JSON text (served as it is).
+pub struct Written {
+    pub status: u16,
+    pub text: Vec<u8>,
+}
+
+/// The answer to an accepted command, in the member order of its documented
+/// type (`http::types::Accepted`).
+#[derive(Serialize)]
+struct AcceptedAnswer {
+    head: u64,
+    events: Vec<EventView>,
+    pending: Vec<runestone_engine::Pending>,
+    submitted: Vec<runestone_engine::Pending>,
+    over: bool,
+}
+
 /// The members of a view answer before its `view` (`GET /view`, typed
 /// `http::types::View`), written around the game's view text.
 #[derive(Serialize)]
@@ -943,15 +960,35 @@ impl Service {
 
     /// Submit a seat's command.
     pub async fn submit(&self, game: &str, claims: &Claims, req: Value, idempotency: Option<&str>) -> Result<Answer> {
-        // On a store shared by several nodes another node may append between
-        // this node's read of the head and its append: a command that names
-        // no expected_seq claims no position, so it is decided again on the
-        // new one (a few times) instead of being answered 409.
+        let written = self.submit_written(game, claims, req, idempotency).await?;
+        let body = serde_json::from_slice(&written.text).expect("an answer written as JSON reads back");
+        Ok(Answer { status: written.status, body })
+    }
+
+    /// Submit a seat's command; the answer (`types::Accepted`) as JSON text,
+    /// written from its typed parts (the API serves it as it is).
+    pub async fn submit_written(
+        &self,
+        game: &str,
+        claims: &Claims,
+        req: Value,
+        idempotency: Option<&str>,
+    ) -> Result<Written> {
+        // On a shared store another node may append between this node's
+        // read of the head and its append: a command that names no
+        // expected_seq claims no position, so it is decided again on the new
+        // one (a few times) instead of being answered 409.
         let retry = self.store.shared() && req.get("expected_seq").is_none_or(Value::is_null);
         again_on_conflict(retry, || self.submit_once(game, claims, &req, idempotency)).await
     }
 
-    async fn submit_once(&self, game: &str, claims: &Claims, req: &Value, idempotency: Option<&str>) -> Result<Answer> {
+    async fn submit_once(
+        &self,
+        game: &str,
+        claims: &Claims,
+        req: &Value,
+        idempotency: Option<&str>,
+    ) -> Result<Written> {
         let seat = match (claims.role, claims.seat) {
             (Role::Seat, Some(s)) => s,
             _ => return Err(ServiceError::Forbidden("only a seat's token can submit commands".into())),
@@ -962,7 +999,7 @@ impl Service {
         let key = idempotency.map(|k| idem_key(&format!("{game}/{seat}"), k));
         if let Some(k) = &key {
             if let Some(a) = self.stored_answer(k, req)? {
-                return Ok(a);
+                return Ok(Written { status: a.status, text: serde_json::to_vec(&a.body).expect("JSON") });
             }
         }
         let (command, expected_seq) = parse_submission(req)?;
@@ -977,14 +1014,20 @@ impl Service {
             }
         };
         let viewer = Viewer::Seat(seat);
-        let mut answer = Value::Null;
+        let mut text = Vec::new();
         self.commit(&slot, loaded, drafts, |events, next| {
-            answer = self.submit_answer(next, events, viewer);
-            Self::answer_write(key, req, 200, &answer).into_iter().collect()
+            text = self.submit_text(next, events, viewer);
+            // Only an idempotent request keeps its answer, as JSON.
+            key.and_then(|key| {
+                let body = serde_json::from_slice(&text).expect("an answer written as JSON reads back");
+                Self::answer_write(Some(key), req, 200, &body)
+            })
+            .into_iter()
+            .collect()
         })
         .await?;
         Metrics::inc(&self.metrics.commands_accepted);
-        Ok(Answer { status: 200, body: answer })
+        Ok(Written { status: 200, text })
     }
 
     /// A command this game cannot read is malformed (400) unless it is a
@@ -1010,13 +1053,22 @@ impl Service {
     }
 
     fn submit_answer(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Value {
-        json!({
-            "head": table.head,
-            "events": self.event_views(table, events, viewer, None),
-            "pending": owed(table),
-            "submitted": given(table),
-            "over": table.is_over(),
+        serde_json::from_slice(&self.submit_text(table, events, viewer)).expect("an answer written as JSON reads back")
+    }
+
+    /// The answer to an accepted command (`types::Accepted`) as JSON text,
+    /// written straight from its parts (no `Value` in between).
+    fn submit_text(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Vec<u8> {
+        // The rules are asked once for both lists.
+        let (submitted, pending) = table.pending().into_iter().partition(|p| p.submitted);
+        serde_json::to_vec(&AcceptedAnswer {
+            head: table.head,
+            events: self.event_views(table, events, viewer, None),
+            pending,
+            submitted,
+            over: table.is_over(),
         })
+        .expect("JSON")
     }
 
     /// Take back a seat's own last steps.

@@ -550,13 +550,13 @@ async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {
 async fn view(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     let at = query_number(&req, "at")?;
     let c = claims(&svc, &req, &path).await?;
-    Ok(written::<types::View>(svc.view_answer(&path, viewer(&c), at).await?))
+    Ok(written::<types::View>(200, svc.view_answer(&path, viewer(&c), at).await?))
 }
 
 /// An answer the service wrote as JSON text, served as it is. While
 /// recording, it is read as its documented type `T` as [`typed`] answers
 /// are, so a misfit is counted the same.
-fn written<T: Serialize + DeserializeOwned>(text: Vec<u8>) -> HttpResponse {
+fn written<T: Serialize + DeserializeOwned>(status: u16, text: Vec<u8>) -> HttpResponse {
     if RECORDING.load(Ordering::Relaxed) {
         match serde_json::from_slice::<Value>(&text) {
             Ok(v) => {
@@ -565,7 +565,9 @@ fn written<T: Serialize + DeserializeOwned>(text: Vec<u8>) -> HttpResponse {
             Err(e) => violation(format!("an answer written as text is not JSON: {e}")),
         }
     }
-    HttpResponse::Ok().content_type(actix_web::http::header::ContentType::json()).body(text)
+    HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+        .content_type(actix_web::http::header::ContentType::json())
+        .body(text)
 }
 
 /// A whole number written in digits; one past what 64 bits hold counts as
@@ -600,7 +602,8 @@ async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Paylo
     let key = idempotency_key(&req)?;
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    Ok(answer::<types::Accepted>(svc.submit(&path, &c, v, key.as_deref()).await?))
+    let w = svc.submit_written(&path, &c, v, key.as_deref()).await?;
+    Ok(written::<types::Accepted>(w.status, w.text))
 }
 
 async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {

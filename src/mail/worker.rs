@@ -9,6 +9,14 @@
 //! until the store takes the held records, trying again with a doubling
 //! wait. Delivery is at least once: a process killed between the send and
 //! the record sends again, with the same Message-ID.
+//!
+//! Mail is not urgent, requests are: the server runs the worker on an OS
+//! thread of its own ([`Background`]) whose nice value is raised (Linux), so
+//! that when the cores are busy the request handlers get them first, and
+//! sends at most [`Policy::rate`] messages a second. Neither changes what is
+//! sent or recorded: the worker is stopped only at an await point, where a
+//! message is either not sent yet or sent and its record either written or
+//! not (then sent again after a restart, with the same Message-ID).
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering::Relaxed;
@@ -35,6 +43,8 @@ pub struct Policy {
     pub poll: Duration,
     /// Messages sent at once over the pooled connections.
     pub parallel: usize,
+    /// The most messages sent per second (0: no bound).
+    pub rate: u32,
 }
 
 impl Default for Policy {
@@ -45,6 +55,7 @@ impl Default for Policy {
             max_backoff: chrono::Duration::hours(2),
             poll: Duration::from_millis(200),
             parallel: 8,
+            rate: 0,
         }
     }
 }
@@ -158,7 +169,11 @@ impl Worker {
             }
         };
         let n = due.len();
+        let started = Instant::now();
+        let mut tried = 0usize;
         for chunk in due.chunks(self.policy.parallel.max(1)) {
+            self.pace(started, tried).await;
+            tried += chunk.len();
             let sends = chunk.iter().map(|(key, raw)| async move {
                 let mail: Mail = match serde_json::from_slice(raw) {
                     Ok(m) => m,
@@ -222,7 +237,18 @@ impl Worker {
                 return n;
             }
         }
+        // The next tick's first messages count against this one's pace.
+        self.pace(started, tried).await;
         n
+    }
+
+    /// Wait until `tried` messages since `started` are within the rate.
+    async fn pace(&self, started: Instant, tried: usize) {
+        if self.policy.rate == 0 || tried == 0 {
+            return;
+        }
+        let due = started + Duration::from_secs_f64(tried as f64 / f64::from(self.policy.rate));
+        tokio::time::sleep_until(due.into()).await;
     }
 
     /// Run until the process ends.
@@ -235,6 +261,84 @@ impl Worker {
     }
 }
 
+/// The outbox worker on an OS thread of its own, at a lower priority than
+/// the request handlers; stopped (and waited for) by [`Background::stop`]
+/// or when dropped.
+pub struct Background {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Background {
+    /// Start `worker` on a thread named `outbox` with its own single-threaded
+    /// runtime, its nice value raised by `nice` (0 leaves it as it is).
+    pub fn start(worker: Worker, nice: i32) -> std::io::Result<Background> {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let thread = std::thread::Builder::new().name("outbox".into()).spawn(move || {
+            if nice != 0 {
+                if let Err(e) = lower_priority(nice) {
+                    tracing::warn!(error = %e, nice, "cannot lower the outbox thread's priority; mail is sent at the requests' priority");
+                }
+            }
+            runtime.block_on(async move {
+                tokio::select! {
+                    _ = worker.run() => {}
+                    _ = stopped => {}
+                }
+            });
+        })?;
+        Ok(Background { stop: Some(stop), thread: Some(thread) })
+    }
+
+    /// Stop the worker at its next await point and wait for its thread.
+    pub fn stop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                tracing::error!("the outbox thread panicked");
+            }
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Raise the calling thread's nice value by `by` (Linux: a thread's nice
+/// value is its own; threads it starts inherit it).
+#[cfg(target_os = "linux")]
+fn lower_priority(by: i32) -> std::io::Result<()> {
+    // SAFETY: plain system calls on the calling thread's own id.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        *libc::__errno_location() = 0;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if now == -1 && *libc::__errno_location() != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::setpriority(libc::PRIO_PROCESS, tid, (now + by).clamp(-20, 19)) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(_by: i32) -> std::io::Result<()> {
+    Err(std::io::Error::other("a thread's own priority is only set on Linux"))
+}
+
+/// The calling thread's nice value (Linux; tests).
+#[cfg(all(test, target_os = "linux"))]
+fn own_nice() -> i32 {
+    // SAFETY: as in `lower_priority`.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +348,21 @@ mod tests {
     use crate::service::Options;
     use crate::store::sled::SledStore;
     use crate::store::EventStore;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_outbox_thread_alone_is_lowered() {
+        let ours = own_nice();
+        let theirs = std::thread::spawn(|| {
+            let before = own_nice();
+            lower_priority(5).expect("raising a nice value needs no privilege");
+            (before, own_nice())
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(theirs, (ours, (ours + 5).min(19)));
+        assert_eq!(own_nice(), ours, "the calling thread keeps its priority");
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_sent_message_whose_record_fails_is_held_not_sent_again() {

@@ -90,7 +90,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::thread::JoinHandle;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use runestone_engine::Envelope;
 use sled::{Db, Tree};
@@ -119,6 +119,10 @@ const INTENT: &[u8] = b"w:group";
 const INTENT_FORMAT: u8 = 2;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// The longest the committer waits for writers to come back before it
+/// writes a group: at most half the last group's time, and only when the
+/// first writer came back within that time (see `run_committer`).
+const GATHER_MAX: std::time::Duration = std::time::Duration::from_millis(1);
 /// sled's page cache when the configuration names none (sled's own default
 /// is 1 GiB, more than a small server should hold for it).
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
@@ -1048,14 +1052,21 @@ fn run_committer(
 ) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
-    while let Ok(first) = rx.recv() {
+    // The size and duration of the last group (see `GATHER_MAX`).
+    let mut last_len = 0usize;
+    let mut last_took = std::time::Duration::ZERO;
+    loop {
+        let idle = Instant::now();
+        let Ok(first) = rx.recv() else { break };
         group.push(first);
-        while group.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(job) => group.push(job),
-                Err(_) => break,
-            }
-        }
+        // Writers the last group answered come back one by one: while the
+        // first is back in less than the bound, wait the bound for the
+        // others, so that one fdatasync serves them all.
+        let bound = (last_took / 2).min(GATHER_MAX);
+        let target = if idle.elapsed() < bound { last_len.min(MAX_GROUP) } else { 0 };
+        gather(&rx, &mut group, target, Instant::now() + bound);
+        let took = Instant::now();
+        last_len = group.len();
         match &failed {
             // After a failed fsync the kernel may have dropped the dirty
             // pages and a later fsync may succeed without them: take no more
@@ -1081,6 +1092,7 @@ fn run_committer(
                 }
             },
         }
+        last_took = took.elapsed();
     }
     if failed.is_none() {
         // Every group is on disk whole: its intent is not needed any more.
@@ -1088,6 +1100,56 @@ fn run_committer(
         if let Err(e) = closed {
             tracing::error!("final flush of the sled store: {e}");
         }
+    }
+}
+
+/// Take into `group` whatever is queued, up to [`MAX_GROUP`], and while it
+/// holds fewer than `target`, wait until `until` for more.
+fn gather<T>(rx: &mpsc::Receiver<T>, group: &mut Vec<T>, target: usize, until: Instant) {
+    while group.len() < MAX_GROUP {
+        let next = match rx.try_recv() {
+            Ok(job) => Ok(job),
+            Err(mpsc::TryRecvError::Disconnected) => return,
+            Err(mpsc::TryRecvError::Empty) if group.len() >= target => return,
+            Err(mpsc::TryRecvError::Empty) => rx.recv_timeout(until.saturating_duration_since(Instant::now())),
+        };
+        match next {
+            Ok(job) => group.push(job),
+            Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod gather_tests {
+    use super::*;
+
+    #[test]
+    fn a_group_short_of_its_target_waits_for_writers_coming_back() {
+        let (tx, rx) = mpsc::channel();
+        tx.send(1).unwrap();
+        let late = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            tx.send(2).unwrap();
+            tx.send(3).unwrap();
+            tx
+        });
+        let mut group = Vec::new();
+        gather(&rx, &mut group, 3, Instant::now() + std::time::Duration::from_secs(120));
+        assert_eq!(group, vec![1, 2, 3]);
+        drop(late.join());
+    }
+
+    #[test]
+    fn a_gather_takes_everything_queued_and_stops_when_the_queue_closes() {
+        let (tx, rx) = mpsc::channel();
+        for n in 0..5 {
+            tx.send(n).unwrap();
+        }
+        drop(tx);
+        let mut group = Vec::new();
+        gather(&rx, &mut group, 16, Instant::now() + std::time::Duration::from_secs(3600));
+        assert_eq!(group, vec![0, 1, 2, 3, 4]);
     }
 }
 

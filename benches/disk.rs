@@ -5,9 +5,8 @@
 //!
 //! The writes follow the service: one append per decision (the events from
 //! one event carrying a decision up to the next), each with the game's
-//! private record as its side record; a snapshot at every multiple of the
-//! interval inside an append, and at the head of an append that crossed a
-//! multiple or changed who owes a decision (`Service::commit_sealed`).
+//! private record as its side record; a snapshot where the service writes
+//! one (`service::snapshot_due`).
 //! Every run writes the same bytes, so before and after builds compare the
 //! same game.
 //!
@@ -104,10 +103,11 @@ fn main() {
     let store = SledStore::open(&store_dir).expect("open the store");
     let record = vec![b'r'; RECORD_BYTES];
     let before = written();
+    // The snapshots' bytes as the engine made them and as the store holds them.
+    let mut made_bytes = 0;
     let (mut table, mut snapshots, mut snapshot_bytes, mut groups): (Option<Table>, usize, usize, usize) =
         (None, 0, 0, 0);
     for events in appends(&log) {
-        let last = events.last().expect("an event").seq;
         let mut next = match &table {
             None => Table::fold(&registry, &events[..1]).expect("the first event folds"),
             Some(t) => t.clone(),
@@ -116,7 +116,7 @@ fn main() {
         let mut inside = Vec::new();
         for e in &events[skip..] {
             next.push(e).expect("the golden log folds");
-            if next.head.is_multiple_of(INTERVAL) && next.head < last {
+            if runestone::service::snapshot_due(next.head, INTERVAL) {
                 inside.push((next.head, next.snapshot()));
             }
         }
@@ -129,18 +129,11 @@ fn main() {
         };
         rt.block_on(store.append(write)).expect("append");
         groups += 1;
-        let pending = |t: &Table| t.pending().iter().map(|p| p.seat).collect::<Vec<_>>();
-        let snapshot_head = match &table {
-            None => true,
-            Some(t) => next.head / INTERVAL != t.head / INTERVAL || pending(t) != pending(&next),
-        };
-        if snapshot_head {
-            inside.push((next.head, next.snapshot()));
-        }
         for (seq, bytes) in inside {
             store.put_snapshot(&game, seq, &bytes).expect("a snapshot");
             snapshots += 1;
-            snapshot_bytes += bytes.len();
+            made_bytes += bytes.len();
+            snapshot_bytes += runestone::store::codec::compress_snapshot(&bytes).len();
         }
         table = Some(next);
     }
@@ -155,7 +148,7 @@ fn main() {
     let on_disk = dir_bytes(&store_dir);
     eprintln!("{path}: {} events in {groups} appends", log.len());
     eprintln!(
-        "payload: {payload} bytes = {events} of events as stored + {snapshot_bytes} in {snapshots} snapshots \
+        "payload: {payload} bytes = {events} of events as stored + {snapshot_bytes} in {snapshots} snapshots ({made_bytes} as made) \
          + {RECORD_BYTES} of the private record + {keys} of keys"
     );
     eprintln!(

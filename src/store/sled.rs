@@ -122,6 +122,13 @@ const MAX_GROUP: usize = 4096;
 /// sled's page cache when the configuration names none (sled's own default
 /// is 1 GiB, more than a small server should hold for it).
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
+/// The segment size of sled's log in a store created by this version: the
+/// granularity at which sled reclaims the space of rewritten pages (see the
+/// module docs, "Space").
+pub const SEGMENT_SIZE: usize = 32 << 10;
+/// The segment size of every store created before [`SEGMENT_SIZE`] (sled's
+/// default); such a store keeps it (sled refuses to open a log with another).
+pub const LEGACY_SEGMENT_SIZE: usize = 512 << 10;
 /// The longest a writer waits for the committer's answer.
 pub const WRITE_BOUND: std::time::Duration = std::time::Duration::from_secs(20);
 
@@ -596,7 +603,8 @@ impl SledStore {
         let Some(dir) = &self.shared.summary_dir else { return };
         let write = || -> StoreResult<()> {
             let (games, events) = head_totals(main)?;
-            let text = format!("{MARKER_TEXT}games {games}\nevents {events}\n");
+            let segment = segment_size_of(dir);
+            let text = format!("{MARKER_TEXT}segment_size {segment}\ngames {games}\nevents {events}\n");
             let tmp = dir.join(format!("{MARKER}.tmp"));
             let fail = |e: std::io::Error| io(&format!("writing {}", dir.join(MARKER).display()), e);
             std::fs::write(&tmp, text).map_err(fail)?;
@@ -785,7 +793,7 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
     }
     if !marker.exists() {
         let write = || -> std::io::Result<()> {
-            std::fs::write(&marker, MARKER_TEXT)?;
+            std::fs::write(&marker, format!("{MARKER_TEXT}segment_size {}\n", segment_size_of(path)))?;
             File::open(&marker)?.sync_all()?;
             sync_dir(path)
         };
@@ -805,8 +813,10 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
 /// still exiting) may hold it for a moment after `drop` returns.
 fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
     let start = std::time::Instant::now();
+    let segment = segment_size_of(path);
     loop {
-        match sled::Config::new().path(path).cache_capacity(cache_bytes).flush_every_ms(None).open() {
+        let config = sled::Config::new().path(path).cache_capacity(cache_bytes).flush_every_ms(None);
+        match config.segment_size(segment).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -816,6 +826,25 @@ fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
             other => return other,
         }
     }
+}
+
+/// The segment size of sled's log for the store at `path`: the one its
+/// `conf` file names (sled refuses to open a store with another), else
+/// [`SEGMENT_SIZE`] for a new store.
+fn segment_size_of(path: &Path) -> usize {
+    let named = std::fs::read(path.join("conf")).ok().and_then(|conf| {
+        String::from_utf8_lossy(&conf)
+            .lines()
+            .find_map(|l| l.strip_prefix("segment_size:").and_then(|n| n.trim().parse::<usize>().ok()))
+    });
+    let marked = || {
+        let marker = std::fs::read_to_string(path.join(MARKER)).ok()?;
+        marker.lines().find_map(|l| l.strip_prefix("segment_size ").and_then(|n| n.trim().parse::<usize>().ok()))
+    };
+    // A log without a readable `conf` or a marker naming its segment size
+    // was made by a version that knew only sled's default.
+    let made_before = || std::fs::metadata(path.join("db")).is_ok_and(|m| m.len() > 0).then_some(LEGACY_SEGMENT_SIZE);
+    named.or_else(marked).or_else(made_before).unwrap_or(SEGMENT_SIZE)
 }
 
 /// Open through the safe path of a start: room to open, no interrupted
@@ -1737,7 +1766,8 @@ impl EventStore for SledStore {
     fn put_snapshot(&self, game: &str, seq: u64, snapshot: &[u8]) -> StoreResult<()> {
         let key = game_key(game)?;
         self.read(|open| {
-            open.snapshots.insert(snapshot_key(&key, seq), snapshot).map_err(|e| io("caching a snapshot", e))?;
+            let stored = super::codec::compress_snapshot(snapshot);
+            open.snapshots.insert(snapshot_key(&key, seq), stored).map_err(|e| io("caching a snapshot", e))?;
             Ok(())
         })
     }
@@ -1753,7 +1783,13 @@ impl EventStore for SledStore {
                 tracing::warn!(game, "reading a snapshot failed, folding from the log: {e}");
                 Ok(None)
             }
-            Some(Ok((k, v))) => Ok(Some((seq_of(&k), v.to_vec()))),
+            Some(Ok((k, v))) => match super::codec::decompress_snapshot(&v) {
+                Ok(snapshot) => Ok(Some((seq_of(&k), snapshot))),
+                Err(e) => {
+                    tracing::warn!(game, "{e}; folding from the log");
+                    Ok(None)
+                }
+            },
         }
     }
 
@@ -1866,6 +1902,87 @@ mod tests {
         let path = dir.path().to_owned();
         let open = move || -> Box<dyn EventStore> { Box::new(SledStore::open(&path).expect("open")) };
         suite::reopen_keeps_everything(&open).await;
+    }
+
+    /// A store as the previous version left it (sled's default 512 KiB
+    /// segments, events in stored form 1, snapshots as the engine made
+    /// them, a marker naming no segment size) opens, reads, takes more
+    /// writes in its own segment size and reads them after a reopen.
+    #[tokio::test]
+    async fn a_store_of_the_previous_version_opens_and_reads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = suite::game_id("previous", 0);
+        drop(sled::Config::new().path(dir.path()).segment_size(LEGACY_SEGMENT_SIZE).open().expect("sled"));
+        let written = {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&game, 4)).await.expect("append");
+            store.close().expect("close");
+            store.load(&game, 0, None).expect("load")
+        };
+        {
+            let db = open_db(dir.path()).expect("raw open");
+            let main = db.open_tree("main").expect("tree");
+            let key = game_key(&game).unwrap();
+            for env in &written {
+                let v1 = super::super::codec::encode_v1(env).unwrap();
+                main.insert(event_key(&key, env.seq), v1).expect("insert");
+            }
+            let snapshots = db.open_tree("snapshots").expect("tree");
+            snapshots.insert(snapshot_key(&key, 2), &b"\x02engine's own bytes"[..]).expect("insert");
+            db.flush().expect("flush");
+        }
+        std::fs::write(dir.path().join(MARKER), format!("{MARKER_TEXT}games 1\nevents 4\n")).expect("marker");
+        assert_eq!(segment_size_of(dir.path()), LEGACY_SEGMENT_SIZE);
+        let store = SledStore::open(dir.path()).expect("the previous version's store opens");
+        assert_eq!(store.load(&game, 0, None).expect("load"), written);
+        let snapshot = store.snapshot_at_or_before(&game, 3).expect("read");
+        assert_eq!(snapshot, Some((2, b"\x02engine's own bytes".to_vec())));
+        let more = suite::next_write(written.last().expect("events"), 2);
+        store.append(more.clone()).await.expect("append to it");
+        store.close().expect("close");
+        drop(store);
+        let store = SledStore::open(dir.path()).expect("reopen");
+        let mut all = written.clone();
+        all.extend(more.events);
+        assert_eq!(store.load(&game, 0, None).expect("load"), all);
+        let conf = String::from_utf8_lossy(&std::fs::read(dir.path().join("conf")).unwrap()).into_owned();
+        assert!(conf.contains(&format!("segment_size: {LEGACY_SEGMENT_SIZE}")), "{conf}");
+    }
+
+    /// A new store gets the new segment size and names it in its marker; a
+    /// log left without `conf` or a marker that names it was made with
+    /// sled's default.
+    #[tokio::test]
+    async fn the_segment_size_is_found_for_new_and_old_stores() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(segment_size_of(dir.path()), SEGMENT_SIZE);
+        let store = SledStore::open(dir.path()).expect("open");
+        store.close().expect("close");
+        drop(store);
+        let marker = std::fs::read_to_string(dir.path().join(MARKER)).unwrap();
+        assert!(marker.contains(&format!("segment_size {SEGMENT_SIZE}\n")), "{marker}");
+        std::fs::remove_file(dir.path().join("conf")).unwrap();
+        assert_eq!(segment_size_of(dir.path()), SEGMENT_SIZE, "named by the marker");
+        std::fs::write(dir.path().join(MARKER), MARKER_TEXT).unwrap();
+        assert_eq!(segment_size_of(dir.path()), LEGACY_SEGMENT_SIZE, "a log of the previous version");
+    }
+
+    /// Snapshots are stored compressed, read back as they were given, and
+    /// damaged compressed bytes are a cache miss, not an error.
+    #[tokio::test]
+    async fn snapshots_are_stored_compressed_and_read_back_whole() {
+        let (store, _dir) = fresh();
+        let game = suite::game_id("snapshots", 0);
+        store.append(suite::new_game_write(&game, 2)).await.expect("append");
+        let snapshot: Vec<u8> = std::iter::once(2u8).chain((0..3000).map(|i| (i % 7) as u8)).collect();
+        store.put_snapshot(&game, 1, &snapshot).expect("put");
+        let open = store.cur().expect("open");
+        let stored = open.snapshots.get(snapshot_key(&game_key(&game).unwrap(), 1)).unwrap().unwrap();
+        assert_eq!(stored[0], super::super::codec::SNAPSHOT_COMPRESSED);
+        assert!(stored.len() * 10 < snapshot.len(), "{} bytes stored for {}", stored.len(), snapshot.len());
+        assert_eq!(store.snapshot_at_or_before(&game, 1).expect("read"), Some((1, snapshot)));
+        open.snapshots.insert(snapshot_key(&game_key(&game).unwrap(), 1), &[0xc1, 0x03, 0xff][..]).unwrap();
+        assert_eq!(store.snapshot_at_or_before(&game, 1).expect("read"), None);
     }
 
     #[tokio::test]

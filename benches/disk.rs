@@ -15,7 +15,9 @@
 //! process's `wchar`, nearly all of it sled's log), the store directory
 //! after the close file by file, and the log read back and checked.
 //!
-//! `cargo bench --bench disk` (`-- GOLDEN_LOG` for another log).
+//! `cargo bench --bench disk` (`-- GOLDEN_LOG` for another log; `--
+//! --played` instead plays a 5-clan game by the bots through the service, as
+//! `benches/view.rs` does, and measures its store the same way).
 
 use std::path::Path;
 
@@ -89,7 +91,104 @@ fn appends(log: &[Envelope]) -> Vec<&[Envelope]> {
     out
 }
 
+/// What sled's trees hold live after the close, by tree and key kind: keys,
+/// their bytes and their values' bytes (the store must be closed).
+fn live(store_dir: &Path) -> String {
+    // sled's threads of the store just closed may hold its lock a moment.
+    let config = sled::Config::new().path(store_dir).segment_size(runestone::store::sled::SEGMENT_SIZE);
+    let mut tries = 0;
+    let db = loop {
+        match config.open() {
+            Ok(db) => break db,
+            Err(e) if tries < 500 => {
+                tries += 1;
+                if tries == 500 {
+                    panic!("sled alone does not open the closed store: {e}");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("sled alone does not open the closed store: {e}"),
+        }
+    };
+    let mut out = Vec::new();
+    for tree in ["main", "snapshots"] {
+        let t = db.open_tree(tree).expect("tree");
+        let mut kinds: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+        for item in t.iter() {
+            let (k, v) = item.expect("read");
+            let kind = if tree == "snapshots" { "snapshot".to_owned() } else { char::from(k[0]).to_string() };
+            let e = kinds.entry(kind).or_default();
+            *e = (e.0 + 1, e.1 + k.len(), e.2 + v.len());
+        }
+        for (kind, (n, k, v)) in kinds {
+            out.push(format!("{tree}/{kind}: {n} keys, {k} bytes of keys, {v} of values"));
+        }
+    }
+    out.join("; ")
+}
+
+/// Play a 5-clan Bardagi game by the seats' fallbacks through the service
+/// on a sled store at `store_dir` (as `benches/view.rs` does), to about 710
+/// events; the store is closed after.
+fn play(store_dir: &Path) -> u64 {
+    use runestone::auth::{Claims, Keys, Role};
+    use runestone::service::{Options, Service};
+    use serde_json::json;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let store = std::sync::Arc::new(SledStore::open(store_dir).expect("open the store"));
+    let options = Options {
+        public_url: "http://localhost".into(),
+        snapshot_interval: INTERVAL,
+        cache_games: 100,
+        cache_bytes: 64 << 20,
+    };
+    let service = Service::new(
+        store.clone(),
+        runestone::games::registry(),
+        Keys::new(&[7; 32], 30),
+        std::sync::Arc::new(runestone::clock::SystemClock),
+        options,
+    );
+    let head = rt.block_on(async {
+        let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
+        let created = service
+            .create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None)
+            .await
+            .expect("create the game");
+        let game = created.body["game_id"].as_str().expect("game id").to_owned();
+        loop {
+            let table = service.game_table(&game).await.expect("the game");
+            if table.head >= 710 || table.is_over() {
+                return table.head;
+            }
+            let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
+            let command = table.fallback(seat).expect("a fallback");
+            let claims =
+                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+            service
+                .submit(&game, &claims, json!({ "command": command, "expected_seq": table.head }), None)
+                .await
+                .expect("the fallback is accepted");
+        }
+    });
+    drop(service);
+    store.close().expect("a clean close");
+    head
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--played") {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store_dir = dir.path().join("events");
+        let before = written();
+        let head = play(&store_dir);
+        let wrote = written() - before;
+        eprintln!("a game played by the bots through the service: {} events", head + 1);
+        eprintln!("written to the store's files while playing: {wrote} bytes");
+        eprintln!("store directory after a clean close: {} bytes: {}", dir_bytes(&store_dir), dir_files(&store_dir));
+        eprintln!("live in sled: {}", live(&store_dir));
+        return;
+    }
     let path = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| GOLDEN.to_owned());
     let text = std::fs::read_to_string(&path).expect("the golden log");
     let log: Vec<Envelope> =
@@ -160,6 +259,7 @@ fn main() {
         on_disk as f64 / payload as f64,
         dir_files(&store_dir)
     );
+    eprintln!("live in sled: {}", live(&store_dir));
 
     let store = SledStore::open(&store_dir).expect("open the store again");
     let back = store.load(&game, 0, None).expect("the log");

@@ -95,7 +95,7 @@ fn appends(log: &[Envelope]) -> Vec<&[Envelope]> {
 /// their bytes and their values' bytes (the store must be closed).
 fn live(store_dir: &Path) -> String {
     // sled's threads of the store just closed may hold its lock a moment.
-    let config = sled::Config::new().path(store_dir).segment_size(runestone::store::sled::SEGMENT_SIZE);
+    let config = sled::Config::new().path(store_dir);
     let mut tries = 0;
     let db = loop {
         match config.open() {

@@ -423,7 +423,6 @@ fn decode_v1(bytes: &[u8]) -> Result<Envelope, String> {
 /// The compression of version 2: literal runs and copies from a window made
 /// of [`DICTIONARY`] and the bytes before (see the module docs).
 mod lz {
-    use std::collections::HashMap;
     use std::sync::OnceLock;
 
     use super::{varint, Reader, DICTIONARY};
@@ -434,20 +433,58 @@ mod lz {
     const TRIES: usize = 24;
     /// The longest a decoded event may be (a bound against damaged bytes).
     const MAX_DECODED: usize = 64 << 20;
+    /// Bits of the hash of four bytes that heads the chains of places.
+    const HASH_BITS: u32 = 12;
+    /// No earlier place in a chain.
+    const NONE: u32 = u32::MAX;
 
-    fn key(b: &[u8]) -> u32 {
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    fn hash(b: &[u8]) -> usize {
+        (u32::from_le_bytes([b[0], b[1], b[2], b[3]]).wrapping_mul(0x9e37_79b1) >> (32 - HASH_BITS)) as usize
     }
 
-    /// Where each four bytes occur in the dictionary, earliest first.
-    fn dictionary_index() -> &'static HashMap<u32, Vec<u32>> {
-        static INDEX: OnceLock<HashMap<u32, Vec<u32>>> = OnceLock::new();
-        INDEX.get_or_init(|| {
-            let mut index: HashMap<u32, Vec<u32>> = HashMap::new();
-            for i in 0..DICTIONARY.len().saturating_sub(MIN_MATCH - 1) {
-                index.entry(key(&DICTIONARY[i..])).or_default().push(i as u32);
+    /// Hash chains of the places of four bytes: `head` the latest place of
+    /// each hash, `prev` the place before with the same hash.
+    struct Chains {
+        head: Vec<u32>,
+        prev: Vec<u32>,
+    }
+
+    impl Chains {
+        fn new(len: usize) -> Chains {
+            Chains { head: vec![NONE; 1 << HASH_BITS], prev: vec![NONE; len] }
+        }
+
+        fn insert(&mut self, bytes: &[u8], at: usize) {
+            if at + MIN_MATCH <= bytes.len() {
+                let h = hash(&bytes[at..]);
+                self.prev[at] = self.head[h];
+                self.head[h] = at as u32;
             }
-            index
+        }
+
+        /// The places with the hash `h`, latest first, at most [`TRIES`].
+        fn places(&self, h: usize) -> impl Iterator<Item = usize> + '_ {
+            let mut at = self.head[h];
+            std::iter::from_fn(move || {
+                (at != NONE).then(|| {
+                    let here = at as usize;
+                    at = self.prev[here];
+                    here
+                })
+            })
+            .take(TRIES)
+        }
+    }
+
+    /// The dictionary's chains, made once.
+    fn dictionary_chains() -> &'static Chains {
+        static CHAINS: OnceLock<Chains> = OnceLock::new();
+        CHAINS.get_or_init(|| {
+            let mut c = Chains::new(DICTIONARY.len());
+            for at in 0..DICTIONARY.len() {
+                c.insert(DICTIONARY, at);
+            }
+            c
         })
     }
 
@@ -465,27 +502,26 @@ mod lz {
     /// Append `input` compressed to `out` (greedy: the longest copy found at
     /// each place, else a literal byte).
     pub(super) fn compress(input: &[u8], out: &mut Vec<u8>) {
-        let index = dictionary_index();
+        let dictionary = dictionary_chains();
         let base = DICTIONARY.len();
-        let mut own: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut own = Chains::new(input.len());
         let (mut i, mut run) = (0, 0);
         while i < input.len() {
             let mut best = (0, 0);
             if i + MIN_MATCH <= input.len() {
-                let k = key(&input[i..]);
-                for &p in own.get(&k).into_iter().flatten().rev().take(TRIES) {
+                let h = hash(&input[i..]);
+                for p in own.places(h) {
                     // An earlier place in the input; the copy may run on
                     // into the bytes it is making.
-                    let p = p as usize;
                     let len = (0..input.len() - i).take_while(|&j| input[p + j] == input[i + j]).count();
                     if len > best.0 {
                         best = (len, base + p);
                     }
                 }
-                for &p in index.get(&k).into_iter().flatten().rev().take(TRIES) {
-                    let len = common(&DICTIONARY[p as usize..], &input[i..]);
+                for p in dictionary.places(h) {
+                    let len = common(&DICTIONARY[p..], &input[i..]);
                     if len > best.0 {
-                        best = (len, p as usize);
+                        best = (len, p);
                     }
                 }
             }
@@ -494,16 +530,12 @@ mod lz {
                 varint(out, ((best.0 as u64) << 1) | 1);
                 varint(out, (base + i - best.1) as u64);
                 for j in i..i + best.0 {
-                    if j + MIN_MATCH <= input.len() {
-                        own.entry(key(&input[j..])).or_default().push(j as u32);
-                    }
+                    own.insert(input, j);
                 }
                 i += best.0;
                 run = i;
             } else {
-                if i + MIN_MATCH <= input.len() {
-                    own.entry(key(&input[i..])).or_default().push(i as u32);
-                }
+                own.insert(input, i);
                 i += 1;
             }
         }

@@ -430,7 +430,9 @@ mod lz {
     /// The shortest copy made (a copy costs two or three bytes).
     const MIN_MATCH: usize = 4;
     /// The most earlier places of the same four bytes tried for a copy.
-    const TRIES: usize = 24;
+    const TRIES: usize = 8;
+    /// A copy this long is taken without looking for a longer one.
+    const GOOD_ENOUGH: usize = 48;
     /// The longest a decoded event may be (a bound against damaged bytes).
     const MAX_DECODED: usize = 64 << 20;
     /// Bits of the hash of four bytes that heads the chains of places.
@@ -518,10 +520,12 @@ mod lz {
                         best = (len, base + p);
                     }
                 }
-                for p in dictionary.places(h) {
-                    let len = common(&DICTIONARY[p..], &input[i..]);
-                    if len > best.0 {
-                        best = (len, p);
+                if best.0 < GOOD_ENOUGH {
+                    for p in dictionary.places(h) {
+                        let len = common(&DICTIONARY[p..], &input[i..]);
+                        if len > best.0 {
+                            best = (len, p);
+                        }
                     }
                 }
             }

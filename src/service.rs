@@ -275,7 +275,6 @@ pub struct Service {
     clock_behind: std::sync::atomic::AtomicBool,
 }
 
-/// Key of the private record of `game`.
 /// Whether the position after event `seq` is kept as a snapshot: only at the
 /// multiples of the interval (the first event's is never needed: a snapshot
 /// holds what that event does not). A past view or a reload then folds at
@@ -287,6 +286,7 @@ pub fn snapshot_due(seq: u64, interval: u64) -> bool {
     seq > 0 && interval > 0 && seq.is_multiple_of(interval)
 }
 
+/// Key of the private record of `game`.
 pub(crate) fn record_key(game: &str) -> Vec<u8> {
     game.as_bytes().to_vec()
 }
@@ -879,6 +879,9 @@ impl Service {
             let mut log = self.store.load(&t.game_id, 0, None)?;
             log.extend(events.iter().cloned());
             next = Table::fold(&self.registry, &log)?;
+            if snapshot_due(next.head, interval) {
+                inside.push((next.head, next.snapshot()));
+            }
         }
         let mut base = side(&events, &next);
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();

@@ -275,6 +275,17 @@ pub struct Service {
     clock_behind: std::sync::atomic::AtomicBool,
 }
 
+/// Whether the position after event `seq` is kept as a snapshot: only at the
+/// multiples of the interval (the first event's is never needed: a snapshot
+/// holds what that event does not). A past view or a reload then folds at
+/// most `interval - 1` events after one, and a played game of N events keeps
+/// N / interval snapshots; a snapshot at each head that changed who owes a
+/// decision (most appends of a played game) bounded nothing more and was
+/// most of a played game's snapshot bytes.
+pub fn snapshot_due(seq: u64, interval: u64) -> bool {
+    seq > 0 && interval > 0 && seq.is_multiple_of(interval)
+}
+
 /// Key of the private record of `game`.
 pub(crate) fn record_key(game: &str) -> Vec<u8> {
     game.as_bytes().to_vec()
@@ -865,17 +876,14 @@ impl Service {
         // Fold first into a copy: what is appended must fold.
         let mut next = t.clone();
         let mut refold = false;
-        // The positions at the interval's multiples inside the append (one
-        // append may carry a whole round): a past view then folds at most an
-        // interval's events. The head's is decided below.
+        // The positions at the interval's multiples the append reaches, also
+        // inside it (one append may carry a whole round): a past view then
+        // folds at most an interval's events (`snapshot_due`).
         let interval = self.options.snapshot_interval;
-        let last = events.last().map_or(t.head, |e| e.seq);
         let mut inside = Vec::new();
         for e in &events {
             match next.push(e) {
-                Ok(()) if next.head.is_multiple_of(interval) && next.head < last => {
-                    inside.push((next.head, next.snapshot()))
-                }
+                Ok(()) if snapshot_due(next.head, interval) => inside.push((next.head, next.snapshot())),
                 Ok(()) => {}
                 Err(FoldError::NeedsRefold) => {
                     refold = true;
@@ -888,6 +896,9 @@ impl Service {
             let mut log = self.store.load(&t.game_id, 0, None)?;
             log.extend(events.iter().cloned());
             next = Table::fold(&self.registry, &log)?;
+            if snapshot_due(next.head, interval) {
+                inside.push((next.head, next.snapshot()));
+            }
         }
         let mut base = side(&events, &next);
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
@@ -932,9 +943,6 @@ impl Service {
         let crossed = next.head / interval != t.head / interval;
         if crossed || before_pending != after_pending {
             self.count_bytes(&next.game_id, serde_json::to_vec(&next.save()).map_or(0, |v| v.len()));
-            if self.store.put_snapshot(&next.game_id, next.head, &next.snapshot()).is_ok() {
-                Metrics::inc(&self.metrics.snapshots_written);
-            }
         }
         loaded.table = next;
         let _ = slot.tx.send(Arc::new(events.clone()));

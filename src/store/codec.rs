@@ -23,8 +23,26 @@
 //! command     n (0 text | 1 offset length into the game event's text)×n
 //! ```
 //!
+//! Version 2 (what this version writes) is version 1's bytes after its form
+//! byte, compressed against [`DICTIONARY`], a fixed text of sample events of
+//! every game (their field and variant names), which encoder and decoder both
+//! hold: a sequence of literal runs and copies from the window made of the
+//! dictionary followed by the bytes already decoded.
+//!
+//! ```text
+//! 0x02  op*
+//! op    varint(len << 1) byte×len          a literal run
+//!     | varint(len << 1 | 1) varint(back)  copy len bytes from back bytes before
+//! ```
+//!
+//! An event is stored in version 2 only when that is shorter and decodes back
+//! to the very version-1 bytes (checked at every write), else in version 1.
+//! The dictionary can never change: every stored event of version 2 depends
+//! on it byte for byte (a test pins its hash); a better one is a new version.
+//!
 //! Bytes starting with `{` are the JSON form every store wrote before
-//! version 1: they still decode (an old store opens and reads as before).
+//! version 1, and version-1 bytes are what stores wrote before version 2:
+//! both still decode (an old store opens and reads as before).
 
 use runestone_engine::game::Visibility;
 use runestone_engine::log::{Decision, Hash, Json};
@@ -35,12 +53,58 @@ use super::{StoreError, StoreResult};
 
 /// The first byte of the version-1 form.
 const FORM_V1: u8 = 0x01;
+/// The first byte of the version-2 form: version 1 compressed.
+const FORM_V2: u8 = 0x02;
+
+/// The text version 2 is compressed against (see the module docs). Never
+/// to be edited.
+pub const DICTIONARY: &[u8] = include_bytes!("dict-v1.txt");
 
 /// The smallest sub-value of a command stored as a reference into its event.
 pub const SHARED_MIN: usize = 64;
 
-/// The bytes a backend stores for one event.
+/// The bytes a backend stores for one event: version 2 when it is smaller
+/// and reads back to the same bytes, else version 1.
 pub fn encode_event(env: &Envelope) -> Result<Vec<u8>, String> {
+    let v1 = encode_v1(env)?;
+    let mut packed = Vec::with_capacity(v1.len() / 2 + 8);
+    packed.push(FORM_V2);
+    lz::compress(&v1[1..], &mut packed);
+    if packed.len() < v1.len() && lz::decompress(&packed[1..]).is_ok_and(|back| back == v1[1..]) {
+        Ok(packed)
+    } else {
+        Ok(v1)
+    }
+}
+
+/// The first byte of a snapshot as a backend stores it compressed
+/// ([`compress_snapshot`]); the engine's own forms start with 0x02 or `{`.
+pub const SNAPSHOT_COMPRESSED: u8 = 0xc1;
+
+/// A snapshot's bytes as a backend stores them: compressed as version 2's
+/// events are, when that is smaller, else as they are.
+pub fn compress_snapshot(snapshot: &[u8]) -> Vec<u8> {
+    let mut packed = Vec::with_capacity(snapshot.len() / 2 + 8);
+    packed.push(SNAPSHOT_COMPRESSED);
+    lz::compress(snapshot, &mut packed);
+    if packed.len() < snapshot.len() && lz::decompress(&packed[1..]).is_ok_and(|back| back == snapshot) {
+        packed
+    } else {
+        snapshot.to_vec()
+    }
+}
+
+/// The snapshot that stored bytes hold ([`compress_snapshot`]'s, or bytes
+/// stored as they were); the error says what is wrong with damaged ones.
+pub fn decompress_snapshot(stored: &[u8]) -> Result<Vec<u8>, String> {
+    match stored.split_first() {
+        Some((&SNAPSHOT_COMPRESSED, packed)) => lz::decompress(packed).map_err(|e| format!("unreadable snapshot: {e}")),
+        _ => Ok(stored.to_vec()),
+    }
+}
+
+/// The version-1 form of an event (what stores wrote before version 2).
+pub fn encode_v1(env: &Envelope) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(256 + json_len(env));
     out.push(FORM_V1);
     varint(&mut out, env.seq);
@@ -137,6 +201,9 @@ pub fn encode_append(game: &str, expect_head: Option<u64>, events: &[Envelope]) 
 pub fn decode_event(bytes: &[u8]) -> Result<Envelope, String> {
     match bytes.first() {
         Some(&FORM_V1) => decode_v1(&bytes[1..]).map_err(|e| format!("unreadable envelope: {e}")),
+        Some(&FORM_V2) => {
+            lz::decompress(&bytes[1..]).and_then(|v1| decode_v1(&v1)).map_err(|e| format!("unreadable envelope: {e}"))
+        }
         Some(b'{') => serde_json::from_slice(bytes).map_err(|e| format!("unreadable envelope: {e}")),
         Some(b) => Err(format!("unreadable envelope: unknown stored form {b:#04x}")),
         None => Err("unreadable envelope: no bytes".into()),
@@ -353,6 +420,170 @@ fn decode_v1(bytes: &[u8]) -> Result<Envelope, String> {
     Ok(Envelope { game, seq, time, actor, body, visibility, redacted, decision, digest, prev_hash, hash })
 }
 
+/// The compression of version 2: literal runs and copies from a window made
+/// of [`DICTIONARY`] and the bytes before (see the module docs).
+mod lz {
+    use std::sync::OnceLock;
+
+    use super::{varint, Reader, DICTIONARY};
+
+    /// The shortest copy made (a copy costs two or three bytes).
+    const MIN_MATCH: usize = 4;
+    /// The most earlier places of the same four bytes tried for a copy.
+    const TRIES: usize = 8;
+    /// A copy this long is taken without looking for a longer one.
+    const GOOD_ENOUGH: usize = 48;
+    /// The longest a decoded event may be (a bound against damaged bytes).
+    const MAX_DECODED: usize = 64 << 20;
+    /// Bits of the hash of four bytes that heads the chains of places.
+    const HASH_BITS: u32 = 12;
+    /// No earlier place in a chain.
+    const NONE: u32 = u32::MAX;
+
+    fn hash(b: &[u8]) -> usize {
+        (u32::from_le_bytes([b[0], b[1], b[2], b[3]]).wrapping_mul(0x9e37_79b1) >> (32 - HASH_BITS)) as usize
+    }
+
+    /// Hash chains of the places of four bytes: `head` the latest place of
+    /// each hash, `prev` the place before with the same hash.
+    struct Chains {
+        head: Vec<u32>,
+        prev: Vec<u32>,
+    }
+
+    impl Chains {
+        fn new(len: usize) -> Chains {
+            Chains { head: vec![NONE; 1 << HASH_BITS], prev: vec![NONE; len] }
+        }
+
+        fn insert(&mut self, bytes: &[u8], at: usize) {
+            if at + MIN_MATCH <= bytes.len() {
+                let h = hash(&bytes[at..]);
+                self.prev[at] = self.head[h];
+                self.head[h] = at as u32;
+            }
+        }
+
+        /// The places with the hash `h`, latest first, at most [`TRIES`].
+        fn places(&self, h: usize) -> impl Iterator<Item = usize> + '_ {
+            let mut at = self.head[h];
+            std::iter::from_fn(move || {
+                (at != NONE).then(|| {
+                    let here = at as usize;
+                    at = self.prev[here];
+                    here
+                })
+            })
+            .take(TRIES)
+        }
+    }
+
+    /// The dictionary's chains, made once.
+    fn dictionary_chains() -> &'static Chains {
+        static CHAINS: OnceLock<Chains> = OnceLock::new();
+        CHAINS.get_or_init(|| {
+            let mut c = Chains::new(DICTIONARY.len());
+            for at in 0..DICTIONARY.len() {
+                c.insert(DICTIONARY, at);
+            }
+            c
+        })
+    }
+
+    fn common(a: &[u8], b: &[u8]) -> usize {
+        a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    }
+
+    fn literals(out: &mut Vec<u8>, run: &[u8]) {
+        if !run.is_empty() {
+            varint(out, (run.len() as u64) << 1);
+            out.extend_from_slice(run);
+        }
+    }
+
+    /// Append `input` compressed to `out` (greedy: the longest copy found at
+    /// each place, else a literal byte).
+    pub(super) fn compress(input: &[u8], out: &mut Vec<u8>) {
+        let dictionary = dictionary_chains();
+        let base = DICTIONARY.len();
+        let mut own = Chains::new(input.len());
+        let (mut i, mut run) = (0, 0);
+        while i < input.len() {
+            let mut best = (0, 0);
+            if i + MIN_MATCH <= input.len() {
+                let h = hash(&input[i..]);
+                for p in own.places(h) {
+                    // An earlier place in the input; the copy may run on
+                    // into the bytes it is making.
+                    let len = (0..input.len() - i).take_while(|&j| input[p + j] == input[i + j]).count();
+                    if len > best.0 {
+                        best = (len, base + p);
+                    }
+                }
+                if best.0 < GOOD_ENOUGH {
+                    for p in dictionary.places(h) {
+                        let len = common(&DICTIONARY[p..], &input[i..]);
+                        if len > best.0 {
+                            best = (len, p);
+                        }
+                    }
+                }
+            }
+            if best.0 >= MIN_MATCH {
+                literals(out, &input[run..i]);
+                varint(out, ((best.0 as u64) << 1) | 1);
+                varint(out, (base + i - best.1) as u64);
+                for j in i..i + best.0 {
+                    own.insert(input, j);
+                }
+                i += best.0;
+                run = i;
+            } else {
+                own.insert(input, i);
+                i += 1;
+            }
+        }
+        literals(out, &input[run..]);
+    }
+
+    /// The bytes `packed` (made by [`compress`]) stands for; the error says
+    /// what is wrong with damaged bytes.
+    pub(super) fn decompress(packed: &[u8]) -> Result<Vec<u8>, String> {
+        let mut r = Reader { b: packed };
+        let mut out: Vec<u8> = Vec::with_capacity(packed.len() * 3);
+        let base = DICTIONARY.len();
+        while !r.b.is_empty() {
+            let tag = r.varint("compressed form")?;
+            let len = usize::try_from(tag >> 1).map_err(|_| "its compressed form is damaged".to_owned())?;
+            if len == 0 || out.len().saturating_add(len) > MAX_DECODED {
+                return Err("its compressed form is damaged (a run of length 0 or too long)".into());
+            }
+            if tag & 1 == 0 {
+                out.extend_from_slice(r.bytes(len, "compressed form")?);
+                continue;
+            }
+            let back = r.varint("compressed form")?;
+            let at = base + out.len();
+            let start = usize::try_from(back)
+                .ok()
+                .filter(|&b| b > 0 && b <= at)
+                .map(|b| at - b)
+                .ok_or_else(|| "its compressed form copies from before its beginning".to_owned())?;
+            if start + len <= base {
+                out.extend_from_slice(&DICTIONARY[start..start + len]);
+            } else if start >= base && start - base + len <= out.len() {
+                out.extend_from_within(start - base..start - base + len);
+            } else {
+                for p in start..start + len {
+                    let b = if p < base { DICTIONARY[p] } else { out[p - base] };
+                    out.push(b);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn read_command(r: &mut Reader<'_>, event: &str) -> Result<Json, String> {
     let n = r.varint("command")?;
     let mut c = String::new();
@@ -409,7 +640,7 @@ mod tests {
         let log: Vec<Envelope> = golden().map(|l| decode_event(l.as_bytes()).unwrap()).collect();
         let (mut json, mut stored, mut shared) = (0, 0, 0);
         for (env, line) in log.iter().zip(golden()) {
-            let bytes = encode_event(env).expect("encodes");
+            let bytes = encode_v1(env).expect("encodes");
             assert_eq!(bytes[0], FORM_V1);
             let back = decode_event(&bytes).expect("decodes");
             assert_eq!(&back, env, "seq {}", env.seq);
@@ -430,7 +661,7 @@ mod tests {
             }
         }
         runestone_engine::log::check_chain(&log).expect("the chain holds");
-        let back: Vec<Envelope> = log.iter().map(|e| decode_event(&encode_event(e).unwrap()).unwrap()).collect();
+        let back: Vec<Envelope> = log.iter().map(|e| decode_event(&encode_v1(e).unwrap()).unwrap()).collect();
         runestone_engine::log::check_chain(&back).expect("the chain holds after the round trip");
         assert!(shared > 10, "the game has standing orders set by big commands: {shared}");
         assert!(stored * 10 < json * 6, "{stored} bytes stored against {json} as JSON");
@@ -476,7 +707,7 @@ mod tests {
         assert_eq!(decode_event(b"").unwrap_err(), "unreadable envelope: no bytes");
         assert!(decode_event(b"\x07abc").unwrap_err().contains("unknown stored form 0x07"));
         let env = decode_event(golden().nth(14).unwrap().as_bytes()).unwrap();
-        let bytes = encode_event(&env).unwrap();
+        let bytes = encode_v1(&env).unwrap();
         for cut in [1, 5, bytes.len() / 2, bytes.len() - 1] {
             let e = decode_event(&bytes[..cut]).unwrap_err();
             assert!(e.starts_with("unreadable envelope: it ends"), "cut at {cut}: {e}");
@@ -484,5 +715,79 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode_event(&longer).unwrap_err().contains("1 bytes follow its hash"));
+    }
+
+    /// Stored events of version 2 depend on the dictionary byte for byte.
+    #[test]
+    fn the_dictionary_never_changes() {
+        use sha2::{Digest, Sha256};
+        assert_eq!(DICTIONARY.len(), 14522);
+        assert_eq!(
+            hex::encode(Sha256::digest(DICTIONARY)),
+            "e5342a3a98c1cddc22b7f339bd2dc34c2e796759fb64c36ee40875798c31c526",
+            "the dictionary of stored form 2 was edited: events stored with it would no longer read"
+        );
+    }
+
+    /// A whole game is stored in version 2, each event reading back to the
+    /// same envelope, much smaller than version 1; the version-1 bytes
+    /// earlier stores hold still read.
+    #[test]
+    fn the_compressed_form_round_trips_a_whole_game_and_version_1_still_reads() {
+        let log: Vec<Envelope> = golden().map(|l| decode_event(l.as_bytes()).unwrap()).collect();
+        let (mut v1_bytes, mut v2_bytes, mut compressed) = (0, 0, 0);
+        for env in &log {
+            let v1 = encode_v1(env).expect("encodes");
+            let v2 = encode_event(env).expect("encodes");
+            assert!(v2.len() <= v1.len(), "seq {}: never longer than version 1", env.seq);
+            compressed += usize::from(v2[0] == FORM_V2);
+            assert_eq!(&decode_event(&v2).expect("version 2 decodes"), env, "seq {}", env.seq);
+            assert_eq!(&decode_event(&v1).expect("version 1 decodes"), env, "seq {}", env.seq);
+            v1_bytes += v1.len();
+            v2_bytes += v2.len();
+        }
+        assert!(compressed * 10 > log.len() * 9, "{compressed} of {} events compressed", log.len());
+        assert!(v2_bytes * 10 < v1_bytes * 7, "{v2_bytes} bytes compressed against {v1_bytes}");
+    }
+
+    /// An event with text the dictionary lacks (random) still reads back,
+    /// and is never stored longer than in version 1.
+    #[test]
+    fn text_the_dictionary_lacks_round_trips_never_longer() {
+        let mut env = decode_event(golden().nth(14).unwrap().as_bytes()).unwrap();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let noise: String = (0..400)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'!' + (x % 90) as u8)
+            })
+            .filter(|c| *c != '"' && *c != '\\')
+            .collect();
+        env.time = noise;
+        let v1 = encode_v1(&env).unwrap();
+        let stored = encode_event(&env).unwrap();
+        assert!(stored.len() <= v1.len());
+        assert_eq!(decode_event(&stored).unwrap(), env);
+    }
+
+    /// Damaged bytes of version 2 are refused with a reason, never a panic
+    /// and never a different event read as if whole.
+    #[test]
+    fn damaged_compressed_bytes_say_so() {
+        let env = decode_event(golden().nth(14).unwrap().as_bytes()).unwrap();
+        let bytes = encode_event(&env).unwrap();
+        assert_eq!(bytes[0], FORM_V2);
+        for cut in 1..bytes.len() {
+            let e = decode_event(&bytes[..cut]).unwrap_err();
+            assert!(e.starts_with("unreadable envelope: "), "cut at {cut}: {e}");
+        }
+        // A copy from before the window's beginning.
+        let mut far = vec![FORM_V2];
+        varint(&mut far, (4 << 1) | 1);
+        varint(&mut far, (DICTIONARY.len() + 1) as u64);
+        assert!(decode_event(&far).unwrap_err().contains("copies from before its beginning"));
+        assert!(decode_event(&[FORM_V2, 0]).unwrap_err().contains("damaged"));
     }
 }

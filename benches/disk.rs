@@ -1,0 +1,298 @@
+//! Disk per played game (issue 16): the 5-clan Bardagi golden log (820
+//! events, seed 4) written into a fresh sled store the way the service
+//! writes a played game, then the store closed cleanly and its files
+//! measured beside what it holds.
+//!
+//! The writes follow the service: one append per decision (the events from
+//! one event carrying a decision up to the next), each with the game's
+//! private record as its side record; a snapshot where the service writes
+//! one (`service::snapshot_due`).
+//! Every run writes the same bytes, so before and after builds compare the
+//! same game.
+//!
+//! Printed: the payload (events as stored, snapshots, side records, keys),
+//! the bytes written to the store's files while the game was written (the
+//! process's `wchar`, nearly all of it sled's log), the store directory
+//! after the close file by file, and the log read back and checked.
+//!
+//! `cargo bench --bench disk` (`-- GOLDEN_LOG` for another log; `--
+//! --played` instead plays a 5-clan game by the bots through the service, as
+//! `benches/view.rs` does, and measures its store the same way).
+
+use std::path::Path;
+
+use runestone::store::sled::SledStore;
+use runestone::store::{EventStore, Side, SideWrite, Write};
+use runestone_engine::{Envelope, Table};
+
+/// The golden log written when no other is named.
+const GOLDEN: &str = "events/bardagi/5-players-seed-4.jsonl";
+/// The service's default snapshot interval.
+const INTERVAL: u64 = 64;
+/// The size of a played game's private record (seed, seats, contacts) as the
+/// service writes it, in bytes; its content does not matter here.
+const RECORD_BYTES: usize = 420;
+
+fn dir_bytes(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Each entry of the directory with its bytes.
+fn dir_files(path: &Path) -> String {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let bytes = match e.metadata() {
+                        Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                        Ok(m) => m.len(),
+                        Err(_) => 0,
+                    };
+                    (e.file_name().to_string_lossy().into_owned(), bytes)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files.iter().map(|(name, bytes)| format!("{name} {bytes}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Bytes this process has written through `write`-like calls so far.
+fn written() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("wchar: ").and_then(|n| n.trim().parse().ok())))
+        .unwrap_or(0)
+}
+
+/// The appends of a played game: one per decision.
+fn appends(log: &[Envelope]) -> Vec<&[Envelope]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, e) in log.iter().enumerate() {
+        if i > start && e.decision.is_some() {
+            out.push(&log[start..i]);
+            start = i;
+        }
+    }
+    out.push(&log[start..]);
+    out
+}
+
+/// What sled's trees hold live after the close, by tree and key kind: keys,
+/// their bytes and their values' bytes (the store must be closed).
+fn live(store_dir: &Path) -> String {
+    // sled's threads of the store just closed may hold its lock a moment.
+    let config = sled::Config::new().path(store_dir);
+    let mut tries = 0;
+    let db = loop {
+        match config.open() {
+            Ok(db) => break db,
+            Err(e) if tries < 500 => {
+                tries += 1;
+                if tries == 500 {
+                    panic!("sled alone does not open the closed store: {e}");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("sled alone does not open the closed store: {e}"),
+        }
+    };
+    let mut out = Vec::new();
+    for tree in ["main", "snapshots"] {
+        let t = db.open_tree(tree).expect("tree");
+        let mut kinds: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+        for item in t.iter() {
+            let (k, v) = item.expect("read");
+            let kind = if tree == "snapshots" { "snapshot".to_owned() } else { char::from(k[0]).to_string() };
+            let e = kinds.entry(kind).or_default();
+            *e = (e.0 + 1, e.1 + k.len(), e.2 + v.len());
+        }
+        for (kind, (n, k, v)) in kinds {
+            out.push(format!("{tree}/{kind}: {n} keys, {k} bytes of keys, {v} of values"));
+        }
+    }
+    out.join("; ")
+}
+
+/// Play a 5-clan Bardagi game by the seats' fallbacks through the service
+/// on a sled store at `store_dir` (as `benches/view.rs` does), to about 710
+/// events; the store is closed after.
+fn play(store_dir: &Path) -> u64 {
+    use runestone::auth::{Claims, Keys, Role};
+    use runestone::service::{Options, Service};
+    use serde_json::json;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let store = std::sync::Arc::new(SledStore::open(store_dir).expect("open the store"));
+    let options = Options {
+        public_url: "http://localhost".into(),
+        snapshot_interval: INTERVAL,
+        cache_games: 100,
+        cache_bytes: 64 << 20,
+    };
+    let service = Service::new(
+        store.clone(),
+        runestone::games::registry(),
+        Keys::new(&[7; 32], 30),
+        std::sync::Arc::new(runestone::clock::SystemClock),
+        options,
+    );
+    let head = rt.block_on(async {
+        let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
+        let created = service
+            .create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None)
+            .await
+            .expect("create the game");
+        let game = created.body["game_id"].as_str().expect("game id").to_owned();
+        loop {
+            let table = service.game_table(&game).await.expect("the game");
+            if table.head >= 710 || table.is_over() {
+                return table.head;
+            }
+            let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
+            let command = table.fallback(seat).expect("a fallback");
+            let claims =
+                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+            service
+                .submit(&game, &claims, json!({ "command": command, "expected_seq": table.head }), None)
+                .await
+                .expect("the fallback is accepted");
+        }
+    });
+    drop(service);
+    store.close().expect("a clean close");
+    head
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--played") {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store_dir = dir.path().join("events");
+        let before = written();
+        let head = play(&store_dir);
+        let wrote = written() - before;
+        eprintln!("a game played by the bots through the service: {} events", head + 1);
+        eprintln!("written to the store's files while playing: {wrote} bytes");
+        eprintln!("store directory after a clean close: {} bytes: {}", dir_bytes(&store_dir), dir_files(&store_dir));
+        eprintln!("live in sled: {}", live(&store_dir));
+        return;
+    }
+    let path = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| GOLDEN.to_owned());
+    let text = std::fs::read_to_string(&path).expect("the golden log");
+    let log: Vec<Envelope> =
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("an envelope")).collect();
+    let game = log[0].game.clone();
+    let registry = runestone::games::registry();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store_dir = dir.path().join("events");
+    let store = SledStore::open(&store_dir).expect("open the store");
+    let record = vec![b'r'; RECORD_BYTES];
+    let before = written();
+    // The snapshots' bytes as the engine made them and as the store holds them.
+    let mut made_bytes = 0;
+    let (mut table, mut snapshots, mut snapshot_bytes, mut groups): (Option<Table>, usize, usize, usize) =
+        (None, 0, 0, 0);
+    for events in appends(&log) {
+        let mut next = match &table {
+            None => Table::fold(&registry, &events[..1]).expect("the first event folds"),
+            Some(t) => t.clone(),
+        };
+        let skip = usize::from(table.is_none());
+        let mut inside = Vec::new();
+        for e in &events[skip..] {
+            next.push(e).expect("the golden log folds");
+            if runestone::service::snapshot_due(next.head, INTERVAL) {
+                inside.push((next.head, next.snapshot()));
+            }
+        }
+        let write = Write {
+            game: game.clone(),
+            expect_head: table.as_ref().map(|t| t.head),
+            events: events.to_vec(),
+            side: vec![SideWrite { side: Side::Games, key: game.as_bytes().to_vec(), value: Some(record.clone()) }],
+            unchanged: Vec::new(),
+        };
+        rt.block_on(store.append(write)).expect("append");
+        groups += 1;
+        for (seq, bytes) in inside {
+            store.put_snapshot(&game, seq, &bytes).expect("a snapshot");
+            snapshots += 1;
+            made_bytes += bytes.len();
+            snapshot_bytes += runestone::store::codec::compress_snapshot(&bytes).len();
+        }
+        table = Some(next);
+    }
+    store.close().expect("a clean close");
+    drop(store);
+    let wrote = written() - before;
+
+    let events: usize =
+        log.iter().map(|e| runestone::store::codec::encode_event(e).expect("the stored form").len()).sum();
+    let keys = log.len() * (1 + 16 + 8) + snapshots * (16 + 8);
+    let payload = events + snapshot_bytes + RECORD_BYTES + keys;
+    let on_disk = dir_bytes(&store_dir);
+    eprintln!("{path}: {} events in {groups} appends", log.len());
+    eprintln!(
+        "payload: {payload} bytes = {events} of events as stored + {snapshot_bytes} in {snapshots} snapshots ({made_bytes} as made) \
+         + {RECORD_BYTES} of the private record + {keys} of keys"
+    );
+    eprintln!(
+        "written to the store's files while writing the game: {wrote} bytes ({:.2}× the payload)",
+        wrote as f64 / payload as f64
+    );
+    eprintln!(
+        "store directory after a clean close: {on_disk} bytes ({:.2}× the payload): {}",
+        on_disk as f64 / payload as f64,
+        dir_files(&store_dir)
+    );
+    eprintln!("live in sled: {}", live(&store_dir));
+
+    let store = SledStore::open(&store_dir).expect("open the store again");
+    let back = store.load(&game, 0, None).expect("the log");
+    assert_eq!(back.len(), log.len(), "every event read back");
+    for (a, b) in back.iter().zip(&log) {
+        assert_eq!(serde_json::to_string(a).expect("JSON"), serde_json::to_string(b).expect("JSON"), "seq {}", a.seq);
+    }
+    store.close().expect("close");
+    eprintln!("read back: {} events, each the same JSON as the golden log", back.len());
+
+    // The stored form's cost: each event encoded and decoded in form 1 and
+    // in form 2 (the median of 21 passes over the whole log).
+    use runestone::store::codec;
+    use std::hint::black_box;
+    let median = |f: &dyn Fn()| {
+        let mut times: Vec<std::time::Duration> = (0..21)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[10].as_secs_f64() * 1e6 / log.len() as f64
+    };
+    let v1: Vec<Vec<u8>> = log.iter().map(|e| codec::encode_v1(e).expect("form 1")).collect();
+    let v2: Vec<Vec<u8>> = log.iter().map(|e| codec::encode_event(e).expect("form 2")).collect();
+    let encode_1 = median(&|| log.iter().for_each(|e| drop(black_box(codec::encode_v1(e)))));
+    let encode_2 = median(&|| log.iter().for_each(|e| drop(black_box(codec::encode_event(e)))));
+    let decode_1 = median(&|| v1.iter().for_each(|b| drop(black_box(codec::decode_event(b)))));
+    let decode_2 = median(&|| v2.iter().for_each(|b| drop(black_box(codec::decode_event(b)))));
+    eprintln!(
+        "per event: encode {encode_1:.2} µs in form 1, {encode_2:.2} µs in form 2 (checked by a decode); \
+         decode {decode_1:.2} µs from form 1, {decode_2:.2} µs from form 2"
+    );
+}

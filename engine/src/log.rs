@@ -483,11 +483,58 @@ impl ChainPart<'_> {
     /// `SHA-256(prev_hash ‖ public part)`. The hash covers the previous hash
     /// as its hex text, as it always has.
     pub fn hash(&self, prev_hash: &Hash) -> Hash {
-        let mut text = Vec::with_capacity(512);
-        text.extend_from_slice(prev_hash.to_string().as_bytes());
-        serde_json::to_writer(&mut text, self).expect("JSON");
+        let mut text = Vec::with_capacity(384 + self.redacted.map_or(0, |r| r.0.len()));
+        hex_into(&mut text, prev_hash);
+        self.write_json(&mut text);
         Hash(Sha256::digest(&text).into())
     }
+
+    /// The part as serde_json writes it (its `Serialize`, the form the chain
+    /// has always hashed: a test holds the two equal), written directly: a
+    /// chain check of every event read costs no serializer and no second
+    /// reading of the redacted text (stored canonical; written as it is).
+    fn write_json(&self, out: &mut Vec<u8>) {
+        fn opt<T: std::fmt::Display>(out: &mut Vec<u8>, v: Option<T>) {
+            use std::io::Write;
+            match v {
+                Some(v) => write!(out, "{v}").expect("to memory"),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        out.extend_from_slice(b"{\"game\":");
+        serde_json::to_writer(&mut *out, self.game).expect("JSON");
+        out.extend_from_slice(b",\"seq\":");
+        opt(out, Some(self.seq));
+        out.extend_from_slice(b",\"time\":");
+        serde_json::to_writer(&mut *out, self.time).expect("JSON");
+        out.extend_from_slice(b",\"actor\":");
+        serde_json::to_writer(&mut *out, &self.actor).expect("JSON");
+        out.extend_from_slice(b",\"visibility\":");
+        serde_json::to_writer(&mut *out, &self.visibility).expect("JSON");
+        out.extend_from_slice(b",\"redacted\":");
+        match self.redacted {
+            Some(r) => out.extend_from_slice(r.0.as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"events\":");
+        opt(out, self.events);
+        out.extend_from_slice(b",\"seat\":");
+        opt(out, self.seat);
+        out.extend_from_slice(b",\"draws\":");
+        opt(out, self.draws);
+        out.extend_from_slice(b",\"undoable\":");
+        opt(out, self.undoable);
+        out.extend_from_slice(b",\"digest\":\"");
+        hex_into(out, &self.digest);
+        out.extend_from_slice(b"\"}");
+    }
+}
+
+/// A hash's 64 hex digits appended.
+fn hex_into(out: &mut Vec<u8>, h: &Hash) {
+    let mut text = [0u8; 64];
+    hex::encode_to_slice(h.0, &mut text).expect("64 digits");
+    out.extend_from_slice(&text);
 }
 
 /// An event before it has a place in the log.
@@ -669,6 +716,42 @@ impl Envelope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chain part written directly is the very text serde_json writes
+    /// of it, for every shape a part takes.
+    #[test]
+    fn a_chain_part_is_written_as_serde_writes_it() {
+        let digest = Hash([7; 32]);
+        let seats = [0u8, 2];
+        for actor in [Actor::Host, Actor::Referee, Actor::System, Actor::Seat(3)] {
+            for visibility in [VisibilityRef::Public, VisibilityRef::Seats(&seats)] {
+                for redacted in [None, Some(RawJson(r#"{"a":[1,"x\"y"],"type":"Hidden"}"#))] {
+                    for decision in [None, Some((2, Some(1), 3, true)), Some((1, None, 0, false))] {
+                        let part = ChainPart {
+                            game: "g\"é\\1",
+                            seq: 1234567,
+                            time: "2026-11-24T02:00:00Z",
+                            actor,
+                            visibility,
+                            redacted,
+                            events: decision.map(|d| d.0),
+                            seat: decision.and_then(|d| d.1),
+                            draws: decision.map(|d| d.2),
+                            undoable: decision.map(|d| d.3),
+                            digest,
+                        };
+                        let mut direct = Vec::new();
+                        part.write_json(&mut direct);
+                        let by_serde = serde_json::to_vec(&part).unwrap();
+                        assert_eq!(String::from_utf8(direct).unwrap(), String::from_utf8(by_serde).unwrap());
+                        let mut text = GENESIS.to_string().into_bytes();
+                        text.extend(serde_json::to_vec(&part).unwrap());
+                        assert_eq!(part.hash(&GENESIS), Hash(Sha256::digest(&text).into()));
+                    }
+                }
+            }
+        }
+    }
 
     fn body(text: &str) -> Result<Body, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())

@@ -591,12 +591,15 @@ impl Service {
             let first = self.store.load(game, 0, Some(0))?;
             let restored = first.first().and_then(|first| Table::from_snapshot(&self.registry, &bytes, first).ok());
             if let Some(table) = restored {
-                let events = self.store.load(game, seq, (at != u64::MAX).then_some(at))?;
+                // The events after the snapshot, read from the stored bytes
+                // without building envelopes (each checked against its hash).
+                let raw = self.store.load_raw(game, seq, (at != u64::MAX).then_some(at))?;
+                let events = raw.refs()?;
                 if events.first().is_some_and(|e| e.hash == table.head_hash) {
                     let mut t = table;
                     let mut ok = true;
                     for e in &events[1..] {
-                        if t.push(e).is_err() {
+                        if t.push_ref(e).is_err() {
                             ok = false;
                             break;
                         }
@@ -607,11 +610,13 @@ impl Service {
                 }
             }
         }
-        let log = self.store.load(game, 0, (at != u64::MAX).then_some(at))?;
-        if log.is_empty() {
+        // The whole log, folded from the stored bytes without building
+        // envelopes (each event checked against its hash as it is read).
+        let raw = self.store.load_raw(game, 0, (at != u64::MAX).then_some(at))?;
+        if raw.is_empty() {
             return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
         }
-        Ok(Table::fold(&self.registry, &log)?)
+        Ok(Table::fold_refs(&self.registry, &raw.refs()?)?)
     }
 
     pub(crate) fn link(&self, game: &str, token: &str) -> String {

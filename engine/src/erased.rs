@@ -116,7 +116,7 @@ pub trait DynGame: Send + Sync {
     ) -> Result<Vec<JsonEmit>, DecideError>;
     /// Apply an event stored with schema `version`: its text is read once,
     /// straight into the game's event type.
-    fn apply(&self, state: &mut DynState, version: u32, event: &Json) -> Result<(), SchemaError>;
+    fn apply(&self, state: &mut DynState, version: u32, event: &str) -> Result<(), SchemaError>;
     fn view(&self, state: &DynState, viewer: Viewer) -> Value;
     fn pending(&self, state: &DynState) -> Vec<Pending>;
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
@@ -180,11 +180,12 @@ fn emits_to_json<E: serde::Serialize>(emits: Vec<crate::game::Emit<E>>) -> Vec<J
 }
 
 impl<G: Present> Erased<G> {
-    fn event(version: u32, event: &Json) -> Result<G::Event, SchemaError> {
+    fn event(version: u32, event: &str) -> Result<G::Event, SchemaError> {
         if version == G::event_version() {
-            G::read_event(event.as_str()).map_err(|e| schema_err("event", e))
+            G::read_event(event).map_err(|e| schema_err("event", e))
         } else {
-            G::Event::deserialize(G::upcast(version, event.value())).map_err(|e| schema_err("upcast event", e))
+            let value = serde_json::from_str(event).unwrap_or(Value::Null);
+            G::Event::deserialize(G::upcast(version, value)).map_err(|e| schema_err("upcast event", e))
         }
     }
 }
@@ -231,7 +232,7 @@ impl<G: Present> DynGame for Erased<G> {
         let c = G::Command::deserialize(command).map_err(|e| DecideError::Schema(schema_err("command", e)))?;
         G::decide(state.get::<G>(), seat, &c, rng).map(emits_to_json).map_err(DecideError::Rule)
     }
-    fn apply(&self, state: &mut DynState, version: u32, event: &Json) -> Result<(), SchemaError> {
+    fn apply(&self, state: &mut DynState, version: u32, event: &str) -> Result<(), SchemaError> {
         let e = Self::event(version, event)?;
         G::apply(state.get_mut::<G>(), &e);
         Ok(())
@@ -263,7 +264,7 @@ impl<G: Present> DynGame for Erased<G> {
         G::outcome(state.get::<G>())
     }
     fn describe(&self, state: &DynState, version: u32, event: &Json, names: &[String]) -> String {
-        match Self::event(version, event) {
+        match Self::event(version, event.as_str()) {
             Ok(e) => G::describe(state.get::<G>(), &e, names),
             Err(_) => event.value().get("type").and_then(Value::as_str).unwrap_or("hidden event").to_owned(),
         }
@@ -306,7 +307,7 @@ impl<G: Present> DynGame for Erased<G> {
         typed::<G>(view).map(|v| G::player_boards(&v, seats)).unwrap_or_default()
     }
     fn round_begun(&self, version: u32, event: &Json) -> Option<u32> {
-        G::round_begun(&Self::event(version, event).ok()?)
+        G::round_begun(&Self::event(version, event.as_str()).ok()?)
     }
     fn templates(&self, view: &Value, seat: Seat) -> Vec<CommandTemplate> {
         typed::<G>(view).map(|v| G::templates(&v, seat)).unwrap_or_default()

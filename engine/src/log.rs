@@ -7,6 +7,8 @@
 //! a secret, and, once the seed is revealed at the end, that every body is the
 //! one that was chained. `hash = SHA-256(prev_hash ‖ public part)`.
 
+use std::borrow::Cow;
+
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -387,6 +389,154 @@ pub struct Envelope {
     pub hash: Hash,
 }
 
+/// What a fold reads of one event, borrowed from where the event is held:
+/// an [`Envelope`] ([`Envelope::fold_ref`]) or a store's bytes (the store's
+/// codec reads only these parts of its stored form, so folding a log from
+/// disk builds no envelope: no strings, no redacted form, no command).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRef<'a> {
+    pub game: &'a str,
+    pub seq: u64,
+    pub actor: Actor,
+    pub body: BodyRef<'a>,
+    pub decision: Option<DecisionRef>,
+    pub prev_hash: Hash,
+    pub hash: Hash,
+}
+
+/// An event's body as a fold reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BodyRef<'a> {
+    /// A kernel event (few in a log: read whole).
+    Kernel(Cow<'a, KernelEvent>),
+    /// The game's own event, written with schema version `v`: its canonical
+    /// JSON text.
+    Game { v: u32, event: &'a str },
+}
+
+/// What a fold reads of a [`Decision`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecisionRef {
+    pub seat: Option<Seat>,
+    pub events: u32,
+    pub undoable: bool,
+}
+
+impl EventRef<'_> {
+    pub fn kernel(&self) -> Option<&KernelEvent> {
+        match &self.body {
+            BodyRef::Kernel(k) => Some(k),
+            BodyRef::Game { .. } => None,
+        }
+    }
+
+    pub fn is_game(&self) -> bool {
+        matches!(self.body, BodyRef::Game { .. })
+    }
+}
+
+impl Decision {
+    pub fn fold_ref(&self) -> DecisionRef {
+        DecisionRef { seat: self.seat, events: self.events, undoable: self.undoable }
+    }
+}
+
+/// The public part of an event that its chain hash covers, borrowed: from an
+/// [`Envelope`] ([`chain_hash`]) or from a store's bytes (which check each
+/// event's hash as they read it without building the envelope).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ChainPart<'a> {
+    pub game: &'a str,
+    pub seq: u64,
+    pub time: &'a str,
+    pub actor: Actor,
+    pub visibility: VisibilityRef<'a>,
+    pub redacted: Option<RawJson<'a>>,
+    pub events: Option<u32>,
+    pub seat: Option<Seat>,
+    pub draws: Option<u32>,
+    pub undoable: Option<bool>,
+    pub digest: Hash,
+}
+
+/// A [`Visibility`] borrowed; written as it is.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VisibilityRef<'a> {
+    Public,
+    Seats(&'a [Seat]),
+}
+
+/// A canonical JSON text borrowed, written as it is (as [`Json`] is).
+#[derive(Clone, Copy, Debug)]
+pub struct RawJson<'a>(pub &'a str);
+
+impl Serialize for RawJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw: &serde_json::value::RawValue = serde_json::from_str(self.0)
+            .map_err(|e| serde::ser::Error::custom(format!("stored JSON text is damaged: {e}")))?;
+        raw.serialize(s)
+    }
+}
+
+impl ChainPart<'_> {
+    /// `SHA-256(prev_hash ‖ public part)`. The hash covers the previous hash
+    /// as its hex text, as it always has.
+    pub fn hash(&self, prev_hash: &Hash) -> Hash {
+        let mut text = Vec::with_capacity(384 + self.redacted.map_or(0, |r| r.0.len()));
+        hex_into(&mut text, prev_hash);
+        self.write_json(&mut text);
+        Hash(Sha256::digest(&text).into())
+    }
+
+    /// The part as serde_json writes it (its `Serialize`, the form the chain
+    /// has always hashed: a test holds the two equal), written directly: a
+    /// chain check of every event read costs no serializer and no second
+    /// reading of the redacted text (stored canonical; written as it is).
+    fn write_json(&self, out: &mut Vec<u8>) {
+        fn opt<T: std::fmt::Display>(out: &mut Vec<u8>, v: Option<T>) {
+            use std::io::Write;
+            match v {
+                Some(v) => write!(out, "{v}").expect("to memory"),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        out.extend_from_slice(b"{\"game\":");
+        serde_json::to_writer(&mut *out, self.game).expect("JSON");
+        out.extend_from_slice(b",\"seq\":");
+        opt(out, Some(self.seq));
+        out.extend_from_slice(b",\"time\":");
+        serde_json::to_writer(&mut *out, self.time).expect("JSON");
+        out.extend_from_slice(b",\"actor\":");
+        serde_json::to_writer(&mut *out, &self.actor).expect("JSON");
+        out.extend_from_slice(b",\"visibility\":");
+        serde_json::to_writer(&mut *out, &self.visibility).expect("JSON");
+        out.extend_from_slice(b",\"redacted\":");
+        match self.redacted {
+            Some(r) => out.extend_from_slice(r.0.as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"events\":");
+        opt(out, self.events);
+        out.extend_from_slice(b",\"seat\":");
+        opt(out, self.seat);
+        out.extend_from_slice(b",\"draws\":");
+        opt(out, self.draws);
+        out.extend_from_slice(b",\"undoable\":");
+        opt(out, self.undoable);
+        out.extend_from_slice(b",\"digest\":\"");
+        hex_into(out, &self.digest);
+        out.extend_from_slice(b"\"}");
+    }
+}
+
+/// A hash's 64 hex digits appended.
+fn hex_into(out: &mut Vec<u8>, h: &Hash) {
+    let mut text = [0u8; 64];
+    hex::encode_to_slice(h.0, &mut text).expect("64 digits");
+    out.extend_from_slice(&text);
+}
+
 /// An event before it has a place in the log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Draft {
@@ -410,21 +560,6 @@ struct Hidden<'a> {
     command: Option<&'a Json>,
 }
 
-#[derive(Serialize)]
-struct PublicPart<'a> {
-    game: &'a str,
-    seq: u64,
-    time: &'a str,
-    actor: &'a Actor,
-    visibility: &'a Visibility,
-    redacted: &'a Option<Json>,
-    events: Option<u32>,
-    seat: Option<Seat>,
-    draws: Option<u32>,
-    undoable: Option<bool>,
-    digest: &'a Hash,
-}
-
 /// The keyed digest of an event's hidden part.
 pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> Hash {
     let hidden = Hidden { body, command: decision.and_then(|d| d.command.as_ref()) };
@@ -435,23 +570,23 @@ pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -
 
 /// The chain hash of an envelope, from its public part.
 pub fn chain_hash(env: &Envelope) -> Hash {
-    let part = PublicPart {
+    ChainPart {
         game: &env.game,
         seq: env.seq,
         time: &env.time,
-        actor: &env.actor,
-        visibility: &env.visibility,
-        redacted: &env.redacted,
+        actor: env.actor,
+        visibility: match &env.visibility {
+            Visibility::Public => VisibilityRef::Public,
+            Visibility::Seats(s) => VisibilityRef::Seats(s),
+        },
+        redacted: env.redacted.as_ref().map(|r| RawJson(r.as_str())),
         events: env.decision.as_ref().map(|d| d.events),
         seat: env.decision.as_ref().and_then(|d| d.seat),
         draws: env.decision.as_ref().map(|d| d.draws),
         undoable: env.decision.as_ref().map(|d| d.undoable),
-        digest: &env.digest,
-    };
-    // The hash covers the previous hash as its hex text, as it always has.
-    let mut text = env.prev_hash.to_string().into_bytes();
-    serde_json::to_writer(&mut text, &part).expect("JSON");
-    Hash(Sha256::digest(&text).into())
+        digest: env.digest,
+    }
+    .hash(&env.prev_hash)
 }
 
 /// Give drafts their place after `head` (the seq and hash of the last event,
@@ -560,11 +695,63 @@ impl Envelope {
             Body::Game { .. } => None,
         }
     }
+
+    /// What a fold reads of this envelope, borrowed.
+    pub fn fold_ref(&self) -> EventRef<'_> {
+        EventRef {
+            game: &self.game,
+            seq: self.seq,
+            actor: self.actor,
+            body: match &self.body {
+                Body::Kernel { event } => BodyRef::Kernel(Cow::Borrowed(event)),
+                Body::Game { v, event } => BodyRef::Game { v: *v, event: event.as_str() },
+            },
+            decision: self.decision.as_ref().map(Decision::fold_ref),
+            prev_hash: self.prev_hash,
+            hash: self.hash,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chain part written directly is the very text serde_json writes
+    /// of it, for every shape a part takes.
+    #[test]
+    fn a_chain_part_is_written_as_serde_writes_it() {
+        let digest = Hash([7; 32]);
+        let seats = [0u8, 2];
+        for actor in [Actor::Host, Actor::Referee, Actor::System, Actor::Seat(3)] {
+            for visibility in [VisibilityRef::Public, VisibilityRef::Seats(&seats)] {
+                for redacted in [None, Some(RawJson(r#"{"a":[1,"x\"y"],"type":"Hidden"}"#))] {
+                    for decision in [None, Some((2, Some(1), 3, true)), Some((1, None, 0, false))] {
+                        let part = ChainPart {
+                            game: "g\"é\\1",
+                            seq: 1234567,
+                            time: "2026-11-24T02:00:00Z",
+                            actor,
+                            visibility,
+                            redacted,
+                            events: decision.map(|d| d.0),
+                            seat: decision.and_then(|d| d.1),
+                            draws: decision.map(|d| d.2),
+                            undoable: decision.map(|d| d.3),
+                            digest,
+                        };
+                        let mut direct = Vec::new();
+                        part.write_json(&mut direct);
+                        let by_serde = serde_json::to_vec(&part).unwrap();
+                        assert_eq!(String::from_utf8(direct).unwrap(), String::from_utf8(by_serde).unwrap());
+                        let mut text = GENESIS.to_string().into_bytes();
+                        text.extend(serde_json::to_vec(&part).unwrap());
+                        assert_eq!(part.hash(&GENESIS), Hash(Sha256::digest(&text).into()));
+                    }
+                }
+            }
+        }
+    }
 
     fn body(text: &str) -> Result<Body, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
 use crate::game::{Outcome, Pending, RuleError, Seat, Unavailable, Viewer, Visibility};
-use crate::log::{Actor, Body, Decision, Draft, Envelope, ForkOrigin, Hash, Json, KernelEvent};
+use crate::log::{Actor, Body, BodyRef, Decision, Draft, Envelope, EventRef, ForkOrigin, Hash, Json, KernelEvent};
 use crate::pack;
 use crate::present::CommandTemplate;
 use crate::rng::{GameRng, Seed};
@@ -261,6 +261,13 @@ impl Table {
 
     /// Fold a whole log, honouring rollbacks and undos.
     pub fn fold(registry: &Registry, log: &[Envelope]) -> Result<Table, FoldError> {
+        let refs: Vec<EventRef<'_>> = log.iter().map(Envelope::fold_ref).collect();
+        Table::fold_refs(registry, &refs)
+    }
+
+    /// [`Table::fold`] of the parts of a log a fold reads, borrowed from
+    /// wherever the events are held (a store's bytes: `store::codec`).
+    pub fn fold_refs(registry: &Registry, log: &[EventRef<'_>]) -> Result<Table, FoldError> {
         let first = log.first().ok_or_else(|| FoldError::BadStart("the log is empty".into()))?;
         let mut table = Table::start(registry, first)?;
         for (i, env) in log.iter().enumerate().skip(1) {
@@ -271,7 +278,7 @@ impl Table {
                 });
             }
         }
-        for i in in_force(log) {
+        for i in in_force_refs(log) {
             table.apply(&log[i])?;
         }
         let last = log.last().expect("non-empty");
@@ -282,21 +289,19 @@ impl Table {
     }
 
     /// The last seq of setup: the setup decision, or the events a fork copied.
-    fn setup_end_of(log: &[Envelope]) -> u64 {
+    fn setup_end_of(log: &[EventRef<'_>]) -> u64 {
         match log.get(1) {
-            Some(e) if e.actor == Actor::System && e.decision.is_some() => {
-                e.decision.as_ref().map_or(0, |d| d.events as u64)
-            }
+            Some(e) if e.actor == Actor::System && e.decision.is_some() => e.decision.map_or(0, |d| d.events as u64),
             Some(_) => log
                 .iter()
                 .skip(1)
-                .take_while(|e| e.actor == Actor::System && e.decision.is_none() && matches!(e.body, Body::Game { .. }))
+                .take_while(|e| e.actor == Actor::System && e.decision.is_none() && e.is_game())
                 .count() as u64,
             None => 0,
         }
     }
 
-    fn start(registry: &Registry, first: &Envelope) -> Result<Table, FoldError> {
+    fn start(registry: &Registry, first: &EventRef<'_>) -> Result<Table, FoldError> {
         let Some(KernelEvent::GameCreated { ruleset, rules_version, options, seats, seed_commitment, forked_from }) =
             first.kernel()
         else {
@@ -305,7 +310,7 @@ impl Table {
         let game =
             registry.get(ruleset).ok_or_else(|| FoldError::BadStart(format!("unknown ruleset {ruleset:?}")))?.clone();
         Ok(Table {
-            game_id: first.game.clone(),
+            game_id: first.game.to_owned(),
             state: game.new_state(),
             game,
             generations: vec![0; seats.len()],
@@ -335,6 +340,11 @@ impl Table {
     /// Fold one more event onto the head. A rollback or undo cannot be
     /// folded incrementally: it answers [`FoldError::NeedsRefold`].
     pub fn push(&mut self, env: &Envelope) -> Result<(), FoldError> {
+        self.push_ref(&env.fold_ref())
+    }
+
+    /// [`Table::push`] of the parts of an event a fold reads.
+    pub fn push_ref(&mut self, env: &EventRef<'_>) -> Result<(), FoldError> {
         if env.seq != self.head + 1 || env.prev_hash != self.head_hash {
             return Err(FoldError::Chain {
                 seq: env.seq,
@@ -350,9 +360,9 @@ impl Table {
         Ok(())
     }
 
-    fn apply(&mut self, env: &Envelope) -> Result<(), FoldError> {
+    fn apply(&mut self, env: &EventRef<'_>) -> Result<(), FoldError> {
         match &env.body {
-            Body::Game { v, event } => {
+            BodyRef::Game { v, event } => {
                 self.game
                     .apply(&mut self.state, *v, event)
                     .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
@@ -371,7 +381,7 @@ impl Table {
                     }
                 }
             }
-            Body::Kernel { event } => match event {
+            BodyRef::Kernel(event) => match event.as_ref() {
                 KernelEvent::SeatTokenRevoked { seat, generation, .. } => {
                     if let Some(g) = self.generations.get_mut(*seat as usize) {
                         *g = (*g).max(*generation);
@@ -518,7 +528,7 @@ impl Table {
         let mut after = self.state.clone();
         for e in &emits {
             self.game
-                .apply(&mut after, self.game.event_version(), &e.event)
+                .apply(&mut after, self.game.event_version(), e.event.as_str())
                 .map_err(|e| KernelError::Invalid(format!("the rules emitted an event they cannot read back: {e}")))?;
         }
         let over = self.game.outcome(&after).is_some();
@@ -644,7 +654,7 @@ impl Table {
         let bad = |e: String| SchemaError(format!("snapshot: {e}"));
         match bytes.split_first() {
             Some((&SNAPSHOT_PACKED, packed)) => {
-                let mut t = Table::start(registry, first).map_err(|e| bad(e.to_string()))?;
+                let mut t = Table::start(registry, &first.fold_ref()).map_err(|e| bad(e.to_string()))?;
                 let held = pack::unpack(packed, &pack::dictionary(&t.created.options)).map_err(bad)?;
                 let h = Held::deserialize(held).map_err(|e| bad(e.to_string()))?;
                 if h.seats.len() != t.created.seats.len() {
@@ -702,7 +712,12 @@ impl Table {
 /// N voids the game events after N that were in force before it. Kernel
 /// events (GameCreated, revocations, the seed) always stay in force.
 pub fn in_force(log: &[Envelope]) -> Vec<usize> {
-    let voided = voided(log);
+    in_force_refs(&log.iter().map(Envelope::fold_ref).collect::<Vec<_>>())
+}
+
+/// [`in_force`] of the parts of a log a fold reads.
+pub fn in_force_refs(log: &[EventRef<'_>]) -> Vec<usize> {
+    let voided = voided_refs(log);
     (1..log.len())
         .filter(|&i| {
             !voided[i] && !matches!(log[i].kernel(), Some(KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. }))
@@ -715,11 +730,16 @@ pub fn in_force(log: &[Envelope]) -> Vec<usize> {
 /// rollback or undo to seq N voids the game events before it whose seq is
 /// after N. Kernel events, the rollbacks themselves included, are never void.
 pub fn voided(log: &[Envelope]) -> Vec<bool> {
+    voided_refs(&log.iter().map(Envelope::fold_ref).collect::<Vec<_>>())
+}
+
+/// [`voided`] of the parts of a log a fold reads.
+pub fn voided_refs(log: &[EventRef<'_>]) -> Vec<bool> {
     let mut voided = vec![false; log.len()];
     for (i, env) in log.iter().enumerate() {
         if let Some(KernelEvent::RolledBack { to_seq, .. } | KernelEvent::Undone { to_seq }) = env.kernel() {
             for (j, e) in log[..i].iter().enumerate() {
-                if e.seq > *to_seq && matches!(e.body, Body::Game { .. }) {
+                if e.seq > *to_seq && e.is_game() {
                     voided[j] = true;
                 }
             }

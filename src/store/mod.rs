@@ -130,6 +130,22 @@ pub trait EventStore: Send + Sync + 'static {
     /// Events `from..=to` (inclusive; `to = None` means to the head).
     fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>>;
 
+    /// Events `from..=to` as the stored bytes hold them ([`codec::RawLog`]:
+    /// what a fold reads, borrowed from one buffer, with no envelope built).
+    /// Checked as [`load`](Self::load) checks them: a missing or damaged
+    /// event is [`StoreError::Corrupt`], whether found here or by
+    /// [`RawLog::refs`](codec::RawLog::refs). A backend that holds
+    /// envelopes rather than bytes encodes them.
+    fn load_raw(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<codec::RawLog> {
+        let mut raw = codec::RawLog::new(game, from);
+        for env in self.load(game, from, to)? {
+            let bytes = codec::encode_event(&env)
+                .map_err(|e| StoreError::Corrupt(format!("game {game} seq {}: {e}", env.seq)))?;
+            raw.push(&bytes)?;
+        }
+        Ok(raw)
+    }
+
     /// One side record.
     fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
 

@@ -36,7 +36,7 @@ use runestone_engine::Envelope;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
 
-use super::codec::{decode_event, encode_append};
+use super::codec::{decode_event, encode_append, RawLog};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 /// The schema migrations in order: version `i + 1` is `MIGRATIONS[i]`.
@@ -548,6 +548,49 @@ impl EventStore for PgStore {
                 return Err(StoreError::Corrupt(format!(
                     "game {game}: the log ends at {} but its head row says seq {head}: events up to seq {end} are missing",
                     out.last().map_or_else(|| "nothing".to_string(), |e| format!("seq {}", e.seq))
+                )));
+            }
+            Ok(out)
+        })
+    }
+
+    fn load_raw(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<RawLog> {
+        check_game(game)?;
+        let to = to.unwrap_or(u64::MAX);
+        if to < from {
+            return Ok(RawLog::new(game, from));
+        }
+        let game = game.to_owned();
+        self.block(move |pool| async move {
+            let client = pool.get().await.map_err(pool_err)?;
+            // One statement, one snapshot: the head row and the events.
+            let rows = client
+                .query(
+                    &st(&client, "SELECT g.head, e.seq, e.event FROM games g \
+                     LEFT JOIN events e ON e.game = g.game AND e.seq BETWEEN $2 AND $3 \
+                     WHERE g.game = $1 ORDER BY e.seq").await?,
+                    &[&game, &seq_param(from), &seq_param(to)],
+                )
+                .await
+                .map_err(|e| db("read a game's log", e))?;
+            let mut out = RawLog::new(&game, from);
+            let Some(head) = rows.first().map(|r| r.get::<_, i64>(0) as u64) else {
+                return Ok(out);
+            };
+            for row in &rows {
+                let Some(seq) = row.get::<_, Option<i64>>(1) else { continue };
+                let want = out.next_seq();
+                if seq as u64 != want {
+                    return Err(StoreError::Corrupt(format!("game {game} seq {want}: missing (the log jumps to {seq})")));
+                }
+                let bytes: &[u8] = row.get(2);
+                out.push(bytes)?;
+            }
+            let end = to.min(head);
+            if from <= end && out.last_seq() != Some(end) {
+                return Err(StoreError::Corrupt(format!(
+                    "game {game}: the log ends at {} but its head row says seq {head}: events up to seq {end} are missing",
+                    out.last_seq().map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
                 )));
             }
             Ok(out)

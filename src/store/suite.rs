@@ -126,6 +126,30 @@ pub async fn append_new_game_and_load(store: &dyn EventStore) {
     check_chain(&log).expect("the chain holds");
 }
 
+/// A range read as stored bytes reads as the same events a load gives: what
+/// a fold reads of each, their hashes, and the same bounds.
+pub async fn raw_loads_read_what_loads_read(store: &dyn EventStore) {
+    let g = game_id("raw", 1);
+    let w = new_game_write(&g, 3);
+    store.append(w.clone()).await.expect("append to a new game");
+    store.append(next_write(w.events.last().expect("events"), 2)).await.expect("append more");
+    let log = store.load(&g, 0, None).expect("load");
+    for (from, to) in [(0, None), (0, Some(0)), (1, Some(3)), (2, Some(10)), (4, None), (5, None), (3, Some(2))] {
+        let raw = store.load_raw(&g, from, to).expect("load_raw");
+        let refs = raw.refs().expect("the stored events read and their hashes hold");
+        let loaded = store.load(&g, from, to).expect("load");
+        let want: Vec<_> = loaded.iter().map(|e| e.fold_ref()).map(|r| (r.seq, r.hash, r.body, r.decision)).collect();
+        let got: Vec<_> = refs.iter().map(|r| (r.seq, r.hash, r.body.clone(), r.decision)).collect();
+        assert_eq!(got, want, "range {from}..={to:?}");
+        assert_eq!(raw.len(), want.len());
+        for r in &refs {
+            assert_eq!(raw.hash_at(r.seq), Some(log[r.seq as usize].hash), "hash of seq {}", r.seq);
+        }
+    }
+    let none = store.load_raw(&game_id("raw", 2), 0, None).expect("load_raw");
+    assert!(none.is_empty() && none.refs().expect("nothing to read").is_empty(), "an unknown game");
+}
+
 pub async fn head_follows_appends(store: &dyn EventStore) {
     let g = game_id("head", 1);
     assert_eq!(store.head(&g).expect("head"), None, "no log yet");
@@ -568,6 +592,7 @@ macro_rules! store_suite {
         $crate::store::suite::store_suite!(@each [$test] $fresh;
             claims_and_releases,
             append_new_game_and_load,
+            raw_loads_read_what_loads_read,
             head_follows_appends,
             stale_expect_head_conflicts_and_leaves_nothing,
             new_game_on_existing_log_conflicts,

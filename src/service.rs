@@ -1936,11 +1936,16 @@ mod past_view_tests {
             }
             let seats = plain[0].created.seats.len() as u8;
             let viewers: Vec<Viewer> = (0..seats).map(Viewer::Seat).chain([Viewer::Public, Viewer::Referee]).collect();
-            for at in (1..head).chain((1..head).rev()) {
+            // Forwards every view is compared; backwards (other positions
+            // kept and dropped by then) the positions.
+            for (i, at) in (1..head).chain((1..head).rev()).enumerate() {
                 let fast = service.fold_at(&game, at, true).await.expect("the past position");
                 let folded = &plain[at as usize];
                 assert_eq!(fast.head, at, "{file}: the position after {at}");
                 assert_eq!(fast.save(), folded.save(), "{file}: the position after {at}");
+                if i as u64 >= head - 1 {
+                    continue;
+                }
                 for &viewer in &viewers {
                     assert_eq!(
                         String::from_utf8(Service::view_of(&fast, head, viewer, false, false)).expect("text"),

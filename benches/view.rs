@@ -10,7 +10,8 @@
 //! - the disk the game takes: the store directory after a clean close, and
 //!   the snapshots' count and bytes beside the events' stored bytes.
 //!
-//! `cargo bench --bench view` (`-- --quick` for fewer samples).
+//! `cargo bench --bench view` (`-- --quick` for fewer samples;
+//! `VIEW_INTERVAL=32` for another snapshot interval than the default 64).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -104,10 +105,16 @@ fn dir_bytes_of(path: &Path) -> u64 {
     }
 }
 
+/// The snapshot interval the game is played with: `VIEW_INTERVAL`, or the
+/// default 64.
+fn interval() -> u64 {
+    std::env::var("VIEW_INTERVAL").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(64)
+}
+
 fn service(store: Arc<SledStore>) -> Service {
     let options = Options {
         public_url: "http://localhost".into(),
-        snapshot_interval: 64,
+        snapshot_interval: interval(),
         cache_games: 100,
         cache_bytes: 64 << 20,
     };
@@ -163,7 +170,7 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
 /// loaded), what a copy of a restored position costs (what a view near a
 /// snapshot restored before pays instead), the events after it read and
 /// checked, applied, and the view written (seqs from the first snapshot
-/// on, 64).
+/// on).
 fn stages(store: &SledStore, game: &str, head: u64) {
     let registry = runestone::games::registry();
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -186,7 +193,7 @@ fn stages(store: &SledStore, game: &str, head: u64) {
     for _ in 0..SAMPLES {
         // Seqs before the first snapshot fold the log from its start.
         let mut at = past();
-        while at < 64 {
+        while at < interval() {
             at = past();
         }
         let mut clock = Instant::now();
@@ -270,9 +277,11 @@ fn main() {
         .collect();
     let events: usize = log.iter().map(|e| runestone::store::codec::encode_event(e).expect("stored form").len()).sum();
     eprintln!(
-        "game of {} events: {events} bytes of events as stored; {} snapshots: {} bytes packed, {} bytes in the JSON form",
+        "game of {} events: {events} bytes of events as stored; {} snapshots (interval {}): {} bytes packed, {} bytes \
+         in the JSON form",
         head + 1,
         seqs.len(),
+        interval(),
         seqs.iter().map(|(_, n)| n).sum::<usize>(),
         json_snapshots.iter().map(|(_, b)| b.len()).sum::<usize>(),
     );

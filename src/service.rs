@@ -674,9 +674,12 @@ impl Service {
                 if ok {
                     return Ok(t);
                 }
+                // An event that cannot be applied onto it (a rollback or an
+                // undo) needs the whole log folded; the position stays kept.
+            } else {
+                // A position that does not lead on to the log is not kept.
+                self.restored.lock().expect("restored lock").remove(game, seq);
             }
-            // A position that does not lead on to the log is not kept.
-            self.restored.lock().expect("restored lock").remove(game, seq);
         }
         // The whole log, folded from the stored bytes without building
         // envelopes (each event checked against its hash as it is read).

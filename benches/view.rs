@@ -10,7 +10,8 @@
 //! - the disk the game takes: the store directory after a clean close, and
 //!   the snapshots' count and bytes beside the events' stored bytes.
 //!
-//! `cargo bench --bench view` (`-- --quick` for fewer samples).
+//! `cargo bench --bench view` (`-- --quick` for fewer samples;
+//! `VIEW_INTERVAL=32` for another snapshot interval than the default 64).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -104,10 +105,16 @@ fn dir_bytes_of(path: &Path) -> u64 {
     }
 }
 
+/// The snapshot interval the game is played with: `VIEW_INTERVAL`, or the
+/// default 64.
+fn interval() -> u64 {
+    std::env::var("VIEW_INTERVAL").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(64)
+}
+
 fn service(store: Arc<SledStore>) -> Service {
     let options = Options {
         public_url: "http://localhost".into(),
-        snapshot_interval: 64,
+        snapshot_interval: interval(),
         cache_games: 100,
         cache_bytes: 64 << 20,
     };
@@ -157,6 +164,72 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
     group.finish();
 }
 
+/// Where a past view's time goes, stage by stage, for the same random past
+/// seqs as the views (each stage's p50 and p99 over [`SAMPLES`] seqs): what
+/// restoring a snapshot costs (read, the creation event read, unpacked and
+/// loaded), what a copy of a restored position costs (what a view near a
+/// snapshot restored before pays instead), the events after it read and
+/// checked, applied, and the view written (seqs from the first snapshot
+/// on).
+fn stages(store: &SledStore, game: &str, head: u64) {
+    let registry = runestone::games::registry();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut past = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        1 + x % (head - 1)
+    };
+    let names = [
+        "snapshot read",
+        "creation event read",
+        "snapshot restored",
+        "restored position copied",
+        "events read and checked",
+        "events applied",
+        "view written",
+    ];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(SAMPLES); names.len()];
+    for _ in 0..SAMPLES {
+        // Seqs before the first snapshot fold the log from its start.
+        let mut at = past();
+        while at < interval() {
+            at = past();
+        }
+        let mut clock = Instant::now();
+        let mut lap = |i: usize, times: &mut Vec<Vec<Duration>>| {
+            let now = Instant::now();
+            times[i].push(now - clock);
+            clock = now;
+        };
+        let (seq, bytes) = store.snapshot_at_or_before(game, at).expect("snapshots").expect("a snapshot");
+        lap(0, &mut times);
+        let first = store.load(game, 0, Some(0)).expect("the creation event");
+        lap(1, &mut times);
+        let restored = Table::from_snapshot(&registry, &bytes, &first[0]).expect("the snapshot loads");
+        lap(2, &mut times);
+        let mut t = restored.clone();
+        lap(3, &mut times);
+        let raw = store.load_raw(game, seq, Some(at)).expect("the events");
+        let events = raw.refs().expect("the events check");
+        lap(4, &mut times);
+        for e in &events[1..] {
+            t.push_ref(e).expect("the event applies");
+        }
+        lap(5, &mut times);
+        std::hint::black_box(t.view_text(Viewer::Seat(2), None));
+        lap(6, &mut times);
+        std::hint::black_box(restored);
+    }
+    let p = |v: &mut Vec<Duration>, q: f64| {
+        v.sort_unstable();
+        v[((v.len() as f64 * q) as usize).min(v.len() - 1)].as_secs_f64() * 1e3
+    };
+    for (name, mut v) in names.iter().zip(times) {
+        eprintln!("past view stage, {name}: p50 {:.3} ms, p99 {:.3} ms", p(&mut v, 0.5), p(&mut v, 0.99));
+    }
+}
+
 /// The same computation every time (about half a millisecond on this
 /// machine when quiet), timed beside the views: how much a busy machine
 /// stretches a fixed amount of work, at p50 and p99.
@@ -204,13 +277,16 @@ fn main() {
         .collect();
     let events: usize = log.iter().map(|e| runestone::store::codec::encode_event(e).expect("stored form").len()).sum();
     eprintln!(
-        "game of {} events: {events} bytes of events as stored; {} snapshots: {} bytes packed, {} bytes in the JSON form",
+        "game of {} events: {events} bytes of events as stored; {} snapshots (interval {}): {} bytes packed, {} bytes \
+         in the JSON form",
         head + 1,
         seqs.len(),
+        interval(),
         seqs.iter().map(|(_, n)| n).sum::<usize>(),
         json_snapshots.iter().map(|(_, b)| b.len()).sum::<usize>(),
     );
 
+    stages(&store, &game, head);
     time_views(&rt, &svc, &game, head, "packed_snapshots");
 
     drop(svc);

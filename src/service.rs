@@ -248,6 +248,73 @@ impl Cache {
     }
 }
 
+/// Positions restored from snapshots, kept for past views (`view?at=`): a
+/// view near a snapshot folds from a copy of the restored position instead
+/// of reading, unpacking and loading the snapshot again. Keyed by game and
+/// seq; a snapshot is the position after its seq forever (the log only
+/// grows), and each use still checks the position's head hash against the
+/// event read at its seq. Bounded by bytes (each position counted as its
+/// saved form's length, as the folded games are), least recently used
+/// dropped first.
+struct Restored {
+    positions: HashMap<(GameId, u64), (Arc<Table>, u64, u64)>,
+    tick: u64,
+    bytes: u64,
+    max_bytes: u64,
+}
+
+impl Restored {
+    fn new(max_bytes: u64) -> Restored {
+        Restored { positions: HashMap::new(), tick: 0, bytes: 0, max_bytes }
+    }
+
+    fn get(&mut self, game: &str, seq: u64) -> Option<Arc<Table>> {
+        self.tick += 1;
+        let tick = self.tick;
+        // The key is owned; a lookup by (&str, u64) would need a borrowed
+        // key type for one allocation of a game id's length.
+        let (table, _, used) = self.positions.get_mut(&(game.to_owned(), seq))?;
+        *used = tick;
+        Some(table.clone())
+    }
+
+    fn insert(&mut self, seq: u64, table: Arc<Table>, bytes: u64) {
+        if bytes > self.max_bytes / 4 {
+            return;
+        }
+        self.tick += 1;
+        if let Some((_, old, _)) = self.positions.insert((table.game_id.clone(), seq), (table, bytes, self.tick)) {
+            self.bytes -= old;
+        }
+        self.bytes += bytes;
+        if self.bytes > self.max_bytes {
+            // Down to nine tenths of the room, least recently used first.
+            let mut by_use: Vec<(u64, (GameId, u64))> =
+                self.positions.iter().map(|(k, (_, _, used))| (*used, k.clone())).collect();
+            by_use.sort_unstable();
+            let goal = self.max_bytes - self.max_bytes / 10;
+            for (_, key) in by_use {
+                if self.bytes <= goal {
+                    break;
+                }
+                if let Some((_, b, _)) = self.positions.remove(&key) {
+                    self.bytes -= b;
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, game: &str, seq: u64) {
+        if let Some((_, b, _)) = self.positions.remove(&(game.to_owned(), seq)) {
+            self.bytes -= b;
+        }
+    }
+}
+
+/// The share of `cache_bytes` (the folded games' room) that the positions
+/// restored for past views may take besides it.
+const RESTORED_SHARE: u64 = 8;
+
 /// Tuning of the service.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -266,6 +333,8 @@ pub struct Service {
     clock: Arc<dyn Clock>,
     pub(crate) options: Options,
     cache: Mutex<Cache>,
+    /// Positions restored from snapshots, for past views.
+    restored: Mutex<Restored>,
     pub metrics: Metrics,
     pub(crate) templates: crate::mail::Templates,
     /// The free-space reserve, when the server watches one.
@@ -388,6 +457,7 @@ impl Service {
             clock,
             options,
             cache: Mutex::new(Cache { slots: HashMap::new(), tick: 0, capacity, max_bytes }),
+            restored: Mutex::new(Restored::new(max_bytes / RESTORED_SHARE)),
             metrics: Metrics::default(),
             templates: crate::mail::Templates::new(),
             space: std::sync::OnceLock::new(),
@@ -554,7 +624,7 @@ impl Service {
             let record = parse_record(game, &raw)?;
             let seed =
                 Seed::from_hex(&record.seed).ok_or_else(|| StoreError::Corrupt(format!("seed of game {game}")))?;
-            let table = self.fold_at(game, at.unwrap_or(u64::MAX)).await?;
+            let table = self.fold_at(game, at.unwrap_or(u64::MAX), false).await?;
             self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
             *guard = Some(Loaded { table, seed, record, record_bytes: raw, head_time: None });
@@ -582,41 +652,75 @@ impl Service {
     }
 
     /// The position after event `at` (or the head), from the latest snapshot
-    /// at or before it plus the events after.
-    async fn fold_at(&self, game: &str, at: u64) -> Result<Table> {
-        if let Some((seq, bytes)) = self.store.snapshot_at_or_before(game, at)? {
-            // A snapshot holds what the game's first event (its creation)
-            // does not; one that does not load is ignored (snapshots are a
-            // cache) and the log folded instead.
-            let first = self.store.load(game, 0, Some(0))?;
-            let restored = first.first().and_then(|first| Table::from_snapshot(&self.registry, &bytes, first).ok());
-            if let Some(table) = restored {
-                // The events after the snapshot, read from the stored bytes
-                // without building envelopes (each checked against its hash).
-                let raw = self.store.load_raw(game, seq, (at != u64::MAX).then_some(at))?;
-                let events = raw.refs()?;
-                if events.first().is_some_and(|e| e.hash == table.head_hash) {
-                    let mut t = table;
-                    let mut ok = true;
-                    for e in &events[1..] {
-                        if t.push_ref(e).is_err() {
-                            ok = false;
-                            break;
-                        }
-                    }
-                    if ok {
-                        return Ok(t);
+    /// at or before it plus the events after. `past`: for a past view, whose
+    /// restored snapshot is kept for the views after it ([`Restored`]); a
+    /// game loaded at its head keeps its whole position instead.
+    async fn fold_at(&self, game: &str, at: u64, past: bool) -> Result<Table> {
+        let to = (at != u64::MAX).then_some(at);
+        if let Some((seq, position)) = self.restored_at_or_before(game, at, past)? {
+            // The events after the snapshot, read from the stored bytes
+            // without building envelopes (each checked against its hash).
+            let raw = self.store.load_raw(game, seq, to)?;
+            let events = raw.refs()?;
+            if events.first().is_some_and(|e| e.hash == position.head_hash) {
+                let mut t = Arc::unwrap_or_clone(position);
+                let mut ok = true;
+                for e in &events[1..] {
+                    if t.push_ref(e).is_err() {
+                        ok = false;
+                        break;
                     }
                 }
+                if ok {
+                    return Ok(t);
+                }
+                // An event that cannot be applied onto it (a rollback or an
+                // undo) needs the whole log folded; the position stays kept.
+            } else {
+                // A position that does not lead on to the log is not kept.
+                self.restored.lock().expect("restored lock").remove(game, seq);
             }
         }
         // The whole log, folded from the stored bytes without building
         // envelopes (each event checked against its hash as it is read).
-        let raw = self.store.load_raw(game, 0, (at != u64::MAX).then_some(at))?;
+        let raw = self.store.load_raw(game, 0, to)?;
         if raw.is_empty() {
             return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
         }
         Ok(Table::fold_refs(&self.registry, &raw.refs()?)?)
+    }
+
+    /// The position of the latest snapshot at or before `at`, and its seq:
+    /// one restored before if it is held (the multiple of the interval at
+    /// or before `at` is looked for first, without reading the store), else
+    /// read and restored, and kept when `keep`. `None`: no snapshot, or none
+    /// that loads (snapshots are a cache: the log is folded instead).
+    fn restored_at_or_before(&self, game: &str, at: u64, keep: bool) -> Result<Option<(u64, Arc<Table>)>> {
+        let interval = self.options.snapshot_interval;
+        if at != u64::MAX && interval > 0 && at >= interval {
+            let multiple = at - at % interval;
+            if let Some(t) = self.restored.lock().expect("restored lock").get(game, multiple) {
+                return Ok(Some((multiple, t)));
+            }
+        }
+        let Some((seq, bytes)) = self.store.snapshot_at_or_before(game, at)? else {
+            return Ok(None);
+        };
+        if let Some(t) = self.restored.lock().expect("restored lock").get(game, seq) {
+            return Ok(Some((seq, t)));
+        }
+        // A snapshot holds what the game's first event (its creation) does not.
+        let first = self.store.load(game, 0, Some(0))?;
+        let Some(table) = first.first().and_then(|first| Table::from_snapshot(&self.registry, &bytes, first).ok())
+        else {
+            return Ok(None);
+        };
+        let table = Arc::new(table);
+        if keep {
+            let size = serde_json::to_vec(&table.save()).map_or(0, |v| v.len()) as u64;
+            self.restored.lock().expect("restored lock").insert(seq, table.clone(), size);
+        }
+        Ok(Some((seq, table)))
     }
 
     pub(crate) fn link(&self, game: &str, token: &str) -> String {
@@ -1260,7 +1364,7 @@ impl Service {
             .await?;
         match answer {
             Ok(v) => Ok(v),
-            Err(past) => Ok(Self::view_of(&self.fold_at(game, past).await?, head, viewer, over, false)),
+            Err(past) => Ok(Self::view_of(&self.fold_at(game, past, true).await?, head, viewer, over, false)),
         }
     }
 
@@ -1758,5 +1862,128 @@ mod snapshot_tests {
             assert_eq!(restored.head_hash, log[m as usize].hash, "the snapshot at {m} is after event {m}");
             assert_eq!(restored.save(), folded.save(), "the snapshot at {m} holds the position folded to {m}");
         }
+    }
+}
+
+#[cfg(test)]
+mod past_view_tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::store::memory::MemoryStore;
+
+    /// A golden log stored with a snapshot at every multiple of `interval`,
+    /// and a service on it whose restored positions have `restored_bytes`
+    /// of room.
+    async fn stored(file: &str, interval: u64, restored_bytes: u64) -> (Service, Vec<Envelope>) {
+        let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+            .expect("the golden log");
+        // The export's end line is not an event.
+        let log: Vec<Envelope> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        assert!(log.len() > 4 * interval as usize, "{file}: {} events", log.len());
+        let game = log[0].game.clone();
+        let store = Arc::new(MemoryStore::default());
+        store
+            .append(Write {
+                game: game.clone(),
+                expect_head: None,
+                events: log.clone(),
+                side: vec![],
+                unchanged: vec![],
+            })
+            .await
+            .expect("the log is stored");
+        let registry = crate::games::registry();
+        let mut t = Table::fold(&registry, &log[..1]).expect("the creation");
+        for e in &log[1..] {
+            if t.push(e).is_err() {
+                t = Table::fold(&registry, &log[..=e.seq as usize]).expect("fold");
+            }
+            if snapshot_due(e.seq, interval) {
+                store.put_snapshot(&game, e.seq, &t.snapshot()).expect("a snapshot is stored");
+            }
+        }
+        let options = Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: interval,
+            cache_games: 16,
+            cache_bytes: restored_bytes * RESTORED_SHARE,
+        };
+        let service =
+            Service::new(store, crate::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options);
+        (service, log)
+    }
+
+    /// Every past position of a golden game through the fast path (a
+    /// snapshot restored or held, plus the events after it) is the
+    /// position a plain fold of the log reaches, and every viewer's view
+    /// of it (each seat, the public, the referee) is byte for byte the
+    /// same; asked forwards and then backwards, with room for only a few
+    /// restored positions, so positions are restored, reused and dropped.
+    #[tokio::test]
+    async fn every_past_view_through_restored_snapshots_is_the_plain_folds() {
+        for (file, interval) in
+            [("events/bardagi/5-players-seed-4.jsonl", 16), ("events/fallen-kingdoms/3-players-seed-1.jsonl", 64)]
+        {
+            let (service, log) = stored(file, interval, 96 << 10).await;
+            let registry = crate::games::registry();
+            let game = log[0].game.clone();
+            let head = log.len() as u64 - 1;
+            let mut plain = Vec::with_capacity(log.len());
+            let mut t = Table::fold(&registry, &log[..1]).expect("the creation");
+            plain.push(t.clone());
+            for e in &log[1..] {
+                if t.push(e).is_err() {
+                    t = Table::fold(&registry, &log[..=e.seq as usize]).expect("fold");
+                }
+                plain.push(t.clone());
+            }
+            let seats = plain[0].created.seats.len() as u8;
+            let viewers: Vec<Viewer> = (0..seats).map(Viewer::Seat).chain([Viewer::Public, Viewer::Referee]).collect();
+            // Forwards every view is compared; backwards (other positions
+            // kept and dropped by then) the positions.
+            for (i, at) in (1..head).chain((1..head).rev()).enumerate() {
+                let fast = service.fold_at(&game, at, true).await.expect("the past position");
+                let folded = &plain[at as usize];
+                assert_eq!(fast.head, at, "{file}: the position after {at}");
+                assert_eq!(fast.save(), folded.save(), "{file}: the position after {at}");
+                if i as u64 >= head - 1 {
+                    continue;
+                }
+                for &viewer in &viewers {
+                    assert_eq!(
+                        String::from_utf8(Service::view_of(&fast, head, viewer, false, false)).expect("text"),
+                        String::from_utf8(Service::view_of(folded, head, viewer, false, false)).expect("text"),
+                        "{file}: the view of {viewer:?} after {at}"
+                    );
+                }
+            }
+            let restored = service.restored.lock().expect("restored lock");
+            assert!(!restored.positions.is_empty(), "{file}: no restored position was kept");
+            assert!(
+                restored.bytes <= restored.max_bytes,
+                "{file}: {} bytes held of {}",
+                restored.bytes,
+                restored.max_bytes
+            );
+        }
+    }
+
+    /// A held position that does not lead on to the stored log (its head
+    /// hash is not the event's at its seq) is dropped and the log folded.
+    #[tokio::test]
+    async fn a_held_position_that_does_not_fit_the_log_is_dropped() {
+        let (service, log) = stored("events/bardagi/5-players-seed-4.jsonl", 64, 1 << 20).await;
+        let registry = crate::games::registry();
+        let game = log[0].game.clone();
+        let mut wrong = Table::fold(&registry, &log[..=63]).expect("fold");
+        wrong.head = 64;
+        service.restored.lock().expect("restored lock").insert(64, Arc::new(wrong), 1);
+        let fast = service.fold_at(&game, 70, true).await.expect("the past position");
+        let folded = Table::fold(&registry, &log[..=70]).expect("fold");
+        assert_eq!(fast.save(), folded.save());
+        assert!(
+            service.restored.lock().expect("restored lock").get(&game, 64).is_none(),
+            "the wrong position is dropped"
+        );
     }
 }

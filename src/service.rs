@@ -342,6 +342,9 @@ pub struct Service {
     /// Set while the wall clock is behind a game's last event, so a backward
     /// jump is logged once, not at every event.
     clock_behind: std::sync::atomic::AtomicBool,
+    /// How far each game's chain has been checked by this service (a fold
+    /// from the store hashes only the events after it).
+    chain: crate::store::codec::ChainMemory,
 }
 
 /// Whether the position after event `seq` is kept as a snapshot: only at the
@@ -462,6 +465,7 @@ impl Service {
             templates: crate::mail::Templates::new(),
             space: std::sync::OnceLock::new(),
             clock_behind: Default::default(),
+            chain: Default::default(),
         }
     }
 
@@ -659,9 +663,10 @@ impl Service {
         let to = (at != u64::MAX).then_some(at);
         if let Some((seq, position)) = self.restored_at_or_before(game, at, past)? {
             // The events after the snapshot, read from the stored bytes
-            // without building envelopes (each checked against its hash).
+            // without building envelopes (each checked against its hash,
+            // unless this process already checked it: `ChainMemory`).
             let raw = self.store.load_raw(game, seq, to)?;
-            let events = raw.refs()?;
+            let events = raw.refs_remembered(&self.chain)?;
             if events.first().is_some_and(|e| e.hash == position.head_hash) {
                 let mut t = Arc::unwrap_or_clone(position);
                 let mut ok = true;
@@ -687,7 +692,7 @@ impl Service {
         if raw.is_empty() {
             return Err(ServiceError::NotFound(format!("there is no game {game:?}")));
         }
-        Ok(Table::fold_refs(&self.registry, &raw.refs()?)?)
+        Ok(Table::fold_refs(&self.registry, &raw.refs_remembered(&self.chain)?)?)
     }
 
     /// The position of the latest snapshot at or before `at`, and its seq:
@@ -757,6 +762,7 @@ impl Service {
     async fn append(&self, write: Write) -> Result<()> {
         let n = write.events.len() as u64;
         let game = write.game.clone();
+        let checked = self.checked_at_write(&write);
         let t = Instant::now();
         let r = self.store.append(write).await;
         Metrics::add(&self.metrics.append_micros_total, t.elapsed().as_micros() as u64);
@@ -764,6 +770,9 @@ impl Service {
         match r {
             Ok(()) => {
                 Metrics::add(&self.metrics.events_appended, n);
+                if let Some((seq, hash)) = checked {
+                    self.chain.record(&game, seq, hash);
+                }
                 Ok(())
             }
             Err(StoreError::Conflict { .. }) => Err(ServiceError::Conflict(
@@ -778,6 +787,24 @@ impl Service {
                 Err(self.with_head(&game, e).into())
             }
         }
+    }
+
+    /// The last event of a write and its hash, when the write extends the
+    /// chain this service has checked of its game (from the head it
+    /// remembers, or a new game's genesis) with events whose hashes hold: once it is stored, the
+    /// chain is checked to there without reading it back.
+    fn checked_at_write(&self, write: &Write) -> Option<(u64, runestone_engine::log::Hash)> {
+        let (first, last) = (write.events.first()?, write.events.last()?);
+        let anchored = match write.expect_head {
+            None => first.seq == 0 && first.prev_hash == runestone_engine::log::GENESIS,
+            Some(head) => self.chain.get(&write.game).is_some_and(|(s, h)| s == head && h == first.prev_hash),
+        };
+        if !anchored {
+            return None;
+        }
+        let linked = write.events.windows(2).all(|w| w[1].prev_hash == w[0].hash);
+        let hashed = write.events.iter().all(|e| runestone_engine::log::chain_hash(e) == e.hash);
+        (linked && hashed).then_some((last.seq, last.hash))
     }
 
     /// A write whose outcome is unknown says what the store knows of the
@@ -1848,6 +1875,29 @@ mod snapshot_tests {
         };
         assert!(head >= 5 * INTERVAL, "the game reached {head} events");
         assert!(multiples_inside > 0, "no append carried a multiple of the interval inside it");
+        // The chain this service wrote is remembered as checked to its head
+        // (each write's hashes checked as it was written); a service opened
+        // afresh on the store remembers nothing until it has read the game.
+        let head_hash = service.game_table(&game).await.expect("the game").head_hash;
+        assert_eq!(service.chain.get(&game), Some((head, head_hash)), "checked at every write");
+        let fresh = Service::new(
+            store.clone(),
+            crate::games::registry(),
+            Keys::new(&[7; 32], 30),
+            Arc::new(SystemClock),
+            Options {
+                public_url: "http://localhost".into(),
+                snapshot_interval: INTERVAL,
+                cache_games: 16,
+                cache_bytes: 64 << 20,
+            },
+        );
+        assert_eq!(fresh.chain.get(&game), None);
+        fresh.fold_at(&game, u64::MAX).await.expect("folds from the snapshot");
+        assert_eq!(fresh.chain.get(&game), None, "events after a snapshot are not a chain checked from its start");
+        let whole = fresh.store.load_raw(&game, 0, None).expect("the log");
+        assert_eq!(whole.refs_remembered(&fresh.chain).expect("reads").len() as u64, head + 1);
+        assert_eq!(fresh.chain.get(&game), Some((head, head_hash)), "a whole read is remembered");
 
         let log = store.load(&game, 0, None).expect("the log");
         let registry = crate::games::registry();

@@ -50,6 +50,9 @@
 //! fold needs (seq, actor, body, decision counts, hashes), borrowed from
 //! that buffer, checking each event's link and chain hash as it goes: no
 //! envelope is built, no string allocated for a game event.
+//! [`RawLog::refs_remembered`] does the same for a reader that remembers
+//! how far it has checked each game's chain ([`ChainMemory`]): the events
+//! up to there are read and linked but not hashed again.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -597,6 +600,40 @@ impl RawLog {
     /// stored under, it links to the event before, and its content matches
     /// its chain hash.
     pub fn refs(&self) -> StoreResult<Vec<EventRef<'_>>> {
+        self.read_refs(None).map(|(refs, _)| refs)
+    }
+
+    /// [`refs`](Self::refs) for a reader that remembers what it has checked
+    /// of each game's chain ([`ChainMemory`]): the events up to the highest
+    /// seq this process has already checked are read and linked but not
+    /// hashed again; the events after it are checked as `refs` checks them,
+    /// and the new highest checked seq is remembered. Only a range anchored
+    /// in a checked chain is remembered: one starting at seq 0 (linked to
+    /// the genesis hash), or at or right after a seq already checked.
+    pub fn refs_remembered(&self, memory: &ChainMemory) -> StoreResult<Vec<EventRef<'_>>> {
+        let mut known = memory.get(&self.game);
+        if known.is_some_and(|(s, h)| self.hash_at(s).is_some_and(|held| held != h)) {
+            // The event remembered is not the one stored now: what was
+            // remembered of this game no longer holds.
+            memory.forget(&self.game);
+            known = None;
+        }
+        let (refs, anchored) = self.read_refs(known)?;
+        if let (true, Some(last)) = (anchored, refs.last()) {
+            memory.record(&self.game, last.seq, last.hash);
+        }
+        Ok(refs)
+    }
+
+    /// The parts of every event, checked; `known` the highest seq (and its
+    /// hash) of this game's chain already checked, whose events are not
+    /// hashed again. Also whether the range is anchored in a checked chain.
+    fn read_refs(&self, known: Option<(u64, Hash)>) -> StoreResult<(Vec<EventRef<'_>>, bool)> {
+        // Trusted up to `known`'s seq, when the range holds that event with
+        // the hash remembered, or ends before it (a log only grows: no path
+        // rewrites a stored event).
+        let trusted = known.filter(|&(s, h)| s >= self.from && self.hash_at(s).is_none_or(|held| held == h));
+        let mut anchored = self.from == 0 || trusted.is_some();
         let mut out: Vec<EventRef<'_>> = Vec::with_capacity(self.spans.len());
         let mut prev: Option<Hash> = None;
         for (i, span) in self.spans.iter().enumerate() {
@@ -612,7 +649,11 @@ impl RawLog {
                     seq.saturating_sub(1)
                 )));
             }
-            if p.chain_part().hash(&p.prev_hash) != p.hash {
+            if i == 0 && known.is_some_and(|(s, h)| s + 1 == seq && h == p.prev_hash) {
+                anchored = true;
+            }
+            let checked = trusted.is_some_and(|(s, _)| seq <= s);
+            if !checked && p.chain_part().hash(&p.prev_hash) != p.hash {
                 return Err(corrupt("the event's content does not match its hash".into()));
             }
             prev = Some(p.hash);
@@ -632,7 +673,67 @@ impl RawLog {
                 hash: p.hash,
             });
         }
-        Ok(out)
+        Ok((out, anchored))
+    }
+}
+
+/// What this process has checked of each game's chain: the highest seq (and
+/// its hash) up to which every event's hash was computed from its content
+/// and found to match, the events linked from the genesis hash. A fold from
+/// the store ([`RawLog::refs_remembered`]) hashes only the events after it,
+/// so a game's chain is hashed once per process, not at every fold. Kept by
+/// whoever reads through one store handle (the service): a store opened
+/// afresh starts with none. Bounded: at [`ChainMemory::GAMES`] games it is
+/// emptied and refilled by the games read next (each checked once again).
+#[derive(Debug, Default)]
+pub struct ChainMemory {
+    checked: std::sync::Mutex<std::collections::HashMap<Box<str>, (u64, Hash)>>,
+}
+
+impl ChainMemory {
+    /// The most games remembered (about 80 bytes each).
+    pub const GAMES: usize = 100_000;
+
+    pub fn new() -> ChainMemory {
+        ChainMemory::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<Box<str>, (u64, Hash)>> {
+        self.checked.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The highest seq of `game` checked, and its hash.
+    pub fn get(&self, game: &str) -> Option<(u64, Hash)> {
+        self.lock().get(game).copied()
+    }
+
+    /// `game`'s chain is checked up to `seq`, whose hash is `hash`.
+    pub fn record(&self, game: &str, seq: u64, hash: Hash) {
+        let mut m = self.lock();
+        match m.get_mut(game) {
+            Some(held) if held.0 >= seq => {}
+            Some(held) => *held = (seq, hash),
+            None => {
+                if m.len() >= Self::GAMES {
+                    m.clear();
+                }
+                m.insert(game.into(), (seq, hash));
+            }
+        }
+    }
+
+    /// Forget what was checked of `game` (its stored log is read afresh).
+    pub fn forget(&self, game: &str) {
+        self.lock().remove(game);
+    }
+
+    /// How many games are remembered.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -999,6 +1100,77 @@ mod tests {
         }
         let e = raw.refs().unwrap_err().to_string();
         assert!(e.contains("seq 2: the stored event names"), "{e}");
+    }
+
+    /// A game's chain is hashed once per memory: a second read hashes
+    /// nothing it checked before, the events after what it checked are
+    /// still hashed, a range is remembered only when anchored in a checked
+    /// chain, and a remembered event that is no longer the one stored makes
+    /// the whole range hashed again.
+    #[test]
+    fn a_remembered_chain_is_not_hashed_again_and_what_follows_is() {
+        let log: Vec<Envelope> = golden().map(|l| decode_event(l.as_bytes()).unwrap()).collect();
+        let game = log[0].game.clone();
+        let raw_of = |from: usize, events: &[Envelope]| {
+            let mut raw = RawLog::new(&game, from as u64);
+            for e in events {
+                raw.push(&encode_event(e).unwrap()).unwrap();
+            }
+            raw
+        };
+        // An event of the middle with a changed time: its hash no longer holds.
+        let mut changed = log.clone();
+        changed[300].time.push('Z');
+
+        let memory = ChainMemory::new();
+        let first = raw_of(0, &log[..200]);
+        assert_eq!(first.refs_remembered(&memory).unwrap().len(), 200);
+        assert_eq!(memory.get(&game), Some((199, log[199].hash)), "the first read is remembered");
+
+        // Trusted up to seq 199; seq 300 is after it: still hashed.
+        let e = raw_of(0, &changed).refs_remembered(&memory).unwrap_err().to_string();
+        assert!(e.contains("seq 300: the event's content does not match its hash"), "{e}");
+        assert_eq!(memory.get(&game), Some((199, log[199].hash)), "a refused read is not remembered");
+
+        // A range after a snapshot, not linked to what was checked: read and
+        // hashed, not remembered; one that starts right after it: remembered.
+        let after = raw_of(250, &log[250..400]);
+        assert_eq!(after.refs_remembered(&memory).unwrap().len(), 150);
+        assert_eq!(memory.get(&game), Some((199, log[199].hash)));
+        let next = raw_of(200, &log[200..400]);
+        assert_eq!(next.refs_remembered(&memory).unwrap().len(), 200);
+        assert_eq!(memory.get(&game), Some((399, log[399].hash)), "a range linked to the checked chain");
+
+        // Now seq 300 is within what was checked: the event is read and
+        // linked but not hashed again (a stored event is never rewritten).
+        let trusted = raw_of(0, &changed);
+        let refs = trusted.refs_remembered(&memory).expect("not hashed again");
+        assert_eq!(refs.len(), log.len());
+        assert_eq!(memory.get(&game), Some((log.len() as u64 - 1, log.last().unwrap().hash)));
+        // Without the memory, the damage is found.
+        assert!(trusted.refs().unwrap_err().to_string().contains("seq 300: the event's content"));
+        assert!(raw_of(0, &changed).refs_remembered(&ChainMemory::new()).is_err());
+
+        // A remembered event that is not the one stored now: forgotten, and
+        // the range hashed whole.
+        let other = ChainMemory::new();
+        other.record(&game, 350, Hash([9; 32]));
+        let e = raw_of(0, &changed[..400]).refs_remembered(&other).unwrap_err().to_string();
+        assert!(e.contains("seq 300"), "{e}");
+        assert_eq!(other.get(&game), None, "what no longer holds is forgotten");
+        assert_eq!(raw_of(0, &log[..400]).refs_remembered(&other).unwrap().len(), 400);
+        assert_eq!(other.get(&game), Some((399, log[399].hash)));
+
+        // Bounded: a full memory is emptied before another game is added.
+        let full = ChainMemory::new();
+        for i in 0..ChainMemory::GAMES {
+            full.record(&format!("g{i}"), 1, GENESIS);
+        }
+        assert_eq!(full.len(), ChainMemory::GAMES);
+        full.record("g0", 2, GENESIS);
+        assert_eq!(full.len(), ChainMemory::GAMES, "a game held is updated in place");
+        full.record("another", 1, GENESIS);
+        assert_eq!(full.len(), 1);
     }
 
     #[test]

@@ -1893,7 +1893,7 @@ mod snapshot_tests {
             },
         );
         assert_eq!(fresh.chain.get(&game), None);
-        fresh.fold_at(&game, u64::MAX).await.expect("folds from the snapshot");
+        fresh.fold_at(&game, u64::MAX, false).await.expect("folds from the snapshot");
         assert_eq!(fresh.chain.get(&game), None, "events after a snapshot are not a chain checked from its start");
         let whole = fresh.store.load_raw(&game, 0, None).expect("the log");
         assert_eq!(whole.refs_remembered(&fresh.chain).expect("reads").len() as u64, head + 1);

@@ -2052,7 +2052,8 @@ mod queued_tests {
                     let seat = (i % 4) as u8;
                     let claims =
                         Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
-                    let cmd = json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": i % 2 == 0 } } });
+                    let cmd =
+                        json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": i.is_multiple_of(2) } } });
                     let answer = service.submit(&game, &claims, cmd, None).await.expect("accepted");
                     answer.body["events"]
                         .as_array()
@@ -2079,6 +2080,70 @@ mod queued_tests {
             told.extend(events.iter().map(|e| e.seq));
         }
         assert_eq!(told, seqs, "the stream told the events in the log's order");
+        drop(service);
+        store.close().expect("close");
+    }
+
+    /// Commands queued behind one whose group's flush fails: none is
+    /// answered as accepted unless its events are in the log once the store
+    /// has reopened itself, and the game is then served as the store holds
+    /// it (no position that was only in memory survives) and takes commands.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_queued_behind_a_failed_flush_leave_no_position_the_store_does_not_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sled = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
+        let store: Arc<dyn EventStore> = sled.clone();
+        let options = Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: 8,
+            cache_games: 16,
+            cache_bytes: 64 << 20,
+        };
+        let service = Arc::new(Service::new(
+            store.clone(),
+            crate::games::registry(),
+            Keys::new(&[7; 32], 30),
+            Arc::new(SystemClock),
+            options,
+        ));
+        let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
+        let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
+        let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        let submit = |service: Arc<Service>, game: String, i: u64| async move {
+            let seat = (i % 4) as u8;
+            let claims =
+                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+            let cmd = json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": i.is_multiple_of(2) } } });
+            service.submit(&game, &claims, cmd, None).await
+        };
+        sled.fail_syncs(true);
+        let tasks: Vec<_> = (0..8u64).map(|i| tokio::spawn(submit(service.clone(), game.clone(), i))).collect();
+        let mut accepted = Vec::new();
+        for t in tasks {
+            if let Ok(answer) = t.await.expect("task") {
+                accepted.extend(answer.body["events"].as_array().expect("events").iter().map(|e| e["seq"].as_u64()));
+            }
+        }
+        sled.fail_syncs(false);
+        // Once the store has reopened itself, the game is served again.
+        let t = Instant::now();
+        let table = loop {
+            match service.game_table(&game).await {
+                Ok(table) => break table,
+                Err(e) => {
+                    assert!(t.elapsed() < std::time::Duration::from_secs(120), "the game was not served again: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            }
+        };
+        let log = store.load(&game, 0, None).expect("the log");
+        assert_eq!(table.head + 1, log.len() as u64, "the position served is the store's log");
+        assert_eq!(table.head_hash, log.last().expect("events").hash, "the position served is the store's log");
+        for seq in accepted {
+            assert!(seq.is_some_and(|s| s <= table.head), "an accepted command's event {seq:?} is not in the log");
+        }
+        let answer = submit(service.clone(), game.clone(), 1).await.expect("a command after the reopen");
+        assert_eq!(answer.body["head"], json!(table.head + 1));
         drop(service);
         store.close().expect("close");
     }

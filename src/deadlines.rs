@@ -407,7 +407,7 @@ impl Service {
     pub(crate) async fn fire(&self, key: Vec<u8>, entry: Entry) -> Result<()> {
         let delete = SideWrite { side: Side::Deadlines, key, value: None };
         let slot = self.slot(&entry.game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = match self.loaded(&entry.game, &mut guard).await {
             Ok(l) => l,
             Err(ServiceError::NotFound(_)) => return Ok(self.store().put(vec![delete]).await?),
@@ -569,7 +569,7 @@ impl Service {
             }
         };
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         let t = loaded.table.clone();
         if t.is_over() {

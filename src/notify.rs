@@ -296,7 +296,7 @@ impl Service {
     /// dead letters); empty if the game or the host's address is unknown.
     pub(crate) async fn alert_host(&self, game: &str, alert: &str) -> Option<SideWrite> {
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await.ok()?;
         let seq = loaded.table.head;
         self.host_alert(&loaded.table, &loaded.record, seq, alert)
@@ -452,7 +452,7 @@ impl Service {
             parse_tz(tz).map_err(ServiceError::Unprocessable)?;
         }
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         if loaded.table.is_over() {
             return Err(runestone_engine::KernelError::GameOver.into());

@@ -7,8 +7,8 @@
 //! command's events reach memory only after the store acknowledged them as
 //! durable, so nothing a client was told succeeded can be lost.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -180,11 +180,35 @@ pub(crate) struct Loaded {
     /// time). Used only while the table's head is that head; otherwise the
     /// head event is read from the store.
     pub head_time: Option<(u64, chrono::DateTime<chrono::Utc>)>,
+    /// Submits whose appends are queued but not yet durable, oldest first
+    /// (see [`Service::settled`]): the table, record and head time above
+    /// already hold them.
+    pub(crate) in_flight: VecDeque<InFlight>,
+}
+
+/// A submit's append queued in the store and not yet known durable: what
+/// is done once it is.
+pub(crate) struct InFlight {
+    /// The seq of its last event.
+    last: u64,
+    /// Its events, told to the game's stream once durable.
+    events: Arc<Vec<Envelope>>,
+    /// The snapshots its events reach, written once durable.
+    snapshots: Vec<(u64, Vec<u8>)>,
 }
 
 /// One game's place in the cache: its lock and its stream.
 pub(crate) struct Slot {
     pub(crate) game: tokio::sync::Mutex<Option<Loaded>>,
+    /// Told when the game's last append in flight has resolved.
+    settle: tokio::sync::Notify,
+    /// Tasks waiting for the game to settle; while there are any, submits
+    /// do not put more appends in flight (so they cannot starve them).
+    draining: AtomicUsize,
+    /// Set when a submit with an append in flight was dropped before it
+    /// settled (its client went away): the position in memory is then
+    /// folded again from the store by the next task that takes the lock.
+    abandoned: AtomicBool,
     tx: broadcast::Sender<Arc<Vec<Envelope>>>,
     /// The folded game's size as counted against `storage.cache_bytes`:
     /// the length of its saved form (0 until folded).
@@ -212,6 +236,9 @@ impl Cache {
         }
         let slot = Arc::new(Slot {
             game: tokio::sync::Mutex::new(None),
+            settle: tokio::sync::Notify::new(),
+            draining: AtomicUsize::new(0),
+            abandoned: AtomicBool::new(false),
             tx: broadcast::channel(256).0,
             bytes: AtomicU64::new(0),
         });
@@ -530,6 +557,44 @@ impl Service {
         self.cache.lock().expect("cache lock").slot(game)
     }
 
+    /// Forget the position in memory if a submit with an append in flight
+    /// was dropped before it settled (`Slot::abandoned`).
+    fn drop_if_abandoned(slot: &Slot, guard: &mut Option<Loaded>) {
+        if slot.abandoned.swap(false, Ordering::SeqCst) {
+            *guard = None;
+        }
+    }
+
+    /// The game's lock, taken once none of its submits' appends is in
+    /// flight: what the guard holds is then durable. Everything but a
+    /// submit takes the lock this way (a submit decides on the position its
+    /// queued predecessors leave, `submit_once`).
+    pub(crate) async fn settled<'a>(&self, slot: &'a Slot) -> tokio::sync::MutexGuard<'a, Option<Loaded>> {
+        /// Counts a waiter in `draining` until dropped (also when cancelled).
+        struct Draining<'a>(&'a AtomicUsize);
+        impl Drop for Draining<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        loop {
+            let mut guard = slot.game.lock().await;
+            Self::drop_if_abandoned(slot, &mut guard);
+            if guard.as_ref().is_none_or(|l| l.in_flight.is_empty()) {
+                return guard;
+            }
+            slot.draining.fetch_add(1, Ordering::SeqCst);
+            let _draining = Draining(&slot.draining);
+            // Registered before the lock is let go: the append that empties
+            // `in_flight` does so under the lock, then tells.
+            let notified = slot.settle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            drop(guard);
+            notified.await;
+        }
+    }
+
     /// Count a folded game's saved size against `storage.cache_bytes`.
     fn count_bytes(&self, game: &str, bytes: usize) {
         if let Some((slot, _)) = self.cache.lock().expect("cache lock").slots.get(game) {
@@ -631,7 +696,8 @@ impl Service {
             let table = self.fold_at(game, at.unwrap_or(u64::MAX), false).await?;
             self.count_bytes(game, serde_json::to_vec(&table.save()).map_or(0, |v| v.len()));
             Metrics::inc(&self.metrics.games_loaded);
-            *guard = Some(Loaded { table, seed, record, record_bytes: raw, head_time: None });
+            *guard =
+                Some(Loaded { table, seed, record, record_bytes: raw, head_time: None, in_flight: VecDeque::new() });
         }
         Ok(guard.as_mut().expect("just loaded"))
     }
@@ -759,19 +825,35 @@ impl Service {
         })
     }
 
-    async fn append(&self, write: Write) -> Result<()> {
+    /// Append durably. The store's append is called now, not when the
+    /// future is first polled (see `EventStore::ordered_appends`).
+    fn append(&self, write: Write) -> impl std::future::Future<Output = Result<()>> + '_ {
         let n = write.events.len() as u64;
         let game = write.game.clone();
         let checked = self.checked_at_write(&write);
         let t = Instant::now();
-        let r = self.store.append(write).await;
+        let appended = self.store.append(write);
+        async move { self.appended(&game, n, t, checked, appended.await) }
+    }
+
+    /// What an append of `n` events to `game` begun at `t` resolved to
+    /// (`checked`: its last event, when the write extends the chain this
+    /// service has checked, [`Service::checked_at_write`]).
+    fn appended(
+        &self,
+        game: &str,
+        n: u64,
+        t: Instant,
+        checked: Option<(u64, runestone_engine::log::Hash)>,
+        r: crate::store::StoreResult<()>,
+    ) -> Result<()> {
         Metrics::add(&self.metrics.append_micros_total, t.elapsed().as_micros() as u64);
         Metrics::inc(&self.metrics.appends);
         match r {
             Ok(()) => {
                 Metrics::add(&self.metrics.events_appended, n);
                 if let Some((seq, hash)) = checked {
-                    self.chain.record(&game, seq, hash);
+                    self.chain.record(game, seq, hash);
                 }
                 Ok(())
             }
@@ -783,8 +865,8 @@ impl Service {
             )),
             Err(e) => {
                 // The outcome is unknown: fold the game again from storage next time.
-                self.forget(&game);
-                Err(self.with_head(&game, e).into())
+                self.forget(game);
+                Err(self.with_head(game, e).into())
             }
         }
     }
@@ -971,7 +1053,14 @@ impl Service {
         Metrics::inc(&self.metrics.games_created);
         let slot = self.slot(game_id);
         let bytes = serde_json::to_vec(&table.save()).map_or(0, |v| v.len());
-        *slot.game.lock().await = Some(Loaded { table, seed: seed.clone(), record, record_bytes, head_time: None });
+        *slot.game.lock().await = Some(Loaded {
+            table,
+            seed: seed.clone(),
+            record,
+            record_bytes,
+            head_time: None,
+            in_flight: VecDeque::new(),
+        });
         self.count_bytes(game_id, bytes);
         Ok(created)
     }
@@ -979,7 +1068,7 @@ impl Service {
     /// Run `f` on the loaded game under its lock.
     async fn with_game<T>(&self, game: &str, f: impl FnOnce(&Loaded) -> Result<T>) -> Result<T> {
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         f(loaded)
     }
@@ -1009,33 +1098,8 @@ impl Service {
         side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
     ) -> Result<Vec<Envelope>> {
         let t = &loaded.table;
-        // Fold first into a copy: what is appended must fold.
-        let mut next = t.clone();
-        let mut refold = false;
-        // The positions at the interval's multiples the append reaches, also
-        // inside it (one append may carry a whole round): a past view then
-        // folds at most an interval's events (`snapshot_due`).
+        let (next, inside) = self.fold_next(t, &events, true)?.expect("folded again when needed");
         let interval = self.options.snapshot_interval;
-        let mut inside = Vec::new();
-        for e in &events {
-            match next.push(e) {
-                Ok(()) if snapshot_due(next.head, interval) => inside.push((next.head, next.snapshot())),
-                Ok(()) => {}
-                Err(FoldError::NeedsRefold) => {
-                    refold = true;
-                    break;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        if refold {
-            let mut log = self.store.load(&t.game_id, 0, None)?;
-            log.extend(events.iter().cloned());
-            next = Table::fold(&self.registry, &log)?;
-            if snapshot_due(next.head, interval) {
-                inside.push((next.head, next.snapshot()));
-            }
-        }
         let mut base = side(&events, &next);
         let before_pending: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
         // On a shared store the record is written only over the one this
@@ -1054,7 +1118,8 @@ impl Service {
             let unchanged = self.record_as_read(&t.game_id, &loaded.record_bytes);
             let write =
                 Write { game: t.game_id.clone(), expect_head: Some(t.head), events: events.clone(), side, unchanged };
-            match self.append(write).await {
+            let r = self.append(write).await;
+            match r {
                 Ok(()) => break (record, bytes),
                 Err(ServiceError::Conflict(_))
                     if self.store.shared() && tries < 8 && self.store.head(&t.game_id)? == Some(t.head) =>
@@ -1083,6 +1148,151 @@ impl Service {
         loaded.table = next;
         let _ = slot.tx.send(Arc::new(events.clone()));
         Ok(events)
+    }
+
+    /// `t` with `events` folded in (into a copy: what is appended must
+    /// fold), and the snapshots of the positions at the interval's multiples
+    /// the events reach, also inside them (one append may carry a whole
+    /// round): a past view then folds at most an interval's events
+    /// (`snapshot_due`). `None` when the events need the whole log folded
+    /// again (a rollback) and `refold_ok` is false: the store does not hold
+    /// the whole log while appends are in flight.
+    #[allow(clippy::type_complexity)]
+    fn fold_next(
+        &self,
+        t: &Table,
+        events: &[Envelope],
+        refold_ok: bool,
+    ) -> Result<Option<(Table, Vec<(u64, Vec<u8>)>)>> {
+        let mut next = t.clone();
+        let mut refold = false;
+        let interval = self.options.snapshot_interval;
+        let mut inside = Vec::new();
+        for e in events {
+            match next.push(e) {
+                Ok(()) if snapshot_due(next.head, interval) => inside.push((next.head, next.snapshot())),
+                Ok(()) => {}
+                Err(FoldError::NeedsRefold) => {
+                    refold = true;
+                    break;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if refold && !refold_ok {
+            return Ok(None);
+        }
+        if refold {
+            let mut log = self.store.load(&t.game_id, 0, None)?;
+            log.extend(events.iter().cloned());
+            next = Table::fold(&self.registry, &log)?;
+            if snapshot_due(next.head, interval) {
+                inside.push((next.head, next.snapshot()));
+            }
+        }
+        Ok(Some((next, inside)))
+    }
+
+    /// [`Service::commit`] for a submit whose game's appends are written in
+    /// the order they are queued (`EventStore::ordered_appends`, one node):
+    /// the append is queued under the game's lock and `loaded` moves to the
+    /// position after it at once, so the game's next command can be decided
+    /// and queued behind it (into the same or the next group commit) while
+    /// this one is made durable, instead of waiting for its fdatasync. What
+    /// the caller awaits after letting the lock go resolves once the append
+    /// is durable (then [`Service::settle`]). Readers and every other writer
+    /// wait until no append of the game is in flight ([`Service::settled`]),
+    /// so none of them sees a position that is not durable yet.
+    ///
+    /// `None` when the events need the whole log folded again (a rollback's
+    /// kind of event) while appends are in flight: the caller then decides
+    /// again once the game has settled and commits the usual way.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn commit_queued(
+        &self,
+        loaded: &mut Loaded,
+        drafts: Vec<runestone_engine::Draft>,
+        side: impl FnOnce(&[Envelope], &Table) -> Vec<SideWrite>,
+    ) -> Result<Option<(u64, impl std::future::Future<Output = Result<()>> + '_)>> {
+        let time = self.event_time(loaded)?;
+        let t = &loaded.table;
+        let events = seal(&t.game_id, Some((t.head, &t.head_hash)), drafts, &time, &loaded.seed);
+        // The store holds the whole log only when nothing is in flight.
+        let Some((next, inside)) = self.fold_next(t, &events, loaded.in_flight.is_empty())? else {
+            return Ok(None);
+        };
+        let mut side = side(&events, &next);
+        let mut record = loaded.record.clone();
+        let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+        side.extend(deadlines);
+        side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
+        let bytes = serde_json::to_vec(&record).expect("JSON");
+        side.push(SideWrite { side: Side::Games, key: record_key(&next.game_id), value: Some(bytes.clone()) });
+        let last = next.head;
+        let write = Write {
+            game: t.game_id.clone(),
+            expect_head: Some(t.head),
+            events: events.clone(),
+            side,
+            unchanged: self.record_as_read(&t.game_id, &loaded.record_bytes),
+        };
+        // Queued now (`ordered_appends`): behind every append of the game
+        // queued before it, ahead of every one queued after.
+        let appended = self.append(write);
+        let interval = self.options.snapshot_interval;
+        let pending_changed = {
+            let before: Vec<u8> = t.pending().iter().map(|p| p.seat).collect();
+            let after: Vec<u8> = next.pending().iter().map(|p| p.seat).collect();
+            before != after
+        };
+        if next.head / interval != t.head / interval || pending_changed {
+            self.count_bytes(&next.game_id, serde_json::to_vec(&next.save()).map_or(0, |v| v.len()));
+        }
+        loaded.record = record;
+        loaded.record_bytes = bytes;
+        loaded.head_time = events.last().and_then(|e| Some((e.seq, parse_time(&e.time)?)));
+        loaded.table = next;
+        loaded.in_flight.push_back(InFlight { last, events: Arc::new(events), snapshots: inside });
+        Ok(Some((last, appended)))
+    }
+
+    /// After a queued append (`commit_queued`) has resolved: on success
+    /// every append of the game up to it is durable (the store writes them
+    /// in order), so their snapshots are written and their events told to
+    /// the stream, in order; once none is left in flight, waiters are told.
+    /// On failure the game's position in memory holds this append and those
+    /// queued after it (which the store then refuses: they name a head that
+    /// was not written, or the store refuses every write after a failed
+    /// flush), so it is dropped and folded again from the store.
+    pub(crate) async fn settle(&self, slot: &Slot, game: &str, last: u64, outcome: Result<()>) -> Result<()> {
+        let mut guard = slot.game.lock().await;
+        match outcome {
+            Ok(()) => {
+                if let Some(loaded) = guard.as_mut() {
+                    while loaded.in_flight.front().is_some_and(|f| f.last <= last) {
+                        let done = loaded.in_flight.pop_front().expect("just looked");
+                        for (seq, snapshot) in &done.snapshots {
+                            if self.store.put_snapshot(game, *seq, snapshot).is_ok() {
+                                Metrics::inc(&self.metrics.snapshots_written);
+                            }
+                        }
+                        let _ = slot.tx.send(done.events);
+                    }
+                    if loaded.in_flight.is_empty() {
+                        slot.settle.notify_waiters();
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => {
+                if guard.as_ref().is_some_and(|l| l.in_flight.iter().any(|f| f.last == last)) {
+                    *guard = None;
+                    self.forget(game);
+                }
+                slot.settle.notify_waiters();
+                Err(e)
+            }
+        }
     }
 
     fn event_views(&self, table: &Table, events: &[Envelope], viewer: Viewer, live: Option<&[bool]>) -> Vec<EventView> {
@@ -1133,17 +1343,40 @@ impl Service {
         req: &Value,
         idempotency: Option<&str>,
     ) -> Result<Written> {
+        // Queued behind the game's appends in flight when the store keeps
+        // their order and no other node writes; an idempotent submit waits
+        // for them (its stored answer must be found by a retry).
+        let queued = idempotency.is_none() && !self.store.shared() && self.store.ordered_appends();
+        match self.submit_decided(game, claims, req, idempotency, queued).await? {
+            Some(written) => Ok(written),
+            None => Ok(self.submit_decided(game, claims, req, idempotency, false).await?.expect("committed in place")),
+        }
+    }
+
+    /// A submit, decided and committed in place (`queued` false) or queued
+    /// behind the game's appends in flight (`commit_queued`); `None` when it
+    /// could not be queued and must be decided again in place.
+    async fn submit_decided(
+        &self,
+        game: &str,
+        claims: &Claims,
+        req: &Value,
+        idempotency: Option<&str>,
+        queued: bool,
+    ) -> Result<Option<Written>> {
         let seat = match (claims.role, claims.seat) {
             (Role::Seat, Some(s)) => s,
             _ => return Err(ServiceError::Forbidden("only a seat's token can submit commands".into())),
         };
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let queued = queued && slot.draining.load(Ordering::SeqCst) == 0;
+        let mut guard = if queued { slot.game.lock().await } else { self.settled(&slot).await };
+        Self::drop_if_abandoned(&slot, &mut guard);
         let loaded = self.loaded(game, &mut guard).await?;
         let key = idempotency.map(|k| idem_key(&format!("{game}/{seat}"), k));
         if let Some(k) = &key {
             if let Some(a) = self.stored_answer(k, req)? {
-                return Ok(Written { status: a.status, text: serde_json::to_vec(&a.body).expect("JSON") });
+                return Ok(Some(Written { status: a.status, text: serde_json::to_vec(&a.body).expect("JSON") }));
             }
         }
         let (command, expected_seq) = parse_submission(req)?;
@@ -1159,6 +1392,33 @@ impl Service {
         };
         let viewer = Viewer::Seat(seat);
         let mut text = Vec::new();
+        if queued {
+            let side = |events: &[Envelope], next: &Table| {
+                text = self.submit_text(next, events, viewer);
+                Vec::new()
+            };
+            let Some((last, appended)) = self.commit_queued(loaded, drafts, side)? else {
+                return Ok(None);
+            };
+            drop(guard);
+            /// Marks the slot abandoned if dropped before disarmed.
+            struct Settling<'a>(Option<&'a Slot>);
+            impl Drop for Settling<'_> {
+                fn drop(&mut self) {
+                    if let Some(slot) = self.0 {
+                        slot.abandoned.store(true, Ordering::SeqCst);
+                        slot.settle.notify_waiters();
+                    }
+                }
+            }
+            let mut settling = Settling(Some(&slot));
+            let outcome = appended.await;
+            let settled = self.settle(&slot, game, last, outcome).await;
+            settling.0 = None;
+            settled?;
+            Metrics::inc(&self.metrics.commands_accepted);
+            return Ok(Some(Written { status: 200, text }));
+        }
         self.commit(&slot, loaded, drafts, |events, next| {
             text = self.submit_text(next, events, viewer);
             // Only an idempotent request keeps its answer, as JSON.
@@ -1171,7 +1431,7 @@ impl Service {
         })
         .await?;
         Metrics::inc(&self.metrics.commands_accepted);
-        Ok(Written { status: 200, text })
+        Ok(Some(Written { status: 200, text }))
     }
 
     /// A command this game cannot read is malformed (400) unless it is a
@@ -1221,7 +1481,7 @@ impl Service {
             return Err(ServiceError::Forbidden("only a seat's token can undo its own steps".into()));
         };
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         let draft = loaded.table.undo(seat)?;
         let events = self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
@@ -1248,7 +1508,7 @@ impl Service {
             ))
         })?;
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         let log = self.store.load(game, 0, None)?;
         let draft = loaded.table.rollback(actor, r.to_seq, &r.reason, &log)?;
@@ -1262,7 +1522,7 @@ impl Service {
             return Err(ServiceError::Forbidden("only the host can issue a seat's new link".into()));
         }
         let slot = self.slot(game);
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         let reason = if reason.trim().is_empty() { "new link issued by the host".to_owned() } else { reason };
         let draft = loaded.table.revoke(Actor::Host, seat, &reason)?;
@@ -1477,7 +1737,7 @@ impl Service {
     pub async fn subscribe(&self, game: &str) -> Result<(broadcast::Receiver<Arc<Vec<Envelope>>>, Table)> {
         let slot = self.slot(game);
         let rx = slot.tx.subscribe();
-        let mut guard = slot.game.lock().await;
+        let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         Ok((rx, loaded.table.clone()))
     }
@@ -1570,7 +1830,7 @@ impl Service {
         }
         again_on_conflict(true, || async {
             let slot = self.slot(game);
-            let mut guard = slot.game.lock().await;
+            let mut guard = self.settled(&slot).await;
             let loaded = self.loaded(game, &mut guard).await?;
             let mut record = loaded.record.clone();
             let s = record
@@ -2035,5 +2295,142 @@ mod past_view_tests {
             service.restored.lock().expect("restored lock").get(&game, 64).is_none(),
             "the wrong position is dropped"
         );
+    }
+}
+
+#[cfg(test)]
+mod queued_tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::store::sled::SledStore;
+
+    /// Many seats' commands to one game at once on sled, whose appends
+    /// are queued behind each other (`commit_queued`): every one is
+    /// answered, each with its own events, the log holds them all in one
+    /// chain, the stream told them in the log's order, and a reader (which
+    /// waits until nothing is in flight) sees the whole log.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_to_one_game_queued_behind_each_other_are_all_durable_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
+        assert!(store.ordered_appends());
+        let options = Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: 8,
+            cache_games: 16,
+            cache_bytes: 64 << 20,
+        };
+        let service = Arc::new(Service::new(
+            store.clone(),
+            crate::games::registry(),
+            Keys::new(&[7; 32], 30),
+            Arc::new(SystemClock),
+            options,
+        ));
+        let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
+        let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
+        let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        let (mut rx, start) = service.subscribe(&game).await.expect("subscribe");
+        let tasks: Vec<_> = (0..64u64)
+            .map(|i| {
+                let (service, game) = (service.clone(), game.clone());
+                tokio::spawn(async move {
+                    let seat = (i % 4) as u8;
+                    let claims =
+                        Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+                    let cmd =
+                        json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": i.is_multiple_of(2) } } });
+                    let answer = service.submit(&game, &claims, cmd, None).await.expect("accepted");
+                    answer.body["events"]
+                        .as_array()
+                        .expect("events")
+                        .iter()
+                        .map(|e| e["seq"].as_u64().expect("seq"))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut seqs = Vec::new();
+        for t in tasks {
+            seqs.extend(t.await.expect("task"));
+        }
+        seqs.sort_unstable();
+        let head = service.game_table(&game).await.expect("the game").head;
+        assert_eq!(seqs, (start.head + 1..=head).collect::<Vec<_>>(), "every event answered once, none lost");
+        let log = store.load(&game, 0, None).expect("the log");
+        assert_eq!(log.len() as u64, head + 1);
+        assert_eq!(service.verify(&game).await.expect("verify")["ok"], json!(true));
+        let mut told = Vec::new();
+        while told.len() < seqs.len() {
+            let events = rx.recv().await.expect("the stream");
+            told.extend(events.iter().map(|e| e.seq));
+        }
+        assert_eq!(told, seqs, "the stream told the events in the log's order");
+        drop(service);
+        store.close().expect("close");
+    }
+
+    /// Commands queued behind one whose group's flush fails: none is
+    /// answered as accepted unless its events are in the log once the store
+    /// has reopened itself, and the game is then served as the store holds
+    /// it (no position that was only in memory survives) and takes commands.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_queued_behind_a_failed_flush_leave_no_position_the_store_does_not_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sled = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
+        let store: Arc<dyn EventStore> = sled.clone();
+        let options = Options {
+            public_url: "http://localhost".into(),
+            snapshot_interval: 8,
+            cache_games: 16,
+            cache_bytes: 64 << 20,
+        };
+        let service = Arc::new(Service::new(
+            store.clone(),
+            crate::games::registry(),
+            Keys::new(&[7; 32], 30),
+            Arc::new(SystemClock),
+            options,
+        ));
+        let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
+        let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
+        let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        let submit = |service: Arc<Service>, game: String, i: u64| async move {
+            let seat = (i % 4) as u8;
+            let claims =
+                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+            let cmd = json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": i.is_multiple_of(2) } } });
+            service.submit(&game, &claims, cmd, None).await
+        };
+        sled.fail_syncs(true);
+        let tasks: Vec<_> = (0..8u64).map(|i| tokio::spawn(submit(service.clone(), game.clone(), i))).collect();
+        let mut accepted = Vec::new();
+        for t in tasks {
+            if let Ok(answer) = t.await.expect("task") {
+                accepted.extend(answer.body["events"].as_array().expect("events").iter().map(|e| e["seq"].as_u64()));
+            }
+        }
+        sled.fail_syncs(false);
+        // Once the store has reopened itself, the game is served again.
+        let t = Instant::now();
+        let table = loop {
+            match service.game_table(&game).await {
+                Ok(table) => break table,
+                Err(e) => {
+                    assert!(t.elapsed() < std::time::Duration::from_secs(120), "the game was not served again: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            }
+        };
+        let log = store.load(&game, 0, None).expect("the log");
+        assert_eq!(table.head + 1, log.len() as u64, "the position served is the store's log");
+        assert_eq!(table.head_hash, log.last().expect("events").hash, "the position served is the store's log");
+        for seq in accepted {
+            assert!(seq.is_some_and(|s| s <= table.head), "an accepted command's event {seq:?} is not in the log");
+        }
+        let answer = submit(service.clone(), game.clone(), 1).await.expect("a command after the reopen");
+        assert_eq!(answer.body["head"], json!(table.head + 1));
+        drop(service);
+        store.close().expect("close");
     }
 }

@@ -43,6 +43,11 @@ impl Inner {
 }
 
 impl EventStore for MemoryStore {
+    /// An append is made (or refused) when it is called.
+    fn ordered_appends(&self) -> bool {
+        true
+    }
+
     fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>> {
         let r = (|| {
             let mut g = self.inner.lock().expect("lock");

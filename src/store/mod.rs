@@ -201,6 +201,18 @@ pub trait EventStore: Send + Sync + 'static {
         false
     }
 
+    /// Whether [`EventStore::append`] takes the write's place in the
+    /// store's order when it is called (not when its future is first
+    /// polled) and writes appends in that order, so that an append may name
+    /// as its `expect_head` the head another append called before it leaves,
+    /// before that one has resolved: it is then written only if that one
+    /// was, and fails with [`StoreError::Conflict`] (or the store's refusal)
+    /// otherwise. The service then releases a game's lock while the append
+    /// is made durable (`Service::submit_written`).
+    fn ordered_appends(&self) -> bool {
+        false
+    }
+
     /// Why the store refuses writes while it recovers from a failed flush
     /// (a full disk), `None` when it accepts them.
     fn recovering(&self) -> Option<String> {

@@ -30,8 +30,11 @@
 //! checks each, writes the accepted ones as one group (the outbox worker's
 //! records join like any other write), then flushes once and answers every
 //! writer of the group: one store write and one fdatasync per group. A write
-//! is acknowledged only after that flush succeeded. The futures are lazy: a
-//! write is queued when its future is first polled.
+//! is acknowledged only after that flush succeeded. An append is queued when
+//! [`EventStore::append`] is called, not when its future is first polled, and
+//! the committer takes writes in the order they were queued: an append that
+//! names the head an earlier queued one leaves is checked against the head as
+//! that one left it (`EventStore::ordered_appends`).
 //!
 //! One write per group: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
@@ -1761,12 +1764,17 @@ fn check_raw_against_head(
 
 impl EventStore for SledStore {
     fn append(&self, write: Write) -> BoxFut<'_, StoreResult<()>> {
+        // Queued now, in the order of the calls (`ordered_appends`).
+        let (tx, rx) = oneshot::channel();
+        let queued = prepare_append(write, tx).and_then(|job| self.enqueue(job));
         Box::pin(async move {
-            let (tx, rx) = oneshot::channel();
-            let job = prepare_append(write, tx)?;
-            self.enqueue(job)?;
+            queued?;
             Self::wait(rx).await
         })
+    }
+
+    fn ordered_appends(&self) -> bool {
+        true
     }
 
     fn head(&self, game: &str) -> StoreResult<Option<u64>> {

@@ -835,7 +835,7 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
 }
 
 /// The zstd level of sled's page compression (sled's default is 5).
-pub const COMPRESSION_LEVEL: i32 = 5;
+pub const COMPRESSION_LEVEL: i32 = 1;
 
 /// Whether sled compresses the pages of the store at `path` (see the module
 /// docs, "Space"): a store created by this version does, one created before

@@ -25,7 +25,11 @@
 //! open a store with the other setting ([`pages_compressed`] reads it from
 //! sled's `conf`). A side record written again with the value it holds (the
 //! service writes a game's private record with every append) is not written
-//! at all ([`without_no_ops`]).
+//! at all ([`without_no_ops`]). The price of compression is sled's: it
+//! makes a new zstd context for every message it compresses (a third of the
+//! committer's time in the 16-writer bench) and decompresses every message
+//! it reads from the log, at open (sled replays its log since the last open)
+//! and when a page is read in from disk.
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less

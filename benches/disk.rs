@@ -17,7 +17,12 @@
 //!
 //! `cargo bench --bench disk` (`-- GOLDEN_LOG` for another log; `--
 //! --played` instead plays a 5-clan game by the bots through the service, as
-//! `benches/view.rs` does, and measures its store the same way).
+//! `benches/view.rs` does, and measures its store the same way; `-- --games
+//! N` writes N games into one store, one append of each in turn, as a public
+//! instance interleaves its games, and prints the directory per game: copies
+//! of the golden log under other ids, their chain hashes computed again, or
+//! with `--played` N games played by the bots; `-- --uncompressed` makes
+//! the store as the previous version did, sled's pages not compressed).
 
 use std::path::Path;
 
@@ -95,7 +100,7 @@ fn appends(log: &[Envelope]) -> Vec<&[Envelope]> {
 /// their bytes and their values' bytes (the store must be closed).
 fn live(store_dir: &Path) -> String {
     // sled's threads of the store just closed may hold its lock a moment.
-    let config = sled::Config::new().path(store_dir);
+    let config = runestone::store::sled::sled_config(store_dir, 64 << 20);
     let mut tries = 0;
     let db = loop {
         match config.open() {
@@ -127,14 +132,57 @@ fn live(store_dir: &Path) -> String {
     out.join("; ")
 }
 
-/// Play a 5-clan Bardagi game by the seats' fallbacks through the service
-/// on a sled store at `store_dir` (as `benches/view.rs` does), to about 710
-/// events; the store is closed after.
-fn play(store_dir: &Path) -> u64 {
+/// With `--uncompressed`, create the store as the previous version did,
+/// sled's pages not compressed (the store keeps the setting it was made with).
+fn uncompressed_if_asked(store_dir: &Path) {
+    if std::env::args().any(|a| a == "--uncompressed") {
+        let db = runestone::store::sled::sled_config(store_dir, 64 << 20).use_compression(false).open().expect("sled");
+        db.flush().expect("flush");
+    }
+}
+
+/// The value of `--games N` (1 when not given).
+fn games_arg() -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--games")
+        .and_then(|i| args.get(i + 1))
+        .map(|n| n.parse().expect("--games takes a number"))
+        .unwrap_or(1)
+}
+
+/// The golden log as game number `n`: its id's last three characters
+/// replaced by `n`, and every event's chain hashes computed again, so each
+/// copy is a valid log of its own game (copy 0 is the log itself).
+fn copy_of(log: &[Envelope], n: usize) -> Vec<Envelope> {
+    if n == 0 {
+        return log.to_vec();
+    }
+    let id = format!("{}{n:03}", &log[0].game[..log[0].game.len() - 3]);
+    let mut prev = runestone_engine::log::GENESIS;
+    log.iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e.game = id.clone();
+            e.prev_hash = prev;
+            e.hash = runestone_engine::log::chain_hash(&e);
+            prev = e.hash;
+            e
+        })
+        .collect()
+}
+
+/// Play `n` 5-clan Bardagi games by the seats' fallbacks through the
+/// service on a sled store at `store_dir` (as `benches/view.rs` does), each
+/// to about 710 events, one decision of each game in turn (as a public
+/// instance interleaves its games); the store is closed after. The events
+/// of every game.
+fn play(store_dir: &Path, n: usize) -> Vec<u64> {
     use runestone::auth::{Claims, Keys, Role};
     use runestone::service::{Options, Service};
     use serde_json::json;
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    uncompressed_if_asked(store_dir);
     let store = std::sync::Arc::new(SledStore::open(store_dir).expect("open the store"));
     let options = Options {
         public_url: "http://localhost".into(),
@@ -149,109 +197,152 @@ fn play(store_dir: &Path) -> u64 {
         std::sync::Arc::new(runestone::clock::SystemClock),
         options,
     );
-    let head = rt.block_on(async {
-        let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
-        let created = service
-            .create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None)
-            .await
-            .expect("create the game");
-        let game = created.body["game_id"].as_str().expect("game id").to_owned();
-        loop {
-            let table = service.game_table(&game).await.expect("the game");
-            if table.head >= 710 || table.is_over() {
-                return table.head;
-            }
-            let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
-            let command = table.fallback(seat).expect("a fallback");
-            let claims =
-                Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
-            service
-                .submit(&game, &claims, json!({ "command": command, "expected_seq": table.head }), None)
+    let heads = rt.block_on(async {
+        let mut games = Vec::new();
+        for _ in 0..n {
+            let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
+            let created = service
+                .create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None)
                 .await
-                .expect("the fallback is accepted");
+                .expect("create the game");
+            games.push(created.body["game_id"].as_str().expect("game id").to_owned());
         }
+        let mut heads = vec![0; n];
+        let mut playing: Vec<usize> = (0..n).collect();
+        while !playing.is_empty() {
+            let mut still = Vec::new();
+            for i in playing {
+                let game = &games[i];
+                let table = service.game_table(game).await.expect("the game");
+                heads[i] = table.head;
+                if table.head >= 710 || table.is_over() {
+                    continue;
+                }
+                still.push(i);
+                let seat = table.pending().iter().find(|p| !p.submitted).expect("someone owes a decision").seat;
+                let command = table.fallback(seat).expect("a fallback");
+                let claims =
+                    Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };
+                service
+                    .submit(game, &claims, json!({ "command": command, "expected_seq": table.head }), None)
+                    .await
+                    .expect("the fallback is accepted");
+            }
+            playing = still;
+        }
+        heads
     });
     drop(service);
     store.close().expect("a clean close");
-    head
+    heads.iter().map(|h| h + 1).collect()
+}
+
+/// One game's writes as the service makes them: its appends (one per
+/// decision) and the snapshots due inside each.
+struct GameWrites<'a> {
+    game: String,
+    appends: Vec<&'a [Envelope]>,
+    table: Option<Table>,
+    next: usize,
 }
 
 fn main() {
+    let n = games_arg();
     if std::env::args().any(|a| a == "--played") {
         let dir = tempfile::tempdir().expect("tempdir");
         let store_dir = dir.path().join("events");
         let before = written();
-        let head = play(&store_dir);
+        let events = play(&store_dir, n);
         let wrote = written() - before;
-        eprintln!("a game played by the bots through the service: {} events", head + 1);
+        let on_disk = dir_bytes(&store_dir);
+        let total: u64 = events.iter().sum();
+        eprintln!("{n} games played by the bots through the service, one decision of each in turn: {total} events ({events:?})");
         eprintln!("written to the store's files while playing: {wrote} bytes");
-        eprintln!("store directory after a clean close: {} bytes: {}", dir_bytes(&store_dir), dir_files(&store_dir));
+        eprintln!("store directory after a clean close: {on_disk} bytes: {}", dir_files(&store_dir));
+        eprintln!("per game: {} bytes", on_disk / n as u64);
         eprintln!("live in sled: {}", live(&store_dir));
         return;
     }
-    let path = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| GOLDEN.to_owned());
+    let path = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a.parse::<usize>().is_err())
+        .unwrap_or_else(|| GOLDEN.to_owned());
     let text = std::fs::read_to_string(&path).expect("the golden log");
     let log: Vec<Envelope> =
         text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("an envelope")).collect();
-    let game = log[0].game.clone();
+    let copies: Vec<Vec<Envelope>> = (0..n).map(|i| copy_of(&log, i)).collect();
     let registry = runestone::games::registry();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
 
     let dir = tempfile::tempdir().expect("tempdir");
     let store_dir = dir.path().join("events");
+    uncompressed_if_asked(&store_dir);
     let store = SledStore::open(&store_dir).expect("open the store");
     let record = vec![b'r'; RECORD_BYTES];
     let before = written();
     // The snapshots' bytes as the engine made them and as the store holds them.
     let mut made_bytes = 0;
-    let (mut table, mut snapshots, mut snapshot_bytes, mut groups): (Option<Table>, usize, usize, usize) =
-        (None, 0, 0, 0);
-    for events in appends(&log) {
-        let mut next = match &table {
-            None => Table::fold(&registry, &events[..1]).expect("the first event folds"),
-            Some(t) => t.clone(),
-        };
-        let skip = usize::from(table.is_none());
-        let mut inside = Vec::new();
-        for e in &events[skip..] {
-            next.push(e).expect("the golden log folds");
-            if runestone::service::snapshot_due(next.head, INTERVAL) {
-                inside.push((next.head, next.snapshot()));
+    let (mut snapshots, mut snapshot_bytes, mut groups) = (0usize, 0usize, 0usize);
+    let mut games: Vec<GameWrites> = copies
+        .iter()
+        .map(|log| GameWrites { game: log[0].game.clone(), appends: appends(log), table: None, next: 0 })
+        .collect();
+    // One append of each game in turn, as a public instance interleaves them.
+    while games.iter().any(|g| g.next < g.appends.len()) {
+        for g in games.iter_mut().filter(|g| g.next < g.appends.len()) {
+            let events = g.appends[g.next];
+            g.next += 1;
+            let mut next = match &g.table {
+                None => Table::fold(&registry, &events[..1]).expect("the first event folds"),
+                Some(t) => t.clone(),
+            };
+            let skip = usize::from(g.table.is_none());
+            let mut inside = Vec::new();
+            for e in &events[skip..] {
+                next.push(e).expect("the golden log folds");
+                if runestone::service::snapshot_due(next.head, INTERVAL) {
+                    inside.push((next.head, next.snapshot()));
+                }
             }
+            let write = Write {
+                game: g.game.clone(),
+                expect_head: g.table.as_ref().map(|t| t.head),
+                events: events.to_vec(),
+                side: vec![SideWrite {
+                    side: Side::Games,
+                    key: g.game.as_bytes().to_vec(),
+                    value: Some(record.clone()),
+                }],
+                unchanged: Vec::new(),
+            };
+            rt.block_on(store.append(write)).expect("append");
+            groups += 1;
+            for (seq, bytes) in inside {
+                store.put_snapshot(&g.game, seq, &bytes).expect("a snapshot");
+                snapshots += 1;
+                made_bytes += bytes.len();
+                snapshot_bytes += runestone::store::codec::compress_snapshot(&bytes).len();
+            }
+            g.table = Some(next);
         }
-        let write = Write {
-            game: game.clone(),
-            expect_head: table.as_ref().map(|t| t.head),
-            events: events.to_vec(),
-            side: vec![SideWrite { side: Side::Games, key: game.as_bytes().to_vec(), value: Some(record.clone()) }],
-            unchanged: Vec::new(),
-        };
-        rt.block_on(store.append(write)).expect("append");
-        groups += 1;
-        for (seq, bytes) in inside {
-            store.put_snapshot(&game, seq, &bytes).expect("a snapshot");
-            snapshots += 1;
-            made_bytes += bytes.len();
-            snapshot_bytes += runestone::store::codec::compress_snapshot(&bytes).len();
-        }
-        table = Some(next);
     }
     store.close().expect("a clean close");
     drop(store);
     let wrote = written() - before;
 
     let events: usize =
-        log.iter().map(|e| runestone::store::codec::encode_event(e).expect("the stored form").len()).sum();
-    let keys = log.len() * (1 + 16 + 8) + snapshots * (16 + 8);
-    let payload = events + snapshot_bytes + RECORD_BYTES + keys;
+        copies.iter().flatten().map(|e| runestone::store::codec::encode_event(e).expect("the stored form").len()).sum();
+    let keys = n * log.len() * (1 + 16 + 8) + snapshots * (16 + 8);
+    let payload = events + snapshot_bytes + n * RECORD_BYTES + keys;
     let on_disk = dir_bytes(&store_dir);
-    eprintln!("{path}: {} events in {groups} appends", log.len());
+    eprintln!("{path}: {n} games of {} events in {groups} appends, one append of each game in turn", log.len());
     eprintln!(
         "payload: {payload} bytes = {events} of events as stored + {snapshot_bytes} in {snapshots} snapshots ({made_bytes} as made) \
-         + {RECORD_BYTES} of the private record + {keys} of keys"
+         + {} of private records + {keys} of keys",
+        n * RECORD_BYTES
     );
     eprintln!(
-        "written to the store's files while writing the game: {wrote} bytes ({:.2}× the payload)",
+        "written to the store's files while writing the games: {wrote} bytes ({:.2}× the payload)",
         wrote as f64 / payload as f64
     );
     eprintln!(
@@ -259,16 +350,44 @@ fn main() {
         on_disk as f64 / payload as f64,
         dir_files(&store_dir)
     );
+    eprintln!("per game: {} bytes", on_disk / n as u64);
     eprintln!("live in sled: {}", live(&store_dir));
 
+    // A cold read: the store opened again (sled's page cache empty, the
+    // files in the kernel's cache), the first game's log read twice; the
+    // first read pages the tree in from the log file, decompressing its
+    // pages when the store compresses them.
+    let t = std::time::Instant::now();
     let store = SledStore::open(&store_dir).expect("open the store again");
-    let back = store.load(&game, 0, None).expect("the log");
-    assert_eq!(back.len(), log.len(), "every event read back");
-    for (a, b) in back.iter().zip(&log) {
-        assert_eq!(serde_json::to_string(a).expect("JSON"), serde_json::to_string(b).expect("JSON"), "seq {}", a.seq);
+    let opened = t.elapsed();
+    let t = std::time::Instant::now();
+    let first = store.load(&copies[0][0].game, 0, None).expect("the log");
+    let cold = t.elapsed();
+    let t = std::time::Instant::now();
+    let again = store.load(&copies[0][0].game, 0, None).expect("the log");
+    let warm = t.elapsed();
+    assert_eq!(first, again);
+    eprintln!(
+        "reopen {:.2} ms; the first game's log ({} events) read cold {:.2} ms, again {:.2} ms",
+        opened.as_secs_f64() * 1e3,
+        first.len(),
+        cold.as_secs_f64() * 1e3,
+        warm.as_secs_f64() * 1e3
+    );
+    for copy in &copies {
+        let back = store.load(&copy[0].game, 0, None).expect("the log");
+        assert_eq!(back.len(), copy.len(), "every event read back");
+        for (a, b) in back.iter().zip(copy) {
+            assert_eq!(
+                serde_json::to_string(a).expect("JSON"),
+                serde_json::to_string(b).expect("JSON"),
+                "seq {}",
+                a.seq
+            );
+        }
     }
     store.close().expect("close");
-    eprintln!("read back: {} events, each the same JSON as the golden log", back.len());
+    eprintln!("read back: {n} × {} events, each the same JSON as written", log.len());
 
     // The stored form's cost: each event encoded and decoded in form 1 and
     // in form 2 (the median of 21 passes over the whole log).

@@ -18,11 +18,31 @@
 //! splits past 16 entries, constants of sled 0.34), and reclaims the space
 //! of the older copies only a whole segment at a time, and only in its
 //! background flusher, which is off here (see below). So a store holds
-//! several times what it stores. The segment size stays sled's default
-//! (512 KiB): smaller ones left less dead space (a 32 KiB store of a played
-//! game was 40% smaller) but put every page over a quarter of a segment in a
-//! blob file of its own, and with them the full-disk recovery test hung
-//! (the reopen never completed); not diagnosed.
+//! several times what it stores. A store made by this version has sled
+//! compress every page and delta it logs (zstd, [`COMPRESSION_LEVEL`]; sled
+//! feature `compression`), which takes the rewrites down with the pages; a
+//! store made before keeps its uncompressed pages, since sled refuses to
+//! open a store with the other setting ([`pages_compressed`] reads it from
+//! sled's `conf`). A side record written again with the value it holds (the
+//! service writes a game's private record with every append) is not written
+//! at all ([`without_no_ops`]). The price of compression is sled's: it
+//! makes a new zstd context for every message it compresses (a third of the
+//! committer's time in the 16-writer bench) and decompresses every message
+//! it reads from the log, at open (sled replays its log since the last open)
+//! and when a page is read in from disk.
+//!
+//! The segment size stays sled's default (512 KiB). Smaller ones leave less
+//! dead space, but sled writes every page over a quarter of a segment less
+//! a header to a blob file of its own, and sled 0.34.7 cannot survive a
+//! failed blob write: `IoBufs::encapsulate` returns `write_blob`'s error
+//! after `Log::reserve_inner` has counted the message as a writer of the
+//! current log buffer, and no `Reservation` is left to uncount it, so that
+//! buffer is never written and every later flush waits for it forever,
+//! including the one in `Drop for TreeInner` (at close, and when the store
+//! reopens itself after a full disk). At 32 KiB (blobs over 8 KiB: a
+//! snapshot's leaf, a big group's intent, outbox pages) a full disk fails
+//! such writes, which is why the full-disk recovery test hung in the
+//! reopen; at 512 KiB only a page over 128 KiB becomes a blob.
 //!
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
@@ -821,13 +841,42 @@ pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
     open_db_with_cache(path, DEFAULT_CACHE_BYTES)
 }
 
+/// The zstd level of sled's page compression (sled's default is 5).
+pub const COMPRESSION_LEVEL: i32 = 1;
+
+/// Whether sled compresses the pages of the store at `path` (see the module
+/// docs, "Space"): a store created by this version does, one created before
+/// does not, and sled refuses to open a store with the other setting. sled
+/// records the setting in its `conf` file when it creates the store; a
+/// directory without one holds no store yet, unless its log file is there
+/// (then it was made before sled wrote `conf`: uncompressed, as every store
+/// before this version).
+pub fn pages_compressed(path: &Path) -> bool {
+    match std::fs::read(path.join("conf")) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).lines().any(|l| l.trim() == "use_compression: true"),
+        Err(_) => !path.join("db").exists(),
+    }
+}
+
+/// sled's configuration for the store at `path`: its page cache bound, its
+/// background flusher off (the committer flushes), its pages compressed or
+/// not as the store was created ([`pages_compressed`]).
+pub fn sled_config(path: &Path, cache_bytes: u64) -> sled::Config {
+    sled::Config::new()
+        .path(path)
+        .cache_capacity(cache_bytes)
+        .flush_every_ms(None)
+        .use_compression(pages_compressed(path))
+        .compression_factor(COMPRESSION_LEVEL)
+}
+
 /// Open sled at `path`, waiting a while for its file lock: sled's own
 /// background thread of a store just dropped in this process (or a server
 /// still exiting) may hold it for a moment after `drop` returns.
 fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
     let start = std::time::Instant::now();
     loop {
-        match sled::Config::new().path(path).cache_capacity(cache_bytes).flush_every_ms(None).open() {
+        match sled_config(path, cache_bytes).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -1457,13 +1506,48 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// The intent holds the event keys without their values, so a group's
 /// events are logged once, not twice (the events are nearly all of a
 /// group's bytes); the other writes are small and held whole.
+///
+/// A write that would leave its key as it is (a side record written again
+/// with the value it holds, as the service writes a game's private record
+/// with every append; a removal of a key that is not there) is left out,
+/// of the intent too ([`without_no_ops`]): sled logs every insert as a
+/// change of its page, and a page is written whole again after ten.
 fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
+    let ops = without_no_ops(main, ops)?;
     // Event keys are new keys no other write of the group touches, so
     // writing them first changes no outcome.
     let (events, rest): (Ops, Ops) = ops.into_iter().partition(|(k, v)| is_event_key(k) && v.is_some());
     main.insert(INTENT, encode_intent(&events, &rest)).map_err(|e| io("writing a group's intent", e))?;
     apply_ops(main, events)?;
     apply_ops(main, rest)
+}
+
+/// `ops` without the writes that change nothing: an insert of the value
+/// the key holds, a removal of a key that is not there. Only the first
+/// write of a key in the group is compared with what sled holds (a later
+/// one follows a write of the group, so it is kept); event keys are new
+/// keys and always written. The committer is the only writer of the main
+/// tree and takes no write after a failed flush, so what sled holds in
+/// memory here is what the disk holds.
+fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut out = Ops::with_capacity(ops.len());
+    for (k, v) in ops {
+        if is_event_key(&k) || !seen.insert(k.clone()) {
+            out.push((k, v));
+            continue;
+        }
+        let held = main.get(&k).map_err(|e| read_err("reading a side record before writing it", e))?;
+        let same = match (&v, &held) {
+            (Some(v), Some(held)) => v.as_slice() == held.as_ref(),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            out.push((k, v));
+        }
+    }
+    Ok(out)
 }
 
 fn is_event_key(key: &[u8]) -> bool {
@@ -2018,13 +2102,84 @@ mod tests {
         suite::reopen_keeps_everything(&open).await;
     }
 
-    /// A store as the previous version left it (events in stored form 1,
-    /// snapshots as the engine made them) opens, reads, takes more writes
-    /// and reads them after a reopen.
+    /// A write that leaves its key as it is reaches neither sled nor the
+    /// group's intent; the first write of a key in a group is compared with
+    /// what sled holds, a later one is kept; event keys are always written.
+    #[tokio::test]
+    async fn writes_that_change_nothing_are_left_out_of_a_group() {
+        let (store, _dir) = fresh();
+        let open = store.cur().expect("open");
+        let main = &open.main;
+        main.insert(b"gheld", &b"X"[..]).expect("insert");
+        let event = event_key(&game_key(&suite::game_id("noop", 0)).unwrap(), 0).to_vec();
+        let ops: Ops = vec![
+            (b"gheld".to_vec(), Some(b"X".to_vec())),
+            (b"ggone".to_vec(), None),
+            (b"gnew".to_vec(), Some(b"N".to_vec())),
+            (event.clone(), Some(b"E".to_vec())),
+        ];
+        let kept: Vec<Vec<u8>> = without_no_ops(main, ops).unwrap().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(kept, vec![b"gnew".to_vec(), event]);
+        // X -> Y -> X within one group: both writes are needed.
+        let ops: Ops = vec![(b"gheld".to_vec(), Some(b"Y".to_vec())), (b"gheld".to_vec(), Some(b"X".to_vec()))];
+        assert_eq!(without_no_ops(main, ops.clone()).unwrap(), ops);
+
+        // Through the committer: an append writing a game's record again
+        // with the same value leaves it out of its intent; a changed one is written.
+        let game = suite::game_id("noop", 1);
+        let record = |v: &[u8]| SideWrite { side: Side::Games, key: game.as_bytes().to_vec(), value: Some(v.to_vec()) };
+        let mut first = suite::new_game_write(&game, 2);
+        first.side = vec![record(b"the record")];
+        store.append(first.clone()).await.expect("append");
+        let rest_of_intent = || match decode_intent(&main.get(INTENT).unwrap().expect("an intent")) {
+            Some(Intent::Group { rest, .. }) => rest.into_iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            _ => panic!("an intent of format 2"),
+        };
+        let key = side_key(Side::Games, game.as_bytes());
+        assert!(rest_of_intent().contains(&key), "the first write of the record is in its group");
+        let mut same = suite::next_write(first.events.last().unwrap(), 1);
+        same.side = vec![record(b"the record")];
+        store.append(same.clone()).await.expect("append");
+        assert!(!rest_of_intent().contains(&key), "the same record again is not written");
+        assert!(rest_of_intent().contains(&head_key(&game_key(&game).unwrap()).to_vec()), "the head record is");
+        let mut changed = suite::next_write(same.events.last().unwrap(), 1);
+        changed.side = vec![record(b"another record")];
+        store.append(changed).await.expect("append");
+        assert!(rest_of_intent().contains(&key));
+        assert_eq!(store.get(Side::Games, game.as_bytes()).unwrap(), Some(b"another record".to_vec()));
+        assert_eq!(store.load(&game, 0, None).unwrap().len(), 4);
+    }
+
+    /// A new store has sled compress its pages; sled records that in its
+    /// `conf` file, and the store opens with it again.
+    #[tokio::test]
+    async fn a_new_store_compresses_its_pages() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(pages_compressed(dir.path()), "an empty directory gets a compressed store");
+        let game = suite::game_id("compressed", 0);
+        let store = SledStore::open(dir.path()).expect("open");
+        store.append(suite::new_game_write(&game, 3)).await.expect("append");
+        let written = store.load(&game, 0, None).expect("load");
+        store.close().expect("close");
+        drop(store);
+        let conf = std::fs::read(dir.path().join("conf")).expect("sled's conf");
+        assert!(String::from_utf8_lossy(&conf).contains("use_compression: true"));
+        assert!(pages_compressed(dir.path()));
+        let store = SledStore::open(dir.path()).expect("reopen");
+        assert_eq!(store.load(&game, 0, None).expect("load"), written);
+    }
+
+    /// A store as the previous version left it (sled's pages not compressed,
+    /// events in stored form 1, snapshots as the engine made them) opens,
+    /// reads, takes more writes and reads them after a reopen, its pages
+    /// still not compressed.
     #[tokio::test]
     async fn a_store_of_the_previous_version_opens_and_reads() {
         let dir = tempfile::tempdir().expect("tempdir");
         let game = suite::game_id("previous", 0);
+        // sled's files as the previous version made them: no compression.
+        drop(sled::Config::new().path(dir.path()).flush_every_ms(None).open().expect("sled"));
+        assert!(!pages_compressed(dir.path()));
         let written = {
             let store = SledStore::open(dir.path()).expect("open");
             store.append(suite::new_game_write(&game, 4)).await.expect("append");
@@ -2055,6 +2210,8 @@ mod tests {
         let mut all = written.clone();
         all.extend(more.events);
         assert_eq!(store.load(&game, 0, None).expect("load"), all);
+        let conf = std::fs::read(dir.path().join("conf")).expect("sled's conf");
+        assert!(String::from_utf8_lossy(&conf).contains("use_compression: false"), "the store keeps its setting");
     }
 
     /// Snapshots are stored compressed, read back as they were given, and

@@ -21,8 +21,8 @@
 //! N` writes N games into one store, one append of each in turn, as a public
 //! instance interleaves its games, and prints the directory per game: copies
 //! of the golden log under other ids, their chain hashes computed again, or
-//! with `--played` N games played by the bots; `-- --uncompressed` makes
-//! the store as the previous version did, sled's pages not compressed).
+//! with `--played` N games played by the bots; `-- --compressed` makes
+//! the store with sled's pages compressed, `storage.compress_pages`).
 
 use std::path::Path;
 
@@ -100,7 +100,7 @@ fn appends(log: &[Envelope]) -> Vec<&[Envelope]> {
 /// their bytes and their values' bytes (the store must be closed).
 fn live(store_dir: &Path) -> String {
     // sled's threads of the store just closed may hold its lock a moment.
-    let config = runestone::store::sled::sled_config(store_dir, 64 << 20);
+    let config = runestone::store::sled::sled_config(store_dir, Default::default());
     let mut tries = 0;
     let db = loop {
         match config.open() {
@@ -132,11 +132,13 @@ fn live(store_dir: &Path) -> String {
     out.join("; ")
 }
 
-/// With `--uncompressed`, create the store as the previous version did,
-/// sled's pages not compressed (the store keeps the setting it was made with).
-fn uncompressed_if_asked(store_dir: &Path) {
-    if std::env::args().any(|a| a == "--uncompressed") {
-        let db = runestone::store::sled::sled_config(store_dir, 64 << 20).use_compression(false).open().expect("sled");
+/// With `--compressed`, create the store with sled's pages compressed, as
+/// the server does with `storage.compress_pages = true` (the store keeps
+/// the setting it was made with).
+fn compressed_if_asked(store_dir: &Path) {
+    if std::env::args().any(|a| a == "--compressed") {
+        let settings = runestone::store::sled::SledSettings { compress_new: true, ..Default::default() };
+        let db = runestone::store::sled::sled_config(store_dir, settings).open().expect("sled");
         db.flush().expect("flush");
     }
 }
@@ -182,7 +184,7 @@ fn play(store_dir: &Path, n: usize) -> Vec<u64> {
     use runestone::service::{Options, Service};
     use serde_json::json;
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    uncompressed_if_asked(store_dir);
+    compressed_if_asked(store_dir);
     let store = std::sync::Arc::new(SledStore::open(store_dir).expect("open the store"));
     let options = Options {
         public_url: "http://localhost".into(),
@@ -276,7 +278,7 @@ fn main() {
 
     let dir = tempfile::tempdir().expect("tempdir");
     let store_dir = dir.path().join("events");
-    uncompressed_if_asked(&store_dir);
+    compressed_if_asked(&store_dir);
     let store = SledStore::open(&store_dir).expect("open the store");
     let record = vec![b'r'; RECORD_BYTES];
     let before = written();

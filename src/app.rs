@@ -12,7 +12,7 @@ use crate::clock::Clock;
 use crate::config::Settings;
 use crate::service::{Options, Service};
 use crate::store::postgres::PgStore;
-use crate::store::sled::SledStore;
+use crate::store::sled::{SledSettings, SledStore};
 use crate::store::EventStore;
 
 pub struct Application {
@@ -35,7 +35,8 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn EventStore>> {
     let dir = &settings.storage.path;
     let reserve = crate::config::Reserve::parse(&settings.storage.reserve).map_err(anyhow::Error::msg)?;
     let store_cache = settings.storage.store_cache().map_err(anyhow::Error::msg)?;
-    let sled = SledStore::open_with_cache(&dir.join("events"), store_cache)
+    let sled_settings = SledSettings { cache_bytes: store_cache, compress_new: settings.storage.compress_pages };
+    let sled = SledStore::open_with(&dir.join("events"), sled_settings)
         .with_context(|| format!("cannot open the event store under {}", dir.display()))?;
     // After a full disk it reopens itself once the reserve is free again.
     sled.recover_above(reserve);

@@ -44,6 +44,11 @@ pub struct StorageSettings {
     pub cache_bytes: String,
     /// sled's page cache: "64MB".
     pub store_cache: String,
+    /// Whether a sled store created by this server has sled compress its
+    /// pages (an existing store keeps its setting): about half the disk, at
+    /// a price in appends per second and in opening the store.
+    #[serde(default)]
+    pub compress_pages: bool,
     /// Free space kept in reserve: "256MB", "1GB", "1%", or "0" for none.
     pub reserve: String,
 }

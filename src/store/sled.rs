@@ -183,8 +183,8 @@ pub struct SledStore {
 /// What the store and its recovery thread share.
 struct Shared {
     path: PathBuf,
-    /// The bound of sled's page cache, in bytes.
-    cache_bytes: u64,
+    /// How sled is opened (also when the store reopens itself).
+    settings: SledSettings,
     /// The open database; `None` only while the recovery thread reopens it.
     state: RwLock<Option<Arc<Open>>>,
     /// Set by the committer when a flush fails (`None` when healthy).
@@ -462,31 +462,38 @@ impl SledStore {
     /// [`open`](Self::open) with sled's page cache bounded to `cache_bytes`
     /// (`storage.store_cache`), also after a reopen.
     pub fn open_with_cache(path: &Path, cache_bytes: u64) -> StoreResult<SledStore> {
-        let open = open_checked(path, cache_bytes)?;
-        Self::start(path, open, true, cache_bytes)
+        Self::open_with(path, SledSettings { cache_bytes, compress_new: false })
+    }
+
+    /// [`open`](Self::open) with `settings`: sled's page cache bound, and
+    /// whether a store created by this open has sled compress its pages
+    /// (`storage.compress_pages`; a store that exists keeps its setting).
+    pub fn open_with(path: &Path, settings: SledSettings) -> StoreResult<SledStore> {
+        let open = open_checked(path, settings)?;
+        Self::start(path, open, true, settings)
     }
 
     /// Open for `runestone check`: like [`open`](Self::open) but without the
     /// manifest check, whose findings [`manifest_problems`](Self::manifest_problems) lists.
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
-        let (db, main, snapshots) = open_caught(path, DEFAULT_CACHE_BYTES)?;
+        let (db, main, snapshots) = open_caught(path, SledSettings::default())?;
         finish_interrupted_group(&db, &main)?;
-        Self::start(path, (db, main, snapshots), false, DEFAULT_CACHE_BYTES)
+        Self::start(path, (db, main, snapshots), false, SledSettings::default())
     }
 
     fn start(
         path: &Path,
         (db, main, snapshots): (Db, Tree, Tree),
         checked: bool,
-        cache_bytes: u64,
+        settings: SledSettings,
     ) -> StoreResult<SledStore> {
         let (failures, failed) = mpsc::channel();
         let broken = BrokenCell::default();
         let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
         let shared = Arc::new(Shared {
             path: path.to_owned(),
-            cache_bytes,
+            settings,
             state: RwLock::new(Some(Arc::new(open))),
             broken,
             closed: AtomicBool::new(false),
@@ -738,7 +745,7 @@ fn clear_interrupted_snapshots(path: &Path) -> StoreResult<()> {
 /// Open sled and its trees (with its background flusher off: see the
 /// module docs), turning a panic inside sled (its recovery
 /// panics on some damaged files) into an error that says what to do.
-fn open_caught(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
+fn open_caught(path: &Path, settings: SledSettings) -> StoreResult<(Db, Tree, Tree)> {
     let damaged = |what: String| {
         StoreError::Corrupt(format!(
             "sled's files under {} (its log file `db`, `conf`, `snap.*`) are damaged: {what}. \
@@ -747,7 +754,7 @@ fn open_caught(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
         ))
     };
     let attempt = || -> sled::Result<(Db, Tree, Tree)> {
-        let db = open_db_with_cache(path, cache_bytes)?;
+        let db = open_db_with_cache(path, settings)?;
         let main = db.open_tree("main")?;
         let snapshots = db.open_tree("snapshots")?;
         Ok((db, main, snapshots))
@@ -838,45 +845,62 @@ fn check_manifest(path: &Path, db: &Db, main: &Tree) -> StoreResult<()> {
 /// sled alone at `path`, for tests that damage its files.
 #[cfg(test)]
 pub(crate) fn open_db(path: &Path) -> sled::Result<Db> {
-    open_db_with_cache(path, DEFAULT_CACHE_BYTES)
+    open_db_with_cache(path, SledSettings::default())
 }
 
 /// The zstd level of sled's page compression (sled's default is 5).
 pub const COMPRESSION_LEVEL: i32 = 1;
 
+/// How a sled store is opened.
+#[derive(Clone, Copy, Debug)]
+pub struct SledSettings {
+    /// The bound of sled's page cache, in bytes (`storage.store_cache`).
+    pub cache_bytes: u64,
+    /// Whether a store created by this open has sled compress its pages
+    /// (`storage.compress_pages`, off by default: see the module docs,
+    /// "Space", for what it costs). A store that exists keeps the setting it
+    /// was created with ([`pages_compressed`]).
+    pub compress_new: bool,
+}
+
+impl Default for SledSettings {
+    fn default() -> SledSettings {
+        SledSettings { cache_bytes: DEFAULT_CACHE_BYTES, compress_new: false }
+    }
+}
+
 /// Whether sled compresses the pages of the store at `path` (see the module
-/// docs, "Space"): a store created by this version does, one created before
-/// does not, and sled refuses to open a store with the other setting. sled
-/// records the setting in its `conf` file when it creates the store; a
-/// directory without one holds no store yet, unless its log file is there
-/// (then it was made before sled wrote `conf`: uncompressed, as every store
-/// before this version).
-pub fn pages_compressed(path: &Path) -> bool {
+/// docs, "Space"); `None` when there is no store there yet. sled refuses to
+/// open a store with the other setting, and records it in its `conf` file
+/// when it creates the store; a log file without `conf` was made before sled
+/// wrote one: uncompressed, as every store before compression was offered.
+pub fn pages_compressed(path: &Path) -> Option<bool> {
     match std::fs::read(path.join("conf")) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).lines().any(|l| l.trim() == "use_compression: true"),
-        Err(_) => !path.join("db").exists(),
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).lines().any(|l| l.trim() == "use_compression: true")),
+        Err(_) => path.join("db").exists().then_some(false),
     }
 }
 
 /// sled's configuration for the store at `path`: its page cache bound, its
 /// background flusher off (the committer flushes), its pages compressed or
-/// not as the store was created ([`pages_compressed`]).
-pub fn sled_config(path: &Path, cache_bytes: u64) -> sled::Config {
+/// not as the store was created ([`pages_compressed`]), or as
+/// `settings.compress_new` says for a new store.
+pub fn sled_config(path: &Path, settings: SledSettings) -> sled::Config {
     sled::Config::new()
         .path(path)
-        .cache_capacity(cache_bytes)
+        .cache_capacity(settings.cache_bytes)
         .flush_every_ms(None)
-        .use_compression(pages_compressed(path))
+        .use_compression(pages_compressed(path).unwrap_or(settings.compress_new))
         .compression_factor(COMPRESSION_LEVEL)
 }
 
 /// Open sled at `path`, waiting a while for its file lock: sled's own
 /// background thread of a store just dropped in this process (or a server
 /// still exiting) may hold it for a moment after `drop` returns.
-fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
+fn open_db_with_cache(path: &Path, settings: SledSettings) -> sled::Result<Db> {
     let start = std::time::Instant::now();
     loop {
-        match sled_config(path, cache_bytes).open() {
+        match sled_config(path, settings).open() {
             Err(sled::Error::Io(e))
                 if e.to_string().contains("could not acquire lock")
                     && start.elapsed() < std::time::Duration::from_secs(15) =>
@@ -890,9 +914,9 @@ fn open_db_with_cache(path: &Path, cache_bytes: u64) -> sled::Result<Db> {
 
 /// Open through the safe path of a start: room to open, no interrupted
 /// snapshot, sled's panics caught, the manifest checked.
-fn open_checked(path: &Path, cache_bytes: u64) -> StoreResult<(Db, Tree, Tree)> {
+fn open_checked(path: &Path, settings: SledSettings) -> StoreResult<(Db, Tree, Tree)> {
     prepare_open(path)?;
-    let (db, main, snapshots) = open_caught(path, cache_bytes)?;
+    let (db, main, snapshots) = open_caught(path, settings)?;
     match finish_interrupted_group(&db, &main)? {
         Finished::Clean => {}
         Finished::Completed => {
@@ -974,7 +998,7 @@ impl Shared {
                 }
             }
         }
-        let (db, main, snapshots) = open_checked(&self.path, self.cache_bytes)?;
+        let (db, main, snapshots) = open_checked(&self.path, self.settings)?;
         let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
         let mut state = write_lock(&self.state);
         if self.closed.load(Ordering::SeqCst) {
@@ -2150,23 +2174,34 @@ mod tests {
         assert_eq!(store.load(&game, 0, None).unwrap().len(), 4);
     }
 
-    /// A new store has sled compress its pages; sled records that in its
-    /// `conf` file, and the store opens with it again.
+    /// A new store has sled compress its pages only when asked
+    /// (`storage.compress_pages`); sled records the setting in its `conf`
+    /// file, and the store keeps it whatever a later open asks.
     #[tokio::test]
-    async fn a_new_store_compresses_its_pages() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        assert!(pages_compressed(dir.path()), "an empty directory gets a compressed store");
-        let game = suite::game_id("compressed", 0);
-        let store = SledStore::open(dir.path()).expect("open");
-        store.append(suite::new_game_write(&game, 3)).await.expect("append");
-        let written = store.load(&game, 0, None).expect("load");
-        store.close().expect("close");
-        drop(store);
-        let conf = std::fs::read(dir.path().join("conf")).expect("sled's conf");
-        assert!(String::from_utf8_lossy(&conf).contains("use_compression: true"));
-        assert!(pages_compressed(dir.path()));
-        let store = SledStore::open(dir.path()).expect("reopen");
-        assert_eq!(store.load(&game, 0, None).expect("load"), written);
+    async fn a_new_store_compresses_its_pages_when_asked_and_keeps_its_setting() {
+        let compress = SledSettings { compress_new: true, ..SledSettings::default() };
+        for asked in [false, true] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            assert_eq!(pages_compressed(dir.path()), None, "an empty directory holds no store");
+            let game = suite::game_id("compressed", 0);
+            let store =
+                SledStore::open_with(dir.path(), SledSettings { compress_new: asked, ..SledSettings::default() })
+                    .expect("open");
+            store.append(suite::new_game_write(&game, 3)).await.expect("append");
+            let written = store.load(&game, 0, None).expect("load");
+            store.close().expect("close");
+            drop(store);
+            let conf = std::fs::read(dir.path().join("conf")).expect("sled's conf");
+            assert!(String::from_utf8_lossy(&conf).contains(&format!("use_compression: {asked}")));
+            assert_eq!(pages_compressed(dir.path()), Some(asked));
+            // Asked the other way, the store opens with its own setting.
+            let other = if asked { SledSettings::default() } else { compress };
+            let store = SledStore::open_with(dir.path(), other).expect("reopen");
+            assert_eq!(store.load(&game, 0, None).expect("load"), written);
+            store.close().expect("close");
+            drop(store);
+            assert_eq!(pages_compressed(dir.path()), Some(asked));
+        }
     }
 
     /// A store as the previous version left it (sled's pages not compressed,
@@ -2179,7 +2214,7 @@ mod tests {
         let game = suite::game_id("previous", 0);
         // sled's files as the previous version made them: no compression.
         drop(sled::Config::new().path(dir.path()).flush_every_ms(None).open().expect("sled"));
-        assert!(!pages_compressed(dir.path()));
+        assert_eq!(pages_compressed(dir.path()), Some(false));
         let written = {
             let store = SledStore::open(dir.path()).expect("open");
             store.append(suite::new_game_write(&game, 4)).await.expect("append");

@@ -291,7 +291,7 @@ fn a_shortened_log_answers_that_the_stored_data_is_damaged() {
     // The last event disappears from sled's tree, as if the log were cut.
     {
         let events = dir.path().join("events");
-        let db = runestone::store::sled::sled_config(&events, 64 << 20).open().unwrap();
+        let db = runestone::store::sled::sled_config(&events, Default::default()).open().unwrap();
         let mut key = vec![b'e'];
         key.extend_from_slice(game.as_bytes());
         key.extend_from_slice(&head.to_be_bytes());

@@ -317,6 +317,15 @@ mod tests {
     }
 
     #[test]
+    fn page_compression_is_off_unless_asked() {
+        assert!(!Settings::layered(None, env(&[])).unwrap().storage.compress_pages);
+        let s = Settings::layered(None, env(&[("RUNESTONE__STORAGE__COMPRESS_PAGES", "true")])).unwrap();
+        assert!(s.storage.compress_pages);
+        let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__COMPRESS_PAGES", "yes")])).unwrap_err();
+        assert!(e.to_string().contains("not true or false"), "{e}");
+    }
+
+    #[test]
     fn cache_sizes_parse_and_nonsense_is_named() {
         let defaults = Settings::layered(None, env(&[])).expect("defaults");
         assert_eq!(defaults.storage.cache_bytes(), Ok(96 << 20));

@@ -121,16 +121,21 @@ fn service(store: Arc<SledStore>) -> Service {
     Service::new(store, runestone::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options)
 }
 
-/// Time `SAMPLES` views at random past seqs, each beside one at the head.
-fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head: u64, what: &str) {
-    // Random past seqs (a fixed generator, so every run asks the same).
+/// Random past seqs of a game whose head is `head`, from a fixed generator
+/// (so every run, and the views and their stages, ask the same).
+fn past_seqs(head: u64) -> impl FnMut() -> u64 {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut past = move || {
+    move || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         1 + x % (head - 1)
-    };
+    }
+}
+
+/// Time `SAMPLES` views at random past seqs, each beside one at the head.
+fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head: u64, what: &str) {
+    let mut past = past_seqs(head);
     let viewer = Viewer::Seat(2);
     // The answer as the API sends it: its JSON text.
     let view = |at: Option<u64>| rt.block_on(service.view_answer(game, viewer, at)).expect("a view");
@@ -173,13 +178,7 @@ fn time_views(rt: &tokio::runtime::Runtime, service: &Service, game: &str, head:
 /// on).
 fn stages(store: &SledStore, game: &str, head: u64) {
     let registry = runestone::games::registry();
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut past = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        1 + x % (head - 1)
-    };
+    let mut past = past_seqs(head);
     let names = [
         "snapshot read",
         "creation event read",

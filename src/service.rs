@@ -2304,16 +2304,9 @@ mod queued_tests {
     use crate::clock::SystemClock;
     use crate::store::sled::SledStore;
 
-    /// Many seats' commands to one game at once on sled, whose appends
-    /// are queued behind each other (`commit_queued`): every one is
-    /// answered, each with its own events, the log holds them all in one
-    /// chain, the stream told them in the log's order, and a reader (which
-    /// waits until nothing is in flight) sees the whole log.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn commands_to_one_game_queued_behind_each_other_are_all_durable_in_order() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
-        assert!(store.ordered_appends());
+    /// A service on `store` (a snapshot every 8 events) and a new 4-seat
+    /// Bardagi game on it.
+    async fn service_with_a_game(store: &Arc<dyn EventStore>) -> (Arc<Service>, String) {
         let options = Options {
             public_url: "http://localhost".into(),
             snapshot_interval: 8,
@@ -2330,6 +2323,20 @@ mod queued_tests {
         let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
         let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
         let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        (service, game)
+    }
+
+    /// Many seats' commands to one game at once on sled, whose appends
+    /// are queued behind each other (`commit_queued`): every one is
+    /// answered, each with its own events, the log holds them all in one
+    /// chain, the stream told them in the log's order, and a reader (which
+    /// waits until nothing is in flight) sees the whole log.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_to_one_game_queued_behind_each_other_are_all_durable_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
+        assert!(store.ordered_appends());
+        let (service, game) = service_with_a_game(&store).await;
         let (mut rx, start) = service.subscribe(&game).await.expect("subscribe");
         let tasks: Vec<_> = (0..64u64)
             .map(|i| {
@@ -2379,22 +2386,7 @@ mod queued_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let sled = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
         let store: Arc<dyn EventStore> = sled.clone();
-        let options = Options {
-            public_url: "http://localhost".into(),
-            snapshot_interval: 8,
-            cache_games: 16,
-            cache_bytes: 64 << 20,
-        };
-        let service = Arc::new(Service::new(
-            store.clone(),
-            crate::games::registry(),
-            Keys::new(&[7; 32], 30),
-            Arc::new(SystemClock),
-            options,
-        ));
-        let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
-        let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
-        let game = created.body["game_id"].as_str().expect("a game id").to_owned();
+        let (service, game) = service_with_a_game(&store).await;
         let submit = |service: Arc<Service>, game: String, i: u64| async move {
             let seat = (i % 4) as u8;
             let claims =

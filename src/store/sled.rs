@@ -18,18 +18,19 @@
 //! splits past 16 entries, constants of sled 0.34), and reclaims the space
 //! of the older copies only a whole segment at a time, and only in its
 //! background flusher, which is off here (see below). So a store holds
-//! several times what it stores. A store made by this version has sled
-//! compress every page and delta it logs (zstd, [`COMPRESSION_LEVEL`]; sled
-//! feature `compression`), which takes the rewrites down with the pages; a
-//! store made before keeps its uncompressed pages, since sled refuses to
-//! open a store with the other setting ([`pages_compressed`] reads it from
-//! sled's `conf`). A side record written again with the value it holds (the
+//! several times what it stores. With `storage.compress_pages`
+//! ([`SledSettings::compress_new`], off by default) a store created by the
+//! server has sled compress every page and delta it logs (zstd,
+//! [`COMPRESSION_LEVEL`]; sled feature `compression`), which takes the
+//! rewrites down with the pages; a store keeps the setting it was created
+//! with, since sled refuses to open a store with the other one
+//! ([`pages_compressed`] reads it from sled's `conf`). A side record written again with the value it holds (the
 //! service writes a game's private record with every append) is not written
 //! at all ([`without_no_ops`]). The price of compression is sled's: it
 //! makes a new zstd context for every message it compresses (a third of the
 //! committer's time in the 16-writer bench) and decompresses every message
 //! it reads from the log, at open (sled replays its log since the last open)
-//! and when a page is read in from disk.
+//! and when a page is read in from disk; so it is off unless asked.
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less

@@ -1319,6 +1319,29 @@ impl Service {
         Ok(Answer { status: written.status, body })
     }
 
+    /// [`Service::submit_written`] as a task of its own, on the caller's
+    /// thread: it runs to its end even when the caller stops waiting (a
+    /// client that goes away while its command is being made durable), so
+    /// its queued append is settled as every other one is (its snapshots
+    /// written, its events told to the game's stream in order) instead of
+    /// leaving the game's position to be dropped (`Slot::abandoned`).
+    pub async fn submit_to_the_end(
+        self: Arc<Self>,
+        game: String,
+        claims: Claims,
+        req: Value,
+        idempotency: Option<String>,
+    ) -> Result<Written> {
+        let task =
+            actix_web::rt::spawn(async move { self.submit_written(&game, &claims, req, idempotency.as_deref()).await });
+        task.await.unwrap_or_else(|_| {
+            Err(StoreError::Io(
+                "the command stopped before it was answered; the game's events say whether it was recorded".into(),
+            )
+            .into())
+        })
+    }
+
     /// Submit a seat's command; the answer (`types::Accepted`) as JSON text,
     /// written from its typed parts (the API serves it as it is).
     pub async fn submit_written(
@@ -2373,6 +2396,37 @@ mod queued_tests {
             told.extend(events.iter().map(|e| e.seq));
         }
         assert_eq!(told, seqs, "the stream told the events in the log's order");
+        drop(service);
+        store.close().expect("close");
+    }
+
+    /// A submit whose caller stops waiting right after it began (a client
+    /// that goes away; here its future is polled once and dropped, before
+    /// its task has even run) still runs to its end: its event is told to
+    /// the game's stream and the game's position is kept, not dropped.
+    #[actix_web::test]
+    async fn a_submit_whose_caller_goes_away_still_settles() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
+        let (service, game) = service_with_a_game(&store).await;
+        let (mut rx, start) = service.subscribe(&game).await.expect("subscribe");
+        let claims = Claims { sub: game.clone(), role: Role::Seat, seat: Some(1), gen: 0, iat: 0, exp: i64::MAX };
+        let cmd = json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": true } } });
+        let mut caller = Box::pin(service.clone().submit_to_the_end(game.clone(), claims, cmd, None));
+        std::future::poll_fn(|cx| {
+            assert!(std::future::Future::poll(caller.as_mut(), cx).is_pending(), "its task has not run yet");
+            std::task::Poll::Ready(())
+        })
+        .await;
+        drop(caller);
+        let told = tokio::time::timeout(std::time::Duration::from_secs(120), rx.recv())
+            .await
+            .expect("the event is told to the stream")
+            .expect("the stream");
+        assert_eq!(told.first().map(|e| e.seq), Some(start.head + 1));
+        let slot = service.slot(&game);
+        assert!(!slot.abandoned.load(Ordering::SeqCst), "the position is kept");
+        assert_eq!(service.game_table(&game).await.expect("the game").head, start.head + 1);
         drop(service);
         store.close().expect("close");
     }

@@ -602,7 +602,7 @@ async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, body: Paylo
     let key = idempotency_key(&req)?;
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    let w = svc.submit_written(&path, &c, v, key.as_deref()).await?;
+    let w = svc.into_inner().submit_to_the_end(path.into_inner(), c, v, key).await?;
     Ok(written::<types::Accepted>(w.status, w.text))
 }
 

@@ -892,7 +892,7 @@ async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web:
             .await
         }
     };
-    match svc.submit(&game, &claims, submission, None).await {
+    match svc.clone().into_inner().submit_to_the_end(game.clone(), claims.clone(), submission, None).await {
         Ok(_) => Ok(see_other(&format!("/games/{game}"))),
         Err(e) => {
             let (status, msg) = split(e);

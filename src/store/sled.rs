@@ -1819,26 +1819,8 @@ fn check_against_head(
     to: u64,
     out: &[Envelope],
 ) -> StoreResult<()> {
-    let Some((seq, hash)) = recorded else {
-        return Ok(());
-    };
-    let end = to.min(seq);
-    if from > end {
-        return Ok(());
-    }
-    let last = out.last().map(|e| e.seq);
-    match out.iter().find(|e| e.seq == end) {
-        Some(e) if end == seq && e.hash != hash => Err(StoreError::Corrupt(format!(
-            "game {}: the event at seq {seq} is not the one its head record names",
-            name(game)
-        ))),
-        Some(_) => Ok(()),
-        None => Err(StoreError::Corrupt(format!(
-            "game {}: the log ends at {} but its head record says seq {seq}: events up to seq {end} are missing",
-            name(game),
-            last.map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
-        ))),
-    }
+    let hash_at = |seq: u64| out.iter().find(|e| e.seq == seq).map(|e| e.hash);
+    check_end_against_head(game, recorded, from, to, hash_at, out.last().map(|e| e.seq))
 }
 
 /// [`check_against_head`] of a range read as stored bytes (each event's
@@ -1850,6 +1832,19 @@ fn check_raw_against_head(
     to: u64,
     out: &RawLog,
 ) -> StoreResult<()> {
+    check_end_against_head(game, recorded, from, to, |seq| out.hash_at(seq), out.last_seq())
+}
+
+/// The check of both: the range's hash at the seq it must reach
+/// (`hash_at`), and its last seq for the error.
+fn check_end_against_head(
+    game: &GameKey,
+    recorded: Option<(u64, String)>,
+    from: u64,
+    to: u64,
+    hash_at: impl Fn(u64) -> Option<runestone_engine::log::Hash>,
+    last: Option<u64>,
+) -> StoreResult<()> {
     let Some((seq, hash)) = recorded else {
         return Ok(());
     };
@@ -1857,7 +1852,7 @@ fn check_raw_against_head(
     if from > end {
         return Ok(());
     }
-    match out.hash_at(end) {
+    match hash_at(end) {
         Some(h) if end == seq && h != hash => Err(StoreError::Corrupt(format!(
             "game {}: the event at seq {seq} is not the one its head record names",
             name(game)
@@ -1866,7 +1861,7 @@ fn check_raw_against_head(
         None => Err(StoreError::Corrupt(format!(
             "game {}: the log ends at {} but its head record says seq {seq}: events up to seq {end} are missing",
             name(game),
-            out.last_seq().map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
+            last.map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
         ))),
     }
 }

@@ -585,6 +585,20 @@ impl RawLog {
         Ok(())
     }
 
+    /// Every event held, as whole envelopes, each checked as
+    /// [`refs`](Self::refs) checks it: what a backend's `load` returns, so
+    /// that a backend has one read path (its `load_raw`) and one set of checks.
+    pub fn envelopes(&self) -> StoreResult<Vec<Envelope>> {
+        self.refs()?;
+        let mut out = Vec::with_capacity(self.spans.len());
+        for (seq, span) in (self.from..).zip(&self.spans) {
+            let env = decode_v1(&self.buf[span.clone()])
+                .map_err(|e| StoreError::Corrupt(format!("game {} seq {seq}: unreadable envelope: {e}", self.game)))?;
+            out.push(env);
+        }
+        Ok(out)
+    }
+
     /// The hash of the event at `seq`, if it is held (the last 32 bytes of
     /// its version-1 form); not checked against its content (that is
     /// [`refs`](Self::refs)'s work).

@@ -36,7 +36,7 @@ use runestone_engine::Envelope;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
 
-use super::codec::{decode_event, encode_append, RawLog};
+use super::codec::{encode_append, RawLog};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 /// The schema migrations in order: version `i + 1` is `MIGRATIONS[i]`.
@@ -139,24 +139,6 @@ fn db(context: &str, e: tokio_postgres::Error) -> StoreError {
 fn pool_err(e: deadpool_postgres::PoolError) -> StoreError {
     tracing::error!(error = %e, "no connection to PostgreSQL");
     StoreError::Io("no connection to PostgreSQL could be had; the server's log has why".into())
-}
-
-/// Each event's hash covers its content and the previous event's hash.
-fn check_link(game: &str, prev: Option<&Envelope>, env: &Envelope) -> StoreResult<()> {
-    if prev.is_some_and(|p| env.prev_hash != p.hash) {
-        return Err(StoreError::Corrupt(format!(
-            "game {game} seq {}: the chain is broken (its prev_hash is not the hash of seq {})",
-            env.seq,
-            env.seq.saturating_sub(1)
-        )));
-    }
-    if runestone_engine::log::chain_hash(env) != env.hash {
-        return Err(StoreError::Corrupt(format!(
-            "game {game} seq {}: the event's content does not match its hash",
-            env.seq
-        )));
-    }
-    Ok(())
 }
 
 /// An append checked and encoded by the caller, ready for one transaction.
@@ -504,54 +486,9 @@ impl EventStore for PgStore {
     }
 
     fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
-        check_game(game)?;
-        let to = to.unwrap_or(u64::MAX);
-        if to < from {
-            return Ok(Vec::new());
-        }
-        let game = game.to_owned();
-        self.block(move |pool| async move {
-            let client = pool.get().await.map_err(pool_err)?;
-            // One statement, one snapshot: the head row and the events.
-            let rows = client
-                .query(
-                    &st(&client, "SELECT g.head, e.seq, e.event FROM games g \
-                     LEFT JOIN events e ON e.game = g.game AND e.seq BETWEEN $2 AND $3 \
-                     WHERE g.game = $1 ORDER BY e.seq").await?,
-                    &[&game, &seq_param(from), &seq_param(to)],
-                )
-                .await
-                .map_err(|e| db("read a game's log", e))?;
-            let Some(head) = rows.first().map(|r| r.get::<_, i64>(0) as u64) else {
-                return Ok(Vec::new());
-            };
-            let mut out: Vec<Envelope> = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let Some(seq) = row.get::<_, Option<i64>>(1) else { continue };
-                let want = from + out.len() as u64;
-                if seq as u64 != want {
-                    return Err(StoreError::Corrupt(format!("game {game} seq {want}: missing (the log jumps to {seq})")));
-                }
-                let bytes: Vec<u8> = row.get(2);
-                let env = decode_event(&bytes).map_err(|e| StoreError::Corrupt(format!("game {game} seq {seq}: {e}")))?;
-                if env.seq != want || env.game != game {
-                    return Err(StoreError::Corrupt(format!(
-                        "game {game} seq {want}: the stored event names game {:?} seq {}",
-                        env.game, env.seq
-                    )));
-                }
-                check_link(&game, out.last(), &env)?;
-                out.push(env);
-            }
-            let end = to.min(head);
-            if from <= end && out.last().map(|e| e.seq) != Some(end) {
-                return Err(StoreError::Corrupt(format!(
-                    "game {game}: the log ends at {} but its head row says seq {head}: events up to seq {end} are missing",
-                    out.last().map_or_else(|| "nothing".to_string(), |e| format!("seq {}", e.seq))
-                )));
-            }
-            Ok(out)
-        })
+        // One read path: the stored bytes as a fold reads them, then each
+        // event decoded whole (`RawLog::envelopes` checks the chain).
+        self.load_raw(game, from, to)?.envelopes()
     }
 
     fn load_raw(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<RawLog> {

@@ -658,22 +658,6 @@ impl SledStore {
             tracing::warn!("recording the store's size at close: {e}");
         }
     }
-
-    fn parse_event(game: &str, key: &[u8], value: &[u8]) -> StoreResult<Envelope> {
-        if key.len() != EVENT_KEY_LEN {
-            return Err(StoreError::Corrupt(format!("game {game}: event key {key:?} has the wrong length")));
-        }
-        let seq = seq_of(key);
-        let env: Envelope = super::codec::decode_event(value)
-            .map_err(|e| StoreError::Corrupt(format!("game {game} seq {seq}: {e}")))?;
-        if env.seq != seq || env.game != game {
-            return Err(StoreError::Corrupt(format!(
-                "game {game} seq {seq}: the stored envelope says game {:?} seq {}",
-                env.game, env.seq
-            )));
-        }
-        Ok(env)
-    }
 }
 
 /// The least free space, in bytes, the store's filesystem must have before
@@ -1790,60 +1774,16 @@ fn stage_append(
     Ok(first)
 }
 
-/// Each event's hash covers its content and the previous event's hash.
-fn check_link(game: &str, prev: Option<&Envelope>, env: &Envelope) -> StoreResult<()> {
-    if let Some(p) = prev {
-        if env.prev_hash != p.hash {
-            return Err(StoreError::Corrupt(format!(
-                "game {game} seq {}: the chain is broken (its prev_hash is not the hash of seq {})",
-                env.seq, p.seq
-            )));
-        }
-    }
-    if runestone_engine::log::chain_hash(env) != env.hash {
-        return Err(StoreError::Corrupt(format!(
-            "game {game} seq {}: the event's content does not match its hash",
-            env.seq
-        )));
-    }
-    Ok(())
-}
-
 /// A load of `from..=to` must reach the head record read before it (or
 /// `to`, if before it) and carry the recorded hash there: a shortened log is
-/// damage. (Events past the record were appended meanwhile.)
+/// damage. (Events past the record were appended meanwhile.) Each event's
+/// content is checked against its hash when the range is read.
 fn check_against_head(
     game: &GameKey,
     recorded: Option<(u64, String)>,
     from: u64,
     to: u64,
-    out: &[Envelope],
-) -> StoreResult<()> {
-    let hash_at = |seq: u64| out.iter().find(|e| e.seq == seq).map(|e| e.hash);
-    check_end_against_head(game, recorded, from, to, hash_at, out.last().map(|e| e.seq))
-}
-
-/// [`check_against_head`] of a range read as stored bytes (each event's
-/// content is checked against its hash when the range is read).
-fn check_raw_against_head(
-    game: &GameKey,
-    recorded: Option<(u64, String)>,
-    from: u64,
-    to: u64,
     out: &RawLog,
-) -> StoreResult<()> {
-    check_end_against_head(game, recorded, from, to, |seq| out.hash_at(seq), out.last_seq())
-}
-
-/// The check of both: the range's hash at the seq it must reach
-/// (`hash_at`), and its last seq for the error.
-fn check_end_against_head(
-    game: &GameKey,
-    recorded: Option<(u64, String)>,
-    from: u64,
-    to: u64,
-    hash_at: impl Fn(u64) -> Option<runestone_engine::log::Hash>,
-    last: Option<u64>,
 ) -> StoreResult<()> {
     let Some((seq, hash)) = recorded else {
         return Ok(());
@@ -1852,7 +1792,7 @@ fn check_end_against_head(
     if from > end {
         return Ok(());
     }
-    match hash_at(end) {
+    match out.hash_at(end) {
         Some(h) if end == seq && h != hash => Err(StoreError::Corrupt(format!(
             "game {}: the event at seq {seq} is not the one its head record names",
             name(game)
@@ -1861,7 +1801,7 @@ fn check_end_against_head(
         None => Err(StoreError::Corrupt(format!(
             "game {}: the log ends at {} but its head record says seq {seq}: events up to seq {end} are missing",
             name(game),
-            last.map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
+            out.last_seq().map_or_else(|| "nothing".to_string(), |l| format!("seq {l}"))
         ))),
     }
 }
@@ -1888,31 +1828,9 @@ impl EventStore for SledStore {
     }
 
     fn load(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<Vec<Envelope>> {
-        let key = game_key(game)?;
-        let to = to.unwrap_or(u64::MAX);
-        if to < from {
-            return Ok(Vec::new());
-        }
-        self.shared.doubt_game(&key)?;
-        self.read(|open| {
-            let recorded = read_head_record(&open.main, &key)?;
-            let mut out: Vec<Envelope> = Vec::new();
-            for item in open.main.range(event_key(&key, from)..=event_key(&key, to)) {
-                let want = from + out.len() as u64;
-                let (k, v) = item.map_err(|e| read_err(&format!("game {game} seq {want}"), e))?;
-                let env = Self::parse_event(game, &k, &v)?;
-                if env.seq != want {
-                    return Err(StoreError::Corrupt(format!(
-                        "game {game} seq {want}: missing (the log jumps to {})",
-                        env.seq
-                    )));
-                }
-                check_link(game, out.last(), &env)?;
-                out.push(env);
-            }
-            check_against_head(&key, recorded, from, to, &out)?;
-            Ok(out)
-        })
+        // One read path: the stored bytes as a fold reads them, then each
+        // event decoded whole (`RawLog::envelopes` checks the chain).
+        self.load_raw(game, from, to)?.envelopes()
     }
 
     fn load_raw(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<RawLog> {
@@ -1939,7 +1857,7 @@ impl EventStore for SledStore {
                 }
                 out.push(&v)?;
             }
-            check_raw_against_head(&key, recorded, from, to, &out)?;
+            check_against_head(&key, recorded, from, to, &out)?;
             Ok(out)
         })
     }

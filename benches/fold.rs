@@ -188,8 +188,7 @@ fn fold_bardagi(c: &mut Criterion) {
         b.iter(|| std::hint::black_box(&log).iter().map(chain_hash).filter(|h| h.0[0] == 0).count());
     });
     // What the service did before: the stored bytes decoded into envelopes,
-    // each checked against its chain hash (the sled and PostgreSQL loads'
-    // `check_link`), folded.
+    // each checked against its chain hash, folded.
     group.bench_function("from_stored_envelopes_checked", |b| {
         b.iter(|| {
             let log: Vec<Envelope> =

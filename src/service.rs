@@ -284,7 +284,9 @@ impl Cache {
 /// saved form's length, as the folded games are), least recently used
 /// dropped first.
 struct Restored {
-    positions: HashMap<(GameId, u64), (Arc<Table>, u64, u64)>,
+    /// By game, then seq: the position, its bytes, and when it was last used.
+    /// Keyed by game first so a lookup borrows the game id.
+    positions: HashMap<GameId, HashMap<u64, (Arc<Table>, u64, u64)>>,
     tick: u64,
     bytes: u64,
     max_bytes: u64,
@@ -298,9 +300,7 @@ impl Restored {
     fn get(&mut self, game: &str, seq: u64) -> Option<Arc<Table>> {
         self.tick += 1;
         let tick = self.tick;
-        // The key is owned; a lookup by (&str, u64) would need a borrowed
-        // key type for one allocation of a game id's length.
-        let (table, _, used) = self.positions.get_mut(&(game.to_owned(), seq))?;
+        let (table, _, used) = self.positions.get_mut(game)?.get_mut(&seq)?;
         *used = tick;
         Some(table.clone())
     }
@@ -310,30 +310,45 @@ impl Restored {
             return;
         }
         self.tick += 1;
-        if let Some((_, old, _)) = self.positions.insert((table.game_id.clone(), seq), (table, bytes, self.tick)) {
+        if !self.positions.contains_key(table.game_id.as_str()) {
+            self.positions.insert(table.game_id.clone(), HashMap::new());
+        }
+        let game = self.positions.get_mut(table.game_id.as_str()).expect("the game's map is there");
+        if let Some((_, old, _)) = game.insert(seq, (table, bytes, self.tick)) {
             self.bytes -= old;
         }
         self.bytes += bytes;
         if self.bytes > self.max_bytes {
             // Down to nine tenths of the room, least recently used first.
-            let mut by_use: Vec<(u64, (GameId, u64))> =
-                self.positions.iter().map(|(k, (_, _, used))| (*used, k.clone())).collect();
+            let mut by_use: Vec<(u64, &GameId, u64)> = self
+                .positions
+                .iter()
+                .flat_map(|(g, seqs)| seqs.iter().map(move |(s, (_, _, used))| (*used, g, *s)))
+                .collect();
             by_use.sort_unstable();
             let goal = self.max_bytes - self.max_bytes / 10;
-            for (_, key) in by_use {
-                if self.bytes <= goal {
+            let mut freed = self.bytes;
+            let mut drop: Vec<(GameId, u64)> = Vec::new();
+            for (_, g, s) in by_use {
+                if freed <= goal {
                     break;
                 }
-                if let Some((_, b, _)) = self.positions.remove(&key) {
-                    self.bytes -= b;
-                }
+                freed -= self.positions[g][&s].1;
+                drop.push((g.clone(), s));
+            }
+            for (g, s) in drop {
+                self.remove(&g, s);
             }
         }
     }
 
     fn remove(&mut self, game: &str, seq: u64) {
-        if let Some((_, b, _)) = self.positions.remove(&(game.to_owned(), seq)) {
+        let Some(seqs) = self.positions.get_mut(game) else { return };
+        if let Some((_, b, _)) = seqs.remove(&seq) {
             self.bytes -= b;
+        }
+        if seqs.is_empty() {
+            self.positions.remove(game);
         }
     }
 }

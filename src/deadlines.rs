@@ -665,9 +665,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::auth::{Claims, Keys, Role};
+    use crate::auth::{Claims, Role};
     use crate::clock::{Clock as _, ManualClock};
-    use crate::service::Options;
     use crate::store::memory::MemoryStore;
     use crate::store::{BoxFut, EventStore, GameId, StoreResult, Write};
 
@@ -744,20 +743,7 @@ mod tests {
     /// Nodes of one service sharing `store`, on one clock.
     fn nodes(store: &Arc<Shared>, clock: &Arc<ManualClock>) -> impl Fn() -> Arc<Service> {
         let (store, clock) = (store.clone(), clock.clone());
-        move || {
-            Arc::new(Service::new(
-                store.clone(),
-                crate::games::registry(),
-                Keys::new(&[7; 32], 30),
-                clock.clone(),
-                Options {
-                    public_url: "http://localhost".into(),
-                    snapshot_interval: 64,
-                    cache_games: 16,
-                    cache_bytes: 1 << 20,
-                },
-            ))
-        }
+        move || Arc::new(crate::service::test_service(store.clone(), clock.clone(), 64, 1 << 20))
     }
 
     /// Two nodes on one store. Ása stops her mail on node A; her choice

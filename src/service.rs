@@ -2087,6 +2087,20 @@ pub fn plausible_email(s: &str) -> bool {
         && !domain.contains('@')
 }
 
+/// A service for the crate's tests: every game hosted, a fixed signing key,
+/// room for 16 folded games of at most `cache_bytes`, a snapshot every
+/// `snapshot_interval` events.
+#[cfg(test)]
+pub(crate) fn test_service(
+    store: Arc<dyn EventStore>,
+    clock: Arc<dyn Clock>,
+    snapshot_interval: u64,
+    cache_bytes: u64,
+) -> Service {
+    let options = Options { public_url: "http://localhost".into(), snapshot_interval, cache_games: 16, cache_bytes };
+    Service::new(store, crate::games::registry(), Keys::new(&[7; 32], 30), clock, options)
+}
+
 #[cfg(test)]
 mod cache_tests {
     use super::*;
@@ -2136,19 +2150,7 @@ mod snapshot_tests {
     #[tokio::test]
     async fn a_snapshot_is_written_at_every_multiple_of_the_interval_even_inside_one_append() {
         let store = Arc::new(MemoryStore::default());
-        let options = Options {
-            public_url: "http://localhost".into(),
-            snapshot_interval: INTERVAL,
-            cache_games: 16,
-            cache_bytes: 64 << 20,
-        };
-        let service = Service::new(
-            store.clone(),
-            crate::games::registry(),
-            Keys::new(&[7; 32], 30),
-            Arc::new(SystemClock),
-            options,
-        );
+        let service = test_service(store.clone(), Arc::new(SystemClock), INTERVAL, 64 << 20);
         let seats: Vec<_> = (0..5).map(|i| json!({ "name": format!("Clan {i}") })).collect();
         let created =
             service.create(json!({ "ruleset": "bardagi", "options": {}, "seats": seats }), None).await.expect("create");
@@ -2178,18 +2180,7 @@ mod snapshot_tests {
         // afresh on the store remembers nothing until it has read the game.
         let head_hash = service.game_table(&game).await.expect("the game").head_hash;
         assert_eq!(service.chain.get(&game), Some((head, head_hash)), "checked at every write");
-        let fresh = Service::new(
-            store.clone(),
-            crate::games::registry(),
-            Keys::new(&[7; 32], 30),
-            Arc::new(SystemClock),
-            Options {
-                public_url: "http://localhost".into(),
-                snapshot_interval: INTERVAL,
-                cache_games: 16,
-                cache_bytes: 64 << 20,
-            },
-        );
+        let fresh = test_service(store.clone(), Arc::new(SystemClock), INTERVAL, 64 << 20);
         assert_eq!(fresh.chain.get(&game), None);
         fresh.fold_at(&game, u64::MAX, false).await.expect("folds from the snapshot");
         assert_eq!(fresh.chain.get(&game), None, "events after a snapshot are not a chain checked from its start");
@@ -2250,14 +2241,7 @@ mod past_view_tests {
                 store.put_snapshot(&game, e.seq, &t.snapshot()).expect("a snapshot is stored");
             }
         }
-        let options = Options {
-            public_url: "http://localhost".into(),
-            snapshot_interval: interval,
-            cache_games: 16,
-            cache_bytes: restored_bytes * RESTORED_SHARE,
-        };
-        let service =
-            Service::new(store, crate::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options);
+        let service = test_service(store, Arc::new(SystemClock), interval, restored_bytes * RESTORED_SHARE);
         (service, log)
     }
 
@@ -2345,19 +2329,7 @@ mod queued_tests {
     /// A service on `store` (a snapshot every 8 events) and a new 4-seat
     /// Bardagi game on it.
     async fn service_with_a_game(store: &Arc<dyn EventStore>) -> (Arc<Service>, String) {
-        let options = Options {
-            public_url: "http://localhost".into(),
-            snapshot_interval: 8,
-            cache_games: 16,
-            cache_bytes: 64 << 20,
-        };
-        let service = Arc::new(Service::new(
-            store.clone(),
-            crate::games::registry(),
-            Keys::new(&[7; 32], 30),
-            Arc::new(SystemClock),
-            options,
-        ));
+        let service = Arc::new(test_service(store.clone(), Arc::new(SystemClock), 8, 64 << 20));
         let seats: Vec<_> = (0..4).map(|i| json!({ "name": format!("P{i}") })).collect();
         let created = service.create(json!({ "ruleset": "bardagi", "seats": seats }), None).await.expect("create");
         let game = created.body["game_id"].as_str().expect("a game id").to_owned();

@@ -342,10 +342,8 @@ fn own_nice() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Keys;
     use crate::clock::SystemClock;
     use crate::config::Settings;
-    use crate::service::Options;
     use crate::store::sled::SledStore;
     use crate::store::EventStore;
 
@@ -368,18 +366,7 @@ mod tests {
     async fn a_sent_message_whose_record_fails_is_held_not_sent_again() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Arc::new(SledStore::open(&dir.path().join("events")).expect("open"));
-        let service = Arc::new(Service::new(
-            store.clone(),
-            crate::games::registry(),
-            Keys::new(&[1; 32], 30),
-            Arc::new(SystemClock),
-            Options {
-                public_url: "http://localhost".into(),
-                snapshot_interval: 64,
-                cache_games: 16,
-                cache_bytes: 1 << 20,
-            },
-        ));
+        let service = Arc::new(crate::service::test_service(store.clone(), Arc::new(SystemClock), 64, 1 << 20));
         let mail = Mail {
             id: super::super::mail_id("g", 3, "1", "your_move"),
             game: "g".into(),

@@ -30,6 +30,8 @@ use runestone::store::sled::SledStore;
 use runestone::store::{EventStore, Side, SideWrite, Write};
 use runestone_engine::{Envelope, Table};
 
+mod support;
+
 /// The golden log written when no other is named.
 const GOLDEN: &str = "events/bardagi/5-players-seed-4.jsonl";
 /// The service's default snapshot interval.
@@ -37,42 +39,6 @@ const INTERVAL: u64 = 64;
 /// The size of a played game's private record (seed, seats, contacts) as the
 /// service writes it, in bytes; its content does not matter here.
 const RECORD_BYTES: usize = 420;
-
-fn dir_bytes(path: &Path) -> u64 {
-    std::fs::read_dir(path)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| match e.metadata() {
-                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-                    Ok(m) => m.len(),
-                    Err(_) => 0,
-                })
-                .sum()
-        })
-        .unwrap_or(0)
-}
-
-/// Each entry of the directory with its bytes.
-fn dir_files(path: &Path) -> String {
-    let mut files: Vec<(String, u64)> = std::fs::read_dir(path)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| {
-                    let bytes = match e.metadata() {
-                        Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-                        Ok(m) => m.len(),
-                        Err(_) => 0,
-                    };
-                    (e.file_name().to_string_lossy().into_owned(), bytes)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files.iter().map(|(name, bytes)| format!("{name} {bytes}")).collect::<Vec<_>>().join(", ")
-}
 
 /// Bytes this process has written through `write`-like calls so far.
 fn written() -> u64 {
@@ -180,25 +146,12 @@ fn copy_of(log: &[Envelope], n: usize) -> Vec<Envelope> {
 /// instance interleaves its games); the store is closed after. The events
 /// of every game.
 fn play(store_dir: &Path, n: usize) -> Vec<u64> {
-    use runestone::auth::{Claims, Keys, Role};
-    use runestone::service::{Options, Service};
+    use runestone::auth::{Claims, Role};
     use serde_json::json;
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     compressed_if_asked(store_dir);
     let store = std::sync::Arc::new(SledStore::open(store_dir).expect("open the store"));
-    let options = Options {
-        public_url: "http://localhost".into(),
-        snapshot_interval: INTERVAL,
-        cache_games: 100,
-        cache_bytes: 64 << 20,
-    };
-    let service = Service::new(
-        store.clone(),
-        runestone::games::registry(),
-        Keys::new(&[7; 32], 30),
-        std::sync::Arc::new(runestone::clock::SystemClock),
-        options,
-    );
+    let service = support::service(store.clone(), INTERVAL);
     let heads = rt.block_on(async {
         let mut games = Vec::new();
         for _ in 0..n {
@@ -256,11 +209,11 @@ fn main() {
         let before = written();
         let events = play(&store_dir, n);
         let wrote = written() - before;
-        let on_disk = dir_bytes(&store_dir);
+        let on_disk = support::dir_bytes(&store_dir);
         let total: u64 = events.iter().sum();
         eprintln!("{n} games played by the bots through the service, one decision of each in turn: {total} events ({events:?})");
         eprintln!("written to the store's files while playing: {wrote} bytes");
-        eprintln!("store directory after a clean close: {on_disk} bytes: {}", dir_files(&store_dir));
+        eprintln!("store directory after a clean close: {on_disk} bytes: {}", support::dir_files(&store_dir));
         eprintln!("per game: {} bytes", on_disk / n as u64);
         eprintln!("live in sled: {}", live(&store_dir));
         return;
@@ -336,7 +289,7 @@ fn main() {
         copies.iter().flatten().map(|e| runestone::store::codec::encode_event(e).expect("the stored form").len()).sum();
     let keys = n * log.len() * (1 + 16 + 8) + snapshots * (16 + 8);
     let payload = events + snapshot_bytes + n * RECORD_BYTES + keys;
-    let on_disk = dir_bytes(&store_dir);
+    let on_disk = support::dir_bytes(&store_dir);
     eprintln!("{path}: {n} games of {} events in {groups} appends, one append of each game in turn", log.len());
     eprintln!(
         "payload: {payload} bytes = {events} of events as stored + {snapshot_bytes} in {snapshots} snapshots ({made_bytes} as made) \
@@ -350,7 +303,7 @@ fn main() {
     eprintln!(
         "store directory after a clean close: {on_disk} bytes ({:.2}× the payload): {}",
         on_disk as f64 / payload as f64,
-        dir_files(&store_dir)
+        support::dir_files(&store_dir)
     );
     eprintln!("per game: {} bytes", on_disk / n as u64);
     eprintln!("live in sled: {}", live(&store_dir));

@@ -13,18 +13,18 @@
 //! `cargo bench --bench view` (`-- --quick` for fewer samples;
 //! `VIEW_INTERVAL=32` for another snapshot interval than the default 64).
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use runestone::auth::{Claims, Keys, Role};
-use runestone::clock::SystemClock;
-use runestone::service::{Options, Service};
+use runestone::auth::{Claims, Role};
+use runestone::service::Service;
 use runestone::store::sled::SledStore;
 use runestone::store::EventStore;
 use runestone_engine::{Table, Viewer};
 use serde_json::json;
+
+mod support;
 
 /// The events the game is played to (a whole 5-clan game is about 800).
 const EVENTS: u64 = 710;
@@ -70,55 +70,10 @@ fn percentiles(name: &str, mut times: Vec<Duration>) {
     );
 }
 
-fn dir_bytes(path: &Path) -> u64 {
-    std::fs::read_dir(path)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| match e.metadata() {
-                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-                    Ok(m) => m.len(),
-                    Err(_) => 0,
-                })
-                .sum()
-        })
-        .unwrap_or(0)
-}
-
-/// Each entry of the directory with its bytes (sled's log `db`, its
-/// snapshot `snap.*`, the `blobs` directory, ...).
-fn dir_files(path: &Path) -> String {
-    let mut files: Vec<(String, u64)> = std::fs::read_dir(path)
-        .map(|entries| {
-            entries.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), dir_bytes_of(&e.path()))).collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files.iter().map(|(name, bytes)| format!("{name} {bytes}")).collect::<Vec<_>>().join(", ")
-}
-
-fn dir_bytes_of(path: &Path) -> u64 {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => dir_bytes(path),
-        Ok(m) => m.len(),
-        Err(_) => 0,
-    }
-}
-
 /// The snapshot interval the game is played with: `VIEW_INTERVAL`, or the
 /// default 64.
 fn interval() -> u64 {
     std::env::var("VIEW_INTERVAL").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(64)
-}
-
-fn service(store: Arc<SledStore>) -> Service {
-    let options = Options {
-        public_url: "http://localhost".into(),
-        snapshot_interval: interval(),
-        cache_games: 100,
-        cache_bytes: 64 << 20,
-    };
-    Service::new(store, runestone::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options)
 }
 
 /// Random past seqs of a game whose head is `head`, from a fixed generator
@@ -258,7 +213,7 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("events");
     let store = Arc::new(SledStore::open(&path).expect("open the store"));
-    let svc = service(store.clone());
+    let svc = support::service(store.clone(), interval());
     let game = rt.block_on(play(&svc));
     let head = rt.block_on(svc.game_table(&game)).expect("the game").head;
 
@@ -292,9 +247,9 @@ fn main() {
     drop(store);
     eprintln!(
         "store directory after a clean close: {} bytes for one game of {} events ({})",
-        dir_bytes(&path),
+        support::dir_bytes(&path),
         head + 1,
-        dir_files(&path)
+        support::dir_files(&path)
     );
 
     // The same views with the snapshots in the JSON form (earlier stores).
@@ -302,7 +257,7 @@ fn main() {
     for (seq, bytes) in &json_snapshots {
         store.put_snapshot(&game, *seq, bytes).expect("put a JSON snapshot");
     }
-    let svc = service(store.clone());
+    let svc = support::service(store.clone(), interval());
     time_views(&rt, &svc, &game, head, "json_snapshots");
     Criterion::default().configure_from_args().final_summary();
 }

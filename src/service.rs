@@ -284,9 +284,9 @@ impl Cache {
 /// saved form's length, as the folded games are), least recently used
 /// dropped first.
 struct Restored {
-    /// By game, then seq: the position, its bytes, and when it was last used.
-    /// Keyed by game first so a lookup borrows the game id.
-    positions: HashMap<GameId, HashMap<u64, (Arc<Table>, u64, u64)>>,
+    /// By game, then seq (keyed by game first so that a lookup borrows the
+    /// game id).
+    positions: HashMap<GameId, HashMap<u64, Kept>>,
     tick: u64,
     bytes: u64,
     max_bytes: u64,
@@ -352,6 +352,9 @@ impl Restored {
         }
     }
 }
+
+/// A kept position: the position, its bytes, and when it was last used.
+type Kept = (Arc<Table>, u64, u64);
 
 /// The share of `cache_bytes` (the folded games' room) that the positions
 /// restored for past views may take besides it.

@@ -60,14 +60,14 @@
 //! One write per group: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
 //! the buffer holding the batch's manifest on its own), so a batch and the
-//! flush after it cost two or three buffer writes, each with its own
-//! `sync_file_range` wait. Instead the committer first inserts the group's
-//! *intent* (one value under `w:group`, which sled logs as one checksummed
+//! flush after it cost two or three buffer writes, each with its own disk
+//! wait (`sync_file_range` then, `fdatasync` in the vendored sled). Instead
+//! the committer first inserts the group's *intent* (one value under `w:group`, which sled logs as one checksummed
 //! message: the keys of the group's events, and its other inserts and
 //! removals whole), then the group's events, then its other writes (side
 //! records, head records, the manifest), one by one, then flushes: all of it
 //! lands in one log buffer, written with one `pwrite` and one
-//! `sync_file_range`. sled recovers its log up to the first torn message, so
+//! `fdatasync`. sled recovers its log up to the first torn message, so
 //! after a crash the disk holds either nothing of the group, or its whole
 //! intent and a prefix of its writes. Opening the store then completes the
 //! group if all its events are there (its other writes are idempotent
@@ -89,13 +89,27 @@
 //! event to others only after its append has resolved. `close` (and `Drop`)
 //! block until the committer has drained its queue and flushed.
 //!
-//! sled's own `flush` is not enough for that promise: on Linux, sled 0.34
-//! ends it with `sync_file_range`, which flushes neither the drive's write
-//! cache nor the file's metadata (sled issue #1452), and it never syncs the
-//! blob files it writes for oversized pages. So every flush is followed by a
-//! `Syncer` pass: `fdatasync` of sled's log file, of any blob file not yet
-//! synced, and of the directories whose entries changed. The blob directory
-//! is listed only when its modification time says it may have changed.
+//! sled's own `flush` was not enough for that promise: on Linux, the
+//! published sled 0.34.7 ends each log write with `sync_file_range`, which
+//! flushes neither the drive's write cache nor the file's metadata (sled
+//! issue #1452), and it never syncs the blob files it writes for oversized
+//! pages. The vendored sled (`vendor/sled`, its `RUNESTONE-PATCHES.md`) ends
+//! each log write with `fdatasync` instead, so a group is one `pwrite` and
+//! one `fdatasync` of the `db` file, and what sled calls stable is on stable
+//! storage. Every path by which sled writes its `db` file is then durable
+//! before a group is answered: the log buffers (segment headers are part of
+//! them; sled 0.34 writes no segment trailers) by that `fdatasync`; the
+//! zeroing of free segments and of a torn tail at open by sled's own `fsync`
+//! or, for the free segments, by the `fdatasync` of the `db` file made when
+//! the `Syncer` opens (and by every later log write, which syncs the whole
+//! file); the truncation of a freed tail segment by sled's `fsync` after it.
+//! sled's `conf` (written once, when a store is created) is synced by the
+//! vendored sled; its own snapshots (`snap.*`, a cache of its page table,
+//! rebuilt from the log when missing) are synced by sled before their rename.
+//! What remains for the `Syncer` after each flush: `fdatasync` of any blob
+//! file not yet synced, and of the directories whose entries changed; the
+//! blob directory is listed only when its modification time says it may have
+//! changed.
 //!
 //! A failed flush answers every writer of its group with [`StoreError::Io`]
 //! (or [`StoreError::NoSpace`]: their writes may or may not be on disk), and
@@ -1389,7 +1403,8 @@ fn is_no_space(msg: &str) -> bool {
     msg.contains("No space left") || msg.contains("os error 28") || msg.contains("Disk quota exceeded")
 }
 
-/// sled's flush, then the fdatasyncs it leaves out.
+/// sled's flush (which ends with `fdatasync` of its log), then the
+/// fdatasyncs it leaves out (blob files, directories).
 fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
     db.flush().map_err(|e| format!("sled: {e}"))?;
     syncer.sync().map_err(|e| format!("fdatasync: {e}"))
@@ -1397,7 +1412,8 @@ fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
 
 /// Makes what sled's flush wrote durable (see the module docs).
 struct Syncer {
-    /// sled's log file (`db` in its directory; fixed by the pinned version).
+    /// sled's log file (`db` in its directory; fixed by the pinned version),
+    /// synced once at open (sled's own log writes sync it after that).
     log: File,
     blob_dir: PathBuf,
     /// Blob files already synced.
@@ -1447,17 +1463,21 @@ impl Syncer {
             #[cfg(test)]
             fail: Default::default(),
         };
+        // What sled wrote at open before any log buffer (its `conf` is
+        // synced by sled itself, its recovery's zeroing is not).
+        syncer.log.sync_data()?;
         syncer.sync()?;
         Ok(syncer)
     }
 
+    /// After sled's flush: its log file needs nothing more (the vendored
+    /// sled ends every log write with `fdatasync`), its blob files do.
     fn sync(&mut self) -> std::io::Result<()> {
         #[cfg(test)]
         if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(std::io::Error::other("injected failure"));
         }
-        self.sync_new_blobs()?;
-        self.log.sync_data()
+        self.sync_new_blobs()
     }
 
     /// fdatasync the blob files sled wrote since the last pass. The

@@ -677,6 +677,14 @@ impl Config {
         f.write_all(&*bytes)?;
         io_fail!(self, "write_config crc");
         f.write_all(&crc_arr)?;
+        // runestone: upstream never syncs `conf`, written once when a store
+        // is created; a power cut could leave it empty, and sled then
+        // refuses to open the store (and runestone reads whether its pages
+        // are compressed from it). Made durable here, before the first log
+        // write; the directory entry is synced by runestone at open.
+        if !self.temporary {
+            f.sync_all()?;
+        }
         io_fail!(self, "write_config post");
         Ok(())
     }

@@ -729,28 +729,18 @@ impl IoBufs {
             let f = &self.config.file;
             pwrite_all(f, data, log_offset)?;
             if !self.config.temporary {
+                // runestone: upstream ends the write on Linux with
+                // `sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)`, which
+                // flushes neither the drive's write cache nor the metadata
+                // needed to read the data back (the file's size when the
+                // log grew), so what sled then marks stable and answers a
+                // `flush` with may still be lost by a power cut (sled issue
+                // #1452). `fdatasync` (`File::sync_data`) flushes both, and
+                // everything written to the file before it (the segment
+                // zeroing at open, headers of new segments in this buffer).
+                // Other systems keep upstream's `fsync`.
                 #[cfg(target_os = "linux")]
-                {
-                    use std::os::unix::io::AsRawFd;
-                    let ret = unsafe {
-                        libc::sync_file_range(
-                            f.as_raw_fd(),
-                            i64::try_from(log_offset).unwrap(),
-                            i64::try_from(total_len).unwrap(),
-                            libc::SYNC_FILE_RANGE_WAIT_BEFORE
-                                | libc::SYNC_FILE_RANGE_WRITE
-                                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
-                        )
-                    };
-                    if ret < 0 {
-                        let err = std::io::Error::last_os_error();
-                        if let Some(libc::ENOSYS) = err.raw_os_error() {
-                            f.sync_all()?;
-                        } else {
-                            return Err(err.into());
-                        }
-                    }
-                }
+                f.sync_data()?;
 
                 #[cfg(not(target_os = "linux"))]
                 f.sync_all()?;

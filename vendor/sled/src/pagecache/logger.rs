@@ -127,14 +127,20 @@ impl Log {
         #[cfg(feature = "compression")]
         {
             if self.config.use_compression && pid != BATCH_MANIFEST_PID {
-                use zstd::block::compress;
-
                 let buf = item.serialize();
 
                 let _measure = Measure::new(&M.compress);
 
+                // runestone: upstream calls `zstd::block::compress`, which
+                // makes (and frees) a new zstd context for every message:
+                // most of the cost of compression for small messages. The
+                // same call on a context kept by each thread writes the same
+                // bytes (`Compressor::compress` is what `block::compress`
+                // runs on its fresh context; zstd sets a context's whole
+                // state from the level and input at the start of each call).
                 let compressed_buf =
-                    compress(&buf, self.config.compression_factor).unwrap();
+                    compress_reusing_context(&buf, self.config.compression_factor)
+                        .unwrap();
 
                 return self.reserve_inner(
                     log_kind,
@@ -848,4 +854,23 @@ pub(crate) fn read_message<R: ReadAt>(
              before reading message length above"
         ),
     }
+}
+
+// runestone: one zstd compression context per thread (see `Log::reserve`).
+#[cfg(feature = "compression")]
+fn compress_reusing_context(
+    buf: &[u8],
+    level: i32,
+) -> std::io::Result<Vec<u8>> {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static COMPRESSOR: RefCell<zstd::block::Compressor> =
+            RefCell::new(zstd::block::Compressor::new());
+    }
+
+    COMPRESSOR.with(|compressor| match compressor.try_borrow_mut() {
+        Ok(mut compressor) => compressor.compress(buf, level),
+        Err(_) => zstd::block::compress(buf, level),
+    })
 }

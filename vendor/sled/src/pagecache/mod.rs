@@ -269,6 +269,15 @@ pub(crate) fn maybe_decompress(in_buf: Vec<u8>) -> std::io::Result<Vec<u8>> {
         let _ivec_varint = u64::deserialize(scootable_in_buf)
             .expect("this had to be serialized with an extra length frame");
         let _measure = Measure::new(&M.decompress);
+        // runestone: upstream decodes every message with
+        // `zstd::stream::decode_all`, which makes a new streaming context
+        // (and its buffers) for each. A message sled compressed is one zstd
+        // frame that records its decompressed size, so it is decoded in one
+        // call on a context kept by each thread; anything else (none is
+        // expected) still goes through `decode_all`, as upstream.
+        if let Some(out_buf) = decompress_one_frame(scootable_in_buf) {
+            return Ok(out_buf);
+        }
         let out_buf = decode_all(scootable_in_buf).expect(
             "failed to decompress data. \
              This is not expected, please open an issue on \
@@ -281,6 +290,38 @@ pub(crate) fn maybe_decompress(in_buf: Vec<u8>) -> std::io::Result<Vec<u8>> {
 
     #[cfg(not(feature = "compression"))]
     Ok(in_buf)
+}
+
+// runestone: decode a message that is exactly one zstd frame with its
+// decompressed size in its header on this thread's decompression context;
+// `None` for anything else, or if decoding fails (the caller then decodes
+// it as upstream does, and reports the failure as upstream does).
+#[cfg(feature = "compression")]
+fn decompress_one_frame(data: &[u8]) -> Option<Vec<u8>> {
+    use std::cell::RefCell;
+    use zstd::zstd_safe;
+
+    thread_local! {
+        static DECOMPRESSOR: RefCell<zstd::block::Decompressor> =
+            RefCell::new(zstd::block::Decompressor::new());
+    }
+
+    // `ZSTD_CONTENTSIZE_UNKNOWN` is `u64::MAX`, `ZSTD_CONTENTSIZE_ERROR`
+    // one less; no page is near 4 GiB.
+    let size = zstd_safe::get_frame_content_size(data);
+    if size > u64::from(u32::MAX) {
+        return None;
+    }
+    match zstd_safe::find_frame_compressed_size(data) {
+        Ok(frame_len) if frame_len == data.len() => {}
+        _ => return None,
+    }
+    let size = usize::try_from(size).ok()?;
+    DECOMPRESSOR.with(|decompressor| {
+        let mut decompressor = decompressor.try_borrow_mut().ok()?;
+        let out = decompressor.decompress(data, size).ok()?;
+        if out.len() == size { Some(out) } else { None }
+    })
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -34,16 +34,21 @@
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less
-//! a header to a blob file of its own, and sled 0.34.7 cannot survive a
-//! failed blob write: `IoBufs::encapsulate` returns `write_blob`'s error
-//! after `Log::reserve_inner` has counted the message as a writer of the
-//! current log buffer, and no `Reservation` is left to uncount it, so that
-//! buffer is never written and every later flush waits for it forever,
-//! including the one in `Drop for TreeInner` (at close, and when the store
-//! reopens itself after a full disk). At 32 KiB (blobs over 8 KiB: a
-//! snapshot's leaf, a big group's intent, outbox pages) a full disk fails
-//! such writes, which is why the full-disk recovery test hung in the
-//! reopen; at 512 KiB only a page over 128 KiB becomes a blob.
+//! a header to a blob file of its own, so they make many more blob files
+//! (at 32 KiB every page over 8 KiB: a snapshot's leaf, a big group's
+//! intent, outbox pages). The published sled 0.34.7 could not survive a
+//! failed blob write: `IoBufs::encapsulate` returned `write_blob`'s error
+//! after `Log::reserve_inner` had counted the message as a writer of the
+//! current log buffer, with nothing left to uncount it, so that buffer was
+//! never written and every later flush waited for it forever, including the
+//! one in `Drop for TreeInner` (at close, and when the store reopens itself
+//! after a full disk: at 32 KiB the full-disk recovery test hung there). The
+//! vendored sled (patch 4 in `vendor/sled/RUNESTONE-PATCHES.md`) aborts the
+//! message instead: the writer gets the error (the group fails like a failed
+//! flush, below), and later flushes and the close proceed
+//! (`a_failed_blob_write_is_answered_and_later_flushes_proceed`,
+//! `a_failed_blob_write_breaks_the_store_until_it_reopens_itself`). Smaller
+//! segments have not been measured again with it, so the size is unchanged.
 //!
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
@@ -2705,6 +2710,106 @@ mod tests {
         drop(store);
         let again = SledStore::open(_dir.path()).expect("a clean start after the reopen");
         assert_eq!(again.head(&g).expect("head"), Some(head + 1));
+    }
+
+    /// Bytes zstd cannot shrink, so a page holding them stays over sled's
+    /// blob size whether the store compresses its pages or not.
+    fn noise(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// Make every blob write of the store at `dir` fail (sled writes a blob
+    /// for a page over a quarter segment): its blob directory becomes a file.
+    fn break_blobs(dir: &Path) {
+        let blobs = dir.join("blobs");
+        std::fs::remove_dir_all(&blobs).expect("remove the blob directory");
+        std::fs::write(&blobs, b"not a directory").expect("a file in its place");
+    }
+
+    fn mend_blobs(dir: &Path) {
+        let blobs = dir.join("blobs");
+        std::fs::remove_file(&blobs).expect("remove the file");
+        std::fs::create_dir(&blobs).expect("the blob directory again");
+    }
+
+    /// `f` on a thread of its own, its result awaited with a generous bound:
+    /// `None` if it has not returned by then (it is left running).
+    fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(120)).ok()
+    }
+
+    /// sled 0.34.7 hung every flush after a failed blob write (the message
+    /// stayed counted as a writer of its log buffer); the vendored sled
+    /// aborts the message, so the writer gets the error, later flushes and
+    /// the close return, and the store opens with everything flushed before.
+    #[test]
+    fn a_failed_blob_write_is_answered_and_later_flushes_proceed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = open_db(dir.path()).expect("sled");
+        db.insert(b"before", &b"flushed"[..]).expect("insert");
+        db.flush().expect("flush");
+        break_blobs(dir.path());
+        let big = noise(200_000, 1);
+        let err = db.insert(b"big", big.clone()).expect_err("the blob write fails");
+        assert!(err.to_string().contains("Not a directory"), "{err}");
+        let flushing = db.clone();
+        let flushed = within(move || flushing.flush().map(|_| ()).map_err(|e| e.to_string()))
+            .expect("a flush after the failed blob write returns");
+        flushed.expect("the flush succeeds: the failed message was canceled, not the log");
+        mend_blobs(dir.path());
+        within(move || drop(db)).expect("the close returns");
+        let db = open_db(dir.path()).expect("the store opens again");
+        assert_eq!(db.get(b"before").expect("read").as_deref(), Some(&b"flushed"[..]));
+        assert_eq!(db.get(b"big").expect("read"), None, "the failed write is not there");
+        db.insert(b"big", big.clone()).expect("a blob write succeeds");
+        db.flush().expect("flush");
+        drop(db);
+        let db = open_db(dir.path()).expect("open");
+        assert_eq!(db.get(b"big").expect("read").as_deref(), Some(&big[..]));
+    }
+
+    /// The same through the store: the group whose page became a blob is
+    /// answered with the error, and the store reopens itself (the reopen
+    /// drops every sled handle, whose close hung with sled 0.34.7).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_blob_write_breaks_the_store_until_it_reopens_itself() {
+        let (store, dir) = fresh();
+        store.shared.hold_recovery.store(true, Ordering::SeqCst);
+        let g = suite::game_id("blob", 1);
+        store.append(suite::new_game_write(&g, 1)).await.expect("append");
+        let last = store.load(&g, 0, None).expect("load").pop().expect("event");
+        break_blobs(dir.path());
+        let mut write = suite::next_write(&last, 1);
+        write.side = vec![SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(noise(200_000, 2)) }];
+        match store.append(write).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("Not a directory"), "{msg}"),
+            other => panic!("expected Io, got {other:?}"),
+        }
+        mend_blobs(dir.path());
+        store.shared.hold_recovery.store(false, Ordering::SeqCst);
+        until_recovered(&store).await;
+        let log = store.load(&g, 0, None).expect("load after the reopen");
+        assert_eq!(log.len(), 1, "the failed group is not there");
+        let mut write = suite::next_write(&last, 1);
+        write.side = vec![SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(noise(200_000, 3)) }];
+        store.append(write).await.expect("the same write after the reopen");
+        assert_eq!(store.get(Side::Games, g.as_bytes()).expect("read"), Some(noise(200_000, 3)));
+        store.close().expect("close");
+        drop(store);
+        let again = SledStore::open(dir.path()).expect("a clean start");
+        assert_eq!(again.load(&g, 0, None).expect("load").len(), 2);
     }
 
     #[tokio::test]

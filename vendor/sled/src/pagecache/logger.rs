@@ -367,15 +367,6 @@ impl Log {
             let blob_id =
                 if over_blob_threshold { Some(reservation_lsn) } else { None };
 
-            self.iobufs.encapsulate(
-                item,
-                message_header,
-                destination,
-                blob_id,
-            )?;
-
-            M.log_reservation_success();
-
             let pointer = if let Some(blob_id) = blob_id {
                 DiskPtr::new_blob(reservation_lid, blob_id)
             } else if let Some(blob_rewrite) = blob_rewrite {
@@ -384,7 +375,18 @@ impl Log {
                 DiskPtr::new_inline(reservation_lid)
             };
 
-            return Ok(Reservation {
+            // runestone: upstream encapsulated before making the
+            // `Reservation`, and returned `write_blob`'s error from here:
+            // the message stayed counted as a writer of this buffer (by
+            // `incr_writers` above) with nothing left to uncount it, so the
+            // buffer was never written and every later flush (the one in
+            // `Drop for TreeInner` too) waited forever. The reservation is
+            // now made first; when encapsulation fails it is aborted, which
+            // removes the partial blob file, marks the message canceled
+            // (skipped by recovery, as any aborted reservation) and
+            // releases the writer count, and the error goes back to the
+            // caller.
+            let mut reservation = Reservation {
                 iobuf,
                 log: self,
                 buf: destination,
@@ -394,7 +396,24 @@ impl Log {
                 is_blob_rewrite: blob_rewrite.is_some(),
                 header_len: usize::try_from(message_header.serialized_size())
                     .unwrap(),
-            });
+            };
+
+            if let Err(e) = self.iobufs.encapsulate(
+                item,
+                message_header,
+                &mut *reservation.buf,
+                blob_id,
+            ) {
+                // A blob file that cannot be removed (or was never made)
+                // still leaves `abort` releasing the buffer: when it
+                // returns early, `Drop for Reservation` does.
+                let _ = reservation.abort();
+                return Err(e);
+            }
+
+            M.log_reservation_success();
+
+            return Ok(reservation);
         }
     }
 

@@ -26,11 +26,15 @@
 //! with, since sled refuses to open a store with the other one
 //! ([`pages_compressed`] reads it from sled's `conf`). A side record written again with the value it holds (the
 //! service writes a game's private record with every append) is not written
-//! at all ([`without_no_ops`]). The price of compression is sled's: it
-//! makes a new zstd context for every message it compresses (a third of the
-//! committer's time in the 16-writer bench) and decompresses every message
-//! it reads from the log, at open (sled replays its log since the last open)
-//! and when a page is read in from disk; so it is off unless asked.
+//! at all ([`without_no_ops`]). The vendored sled keeps one zstd context
+//! per thread (the published 0.34.7 made one for every message it
+//! compressed or read, which made opening a compressed store about ten
+//! times slower and a game's first read from disk about twice as slow);
+//! the open and the cold read now cost what they do uncompressed. What is
+//! left is the compression itself, on the committer's thread: in the
+//! 16-writer bench, where the committer's CPU is the bound, about 0.5× to
+//! 0.8× the appends of an uncompressed store (ARCHITECTURE.md,
+//! "Performance"). So it stays off unless asked.
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less

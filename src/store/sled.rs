@@ -2233,7 +2233,7 @@ mod tests {
     /// README): half repeated text, half noise, up to 500 bytes.
     fn fixture_value(i: u64) -> Vec<u8> {
         let len = (i * 37 % 500 + 1) as usize;
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             format!("value {i} ").into_bytes().into_iter().cycle().take(len).collect()
         } else {
             let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -2263,8 +2263,8 @@ mod tests {
         }
         assert_eq!(pages_compressed(dir.path()), Some(true));
         let expected = |i: u64| match i {
-            _ if i % 11 == 0 => None,
-            _ if i % 5 == 0 => Some(fixture_value(i + 7)),
+            _ if i.is_multiple_of(11) => None,
+            _ if i.is_multiple_of(5) => Some(fixture_value(i + 7)),
             _ => Some(fixture_value(i)),
         };
         let check = |db: &Db| {

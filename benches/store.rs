@@ -7,6 +7,10 @@
 //! (the largest groups 16 writers waiting for their appends can make), so
 //! the figures can be compared with what the disk's flush rate allows.
 //!
+//! `STORE_BENCH_COMPRESSED=1` makes the store with sled's pages compressed
+//! (`storage.compress_pages`); the store is made explicitly either way, so
+//! the figures do not follow the default.
+//!
 //! Everything is written under Cargo's target tmp directory, on the same
 //! filesystem as the build (not /tmp, which may be tmpfs).
 
@@ -87,7 +91,12 @@ async fn append_all(store: &dyn EventStore, events: Vec<Envelope>) {
 fn appends(c: &mut Criterion) {
     let root = bench_root();
     let dir = tempfile::tempdir_in(&root).expect("tempdir");
-    let store = Arc::new(SledStore::open(&dir.path().join("sled")).expect("open"));
+    // `STORE_BENCH_COMPRESSED=1`: a store with sled's pages compressed
+    // (`storage.compress_pages`), otherwise one without.
+    let compressed = std::env::var("STORE_BENCH_COMPRESSED").is_ok_and(|v| v == "1");
+    let settings = runestone::store::sled::SledSettings { compress_new: compressed, ..Default::default() };
+    let store = Arc::new(SledStore::open_with(&dir.path().join("sled"), settings).expect("open"));
+    eprintln!("sled's pages compressed: {compressed}");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let record = serde_json::to_vec(&chain("bench-record-000", 2)[1]).expect("JSON");
     eprintln!("record size: {} bytes (an envelope as stored)", record.len());

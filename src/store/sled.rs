@@ -26,24 +26,33 @@
 //! with, since sled refuses to open a store with the other one
 //! ([`pages_compressed`] reads it from sled's `conf`). A side record written again with the value it holds (the
 //! service writes a game's private record with every append) is not written
-//! at all ([`without_no_ops`]). The price of compression is sled's: it
-//! makes a new zstd context for every message it compresses (a third of the
-//! committer's time in the 16-writer bench) and decompresses every message
-//! it reads from the log, at open (sled replays its log since the last open)
-//! and when a page is read in from disk; so it is off unless asked.
+//! at all ([`without_no_ops`]). The vendored sled keeps one zstd context
+//! per thread (the published 0.34.7 made one for every message it
+//! compressed or read, which made opening a compressed store about ten
+//! times slower and a game's first read from disk about twice as slow);
+//! the open and the cold read now cost what they do uncompressed. What is
+//! left is the compression itself, on the committer's thread: in the
+//! 16-writer bench, where the committer's CPU is the bound, about 0.5× to
+//! 0.8× the appends of an uncompressed store (ARCHITECTURE.md,
+//! "Performance"). So it stays off unless asked.
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less
-//! a header to a blob file of its own, and sled 0.34.7 cannot survive a
-//! failed blob write: `IoBufs::encapsulate` returns `write_blob`'s error
-//! after `Log::reserve_inner` has counted the message as a writer of the
-//! current log buffer, and no `Reservation` is left to uncount it, so that
-//! buffer is never written and every later flush waits for it forever,
-//! including the one in `Drop for TreeInner` (at close, and when the store
-//! reopens itself after a full disk). At 32 KiB (blobs over 8 KiB: a
-//! snapshot's leaf, a big group's intent, outbox pages) a full disk fails
-//! such writes, which is why the full-disk recovery test hung in the
-//! reopen; at 512 KiB only a page over 128 KiB becomes a blob.
+//! a header to a blob file of its own, so they make many more blob files
+//! (at 32 KiB every page over 8 KiB: a snapshot's leaf, a big group's
+//! intent, outbox pages). The published sled 0.34.7 could not survive a
+//! failed blob write: `IoBufs::encapsulate` returned `write_blob`'s error
+//! after `Log::reserve_inner` had counted the message as a writer of the
+//! current log buffer, with nothing left to uncount it, so that buffer was
+//! never written and every later flush waited for it forever, including the
+//! one in `Drop for TreeInner` (at close, and when the store reopens itself
+//! after a full disk: at 32 KiB the full-disk recovery test hung there). The
+//! vendored sled (patch 4 in `vendor/sled/RUNESTONE-PATCHES.md`) aborts the
+//! message instead: the writer gets the error (the group fails like a failed
+//! flush, below), and later flushes and the close proceed
+//! (`a_failed_blob_write_is_answered_and_later_flushes_proceed`,
+//! `a_failed_blob_write_breaks_the_store_until_it_reopens_itself`). Smaller
+//! segments have not been measured again with it, so the size is unchanged.
 //!
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
@@ -60,14 +69,14 @@
 //! One write per group: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
 //! the buffer holding the batch's manifest on its own), so a batch and the
-//! flush after it cost two or three buffer writes, each with its own
-//! `sync_file_range` wait. Instead the committer first inserts the group's
-//! *intent* (one value under `w:group`, which sled logs as one checksummed
+//! flush after it cost two or three buffer writes, each with its own disk
+//! wait (`sync_file_range` then, `fdatasync` in the vendored sled). Instead
+//! the committer first inserts the group's *intent* (one value under `w:group`, which sled logs as one checksummed
 //! message: the keys of the group's events, and its other inserts and
 //! removals whole), then the group's events, then its other writes (side
 //! records, head records, the manifest), one by one, then flushes: all of it
 //! lands in one log buffer, written with one `pwrite` and one
-//! `sync_file_range`. sled recovers its log up to the first torn message, so
+//! `fdatasync`. sled recovers its log up to the first torn message, so
 //! after a crash the disk holds either nothing of the group, or its whole
 //! intent and a prefix of its writes. Opening the store then completes the
 //! group if all its events are there (its other writes are idempotent
@@ -89,13 +98,27 @@
 //! event to others only after its append has resolved. `close` (and `Drop`)
 //! block until the committer has drained its queue and flushed.
 //!
-//! sled's own `flush` is not enough for that promise: on Linux, sled 0.34
-//! ends it with `sync_file_range`, which flushes neither the drive's write
-//! cache nor the file's metadata (sled issue #1452), and it never syncs the
-//! blob files it writes for oversized pages. So every flush is followed by a
-//! `Syncer` pass: `fdatasync` of sled's log file, of any blob file not yet
-//! synced, and of the directories whose entries changed. The blob directory
-//! is listed only when its modification time says it may have changed.
+//! sled's own `flush` was not enough for that promise: on Linux, the
+//! published sled 0.34.7 ends each log write with `sync_file_range`, which
+//! flushes neither the drive's write cache nor the file's metadata (sled
+//! issue #1452), and it never syncs the blob files it writes for oversized
+//! pages. The vendored sled (`vendor/sled`, its `RUNESTONE-PATCHES.md`) ends
+//! each log write with `fdatasync` instead, so a group is one `pwrite` and
+//! one `fdatasync` of the `db` file, and what sled calls stable is on stable
+//! storage. Every path by which sled writes its `db` file is then durable
+//! before a group is answered: the log buffers (segment headers are part of
+//! them; sled 0.34 writes no segment trailers) by that `fdatasync`; the
+//! zeroing of free segments and of a torn tail at open by sled's own `fsync`
+//! or, for the free segments, by the `fdatasync` of the `db` file made when
+//! the `Syncer` opens (and by every later log write, which syncs the whole
+//! file); the truncation of a freed tail segment by sled's `fsync` after it.
+//! sled's `conf` (written once, when a store is created) is synced by the
+//! vendored sled; its own snapshots (`snap.*`, a cache of its page table,
+//! rebuilt from the log when missing) are synced by sled before their rename.
+//! What remains for the `Syncer` after each flush: `fdatasync` of any blob
+//! file not yet synced, and of the directories whose entries changed; the
+//! blob directory is listed only when its modification time says it may have
+//! changed.
 //!
 //! A failed flush answers every writer of its group with [`StoreError::Io`]
 //! (or [`StoreError::NoSpace`]: their writes may or may not be on disk), and
@@ -1373,7 +1396,8 @@ fn is_no_space(msg: &str) -> bool {
     msg.contains("No space left") || msg.contains("os error 28") || msg.contains("Disk quota exceeded")
 }
 
-/// sled's flush, then the fdatasyncs it leaves out.
+/// sled's flush (which ends with `fdatasync` of its log), then the
+/// fdatasyncs it leaves out (blob files, directories).
 fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
     db.flush().map_err(|e| format!("sled: {e}"))?;
     syncer.sync().map_err(|e| format!("fdatasync: {e}"))
@@ -1381,7 +1405,8 @@ fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
 
 /// Makes what sled's flush wrote durable (see the module docs).
 struct Syncer {
-    /// sled's log file (`db` in its directory; fixed by the pinned version).
+    /// sled's log file (`db` in its directory; fixed by the pinned version),
+    /// synced once at open (sled's own log writes sync it after that).
     log: File,
     blob_dir: PathBuf,
     /// Blob files already synced.
@@ -1431,17 +1456,21 @@ impl Syncer {
             #[cfg(test)]
             fail: Default::default(),
         };
+        // What sled wrote at open before any log buffer (its `conf` is
+        // synced by sled itself, its recovery's zeroing is not).
+        syncer.log.sync_data()?;
         syncer.sync()?;
         Ok(syncer)
     }
 
+    /// After sled's flush: its log file needs nothing more (the vendored
+    /// sled ends every log write with `fdatasync`), its blob files do.
     fn sync(&mut self) -> std::io::Result<()> {
         #[cfg(test)]
         if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(std::io::Error::other("injected failure"));
         }
-        self.sync_new_blobs()?;
-        self.log.sync_data()
+        self.sync_new_blobs()
     }
 
     /// fdatasync the blob files sled wrote since the last pass. The
@@ -2118,6 +2147,59 @@ mod tests {
         }
     }
 
+    /// A value of the store in `testdata/sled-0.34.7-compressed` (see its
+    /// README): half repeated text, half noise, up to 500 bytes.
+    fn fixture_value(i: u64) -> Vec<u8> {
+        let len = (i * 37 % 500 + 1) as usize;
+        if i.is_multiple_of(2) {
+            format!("value {i} ").into_bytes().into_iter().cycle().take(len).collect()
+        } else {
+            let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect()
+        }
+    }
+
+    /// A store whose pages the published sled 0.34.7 compressed (before the
+    /// vendored sled kept a zstd context per thread) opens and reads the
+    /// same, takes writes, and reads them after a reopen.
+    #[test]
+    fn a_store_compressed_by_sled_0_34_7_opens_and_reads() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/testdata/sled-0.34.7-compressed");
+        let dir = tempfile::tempdir().expect("tempdir");
+        for entry in std::fs::read_dir(&fixture).expect("the fixture") {
+            let name = entry.expect("entry").file_name();
+            if name != "README.md" {
+                std::fs::copy(fixture.join(&name), dir.path().join(&name)).expect("copy");
+            }
+        }
+        assert_eq!(pages_compressed(dir.path()), Some(true));
+        let expected = |i: u64| match i {
+            _ if i.is_multiple_of(11) => None,
+            _ if i.is_multiple_of(5) => Some(fixture_value(i + 7)),
+            _ => Some(fixture_value(i)),
+        };
+        let check = |db: &Db| {
+            for i in 0..400u64 {
+                assert_eq!(db.get(i.to_be_bytes()).expect("read").map(|v| v.to_vec()), expected(i), "key {i}");
+            }
+        };
+        let db = open_db(dir.path()).expect("the store opens");
+        check(&db);
+        db.insert(b"more", fixture_value(1001)).expect("insert");
+        db.flush().expect("flush");
+        drop(db);
+        let db = open_db(dir.path()).expect("it opens again");
+        check(&db);
+        assert_eq!(db.get(b"more").expect("read").map(|v| v.to_vec()), Some(fixture_value(1001)));
+    }
+
     /// A store as the previous version left it (sled's pages not compressed,
     /// events in stored form 1, snapshots as the engine made them) opens,
     /// reads, takes more writes and reads them after a reopen, its pages
@@ -2550,6 +2632,106 @@ mod tests {
         drop(store);
         let again = SledStore::open(_dir.path()).expect("a clean start after the reopen");
         assert_eq!(again.head(&g).expect("head"), Some(head + 1));
+    }
+
+    /// Bytes zstd cannot shrink, so a page holding them stays over sled's
+    /// blob size whether the store compresses its pages or not.
+    fn noise(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// Make every blob write of the store at `dir` fail (sled writes a blob
+    /// for a page over a quarter segment): its blob directory becomes a file.
+    fn break_blobs(dir: &Path) {
+        let blobs = dir.join("blobs");
+        std::fs::remove_dir_all(&blobs).expect("remove the blob directory");
+        std::fs::write(&blobs, b"not a directory").expect("a file in its place");
+    }
+
+    fn mend_blobs(dir: &Path) {
+        let blobs = dir.join("blobs");
+        std::fs::remove_file(&blobs).expect("remove the file");
+        std::fs::create_dir(&blobs).expect("the blob directory again");
+    }
+
+    /// `f` on a thread of its own, its result awaited with a generous bound:
+    /// `None` if it has not returned by then (it is left running).
+    fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(120)).ok()
+    }
+
+    /// sled 0.34.7 hung every flush after a failed blob write (the message
+    /// stayed counted as a writer of its log buffer); the vendored sled
+    /// aborts the message, so the writer gets the error, later flushes and
+    /// the close return, and the store opens with everything flushed before.
+    #[test]
+    fn a_failed_blob_write_is_answered_and_later_flushes_proceed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = open_db(dir.path()).expect("sled");
+        db.insert(b"before", &b"flushed"[..]).expect("insert");
+        db.flush().expect("flush");
+        break_blobs(dir.path());
+        let big = noise(200_000, 1);
+        let err = db.insert(b"big", big.clone()).expect_err("the blob write fails");
+        assert!(err.to_string().contains("Not a directory"), "{err}");
+        let flushing = db.clone();
+        let flushed = within(move || flushing.flush().map(|_| ()).map_err(|e| e.to_string()))
+            .expect("a flush after the failed blob write returns");
+        flushed.expect("the flush succeeds: the failed message was canceled, not the log");
+        mend_blobs(dir.path());
+        within(move || drop(db)).expect("the close returns");
+        let db = open_db(dir.path()).expect("the store opens again");
+        assert_eq!(db.get(b"before").expect("read").as_deref(), Some(&b"flushed"[..]));
+        assert_eq!(db.get(b"big").expect("read"), None, "the failed write is not there");
+        db.insert(b"big", big.clone()).expect("a blob write succeeds");
+        db.flush().expect("flush");
+        drop(db);
+        let db = open_db(dir.path()).expect("open");
+        assert_eq!(db.get(b"big").expect("read").as_deref(), Some(&big[..]));
+    }
+
+    /// The same through the store: the group whose page became a blob is
+    /// answered with the error, and the store reopens itself (the reopen
+    /// drops every sled handle, whose close hung with sled 0.34.7).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_blob_write_breaks_the_store_until_it_reopens_itself() {
+        let (store, dir) = fresh();
+        store.shared.hold_recovery.store(true, Ordering::SeqCst);
+        let g = suite::game_id("blob", 1);
+        store.append(suite::new_game_write(&g, 1)).await.expect("append");
+        let last = store.load(&g, 0, None).expect("load").pop().expect("event");
+        break_blobs(dir.path());
+        let mut write = suite::next_write(&last, 1);
+        write.side = vec![SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(noise(200_000, 2)) }];
+        match store.append(write).await {
+            Err(StoreError::Io(msg)) => assert!(msg.contains("Not a directory"), "{msg}"),
+            other => panic!("expected Io, got {other:?}"),
+        }
+        mend_blobs(dir.path());
+        store.shared.hold_recovery.store(false, Ordering::SeqCst);
+        until_recovered(&store).await;
+        let log = store.load(&g, 0, None).expect("load after the reopen");
+        assert_eq!(log.len(), 1, "the failed group is not there");
+        let mut write = suite::next_write(&last, 1);
+        write.side = vec![SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(noise(200_000, 3)) }];
+        store.append(write).await.expect("the same write after the reopen");
+        assert_eq!(store.get(Side::Games, g.as_bytes()).expect("read"), Some(noise(200_000, 3)));
+        store.close().expect("close");
+        drop(store);
+        let again = SledStore::open(dir.path()).expect("a clean start");
+        assert_eq!(again.load(&g, 0, None).expect("load").len(), 2);
     }
 
     #[tokio::test]

@@ -81,7 +81,7 @@ fn deliver(c: &mut Criterion) {
                         SideWrite {
                             side: Side::Outbox,
                             key: queue_key(0, &m.id),
-                            value: Some(serde_json::to_vec(&m).unwrap()),
+                            value: Some(runestone::mail::encode(&m)),
                         }
                     })
                     .collect();

@@ -777,9 +777,9 @@ mod tests {
             let outbox = store.scan(Side::Outbox, b"", 1000).expect("outbox");
             outbox
                 .iter()
-                .filter_map(|(_, v)| serde_json::from_slice::<Value>(v).ok())
-                .filter(|m| m["to"] == "asa@example.org")
-                .map(|m| m["kind"].as_str().unwrap_or_default().to_owned())
+                .map(|(_, v)| crate::mail::decode(v).expect("an outbox record reads back"))
+                .filter(|m| m.to == "asa@example.org")
+                .map(|m| m.kind)
                 .collect()
         };
         let before = mailed_to_asa();

@@ -42,7 +42,7 @@ fn outbox_write(due: DateTime<Utc>, mail: &Mail) -> SideWrite {
     SideWrite {
         side: Side::Outbox,
         key: queue_key(due.timestamp_millis(), &mail.id),
-        value: Some(serde_json::to_vec(mail).expect("JSON")),
+        value: Some(crate::mail::encode(mail)),
     }
 }
 
@@ -487,7 +487,7 @@ impl Service {
         let rows = self.store().scan(Side::Outbox, format!("x{game}/").as_bytes(), 1000)?;
         Ok(rows
             .into_iter()
-            .filter_map(|(_, v)| serde_json::from_slice::<Mail>(&v).ok())
+            .filter_map(|(_, v)| crate::mail::decode(&v).ok())
             .map(|m| json!({ "id": m.id, "kind": m.kind, "to": m.to, "subject": m.subject, "attempts": m.attempts, "last_error": m.last_error }))
             .collect())
     }
@@ -501,7 +501,7 @@ impl Service {
         let raw = self.store().get(Side::Outbox, &key)?.ok_or_else(|| {
             crate::service::ServiceError::NotFound(format!("there is no dead letter {id} in this game"))
         })?;
-        let mut mail: Mail = serde_json::from_slice(&raw)
+        let mut mail: Mail = crate::mail::decode(&raw)
             .map_err(|e| crate::store::StoreError::Corrupt(format!("dead letter {id}: {e}")))?;
         mail.attempts = 0;
         self.store()

@@ -175,7 +175,7 @@ impl Worker {
             self.pace(started, tried).await;
             tried += chunk.len();
             let sends = chunk.iter().map(|(key, raw)| async move {
-                let mail: Mail = match serde_json::from_slice(raw) {
+                let mail: Mail = match super::decode(raw) {
                     Ok(m) => m,
                     Err(e) => {
                         tracing::error!(error = %e, "an outbox record does not parse; it stays for an operator to look at");
@@ -200,7 +200,7 @@ impl Worker {
                         Metrics::inc(&self.service.metrics.mail_failures);
                         mail.attempts += 1;
                         mail.last_error = Some(e.to_string());
-                        let value = Some(serde_json::to_vec(&mail).expect("JSON"));
+                        let value = Some(super::encode(&mail));
                         if mail.attempts >= self.policy.max_attempts {
                             Metrics::inc(&self.service.metrics.mail_dead);
                             tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
@@ -382,7 +382,7 @@ mod tests {
         };
         let key = queue_key(0, &mail.id);
         store
-            .put(vec![SideWrite { side: Side::Outbox, key, value: Some(serde_json::to_vec(&mail).unwrap()) }])
+            .put(vec![SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) }])
             .await
             .expect("queue");
         let transport = Transport::from_settings(&Settings::defaults().mail, dir.path()).expect("transport");

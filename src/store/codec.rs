@@ -99,21 +99,34 @@ pub const SNAPSHOT_COMPRESSED: u8 = 0xc1;
 /// A snapshot's bytes as a backend stores them: compressed as version 2's
 /// events are, when that is smaller, else as they are.
 pub fn compress_snapshot(snapshot: &[u8]) -> Vec<u8> {
-    let mut packed = Vec::with_capacity(snapshot.len() / 2 + 8);
-    packed.push(SNAPSHOT_COMPRESSED);
-    lz::compress(snapshot, &mut packed);
-    if packed.len() < snapshot.len() && lz::decompress(&packed[1..]).is_ok_and(|back| back == snapshot) {
-        packed
-    } else {
-        snapshot.to_vec()
-    }
+    compress_value(snapshot)
 }
 
 /// The snapshot that stored bytes hold ([`compress_snapshot`]'s, or bytes
 /// stored as they were); the error says what is wrong with damaged ones.
 pub fn decompress_snapshot(stored: &[u8]) -> Result<Vec<u8>, String> {
+    decompress_value(stored).map_err(|e| format!("unreadable snapshot: {e}"))
+}
+
+/// Bytes that never start with [`SNAPSHOT_COMPRESSED`] (JSON, the engine's
+/// forms), compressed as version 2's events are behind that tag when that
+/// is smaller, else as they are: snapshots, and the outbox's rendered mail
+/// (`mail::encode`).
+pub fn compress_value(bytes: &[u8]) -> Vec<u8> {
+    let mut packed = Vec::with_capacity(bytes.len() / 2 + 8);
+    packed.push(SNAPSHOT_COMPRESSED);
+    lz::compress(bytes, &mut packed);
+    if packed.len() < bytes.len() && lz::decompress(&packed[1..]).is_ok_and(|back| back == bytes) {
+        packed
+    } else {
+        bytes.to_vec()
+    }
+}
+
+/// The bytes [`compress_value`] stored (or bytes stored as they were).
+pub fn decompress_value(stored: &[u8]) -> Result<Vec<u8>, String> {
     match stored.split_first() {
-        Some((&SNAPSHOT_COMPRESSED, packed)) => lz::decompress(packed).map_err(|e| format!("unreadable snapshot: {e}")),
+        Some((&SNAPSHOT_COMPRESSED, packed)) => lz::decompress(packed).map_err(|e| e.to_string()),
         _ => Ok(stored.to_vec()),
     }
 }

@@ -41,7 +41,8 @@ impl std::fmt::Display for Report {
 }
 
 /// The game a side record belongs to: named by its key, or (outbox queue
-/// entries, keyed by due time) by the message's `game` field.
+/// entries, keyed by due time) by the message's `game` field (the record's
+/// JSON, compressed or not: `mail::encode`).
 fn owner(side: Side, key: &[u8], value: &[u8]) -> Option<String> {
     let from_key = super::postgres::game_of(side, key);
     if !from_key.is_empty() {
@@ -52,7 +53,8 @@ fn owner(side: Side, key: &[u8], value: &[u8]) -> Option<String> {
         struct Of {
             game: String,
         }
-        return serde_json::from_slice::<Of>(value).ok().map(|o| o.game);
+        let json = super::codec::decompress_value(value).ok()?;
+        return serde_json::from_slice::<Of>(&json).ok().map(|o| o.game);
     }
     None
 }
@@ -141,8 +143,12 @@ mod tests {
     use crate::store::postgres::{testing, PgStore};
     use crate::store::suite::{game_id, new_game_write, next_write};
 
+    /// An outbox record as the server stores it: compressed JSON.
     fn mail(game: &str) -> Vec<u8> {
-        serde_json::to_vec(&serde_json::json!({ "game": game, "id": "m1" })).unwrap()
+        let json = serde_json::json!({ "game": game, "id": "m1", "text": "Your move in round 3. ".repeat(20) });
+        let stored = crate::store::codec::compress_value(&serde_json::to_vec(&json).unwrap());
+        assert_eq!(stored[0], crate::store::codec::SNAPSHOT_COMPRESSED, "stored compressed");
+        stored
     }
 
     #[tokio::test]

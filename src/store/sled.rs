@@ -2154,15 +2154,7 @@ mod tests {
         if i.is_multiple_of(2) {
             format!("value {i} ").into_bytes().into_iter().cycle().take(len).collect()
         } else {
-            let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect()
+            noise(len, i)
         }
     }
 

@@ -92,9 +92,10 @@ pub fn encode_event(env: &Envelope) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The first byte of a snapshot as a backend stores it compressed
-/// ([`compress_snapshot`]); the engine's own forms start with 0x02 or `{`.
-pub const SNAPSHOT_COMPRESSED: u8 = 0xc1;
+/// The first byte of a value a backend stores compressed
+/// ([`compress_value`]: snapshots and outbox records); the engine's own
+/// forms start with 0x02 or `{`, JSON with `{`.
+pub const VALUE_COMPRESSED: u8 = 0xc1;
 
 /// A snapshot's bytes as a backend stores them: compressed as version 2's
 /// events are, when that is smaller, else as they are.
@@ -108,13 +109,13 @@ pub fn decompress_snapshot(stored: &[u8]) -> Result<Vec<u8>, String> {
     decompress_value(stored).map_err(|e| format!("unreadable snapshot: {e}"))
 }
 
-/// Bytes that never start with [`SNAPSHOT_COMPRESSED`] (JSON, the engine's
+/// Bytes that never start with [`VALUE_COMPRESSED`] (JSON, the engine's
 /// forms), compressed as version 2's events are behind that tag when that
 /// is smaller, else as they are: snapshots, and the outbox's rendered mail
 /// (`mail::encode`).
 pub fn compress_value(bytes: &[u8]) -> Vec<u8> {
     let mut packed = Vec::with_capacity(bytes.len() / 2 + 8);
-    packed.push(SNAPSHOT_COMPRESSED);
+    packed.push(VALUE_COMPRESSED);
     lz::compress(bytes, &mut packed);
     if packed.len() < bytes.len() && lz::decompress(&packed[1..]).is_ok_and(|back| back == bytes) {
         packed
@@ -126,7 +127,7 @@ pub fn compress_value(bytes: &[u8]) -> Vec<u8> {
 /// The bytes [`compress_value`] stored (or bytes stored as they were).
 pub fn decompress_value(stored: &[u8]) -> Result<Vec<u8>, String> {
     match stored.split_first() {
-        Some((&SNAPSHOT_COMPRESSED, packed)) => lz::decompress(packed).map_err(|e| e.to_string()),
+        Some((&VALUE_COMPRESSED, packed)) => lz::decompress(packed).map_err(|e| e.to_string()),
         _ => Ok(stored.to_vec()),
     }
 }

@@ -147,7 +147,7 @@ mod tests {
     fn mail(game: &str) -> Vec<u8> {
         let json = serde_json::json!({ "game": game, "id": "m1", "text": "Your move in round 3. ".repeat(20) });
         let stored = crate::store::codec::compress_value(&serde_json::to_vec(&json).unwrap());
-        assert_eq!(stored[0], crate::store::codec::SNAPSHOT_COMPRESSED, "stored compressed");
+        assert_eq!(stored[0], crate::store::codec::VALUE_COMPRESSED, "stored compressed");
         stored
     }
 

@@ -2248,7 +2248,7 @@ mod tests {
         store.put_snapshot(&game, 1, &snapshot).expect("put");
         let open = store.cur().expect("open");
         let stored = open.snapshots.get(snapshot_key(&game_key(&game).unwrap(), 1)).unwrap().unwrap();
-        assert_eq!(stored[0], super::super::codec::SNAPSHOT_COMPRESSED);
+        assert_eq!(stored[0], super::super::codec::VALUE_COMPRESSED);
         assert!(stored.len() * 10 < snapshot.len(), "{} bytes stored for {}", stored.len(), snapshot.len());
         assert_eq!(store.snapshot_at_or_before(&game, 1).expect("read"), Some((1, snapshot)));
         open.snapshots.insert(snapshot_key(&game_key(&game).unwrap(), 1), &[0xc1, 0x03, 0xff][..]).unwrap();

@@ -310,33 +310,24 @@ impl Restored {
             return;
         }
         self.tick += 1;
-        if !self.positions.contains_key(table.game_id.as_str()) {
-            self.positions.insert(table.game_id.clone(), HashMap::new());
-        }
-        let game = self.positions.get_mut(table.game_id.as_str()).expect("the game's map is there");
+        let game = self.positions.entry(table.game_id.clone()).or_default();
         if let Some((_, old, _)) = game.insert(seq, (table, bytes, self.tick)) {
             self.bytes -= old;
         }
         self.bytes += bytes;
         if self.bytes > self.max_bytes {
             // Down to nine tenths of the room, least recently used first.
-            let mut by_use: Vec<(u64, &GameId, u64)> = self
+            let mut by_use: Vec<(u64, GameId, u64)> = self
                 .positions
                 .iter()
-                .flat_map(|(g, seqs)| seqs.iter().map(move |(s, (_, _, used))| (*used, g, *s)))
+                .flat_map(|(g, seqs)| seqs.iter().map(move |(s, (_, _, used))| (*used, g.clone(), *s)))
                 .collect();
             by_use.sort_unstable();
             let goal = self.max_bytes - self.max_bytes / 10;
-            let mut freed = self.bytes;
-            let mut drop: Vec<(GameId, u64)> = Vec::new();
             for (_, g, s) in by_use {
-                if freed <= goal {
+                if self.bytes <= goal {
                     break;
                 }
-                freed -= self.positions[g][&s].1;
-                drop.push((g.clone(), s));
-            }
-            for (g, s) in drop {
                 self.remove(&g, s);
             }
         }

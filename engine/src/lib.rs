@@ -15,6 +15,7 @@ pub mod pack;
 pub mod present;
 pub mod rng;
 pub mod table;
+pub mod tree;
 pub mod verify;
 
 pub use erased::{DynGame, Registry};

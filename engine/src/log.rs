@@ -407,11 +407,15 @@ pub struct EventRef<'a> {
 /// An event's body as a fold reads it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BodyRef<'a> {
-    /// A kernel event (few in a log: read whole).
-    Kernel(Cow<'a, KernelEvent>),
+    /// A kernel event (few in a log: read whole; boxed, so an event a fold
+    /// reads stays small to move).
+    Kernel(Box<Cow<'a, KernelEvent>>),
     /// The game's own event, written with schema version `v`: its canonical
     /// JSON text.
     Game { v: u32, event: &'a str },
+    /// The game's own event, written with schema version `v`, in the tree
+    /// form ([`crate::tree`]) a store keeps it in.
+    GameTree { v: u32, event: &'a [u8] },
 }
 
 /// What a fold reads of a [`Decision`].
@@ -425,13 +429,13 @@ pub struct DecisionRef {
 impl EventRef<'_> {
     pub fn kernel(&self) -> Option<&KernelEvent> {
         match &self.body {
-            BodyRef::Kernel(k) => Some(k),
-            BodyRef::Game { .. } => None,
+            BodyRef::Kernel(k) => Some(&***k),
+            BodyRef::Game { .. } | BodyRef::GameTree { .. } => None,
         }
     }
 
     pub fn is_game(&self) -> bool {
-        matches!(self.body, BodyRef::Game { .. })
+        matches!(self.body, BodyRef::Game { .. } | BodyRef::GameTree { .. })
     }
 }
 
@@ -703,7 +707,7 @@ impl Envelope {
             seq: self.seq,
             actor: self.actor,
             body: match &self.body {
-                Body::Kernel { event } => BodyRef::Kernel(Cow::Borrowed(event)),
+                Body::Kernel { event } => BodyRef::Kernel(Box::new(Cow::Borrowed(event))),
                 Body::Game { v, event } => BodyRef::Game { v: *v, event: event.as_str() },
             },
             decision: self.decision.as_ref().map(Decision::fold_ref),

@@ -362,10 +362,13 @@ impl Table {
 
     fn apply(&mut self, env: &EventRef<'_>) -> Result<(), FoldError> {
         match &env.body {
-            BodyRef::Game { v, event } => {
-                self.game
-                    .apply(&mut self.state, *v, event)
-                    .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
+            BodyRef::Game { .. } | BodyRef::GameTree { .. } => {
+                match &env.body {
+                    BodyRef::Game { v, event } => self.game.apply(&mut self.state, *v, event),
+                    BodyRef::GameTree { v, event } => self.game.apply_tree(&mut self.state, *v, event),
+                    BodyRef::Kernel(_) => unreachable!("a game event"),
+                }
+                .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
                 if let (Some(_), Actor::Seat(s)) = (&env.decision, env.actor) {
                     if let Some(t) = self.clock.timeouts.get_mut(s as usize) {
                         *t = 0;
@@ -381,7 +384,7 @@ impl Table {
                     }
                 }
             }
-            BodyRef::Kernel(event) => match event.as_ref() {
+            BodyRef::Kernel(event) => match &***event {
                 KernelEvent::SeatTokenRevoked { seat, generation, .. } => {
                     if let Some(g) = self.generations.get_mut(*seat as usize) {
                         *g = (*g).max(*generation);

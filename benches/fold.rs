@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use runestone::store::codec::{decode_event, encode_event, encode_v1, ChainMemory, RawLog};
+use runestone::store::codec::{decode_event, encode_event, encode_v1, encode_v2, ChainMemory, RawLog};
 use runestone_engine::log::{chain_hash, check_chain, seal};
 use runestone_engine::{Actor, Envelope, FoldError, Registry, Seed, Table};
 use serde_json::{json, Value};
@@ -135,9 +135,10 @@ fn fold_bardagi(c: &mut Criterion) {
     let log: Vec<Envelope> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let stored: Vec<Vec<u8>> = log.iter().map(|e| encode_event(e).expect("stored form")).collect();
     let v1: usize = log.iter().map(|e| encode_v1(e).expect("form 1").len()).sum();
+    let v2: usize = log.iter().map(|e| encode_v2(e).expect("form 2").len()).sum();
     let json: usize = log.iter().map(|e| serde_json::to_vec(e).expect("JSON").len()).sum();
     eprintln!(
-        "bardagi log: {} events; stored bytes: {} as stored now (form 2 where smaller, else 1), {v1} in form 1, {json} in the JSON form",
+        "bardagi log: {} events; stored bytes: {} as stored now (form 3, or 2 where smaller), {v2} in form 2, {v1} in form 1, {json} in the JSON form",
         log.len(),
         stored.iter().map(Vec::len).sum::<usize>()
     );
@@ -178,6 +179,13 @@ fn fold_bardagi(c: &mut Criterion) {
     // the parts and checking the chain; the chain check alone (one SHA-256
     // of each event's public part).
     group.bench_function("raw_decompress_only", |b| b.iter(|| raw_of(std::hint::black_box(&stored))));
+    // The fold alone, from parts already read: the game events read from
+    // their stored trees into the game's types, and applied.
+    let held = raw_of(&stored);
+    let refs = held.refs_remembered(&memory).expect("reads");
+    group.bench_function("fold_refs_only", |b| {
+        b.iter(|| Table::fold_refs(&registry, std::hint::black_box(&refs)).expect("fold"));
+    });
     group.bench_function("raw_refs_only", |b| {
         b.iter(|| raw_of(std::hint::black_box(&stored)).refs_remembered(&memory).expect("reads").len());
     });

@@ -49,8 +49,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The fixed table of shapes and strings: one JSON value a line, a string
@@ -751,100 +750,115 @@ impl<'de> de::VariantAccess<'de> for &mut Deserializer<'de> {
 /// The canonical JSON text of a tree (keys sorted, as `Value`'s text is);
 /// `base` the tree a command's references point into.
 pub fn render(bytes: &[u8], base: Option<&[u8]>) -> Result<String, Error> {
+    let mut out = Vec::with_capacity(bytes.len() * 4 + 16);
     let mut r = Reader { b: bytes, t: table() };
-    let node = Node::read(&mut r, base, 0)?;
+    write_value(&mut r, base, &mut out, 0)?;
     if !r.b.is_empty() {
         return Err(damaged("bytes follow its value"));
     }
-    let mut out = Vec::with_capacity(bytes.len() * 4);
-    node.serialize(&mut serde_json::Serializer::new(&mut out)).map_err(|e| Error(e.to_string()))?;
     String::from_utf8(out).map_err(|_| damaged("its text is not UTF-8"))
 }
 
-/// A tree read whole, for rendering.
-enum Node<'a> {
-    Null,
-    Bool(bool),
-    Uint(u64),
-    Neg(i64),
-    Float(f64),
-    Str(&'a str),
-    Array(Vec<Node<'a>>),
-    /// Entries in text order.
-    Object(Vec<(&'a str, Node<'a>)>),
-}
+/// The most keys of a shape rendered without allocating their places.
+const SHAPE_KEYS_INLINE: usize = 32;
 
-impl<'a> Node<'a> {
-    fn read(r: &mut Reader<'a>, base: Option<&'a [u8]>, depth: usize) -> Result<Node<'a>, Error> {
-        if depth > MAX_DEPTH {
-            return Err(damaged("nested too deep"));
-        }
-        Ok(match r.head()? {
-            Head::Null => Node::Null,
-            Head::Bool(b) => Node::Bool(b),
-            Head::Uint(n) => Node::Uint(n),
-            Head::Neg(n) => Node::Neg(n),
-            Head::Float(f) => Node::Float(f),
-            Head::Str(s) => Node::Str(s),
-            Head::Array(n) => Node::Array((0..n).map(|_| Node::read(r, base, depth + 1)).collect::<Result<_, _>>()?),
-            Head::Object(n) => {
-                let mut entries = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let k = r.str()?;
-                    entries.push((k, Node::read(r, base, depth + 1)?));
-                }
-                Node::Object(entries)
-            }
-            Head::Shape(s) => {
-                let mut values = Vec::with_capacity(s.keys.len());
-                for _ in &s.keys {
-                    values.push(Some(Node::read(r, base, depth + 1)?));
-                }
-                Node::Object(
-                    s.sorted.iter().map(|&i| (s.keys[i], values[i].take().expect("each value once"))).collect(),
-                )
-            }
-            Head::Ref(off, len) => {
-                let base = base.ok_or_else(|| damaged("a reference with nothing to refer to"))?;
-                let part = off
-                    .checked_add(len)
-                    .and_then(|end| base.get(off..end))
-                    .ok_or_else(|| damaged("a reference past its event"))?;
-                let mut inner = Reader { b: part, t: table() };
-                let node = Node::read(&mut inner, None, depth + 1)?;
-                if !inner.b.is_empty() {
-                    return Err(damaged("a reference to part of a value"));
-                }
-                node
-            }
-        })
+/// One value's canonical text appended to `out`, as serde_json writes a
+/// `Value`'s: strings escaped as it escapes them, numbers as it writes them.
+fn write_value(r: &mut Reader<'_>, base: Option<&[u8]>, out: &mut Vec<u8>, depth: usize) -> Result<(), Error> {
+    if depth > MAX_DEPTH {
+        return Err(damaged("nested too deep"));
     }
-}
-
-impl Serialize for Node<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Node::Null => s.serialize_unit(),
-            Node::Bool(b) => s.serialize_bool(*b),
-            Node::Uint(n) => s.serialize_u64(*n),
-            Node::Neg(n) => s.serialize_i64(*n),
-            Node::Float(f) => s.serialize_f64(*f),
-            Node::Str(t) => s.serialize_str(t),
-            Node::Array(a) => {
-                let mut seq = s.serialize_seq(Some(a.len()))?;
-                for x in a {
-                    seq.serialize_element(x)?;
+    match r.head()? {
+        Head::Null => out.extend_from_slice(b"null"),
+        Head::Bool(true) => out.extend_from_slice(b"true"),
+        Head::Bool(false) => out.extend_from_slice(b"false"),
+        Head::Uint(n) => write_json(out, &n)?,
+        Head::Neg(n) => write_json(out, &n)?,
+        Head::Float(f) => {
+            write_json(out, &serde_json::Number::from_f64(f).ok_or_else(|| damaged("a number JSON lacks"))?)?
+        }
+        Head::Str(s) => write_str(out, s)?,
+        Head::Array(n) => {
+            out.push(b'[');
+            for i in 0..n {
+                if i > 0 {
+                    out.push(b',');
                 }
-                seq.end()
+                write_value(r, base, out, depth + 1)?;
             }
-            Node::Object(entries) => {
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, x) in entries {
-                    map.serialize_entry(k, x)?;
+            out.push(b']');
+        }
+        Head::Object(n) => {
+            out.push(b'{');
+            for i in 0..n {
+                if i > 0 {
+                    out.push(b',');
                 }
-                map.end()
+                write_str(out, r.str()?)?;
+                out.push(b':');
+                write_value(r, base, out, depth + 1)?;
+            }
+            out.push(b'}');
+        }
+        Head::Shape(shape) => {
+            // Values are stored `type` first; text is in key order, so each
+            // value's bytes are found first, then written in that order.
+            let n = shape.keys.len();
+            let mut inline = [&[][..]; SHAPE_KEYS_INLINE];
+            let mut heap = Vec::new();
+            let places: &mut [&[u8]] = if n <= SHAPE_KEYS_INLINE {
+                &mut inline[..n]
+            } else {
+                heap.resize(n, &[][..]);
+                &mut heap
+            };
+            for place in places.iter_mut() {
+                let at = r.b;
+                r.skip(depth + 1)?;
+                *place = &at[..at.len() - r.b.len()];
+            }
+            out.push(b'{');
+            for (i, &k) in shape.sorted.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, shape.keys[k])?;
+                out.push(b':');
+                let mut inner = Reader { b: places[k], t: r.t };
+                write_value(&mut inner, base, out, depth + 1)?;
+            }
+            out.push(b'}');
+        }
+        Head::Ref(off, len) => {
+            let base = base.ok_or_else(|| damaged("a reference with nothing to refer to"))?;
+            let part = off
+                .checked_add(len)
+                .and_then(|end| base.get(off..end))
+                .ok_or_else(|| damaged("a reference past its event"))?;
+            let mut inner = Reader { b: part, t: r.t };
+            write_value(&mut inner, None, out, depth + 1)?;
+            if !inner.b.is_empty() {
+                return Err(damaged("a reference to part of a value"));
             }
         }
+    }
+    Ok(())
+}
+
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> Result<(), Error> {
+    serde_json::to_writer(out, v).map_err(|e| Error(e.to_string()))
+}
+
+/// A string as serde_json writes it: as it is when nothing in it needs
+/// escaping (the commonest case, without its serializer).
+fn write_str(out: &mut Vec<u8>, s: &str) -> Result<(), Error> {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        Ok(())
+    } else {
+        write_json(out, s)
     }
 }
 

@@ -47,12 +47,18 @@
 //! reads its event straight from the tree into its type.
 //!
 //! ```text
-//! 0x03  seq game time actor visibility body redacted? decision? digest prev_hash hash
+//! 0x03  seq time actor visibility body redacted? decision? digest hash
 //! time        0 text | 1 varint milliseconds since 1970 (`YYYY-MM-DDTHH:MM:SS.mmmZ`)
 //! body        0 kernel json | 1 game v json | 2 game v tree
 //! redacted    0 | 1 json | 2 tree
 //! decision    0 | 1 flags seat? events draws (0 segments | 1 tree)?
 //! ```
+//!
+//! An event of version 3 does not repeat what its place says: its game (the
+//! key it is stored under) and its `prev_hash` (the hash of the event before
+//! it, which a backend reads with it: [`RawLog::push_before`]); it is read
+//! with them ([`decode_event_after`], [`RawLog`]). So the chain check of a
+//! read is each event's hash computed over the hash held before it.
 //!
 //! A tree is a varint length and its bytes. A command's tree refers to the
 //! parts its event's tree holds (Bardagi's standing orders) instead of
@@ -243,7 +249,6 @@ pub fn encode_v3(env: &Envelope) -> Result<(Vec<u8>, bool), String> {
     let mut all_trees = true;
     out.push(FORM_V3);
     varint(&mut out, env.seq);
-    text(&mut out, &env.game);
     match time::millis(&env.time) {
         Some(ms) => {
             out.push(1);
@@ -340,7 +345,6 @@ pub fn encode_v3(env: &Envelope) -> Result<(Vec<u8>, bool), String> {
         }
     }
     out.extend_from_slice(&env.digest.0);
-    out.extend_from_slice(&env.prev_hash.0);
     out.extend_from_slice(&env.hash.0);
     Ok((out, all_trees))
 }
@@ -382,11 +386,38 @@ pub fn decode_event(bytes: &[u8]) -> Result<Envelope, String> {
             lz::decompress(&bytes[1..]).and_then(|v1| decode_v1(&v1)).map_err(|e| format!("unreadable envelope: {e}"))
         }
         Some(&FORM_V3) => {
-            Parts::read_v3(&bytes[1..]).and_then(decode_parts).map_err(|e| format!("unreadable envelope: {e}"))
+            Err("unreadable envelope: an event of form 3 is read with its game and the hash of the event \
+             before it"
+                .into())
         }
         Some(b'{') => serde_json::from_slice(bytes).map_err(|e| format!("unreadable envelope: {e}")),
         Some(b) => Err(format!("unreadable envelope: unknown stored form {b:#04x}")),
         None => Err("unreadable envelope: no bytes".into()),
+    }
+}
+
+/// The event stored bytes hold, stored under `game` after the event whose
+/// hash is `prev_hash` (what an event of form 3 does not repeat; the other
+/// forms hold both, and are read as [`decode_event`] reads them).
+pub fn decode_event_after(bytes: &[u8], game: &str, prev_hash: Hash) -> Result<Envelope, String> {
+    match bytes.split_first() {
+        Some((&FORM_V3, rest)) => Parts::read_form(rest, FORM_V3, false, Some((game, prev_hash)))
+            .and_then(decode_parts)
+            .map_err(|e| format!("unreadable envelope: {e}")),
+        _ => decode_event(bytes),
+    }
+}
+
+/// The hash stored bytes hold, in any form, without reading the rest.
+fn stored_hash(stored: &[u8]) -> Result<Hash, String> {
+    let last = |b: &[u8]| -> Result<Hash, String> {
+        let at = b.len().checked_sub(32).ok_or_else(|| "it ends before its hash".to_owned())?;
+        Ok(Hash(b[at..].try_into().expect("32 bytes")))
+    };
+    match stored.first() {
+        Some(&FORM_V1 | &FORM_V3) => last(stored),
+        Some(&FORM_V2) => last(&lz::decompress(&stored[1..])?),
+        _ => decode_event(stored).map(|e| e.hash),
     }
 }
 
@@ -620,30 +651,36 @@ enum PartCommand<'a> {
 
 impl<'a> Parts<'a> {
     fn read(bytes: &'a [u8]) -> Result<Parts<'a>, String> {
-        Parts::read_form(bytes, FORM_V1, false)
-    }
-
-    fn read_v3(bytes: &'a [u8]) -> Result<Parts<'a>, String> {
-        Parts::read_form(bytes, FORM_V3, false)
+        Parts::read_form(bytes, FORM_V1, false, None)
     }
 
     /// An event as a [`RawLog`] holds it: its form byte (1 or 3), then
     /// that form. `lean`: only what a fold of a checked chain reads (seq,
     /// game, actor, body, decision's counts, hashes); the time, redacted
     /// form, digest and command are skipped unread (left empty).
-    fn read_held(bytes: &'a [u8], lean: bool) -> Result<Parts<'a>, String> {
+    /// `place`: the game and the hash of the event before, which form 3
+    /// does not hold.
+    fn read_held(bytes: &'a [u8], lean: bool, place: Option<(&'a str, Hash)>) -> Result<Parts<'a>, String> {
         match bytes.split_first() {
-            Some((&FORM_V1, rest)) => Parts::read_form(rest, FORM_V1, lean),
-            Some((&FORM_V3, rest)) => Parts::read_form(rest, FORM_V3, lean),
+            Some((&FORM_V1, rest)) => Parts::read_form(rest, FORM_V1, lean, None),
+            Some((&FORM_V3, rest)) => Parts::read_form(rest, FORM_V3, lean, place),
             _ => Err("a held event of no form".into()),
         }
     }
 
-    fn read_form(bytes: &'a [u8], form: u8, lean: bool) -> Result<Parts<'a>, String> {
+    fn read_form(bytes: &'a [u8], form: u8, lean: bool, place: Option<(&'a str, Hash)>) -> Result<Parts<'a>, String> {
         let v3 = form == FORM_V3;
         let mut r = Reader { b: bytes };
         let seq = r.varint("seq")?;
-        let game = r.str("game")?;
+        let place = if v3 {
+            Some(place.ok_or_else(|| "the hash of the event before it was not read".to_owned())?)
+        } else {
+            None
+        };
+        let game = match place {
+            Some((game, _)) => game,
+            None => r.str("game")?,
+        };
         let time = match if v3 { r.byte("time")? } else { 0 } {
             0 if lean => {
                 r.bytes_of_text("time")?;
@@ -724,7 +761,10 @@ impl<'a> Parts<'a> {
         } else {
             r.hash("digest")?
         };
-        let prev_hash = r.hash("prev_hash")?;
+        let prev_hash = match place {
+            Some((_, prev)) => prev,
+            None => r.hash("prev_hash")?,
+        };
         let hash = r.hash("hash")?;
         if !r.b.is_empty() {
             return Err(format!("{} bytes follow its hash", r.b.len()));
@@ -835,14 +875,43 @@ fn decode_parts(p: Parts<'_>) -> Result<Envelope, String> {
 pub struct RawLog {
     game: String,
     from: u64,
+    /// The hash of the event before `from` (the genesis hash before seq 0).
+    before: Option<Hash>,
     buf: Vec<u8>,
     spans: Vec<Range<usize>>,
 }
 
 impl RawLog {
-    /// An empty range of `game` starting at seq `from`.
+    /// An empty range of `game` starting at seq `from`. A range that does
+    /// not start at seq 0 needs the event before it ([`push_before`](Self::push_before))
+    /// before its first event.
     pub fn new(game: &str, from: u64) -> RawLog {
-        RawLog { game: game.to_owned(), from, buf: Vec::new(), spans: Vec::new() }
+        RawLog {
+            game: game.to_owned(),
+            from,
+            before: (from == 0).then_some(GENESIS),
+            buf: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
+    /// The stored bytes of the event before the range (seq `from - 1`):
+    /// its hash is what the range's first event links to (an event of form 3
+    /// does not repeat it).
+    pub fn push_before(&mut self, stored: &[u8]) -> StoreResult<()> {
+        let seq = self.from.wrapping_sub(1);
+        let hash = stored_hash(stored)
+            .map_err(|e| StoreError::Corrupt(format!("game {} seq {seq}: unreadable envelope: {e}", self.game)))?;
+        self.before = Some(hash);
+        Ok(())
+    }
+
+    /// The hash the held event `i` links to.
+    fn prev_of(&self, i: usize) -> Option<Hash> {
+        match i.checked_sub(1) {
+            None => self.before,
+            Some(p) => self.hash_at(self.from + p as u64),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -866,6 +935,13 @@ impl RawLog {
     /// Add the next event's stored bytes (those of seq [`next_seq`](Self::next_seq)).
     pub fn push(&mut self, stored: &[u8]) -> StoreResult<()> {
         let seq = self.next_seq();
+        if self.before.is_none() {
+            return Err(StoreError::Corrupt(format!(
+                "game {} seq {}: missing (the event before seq {seq} was not read)",
+                self.game,
+                seq.wrapping_sub(1)
+            )));
+        }
         let corrupt =
             |e: String| StoreError::Corrupt(format!("game {} seq {seq}: unreadable envelope: {e}", self.game));
         let start = self.buf.len();
@@ -902,8 +978,9 @@ impl RawLog {
     pub fn envelopes(&self) -> StoreResult<Vec<Envelope>> {
         self.refs()?;
         let mut out = Vec::with_capacity(self.spans.len());
-        for (seq, span) in (self.from..).zip(&self.spans) {
-            let env = Parts::read_held(&self.buf[span.clone()], false)
+        for (i, (seq, span)) in (self.from..).zip(&self.spans).enumerate() {
+            let place = self.prev_of(i).map(|prev| (self.game.as_str(), prev));
+            let env = Parts::read_held(&self.buf[span.clone()], false, place)
                 .and_then(decode_parts)
                 .map_err(|e| StoreError::Corrupt(format!("game {} seq {seq}: unreadable envelope: {e}", self.game)))?;
             out.push(env);
@@ -967,8 +1044,9 @@ impl RawLog {
             let corrupt = |e: String| StoreError::Corrupt(format!("game {} seq {seq}: {e}", self.game));
             let checked = trusted.is_some_and(|(s, _)| seq <= s);
             let held = &self.buf[span.clone()];
-            if checked && held.first() == Some(&FORM_V3) {
-                let r = lean_v3(&held[1..], &self.game, seq).map_err(corrupt)?;
+            let before = self.prev_of(i);
+            if let (true, Some(&FORM_V3), Some(before)) = (checked, held.first(), before) {
+                let r = lean_v3(&held[1..], &self.game, seq, before).map_err(corrupt)?;
                 if prev.is_some_and(|h| h != r.prev_hash) || (seq == 0 && r.prev_hash != GENESIS) {
                     return Err(corrupt(format!(
                         "the chain is broken (its prev_hash is not the hash of seq {})",
@@ -979,7 +1057,8 @@ impl RawLog {
                 out.push(r);
                 continue;
             }
-            let p = Parts::read_held(held, checked).map_err(|e| corrupt(format!("unreadable envelope: {e}")))?;
+            let p = Parts::read_held(held, checked, before.map(|b| (self.game.as_str(), b)))
+                .map_err(|e| corrupt(format!("unreadable envelope: {e}")))?;
             if p.seq != seq || p.game != self.game {
                 return Err(corrupt(format!("the stored event names game {:?} seq {}", p.game, p.seq)));
             }
@@ -1021,13 +1100,12 @@ impl RawLog {
 /// after the form byte), straight into its [`EventRef`]: [`Parts`]'s lean
 /// reading of the same layout, without the intermediate parts (the fold's
 /// hot path: about a third of a fold from the store was reading parts).
-fn lean_v3<'a>(bytes: &'a [u8], game: &'a str, seq: u64) -> Result<EventRef<'a>, String> {
+fn lean_v3<'a>(bytes: &'a [u8], game: &'a str, seq: u64, prev_hash: Hash) -> Result<EventRef<'a>, String> {
     let unreadable = |e: String| format!("unreadable envelope: {e}");
     let mut r = Reader { b: bytes };
     let stored_seq = r.varint("seq").map_err(unreadable)?;
-    let stored_game = r.bytes_of_text("game").map_err(unreadable)?;
-    if stored_seq != seq || stored_game != game.as_bytes() {
-        return Err(format!("the stored event names game {:?} seq {stored_seq}", String::from_utf8_lossy(stored_game)));
+    if stored_seq != seq {
+        return Err(format!("the stored event names game {game:?} seq {stored_seq}"));
     }
     let mut lean = || -> Result<EventRef<'a>, String> {
         match r.byte("time")? {
@@ -1098,7 +1176,6 @@ fn lean_v3<'a>(bytes: &'a [u8], game: &'a str, seq: u64) -> Result<EventRef<'a>,
             b => return Err(format!("unknown decision marker {b}")),
         };
         r.bytes(32, "digest")?;
-        let prev_hash = r.hash("prev_hash")?;
         let hash = r.hash("hash")?;
         if !r.b.is_empty() {
             return Err(format!("{} bytes follow its hash", r.b.len()));
@@ -1573,7 +1650,8 @@ mod tests {
             let mut log = Vec::new();
             for line in text.lines().filter(|l| !l.starts_with(r#"{"end""#)) {
                 let env = decode_event(line.as_bytes()).expect("a golden event reads");
-                let back = decode_event(&encode_event(&env).expect("encodes")).expect("decodes");
+                let back = decode_event_after(&encode_event(&env).expect("encodes"), &env.game, env.prev_hash)
+                    .expect("decodes");
                 assert_eq!(serde_json::to_string(&back).unwrap(), line, "{} seq {}", f.display(), env.seq);
                 log.push(back);
             }
@@ -1667,6 +1745,7 @@ mod tests {
         let e = raw.refs().unwrap_err().to_string();
         assert!(e.contains("seq 1: the event's content does not match its hash"), "{e}");
         let mut raw = RawLog::new(&game, 1);
+        raw.push_before(&v3[0]).unwrap();
         for b in [&v3[1], &v2[3]] {
             raw.push(b).unwrap();
         }
@@ -1685,6 +1764,9 @@ mod tests {
         let game = log[0].game.clone();
         let raw_of = |from: usize, events: &[Envelope]| {
             let mut raw = RawLog::new(&game, from as u64);
+            if from > 0 {
+                raw.push_before(&encode_event(&log[from - 1]).unwrap()).unwrap();
+            }
             for e in events {
                 raw.push(&encode_event(e).unwrap()).unwrap();
             }
@@ -1817,7 +1899,11 @@ mod tests {
         let stored = encode_v2(&env).unwrap();
         assert!(stored.len() <= v1.len());
         assert_eq!(decode_event(&stored).unwrap(), env);
-        assert_eq!(decode_event(&encode_event(&env).unwrap()).unwrap(), env, "version 3 keeps the time as text");
+        assert_eq!(
+            decode_event_after(&encode_event(&env).unwrap(), &env.game, env.prev_hash).unwrap(),
+            env,
+            "version 3 keeps the time as text"
+        );
     }
 
     /// Damaged bytes of version 2 are refused with a reason, never a panic
@@ -1849,7 +1935,7 @@ mod tests {
         let (mut v2_bytes, mut v3_bytes, mut trees) = (0, 0, 0);
         for env in &log {
             let (v3, all) = encode_v3(env).unwrap();
-            let p = Parts::read_v3(&v3[1..]).unwrap();
+            let p = Parts::read_form(&v3[1..], FORM_V3, false, Some((&env.game, env.prev_hash))).unwrap();
             assert!(matches!(p.time, PartTime::Millis(_)), "seq {}", env.seq);
             if all {
                 trees += 1;
@@ -1864,7 +1950,7 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(&decode_event(&v3).unwrap(), env, "seq {}", env.seq);
+            assert_eq!(&decode_event_after(&v3, &env.game, env.prev_hash).unwrap(), env, "seq {}", env.seq);
             v2_bytes += encode_v2(env).unwrap().len();
             v3_bytes += encode_event(env).unwrap().len();
         }
@@ -1881,19 +1967,21 @@ mod tests {
             let env = decode_event(line.as_bytes()).unwrap();
             let bytes = encode_v3(&env).unwrap().0;
             for cut in 1..bytes.len() {
-                let e = decode_event(&bytes[..cut]).unwrap_err();
+                let e = decode_event_after(&bytes[..cut], &env.game, env.prev_hash).unwrap_err();
                 assert!(e.starts_with("unreadable envelope: "), "cut at {cut}: {e}");
                 let mut raw = RawLog::new(&env.game, env.seq);
+                raw.before = Some(env.prev_hash);
                 if raw.push(&bytes[..cut]).is_ok() {
                     let e = raw.refs().unwrap_err().to_string();
                     assert!(e.contains("unreadable envelope"), "cut at {cut}: {e}");
                 }
             }
-            for at in 1..bytes.len() - 96 {
+            for at in 1..bytes.len().saturating_sub(64) {
                 let mut changed = bytes.clone();
                 changed[at] ^= 0x5a;
-                let _ = decode_event(&changed);
+                let _ = decode_event_after(&changed, &env.game, env.prev_hash);
                 let mut raw = RawLog::new(&env.game, env.seq);
+                raw.before = Some(env.prev_hash);
                 if raw.push(&changed).is_ok() {
                     let _ = raw.refs();
                 }

@@ -138,10 +138,19 @@ pub trait EventStore: Send + Sync + 'static {
     /// envelopes rather than bytes encodes them.
     fn load_raw(&self, game: &str, from: u64, to: Option<u64>) -> StoreResult<codec::RawLog> {
         let mut raw = codec::RawLog::new(game, from);
-        for env in self.load(game, from, to)? {
+        if to.is_some_and(|to| to < from) {
+            return Ok(raw);
+        }
+        // From the event before the range: its hash is what the range's
+        // first event links to.
+        for env in self.load(game, from.saturating_sub(1), to)? {
             let bytes = codec::encode_event(&env)
                 .map_err(|e| StoreError::Corrupt(format!("game {game} seq {}: {e}", env.seq)))?;
-            raw.push(&bytes)?;
+            if from > 0 && env.seq == from - 1 {
+                raw.push_before(&bytes)?;
+            } else {
+                raw.push(&bytes)?;
+            }
         }
         Ok(raw)
     }

@@ -506,7 +506,9 @@ impl EventStore for PgStore {
                     &st(&client, "SELECT g.head, e.seq, e.event FROM games g \
                      LEFT JOIN events e ON e.game = g.game AND e.seq BETWEEN $2 AND $3 \
                      WHERE g.game = $1 ORDER BY e.seq").await?,
-                    &[&game, &seq_param(from), &seq_param(to)],
+                    // From the event before the range: its hash is what the
+                    // range's first event links to (`RawLog::push_before`).
+                    &[&game, &seq_param(from.saturating_sub(1)), &seq_param(to)],
                 )
                 .await
                 .map_err(|e| db("read a game's log", e))?;
@@ -516,6 +518,10 @@ impl EventStore for PgStore {
             };
             for row in &rows {
                 let Some(seq) = row.get::<_, Option<i64>>(1) else { continue };
+                if from > 0 && seq as u64 == from - 1 {
+                    out.push_before(row.get(2))?;
+                    continue;
+                }
                 let want = out.next_seq();
                 if seq as u64 != want {
                     return Err(StoreError::Corrupt(format!("game {game} seq {want}: missing (the log jumps to {seq})")));

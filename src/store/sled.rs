@@ -1872,13 +1872,19 @@ impl EventStore for SledStore {
         self.read(|open| {
             let recorded = read_head_record(&open.main, &key)?;
             let mut out = RawLog::new(game, from);
-            for item in open.main.range(event_key(&key, from)..=event_key(&key, to)) {
+            // From the event before the range: its hash is what the range's
+            // first event links to (`RawLog::push_before`).
+            for item in open.main.range(event_key(&key, from.saturating_sub(1))..=event_key(&key, to)) {
                 let want = out.next_seq();
                 let (k, v) = item.map_err(|e| read_err(&format!("game {game} seq {want}"), e))?;
                 if k.len() != EVENT_KEY_LEN {
                     return Err(StoreError::Corrupt(format!("game {game}: event key {k:?} has the wrong length")));
                 }
                 let seq = seq_of(&k);
+                if from > 0 && seq == from - 1 {
+                    out.push_before(&v)?;
+                    continue;
+                }
                 if seq != want {
                     return Err(StoreError::Corrupt(format!(
                         "game {game} seq {want}: missing (the log jumps to {seq})"
@@ -2491,8 +2497,12 @@ mod tests {
     #[tokio::test]
     async fn a_changed_event_breaks_the_chain_at_read() {
         let (dir, games) = damaged(|main, games| {
-            let key = event_key(&game_key(&games[2]).unwrap(), 1);
-            let mut env: Envelope = super::super::codec::decode_event(&main.get(key).unwrap().unwrap()).unwrap();
+            use super::super::codec::decode_event_after;
+            let game = game_key(&games[2]).unwrap();
+            let first = main.get(event_key(&game, 0)).unwrap().unwrap();
+            let prev = decode_event_after(&first, &games[2], runestone_engine::log::GENESIS).unwrap().hash;
+            let key = event_key(&game, 1);
+            let mut env: Envelope = decode_event_after(&main.get(key).unwrap().unwrap(), &games[2], prev).unwrap();
             env.time = "2001-01-01T00:00:00Z".into();
             main.insert(key, super::super::codec::encode_event(&env).unwrap()).expect("insert");
         })

@@ -180,6 +180,9 @@ const INTENT: &[u8] = b"w:group";
 const INTENT_FORMAT: u8 = 2;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// The most games whose heads the committer remembers ([`Heads`]); past
+/// that it forgets them all and reads each again at its next append.
+const HEADS_HELD: usize = 100_000;
 /// The longest the committer waits for writers to come back before it
 /// writes a group: at most half the last group's time, and only when the
 /// first writer came back within that time (see `run_committer`).
@@ -198,6 +201,13 @@ type GameKey = [u8; GAME_ID_LEN];
 /// Inserts (`Some`) and removals (`None`) of main-tree keys, in order.
 type Ops = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 type Reply = oneshot::Sender<StoreResult<()>>;
+/// The heads the committer has checked or written, per game: the seq of
+/// the last event (`None`: no event) and whether the game has a head record.
+/// Only the committer writes events and head records, so what it wrote is
+/// what sled holds; a game is read (and its log checked against its head
+/// record, [`verified_head`]) at its first append after the store opened,
+/// then remembered (see "Head checks" in the module docs).
+type Heads = HashMap<GameKey, (Option<u64>, bool)>;
 
 /// The sled-backed [`EventStore`].
 pub struct SledStore {
@@ -401,11 +411,16 @@ fn read_head_record(main: &Tree, game: &GameKey) -> StoreResult<Option<(u64, Str
 /// move the log past it.
 fn verified_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
     let recorded = read_head_record(main, game)?;
+    checked_head(main, game, recorded.map(|(seq, _)| seq))
+}
+
+/// The log's head, checked against the seq of the head record read before.
+fn checked_head(main: &Tree, game: &GameKey, recorded: Option<u64>) -> StoreResult<Option<u64>> {
     let found = read_head(main, game)?;
     match recorded {
         None => Ok(found),
-        Some((seq, _)) if found.is_some_and(|f| f >= seq) => Ok(found),
-        Some((seq, _)) => Err(StoreError::Corrupt(match found {
+        Some(seq) if found.is_some_and(|f| f >= seq) => Ok(found),
+        Some(seq) => Err(StoreError::Corrupt(match found {
             None => format!("game {}: its whole log is missing (its head record says seq {seq})", name(game)),
             Some(f) => format!(
                 "game {}: the log ends at seq {f} but its head record says seq {seq}: events {}..={seq} are missing",
@@ -1150,6 +1165,7 @@ fn run_committer(
 ) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
+    let mut heads = Heads::new();
     // The size and duration of the last group (see `GATHER_MAX`).
     let mut last_len = 0usize;
     let mut last_took = std::time::Duration::ZERO;
@@ -1177,7 +1193,7 @@ fn run_committer(
                     let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
-            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
+            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut heads, &mut group) {
                 Ok(0) => {}
                 Ok(writes) => {
                     counts.groups.fetch_add(1, Ordering::Relaxed);
@@ -1278,12 +1294,17 @@ fn commit_group(
     syncer: &mut Syncer,
     unconfirmed: &Unconfirmed,
     broken: &BrokenCell,
+    heads: &mut Heads,
     group: &mut Vec<Job>,
 ) -> Result<usize, String> {
     // What the accepted writes touch, in doubt if the writes or flush fail.
     let mut doubt = Broken::default();
-    // Heads as left by the writes this group already accepted.
-    let mut heads: HashMap<GameKey, (Option<u64>, bool)> = HashMap::new();
+    // Heads as left by the earlier groups and the writes this group already
+    // accepted (a failed group stops the committer's writes, so what it
+    // staged is never used).
+    if heads.len() > HEADS_HELD {
+        heads.clear();
+    }
     let mut accepted: Vec<Reply> = Vec::with_capacity(group.len());
     let mut outbox_keys: Vec<Vec<u8>> = Vec::new();
     let mut ops = Ops::new();
@@ -1307,7 +1328,7 @@ fn commit_group(
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, unchanged, reply } => {
                 let append = Staged { expect_head, events, last_hash, side, unchanged };
-                let staged = stage_append(main, &mut ops, &mut heads, game, append);
+                let staged = stage_append(main, &mut ops, heads, game, append);
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
@@ -1571,7 +1592,9 @@ fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     let mut out = Ops::with_capacity(ops.len());
     for (k, v) in ops {
-        if is_event_key(&k) || !seen.insert(k.clone()) {
+        // Head records and the manifest change with every write of theirs
+        // (a head record's seq grows, the manifest's count too).
+        if is_event_key(&k) || is_head_key(&k) || k == MANIFEST || !seen.insert(k.clone()) {
             out.push((k, v));
             continue;
         }
@@ -1586,6 +1609,10 @@ fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
         }
     }
     Ok(out)
+}
+
+fn is_head_key(key: &[u8]) -> bool {
+    key.len() == 1 + GAME_ID_LEN && key[0] == HEAD
 }
 
 fn is_event_key(key: &[u8]) -> bool {
@@ -1769,7 +1796,7 @@ struct Staged {
 fn stage_append(
     main: &Tree,
     ops: &mut Ops,
-    heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
+    heads: &mut Heads,
     game: GameKey,
     append: Staged,
 ) -> StoreResult<bool> {
@@ -1777,8 +1804,9 @@ fn stage_append(
     let (head, recorded) = match heads.get(&game) {
         Some(h) => *h,
         None => {
-            let recorded = read_head_record(main, &game)?.is_some();
-            (verified_head(main, &game)?, recorded)
+            let recorded = read_head_record(main, &game)?;
+            let found = checked_head(main, &game, recorded.as_ref().map(|(seq, _)| *seq))?;
+            (found, recorded.is_some())
         }
     };
     if head != expect_head {

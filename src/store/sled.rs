@@ -64,7 +64,23 @@
 //! [`EventStore::append`] is called, not when its future is first polled, and
 //! the committer takes writes in the order they were queued: an append that
 //! names the head an earlier queued one leaves is checked against the head as
-//! that one left it (`EventStore::ordered_appends`).
+//! that one left it (`EventStore::ordered_appends`). The queue
+//! ([`JobQueue`]) wakes the committer only when it holds what the committer
+//! waits for (the first write; then, while the writers the last group
+//! answered come back, the rest of a group as large as the last), not at
+//! every write. The flush writes sled's log buffer on the committer's own
+//! thread (vendored sled, patch 7), not on sled's thread pool.
+//!
+//! Head checks: an append is checked against its game's head. The
+//! committer reads a game's head at its first append since the store
+//! opened (the head record, and the last event key, checked against each
+//! other: a log shorter than its head record is damage,
+//! [`StoreError::Corrupt`]), then remembers the head as its own groups
+//! leave it ([`Heads`], at most [`HEADS_HELD`] games): only the committer
+//! writes events and head records, and it takes no write after a failed
+//! flush, so what it remembers is what sled holds. Reads
+//! ([`EventStore::head`], loads) still check the log against the head
+//! record every time.
 //!
 //! One write per group: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
@@ -241,8 +257,8 @@ struct Open {
     db: Db,
     main: Tree,
     snapshots: Tree,
-    /// The committer's queue; `None` once closed.
-    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    /// The committer's queue (closed by `stop`).
+    queue: Arc<JobQueue<Job>>,
     committer: Mutex<Option<JoinHandle<()>>>,
     unconfirmed: Unconfirmed,
     /// Groups the committer flushed and the writes they held.
@@ -1092,11 +1108,12 @@ impl Open {
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
-        let (tx, rx) = mpsc::channel();
+        let queue = Arc::new(JobQueue::default());
         let unconfirmed = Unconfirmed::default();
         let groups = Arc::new(GroupCounts::default());
         let committer = {
             let (db, main, unconfirmed, counts) = (db.clone(), main.clone(), unconfirmed.clone(), groups.clone());
+            let rx = queue.clone();
             std::thread::Builder::new()
                 .name("sled-committer".into())
                 .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken, counts))
@@ -1106,7 +1123,7 @@ impl Open {
             db,
             main,
             snapshots,
-            queue: Mutex::new(Some(tx)),
+            queue,
             committer: Mutex::new(Some(committer)),
             unconfirmed,
             groups,
@@ -1116,16 +1133,13 @@ impl Open {
     }
 
     fn enqueue(&self, job: Job) -> StoreResult<()> {
-        match lock(&self.queue).as_ref() {
-            Some(tx) => tx.send(job).map_err(|_| StoreError::Closed),
-            None => Err(StoreError::Closed),
-        }
+        self.queue.push(job).map_err(|_| StoreError::Closed)
     }
 
     /// Stop the committer after it has drained its queue; `true` when this
     /// call stopped it.
     fn stop(&self) -> StoreResult<bool> {
-        drop(lock(&self.queue).take());
+        self.queue.close();
         let handle = lock(&self.committer).take();
         let first = handle.is_some();
         if let Some(handle) = handle {
@@ -1158,7 +1172,7 @@ fn run_committer(
     main: Tree,
     mut syncer: Syncer,
     unconfirmed: Unconfirmed,
-    rx: mpsc::Receiver<Job>,
+    rx: Arc<JobQueue<Job>>,
     failures: mpsc::Sender<String>,
     broken: BrokenCell,
     counts: Arc<GroupCounts>,
@@ -1171,14 +1185,15 @@ fn run_committer(
     let mut last_took = std::time::Duration::ZERO;
     loop {
         let idle = Instant::now();
-        let Ok(first) = rx.recv() else { break };
-        group.push(first);
+        if !rx.wait_first(&mut group) {
+            break;
+        }
         // Writers the last group answered come back one by one: while the
         // first is back in less than the bound, wait the bound for the
         // others, so that one fdatasync serves them all.
         let bound = (last_took / 2).min(GATHER_MAX);
         let target = if idle.elapsed() < bound { last_len.min(MAX_GROUP) } else { 0 };
-        gather(&rx, &mut group, target, Instant::now() + bound);
+        rx.gather(&mut group, target, Instant::now() + bound);
         let took = Instant::now();
         last_len = group.len();
         match &failed {
@@ -1217,19 +1232,104 @@ fn run_committer(
     }
 }
 
-/// Take into `group` whatever is queued, up to [`MAX_GROUP`], and while it
-/// holds fewer than `target`, wait until `until` for more.
-fn gather<T>(rx: &mpsc::Receiver<T>, group: &mut Vec<T>, target: usize, until: Instant) {
-    while group.len() < MAX_GROUP {
-        let next = match rx.try_recv() {
-            Ok(job) => Ok(job),
-            Err(mpsc::TryRecvError::Disconnected) => return,
-            Err(mpsc::TryRecvError::Empty) if group.len() >= target => return,
-            Err(mpsc::TryRecvError::Empty) => rx.recv_timeout(until.saturating_duration_since(Instant::now())),
-        };
-        match next {
-            Ok(job) => group.push(job),
-            Err(_) => return,
+/// The committer's queue. Writers push; the committer takes the first
+/// write of a group, then gathers the others. A push wakes the committer
+/// only when the committer waits and the queue now holds what it waits for
+/// (the first write, or the rest of the group it expects), so a group of
+/// 16 writers coming back one by one costs the committer two wake-ups, not
+/// sixteen.
+struct JobQueue<T> {
+    state: Mutex<QueueState<T>>,
+    ready: std::sync::Condvar,
+}
+
+struct QueueState<T> {
+    jobs: std::collections::VecDeque<T>,
+    /// How many queued writes wake the committer (0: it is not waiting).
+    want: usize,
+    /// No more writes are taken; the committer drains what is queued.
+    closed: bool,
+}
+
+impl<T> Default for JobQueue<T> {
+    fn default() -> JobQueue<T> {
+        JobQueue {
+            state: Mutex::new(QueueState { jobs: Default::default(), want: 0, closed: false }),
+            ready: std::sync::Condvar::new(),
+        }
+    }
+}
+
+impl<T> JobQueue<T> {
+    /// Queue a write; given back once the queue is closed.
+    fn push(&self, job: T) -> Result<(), T> {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return Err(job);
+        }
+        state.jobs.push_back(job);
+        let wake = state.want != 0 && state.jobs.len() >= state.want;
+        if wake {
+            state.want = 0;
+        }
+        drop(state);
+        if wake {
+            self.ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Take no more writes; the committer still drains those queued.
+    fn close(&self) {
+        lock(&self.state).closed = true;
+        self.ready.notify_one();
+    }
+
+    fn wait<'a>(&self, state: MutexGuard<'a, QueueState<T>>, until: Option<Instant>) -> MutexGuard<'a, QueueState<T>> {
+        match until {
+            None => self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner()),
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now());
+                self.ready.wait_timeout(state, left).unwrap_or_else(|poisoned| poisoned.into_inner()).0
+            }
+        }
+    }
+
+    /// Wait for a write and move it into `group`; `false` once the queue
+    /// is closed and drained.
+    fn wait_first(&self, group: &mut Vec<T>) -> bool {
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(job) = state.jobs.pop_front() {
+                state.want = 0;
+                group.push(job);
+                return true;
+            }
+            if state.closed {
+                return false;
+            }
+            state.want = 1;
+            state = self.wait(state, None);
+        }
+    }
+
+    /// Take into `group` whatever is queued, up to [`MAX_GROUP`], and while
+    /// it holds fewer than `target`, wait until `until` for more.
+    fn gather(&self, group: &mut Vec<T>, target: usize, until: Instant) {
+        let mut state = lock(&self.state);
+        loop {
+            while group.len() < MAX_GROUP {
+                match state.jobs.pop_front() {
+                    Some(job) => group.push(job),
+                    None => break,
+                }
+            }
+            if group.len() >= MAX_GROUP.min(target) || state.closed || Instant::now() >= until {
+                state.want = 0;
+                return;
+            }
+            state.want = target.min(MAX_GROUP) - group.len();
+            state = self.wait(state, Some(until));
         }
     }
 }
@@ -1240,30 +1340,47 @@ mod gather_tests {
 
     #[test]
     fn a_group_short_of_its_target_waits_for_writers_coming_back() {
-        let (tx, rx) = mpsc::channel();
-        tx.send(1).unwrap();
-        let late = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            tx.send(2).unwrap();
-            tx.send(3).unwrap();
-            tx
-        });
+        let queue = Arc::new(JobQueue::default());
+        queue.push(1).unwrap();
+        let late = {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                queue.push(2).unwrap();
+                queue.push(3).unwrap();
+            })
+        };
         let mut group = Vec::new();
-        gather(&rx, &mut group, 3, Instant::now() + std::time::Duration::from_secs(120));
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 3, Instant::now() + std::time::Duration::from_secs(120));
         assert_eq!(group, vec![1, 2, 3]);
-        drop(late.join());
+        late.join().unwrap();
+    }
+
+    #[test]
+    fn a_group_short_of_its_target_is_written_when_the_wait_ends() {
+        let queue = JobQueue::default();
+        queue.push(1).unwrap();
+        let mut group = Vec::new();
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 16, Instant::now() + std::time::Duration::from_millis(5));
+        assert_eq!(group, vec![1]);
     }
 
     #[test]
     fn a_gather_takes_everything_queued_and_stops_when_the_queue_closes() {
-        let (tx, rx) = mpsc::channel();
+        let queue = JobQueue::default();
         for n in 0..5 {
-            tx.send(n).unwrap();
+            queue.push(n).unwrap();
         }
-        drop(tx);
+        queue.close();
+        assert_eq!(queue.push(5), Err(5), "a closed queue takes no more writes");
         let mut group = Vec::new();
-        gather(&rx, &mut group, 16, Instant::now() + std::time::Duration::from_secs(3600));
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 16, Instant::now() + std::time::Duration::from_secs(3600));
         assert_eq!(group, vec![0, 1, 2, 3, 4]);
+        group.clear();
+        assert!(!queue.wait_first(&mut group), "a closed and drained queue has nothing more");
     }
 }
 
@@ -1585,7 +1702,8 @@ fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
 /// the key holds, a removal of a key that is not there. Only the first
 /// write of a key in the group is compared with what sled holds (a later
 /// one follows a write of the group, so it is kept); event keys are new
-/// keys and always written. The committer is the only writer of the main
+/// keys, and head records and the manifest change whenever they are
+/// written, so these are always written without reading them. The committer is the only writer of the main
 /// tree and takes no write after a failed flush, so what sled holds in
 /// memory here is what the disk holds.
 fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
@@ -1793,13 +1911,7 @@ struct Staged {
 /// Check an append against the head and the side records its writer read
 /// (as left by this group's earlier writes) and add it to the group's
 /// writes; `true` when it writes its game's first head record.
-fn stage_append(
-    main: &Tree,
-    ops: &mut Ops,
-    heads: &mut Heads,
-    game: GameKey,
-    append: Staged,
-) -> StoreResult<bool> {
+fn stage_append(main: &Tree, ops: &mut Ops, heads: &mut Heads, game: GameKey, append: Staged) -> StoreResult<bool> {
     let Staged { expect_head, events, last_hash, side, unchanged } = append;
     let (head, recorded) = match heads.get(&game) {
         Some(h) => *h,

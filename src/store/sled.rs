@@ -64,7 +64,23 @@
 //! [`EventStore::append`] is called, not when its future is first polled, and
 //! the committer takes writes in the order they were queued: an append that
 //! names the head an earlier queued one leaves is checked against the head as
-//! that one left it (`EventStore::ordered_appends`).
+//! that one left it (`EventStore::ordered_appends`). The queue
+//! ([`JobQueue`]) wakes the committer only when it holds what the committer
+//! waits for (the first write; then, while the writers the last group
+//! answered come back, the rest of a group as large as the last), not at
+//! every write. The flush writes sled's log buffer on the committer's own
+//! thread (vendored sled, patch 7), not on sled's thread pool.
+//!
+//! Head checks: an append is checked against its game's head. The
+//! committer reads a game's head at its first append since the store
+//! opened (the head record, and the last event key, checked against each
+//! other: a log shorter than its head record is damage,
+//! [`StoreError::Corrupt`]), then remembers the head as its own groups
+//! leave it ([`Heads`], at most [`HEADS_HELD`] games): only the committer
+//! writes events and head records, and it takes no write after a failed
+//! flush, so what it remembers is what sled holds. Reads
+//! ([`EventStore::head`], loads) still check the log against the head
+//! record every time.
 //!
 //! One write per group: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
@@ -180,6 +196,9 @@ const INTENT: &[u8] = b"w:group";
 const INTENT_FORMAT: u8 = 2;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
+/// The most games whose heads the committer remembers ([`Heads`]); past
+/// that it forgets them all and reads each again at its next append.
+const HEADS_HELD: usize = 100_000;
 /// The longest the committer waits for writers to come back before it
 /// writes a group: at most half the last group's time, and only when the
 /// first writer came back within that time (see `run_committer`).
@@ -198,6 +217,13 @@ type GameKey = [u8; GAME_ID_LEN];
 /// Inserts (`Some`) and removals (`None`) of main-tree keys, in order.
 type Ops = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 type Reply = oneshot::Sender<StoreResult<()>>;
+/// The heads the committer has checked or written, per game: the seq of
+/// the last event (`None`: no event) and whether the game has a head record.
+/// Only the committer writes events and head records, so what it wrote is
+/// what sled holds; a game is read (and its log checked against its head
+/// record, [`verified_head`]) at its first append after the store opened,
+/// then remembered (see "Head checks" in the module docs).
+type Heads = HashMap<GameKey, (Option<u64>, bool)>;
 
 /// The sled-backed [`EventStore`].
 pub struct SledStore {
@@ -231,8 +257,8 @@ struct Open {
     db: Db,
     main: Tree,
     snapshots: Tree,
-    /// The committer's queue; `None` once closed.
-    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    /// The committer's queue (closed by `stop`).
+    queue: Arc<JobQueue<Job>>,
     committer: Mutex<Option<JoinHandle<()>>>,
     unconfirmed: Unconfirmed,
     /// Groups the committer flushed and the writes they held.
@@ -401,11 +427,16 @@ fn read_head_record(main: &Tree, game: &GameKey) -> StoreResult<Option<(u64, Str
 /// move the log past it.
 fn verified_head(main: &Tree, game: &GameKey) -> StoreResult<Option<u64>> {
     let recorded = read_head_record(main, game)?;
+    checked_head(main, game, recorded.map(|(seq, _)| seq))
+}
+
+/// The log's head, checked against the seq of the head record read before.
+fn checked_head(main: &Tree, game: &GameKey, recorded: Option<u64>) -> StoreResult<Option<u64>> {
     let found = read_head(main, game)?;
     match recorded {
         None => Ok(found),
-        Some((seq, _)) if found.is_some_and(|f| f >= seq) => Ok(found),
-        Some((seq, _)) => Err(StoreError::Corrupt(match found {
+        Some(seq) if found.is_some_and(|f| f >= seq) => Ok(found),
+        Some(seq) => Err(StoreError::Corrupt(match found {
             None => format!("game {}: its whole log is missing (its head record says seq {seq})", name(game)),
             Some(f) => format!(
                 "game {}: the log ends at seq {f} but its head record says seq {seq}: events {}..={seq} are missing",
@@ -1077,11 +1108,12 @@ impl Open {
         let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
-        let (tx, rx) = mpsc::channel();
+        let queue = Arc::new(JobQueue::default());
         let unconfirmed = Unconfirmed::default();
         let groups = Arc::new(GroupCounts::default());
         let committer = {
             let (db, main, unconfirmed, counts) = (db.clone(), main.clone(), unconfirmed.clone(), groups.clone());
+            let rx = queue.clone();
             std::thread::Builder::new()
                 .name("sled-committer".into())
                 .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken, counts))
@@ -1091,7 +1123,7 @@ impl Open {
             db,
             main,
             snapshots,
-            queue: Mutex::new(Some(tx)),
+            queue,
             committer: Mutex::new(Some(committer)),
             unconfirmed,
             groups,
@@ -1101,16 +1133,13 @@ impl Open {
     }
 
     fn enqueue(&self, job: Job) -> StoreResult<()> {
-        match lock(&self.queue).as_ref() {
-            Some(tx) => tx.send(job).map_err(|_| StoreError::Closed),
-            None => Err(StoreError::Closed),
-        }
+        self.queue.push(job).map_err(|_| StoreError::Closed)
     }
 
     /// Stop the committer after it has drained its queue; `true` when this
     /// call stopped it.
     fn stop(&self) -> StoreResult<bool> {
-        drop(lock(&self.queue).take());
+        self.queue.close();
         let handle = lock(&self.committer).take();
         let first = handle.is_some();
         if let Some(handle) = handle {
@@ -1143,26 +1172,28 @@ fn run_committer(
     main: Tree,
     mut syncer: Syncer,
     unconfirmed: Unconfirmed,
-    rx: mpsc::Receiver<Job>,
+    rx: Arc<JobQueue<Job>>,
     failures: mpsc::Sender<String>,
     broken: BrokenCell,
     counts: Arc<GroupCounts>,
 ) {
     let mut group = Vec::new();
     let mut failed: Option<String> = None;
+    let mut heads = Heads::new();
     // The size and duration of the last group (see `GATHER_MAX`).
     let mut last_len = 0usize;
     let mut last_took = std::time::Duration::ZERO;
     loop {
         let idle = Instant::now();
-        let Ok(first) = rx.recv() else { break };
-        group.push(first);
+        if !rx.wait_first(&mut group) {
+            break;
+        }
         // Writers the last group answered come back one by one: while the
         // first is back in less than the bound, wait the bound for the
         // others, so that one fdatasync serves them all.
         let bound = (last_took / 2).min(GATHER_MAX);
         let target = if idle.elapsed() < bound { last_len.min(MAX_GROUP) } else { 0 };
-        gather(&rx, &mut group, target, Instant::now() + bound);
+        rx.gather(&mut group, target, Instant::now() + bound);
         let took = Instant::now();
         last_len = group.len();
         match &failed {
@@ -1177,7 +1208,7 @@ fn run_committer(
                     let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
-            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut group) {
+            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut heads, &mut group) {
                 Ok(0) => {}
                 Ok(writes) => {
                     counts.groups.fetch_add(1, Ordering::Relaxed);
@@ -1201,19 +1232,104 @@ fn run_committer(
     }
 }
 
-/// Take into `group` whatever is queued, up to [`MAX_GROUP`], and while it
-/// holds fewer than `target`, wait until `until` for more.
-fn gather<T>(rx: &mpsc::Receiver<T>, group: &mut Vec<T>, target: usize, until: Instant) {
-    while group.len() < MAX_GROUP {
-        let next = match rx.try_recv() {
-            Ok(job) => Ok(job),
-            Err(mpsc::TryRecvError::Disconnected) => return,
-            Err(mpsc::TryRecvError::Empty) if group.len() >= target => return,
-            Err(mpsc::TryRecvError::Empty) => rx.recv_timeout(until.saturating_duration_since(Instant::now())),
-        };
-        match next {
-            Ok(job) => group.push(job),
-            Err(_) => return,
+/// The committer's queue. Writers push; the committer takes the first
+/// write of a group, then gathers the others. A push wakes the committer
+/// only when the committer waits and the queue now holds what it waits for
+/// (the first write, or the rest of the group it expects), so a group of
+/// 16 writers coming back one by one costs the committer two wake-ups, not
+/// sixteen.
+struct JobQueue<T> {
+    state: Mutex<QueueState<T>>,
+    ready: std::sync::Condvar,
+}
+
+struct QueueState<T> {
+    jobs: std::collections::VecDeque<T>,
+    /// How many queued writes wake the committer (0: it is not waiting).
+    want: usize,
+    /// No more writes are taken; the committer drains what is queued.
+    closed: bool,
+}
+
+impl<T> Default for JobQueue<T> {
+    fn default() -> JobQueue<T> {
+        JobQueue {
+            state: Mutex::new(QueueState { jobs: Default::default(), want: 0, closed: false }),
+            ready: std::sync::Condvar::new(),
+        }
+    }
+}
+
+impl<T> JobQueue<T> {
+    /// Queue a write; given back once the queue is closed.
+    fn push(&self, job: T) -> Result<(), T> {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return Err(job);
+        }
+        state.jobs.push_back(job);
+        let wake = state.want != 0 && state.jobs.len() >= state.want;
+        if wake {
+            state.want = 0;
+        }
+        drop(state);
+        if wake {
+            self.ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Take no more writes; the committer still drains those queued.
+    fn close(&self) {
+        lock(&self.state).closed = true;
+        self.ready.notify_one();
+    }
+
+    fn wait<'a>(&self, state: MutexGuard<'a, QueueState<T>>, until: Option<Instant>) -> MutexGuard<'a, QueueState<T>> {
+        match until {
+            None => self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner()),
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now());
+                self.ready.wait_timeout(state, left).unwrap_or_else(|poisoned| poisoned.into_inner()).0
+            }
+        }
+    }
+
+    /// Wait for a write and move it into `group`; `false` once the queue
+    /// is closed and drained.
+    fn wait_first(&self, group: &mut Vec<T>) -> bool {
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(job) = state.jobs.pop_front() {
+                state.want = 0;
+                group.push(job);
+                return true;
+            }
+            if state.closed {
+                return false;
+            }
+            state.want = 1;
+            state = self.wait(state, None);
+        }
+    }
+
+    /// Take into `group` whatever is queued, up to [`MAX_GROUP`], and while
+    /// it holds fewer than `target`, wait until `until` for more.
+    fn gather(&self, group: &mut Vec<T>, target: usize, until: Instant) {
+        let mut state = lock(&self.state);
+        loop {
+            while group.len() < MAX_GROUP {
+                match state.jobs.pop_front() {
+                    Some(job) => group.push(job),
+                    None => break,
+                }
+            }
+            if group.len() >= MAX_GROUP.min(target) || state.closed || Instant::now() >= until {
+                state.want = 0;
+                return;
+            }
+            state.want = target.min(MAX_GROUP) - group.len();
+            state = self.wait(state, Some(until));
         }
     }
 }
@@ -1224,30 +1340,47 @@ mod gather_tests {
 
     #[test]
     fn a_group_short_of_its_target_waits_for_writers_coming_back() {
-        let (tx, rx) = mpsc::channel();
-        tx.send(1).unwrap();
-        let late = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            tx.send(2).unwrap();
-            tx.send(3).unwrap();
-            tx
-        });
+        let queue = Arc::new(JobQueue::default());
+        queue.push(1).unwrap();
+        let late = {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                queue.push(2).unwrap();
+                queue.push(3).unwrap();
+            })
+        };
         let mut group = Vec::new();
-        gather(&rx, &mut group, 3, Instant::now() + std::time::Duration::from_secs(120));
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 3, Instant::now() + std::time::Duration::from_secs(120));
         assert_eq!(group, vec![1, 2, 3]);
-        drop(late.join());
+        late.join().unwrap();
+    }
+
+    #[test]
+    fn a_group_short_of_its_target_is_written_when_the_wait_ends() {
+        let queue = JobQueue::default();
+        queue.push(1).unwrap();
+        let mut group = Vec::new();
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 16, Instant::now() + std::time::Duration::from_millis(5));
+        assert_eq!(group, vec![1]);
     }
 
     #[test]
     fn a_gather_takes_everything_queued_and_stops_when_the_queue_closes() {
-        let (tx, rx) = mpsc::channel();
+        let queue = JobQueue::default();
         for n in 0..5 {
-            tx.send(n).unwrap();
+            queue.push(n).unwrap();
         }
-        drop(tx);
+        queue.close();
+        assert_eq!(queue.push(5), Err(5), "a closed queue takes no more writes");
         let mut group = Vec::new();
-        gather(&rx, &mut group, 16, Instant::now() + std::time::Duration::from_secs(3600));
+        assert!(queue.wait_first(&mut group));
+        queue.gather(&mut group, 16, Instant::now() + std::time::Duration::from_secs(3600));
         assert_eq!(group, vec![0, 1, 2, 3, 4]);
+        group.clear();
+        assert!(!queue.wait_first(&mut group), "a closed and drained queue has nothing more");
     }
 }
 
@@ -1278,12 +1411,17 @@ fn commit_group(
     syncer: &mut Syncer,
     unconfirmed: &Unconfirmed,
     broken: &BrokenCell,
+    heads: &mut Heads,
     group: &mut Vec<Job>,
 ) -> Result<usize, String> {
     // What the accepted writes touch, in doubt if the writes or flush fail.
     let mut doubt = Broken::default();
-    // Heads as left by the writes this group already accepted.
-    let mut heads: HashMap<GameKey, (Option<u64>, bool)> = HashMap::new();
+    // Heads as left by the earlier groups and the writes this group already
+    // accepted (a failed group stops the committer's writes, so what it
+    // staged is never used).
+    if heads.len() > HEADS_HELD {
+        heads.clear();
+    }
     let mut accepted: Vec<Reply> = Vec::with_capacity(group.len());
     let mut outbox_keys: Vec<Vec<u8>> = Vec::new();
     let mut ops = Ops::new();
@@ -1307,7 +1445,7 @@ fn commit_group(
         let (result, reply) = match job {
             Job::Append { game, expect_head, events, last_hash, side, unchanged, reply } => {
                 let append = Staged { expect_head, events, last_hash, side, unchanged };
-                let staged = stage_append(main, &mut ops, &mut heads, game, append);
+                let staged = stage_append(main, &mut ops, heads, game, append);
                 (staged.map(|new| new_games += u64::from(new)), reply)
             }
             Job::Put { side, reply } => {
@@ -1564,14 +1702,17 @@ fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
 /// the key holds, a removal of a key that is not there. Only the first
 /// write of a key in the group is compared with what sled holds (a later
 /// one follows a write of the group, so it is kept); event keys are new
-/// keys and always written. The committer is the only writer of the main
+/// keys, and head records and the manifest change whenever they are
+/// written, so these are always written without reading them. The committer is the only writer of the main
 /// tree and takes no write after a failed flush, so what sled holds in
 /// memory here is what the disk holds.
 fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     let mut out = Ops::with_capacity(ops.len());
     for (k, v) in ops {
-        if is_event_key(&k) || !seen.insert(k.clone()) {
+        // Head records and the manifest change with every write of theirs
+        // (a head record's seq grows, the manifest's count too).
+        if is_event_key(&k) || is_head_key(&k) || k == MANIFEST || !seen.insert(k.clone()) {
             out.push((k, v));
             continue;
         }
@@ -1586,6 +1727,10 @@ fn without_no_ops(main: &Tree, ops: Ops) -> StoreResult<Ops> {
         }
     }
     Ok(out)
+}
+
+fn is_head_key(key: &[u8]) -> bool {
+    key.len() == 1 + GAME_ID_LEN && key[0] == HEAD
 }
 
 fn is_event_key(key: &[u8]) -> bool {
@@ -1766,19 +1911,14 @@ struct Staged {
 /// Check an append against the head and the side records its writer read
 /// (as left by this group's earlier writes) and add it to the group's
 /// writes; `true` when it writes its game's first head record.
-fn stage_append(
-    main: &Tree,
-    ops: &mut Ops,
-    heads: &mut HashMap<GameKey, (Option<u64>, bool)>,
-    game: GameKey,
-    append: Staged,
-) -> StoreResult<bool> {
+fn stage_append(main: &Tree, ops: &mut Ops, heads: &mut Heads, game: GameKey, append: Staged) -> StoreResult<bool> {
     let Staged { expect_head, events, last_hash, side, unchanged } = append;
     let (head, recorded) = match heads.get(&game) {
         Some(h) => *h,
         None => {
-            let recorded = read_head_record(main, &game)?.is_some();
-            (verified_head(main, &game)?, recorded)
+            let recorded = read_head_record(main, &game)?;
+            let found = checked_head(main, &game, recorded.as_ref().map(|(seq, _)| *seq))?;
+            (found, recorded.is_some())
         }
     };
     if head != expect_head {

@@ -152,6 +152,7 @@ fn fold_bardagi(c: &mut Criterion) {
     // hash checked), folded. No envelope is built.
     let raw_of = |stored: &[Vec<u8>]| {
         let mut raw = RawLog::new(&log[0].game, 0);
+        raw.reserve(stored.len());
         for s in stored {
             raw.push(s).expect("stored form");
         }

@@ -184,20 +184,7 @@ pub fn encode_v1(env: &Envelope) -> Result<Vec<u8>, String> {
     varint(&mut out, env.seq);
     text(&mut out, &env.game);
     text(&mut out, &env.time);
-    match env.actor {
-        Actor::Host => out.push(0),
-        Actor::Referee => out.push(1),
-        Actor::System => out.push(2),
-        Actor::Seat(s) => out.extend_from_slice(&[3, s]),
-    }
-    match &env.visibility {
-        Visibility::Public => out.push(0),
-        Visibility::Seats(seats) => {
-            out.push(1);
-            varint(&mut out, seats.len() as u64);
-            out.extend_from_slice(seats);
-        }
-    }
+    actor_and_visibility(&mut out, env);
     let game_text = match &env.body {
         Body::Kernel { event } => {
             out.push(0);
@@ -223,14 +210,7 @@ pub fn encode_v1(env: &Envelope) -> Result<Vec<u8>, String> {
     match &env.decision {
         None => out.push(0),
         Some(d) => {
-            out.push(1);
-            let flags = u8::from(d.command.is_some()) | u8::from(d.seat.is_some()) << 1 | u8::from(d.undoable) << 2;
-            out.push(flags);
-            if let Some(s) = d.seat {
-                out.push(s);
-            }
-            varint(&mut out, u64::from(d.events));
-            varint(&mut out, u64::from(d.draws));
+            decision_counts(&mut out, d);
             if let Some(c) = &d.command {
                 command(&mut out, c, game_text.unwrap_or(""));
             }
@@ -259,20 +239,7 @@ pub fn encode_v3(env: &Envelope) -> Result<(Vec<u8>, bool), String> {
             text(&mut out, &env.time);
         }
     }
-    match env.actor {
-        Actor::Host => out.push(0),
-        Actor::Referee => out.push(1),
-        Actor::System => out.push(2),
-        Actor::Seat(s) => out.extend_from_slice(&[3, s]),
-    }
-    match &env.visibility {
-        Visibility::Public => out.push(0),
-        Visibility::Seats(seats) => {
-            out.push(1);
-            varint(&mut out, seats.len() as u64);
-            out.extend_from_slice(seats);
-        }
-    }
+    actor_and_visibility(&mut out, env);
     // The game event as a tree (its command refers into that), or as text.
     let mut event_tree: Option<Vec<u8>> = None;
     let mut event_text = None;
@@ -317,14 +284,7 @@ pub fn encode_v3(env: &Envelope) -> Result<(Vec<u8>, bool), String> {
     match &env.decision {
         None => out.push(0),
         Some(d) => {
-            out.push(1);
-            let flags = u8::from(d.command.is_some()) | u8::from(d.seat.is_some()) << 1 | u8::from(d.undoable) << 2;
-            out.push(flags);
-            if let Some(s) = d.seat {
-                out.push(s);
-            }
-            varint(&mut out, u64::from(d.events));
-            varint(&mut out, u64::from(d.draws));
+            decision_counts(&mut out, d);
             if let Some(c) = &d.command {
                 let tree = match &event_tree {
                     Some(base) => tree::encode_text_against(c.as_str(), base),
@@ -347,6 +307,37 @@ pub fn encode_v3(env: &Envelope) -> Result<(Vec<u8>, bool), String> {
     out.extend_from_slice(&env.digest.0);
     out.extend_from_slice(&env.hash.0);
     Ok((out, all_trees))
+}
+
+/// The actor and visibility, as versions 1 and 3 write them.
+fn actor_and_visibility(out: &mut Vec<u8>, env: &Envelope) {
+    match env.actor {
+        Actor::Host => out.push(0),
+        Actor::Referee => out.push(1),
+        Actor::System => out.push(2),
+        Actor::Seat(s) => out.extend_from_slice(&[3, s]),
+    }
+    match &env.visibility {
+        Visibility::Public => out.push(0),
+        Visibility::Seats(seats) => {
+            out.push(1);
+            varint(out, seats.len() as u64);
+            out.extend_from_slice(seats);
+        }
+    }
+}
+
+/// A decision's marker, flags, seat and counts, as versions 1 and 3 write
+/// them (its command follows, in each version's way).
+fn decision_counts(out: &mut Vec<u8>, d: &Decision) {
+    out.push(1);
+    let flags = u8::from(d.command.is_some()) | u8::from(d.seat.is_some()) << 1 | u8::from(d.undoable) << 2;
+    out.push(flags);
+    if let Some(s) = d.seat {
+        out.push(s);
+    }
+    varint(out, u64::from(d.events));
+    varint(out, u64::from(d.draws));
 }
 
 /// The events of one append, checked (consecutive from the one after
@@ -905,6 +896,17 @@ impl RawLog {
         self.before = Some(hash);
         Ok(())
     }
+
+    /// Room for about `events` more events (a backend that knows how many
+    /// it reads says so, and the buffer is not copied again as it grows).
+    pub fn reserve(&mut self, events: usize) {
+        self.buf.reserve(events.saturating_mul(Self::EVENT_BYTES));
+        self.spans.reserve(events);
+    }
+
+    /// About what an event of form 3 takes (the 5-clan golden game: 101
+    /// bytes on average).
+    const EVENT_BYTES: usize = 128;
 
     /// The hash the held event `i` links to.
     fn prev_of(&self, i: usize) -> Option<Hash> {

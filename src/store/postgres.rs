@@ -513,6 +513,7 @@ impl EventStore for PgStore {
                 .await
                 .map_err(|e| db("read a game's log", e))?;
             let mut out = RawLog::new(&game, from);
+            out.reserve(rows.len());
             let Some(head) = rows.first().map(|r| r.get::<_, i64>(0) as u64) else {
                 return Ok(out);
             };

@@ -2012,6 +2012,9 @@ impl EventStore for SledStore {
         self.read(|open| {
             let recorded = read_head_record(&open.main, &key)?;
             let mut out = RawLog::new(game, from);
+            if let Some((head, _)) = recorded {
+                out.reserve(usize::try_from(head.min(to).saturating_sub(from) + 1).unwrap_or(0));
+            }
             // From the event before the range: its hash is what the range's
             // first event links to (`RawLog::push_before`).
             for item in open.main.range(event_key(&key, from.saturating_sub(1))..=event_key(&key, to)) {

@@ -565,6 +565,29 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    fn actor(&mut self) -> Result<Actor, String> {
+        Ok(match self.byte("actor")? {
+            0 => Actor::Host,
+            1 => Actor::Referee,
+            2 => Actor::System,
+            3 => Actor::Seat(self.byte("actor's seat")?),
+            b => return Err(format!("unknown actor {b}")),
+        })
+    }
+
+    /// A decision's flags, seat, event count and draw count (what versions
+    /// 1 and 3 write before its command).
+    fn decision_counts(&mut self) -> Result<(u8, Option<u8>, u32, u32), String> {
+        let flags = self.byte("decision")?;
+        if flags & !0b111 != 0 {
+            return Err(format!("unknown decision flags {flags:#04x}"));
+        }
+        let seat = if flags & 2 != 0 { Some(self.byte("decision's seat")?) } else { None };
+        let events = self.small("decision's event count")?;
+        let draws = self.small("decision's draw count")?;
+        Ok((flags, seat, events, draws))
+    }
+
     /// A tree's bytes (never empty), unread.
     fn tree(&mut self, what: &str) -> Result<&'a [u8], String> {
         let b = self.bytes_of_text(what)?;
@@ -681,13 +704,7 @@ impl<'a> Parts<'a> {
             1 => PartTime::Millis(r.varint("time")?),
             b => return Err(format!("unknown time form {b}")),
         };
-        let actor = match r.byte("actor")? {
-            0 => Actor::Host,
-            1 => Actor::Referee,
-            2 => Actor::System,
-            3 => Actor::Seat(r.byte("actor's seat")?),
-            b => return Err(format!("unknown actor {b}")),
-        };
+        let actor = r.actor()?;
         let visibility = match r.byte("visibility")? {
             0 => None,
             1 => {
@@ -722,13 +739,7 @@ impl<'a> Parts<'a> {
         let decision = match r.byte("decision")? {
             0 => None,
             1 => {
-                let flags = r.byte("decision")?;
-                if flags & !0b111 != 0 {
-                    return Err(format!("unknown decision flags {flags:#04x}"));
-                }
-                let seat = if flags & 2 != 0 { Some(r.byte("decision's seat")?) } else { None };
-                let events = r.small("decision's event count")?;
-                let draws = r.small("decision's draw count")?;
+                let (flags, seat, events, draws) = r.decision_counts()?;
                 let command = if flags & 1 == 0 {
                     None
                 } else if lean && v3 {
@@ -1119,13 +1130,7 @@ fn lean_v3<'a>(bytes: &'a [u8], game: &'a str, seq: u64, prev_hash: Hash) -> Res
             }
             b => return Err(format!("unknown time form {b}")),
         }
-        let actor = match r.byte("actor")? {
-            0 => Actor::Host,
-            1 => Actor::Referee,
-            2 => Actor::System,
-            3 => Actor::Seat(r.byte("actor's seat")?),
-            b => return Err(format!("unknown actor {b}")),
-        };
+        let actor = r.actor()?;
         match r.byte("visibility")? {
             0 => {}
             1 => {
@@ -1155,13 +1160,7 @@ fn lean_v3<'a>(bytes: &'a [u8], game: &'a str, seq: u64, prev_hash: Hash) -> Res
         let decision = match r.byte("decision")? {
             0 => None,
             1 => {
-                let flags = r.byte("decision")?;
-                if flags & !0b111 != 0 {
-                    return Err(format!("unknown decision flags {flags:#04x}"));
-                }
-                let seat = if flags & 2 != 0 { Some(r.byte("decision's seat")?) } else { None };
-                let events = r.small("decision's event count")?;
-                r.small("decision's draw count")?;
+                let (flags, seat, events, _) = r.decision_counts()?;
                 if flags & 1 != 0 {
                     match r.byte("command")? {
                         0 => {

@@ -166,6 +166,31 @@ fn index(out: &mut Vec<u8>, small: u8, big: u8, i: usize) {
 
 /// `v` in the tree form, appended to `out`.
 pub fn encode(v: &Value, out: &mut Vec<u8>) {
+    write_tree(v, None, out);
+}
+
+/// The tree form of a canonical JSON text, if it renders back to that very
+/// text (a text that is not canonical, or not JSON, has none).
+pub fn encode_text(text: &str) -> Option<Vec<u8>> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let mut out = Vec::with_capacity(text.len() / 4 + 8);
+    write_tree(&v, None, &mut out);
+    (render(&out, None).ok()? == text).then_some(out)
+}
+
+/// The tree form of a canonical JSON text whose parts also in the tree
+/// `base` (its event's) are written as references to them, if it renders
+/// back to that very text.
+pub fn encode_text_against(text: &str, base: &[u8]) -> Option<Vec<u8>> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let mut out = Vec::with_capacity(text.len() / 4 + 8);
+    write_tree(&v, Some(base), &mut out);
+    (render(&out, Some(base)).ok()? == text).then_some(out)
+}
+
+/// `v` appended to `out`; with a `base`, an array or object of at least
+/// [`REF_MIN`] bytes that `base` holds whole is a reference to it there.
+fn write_tree(v: &Value, base: Option<&[u8]>, out: &mut Vec<u8>) {
     let t = table();
     match v {
         Value::Null => out.push(NULL),
@@ -195,6 +220,7 @@ pub fn encode(v: &Value, out: &mut Vec<u8>) {
                 out.extend_from_slice(s.as_bytes());
             }
         },
+        Value::Array(_) | Value::Object(_) if base.is_some_and(|base| write_ref(v, base, out)) => {}
         Value::Array(a) => {
             if a.len() < SMALL_ARRAY_MAX {
                 out.push(SMALL_ARRAY + a.len() as u8);
@@ -203,7 +229,7 @@ pub fn encode(v: &Value, out: &mut Vec<u8>) {
                 varint(out, a.len() as u64);
             }
             for x in a {
-                encode(x, out);
+                write_tree(x, base, out);
             }
         }
         Value::Object(m) => {
@@ -212,7 +238,7 @@ pub fn encode(v: &Value, out: &mut Vec<u8>) {
                 Some(&i) => {
                     index(out, SMALL_SHAPE, SHAPE, i);
                     for k in &t.shapes[i].keys {
-                        encode(&m[*k], out);
+                        write_tree(&m[*k], base, out);
                     }
                 }
                 None => {
@@ -221,7 +247,7 @@ pub fn encode(v: &Value, out: &mut Vec<u8>) {
                     for (k, x) in m {
                         varint(out, k.len() as u64);
                         out.extend_from_slice(k.as_bytes());
-                        encode(x, out);
+                        write_tree(x, base, out);
                     }
                 }
             }
@@ -229,77 +255,23 @@ pub fn encode(v: &Value, out: &mut Vec<u8>) {
     }
 }
 
-/// The tree form of a canonical JSON text, if it renders back to that very
-/// text (a text that is not canonical, or not JSON, has none).
-pub fn encode_text(text: &str) -> Option<Vec<u8>> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    let mut out = Vec::with_capacity(text.len() / 4 + 8);
-    encode(&v, &mut out);
-    (render(&out, None).ok()? == text).then_some(out)
-}
-
-/// The tree form of a canonical JSON text whose parts also in the tree
-/// `base` (its event's) are written as references to them, if it renders
-/// back to that very text.
-pub fn encode_text_against(text: &str, base: &[u8]) -> Option<Vec<u8>> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    let mut out = Vec::with_capacity(text.len() / 4 + 8);
-    encode_against(&v, base, &mut out);
-    (render(&out, Some(base)).ok()? == text).then_some(out)
-}
-
-fn encode_against(v: &Value, base: &[u8], out: &mut Vec<u8>) {
-    if !matches!(v, Value::Array(_) | Value::Object(_)) {
-        return encode(v, out);
-    }
+/// A reference to `v` in `base`, appended to `out`, when `base` holds `v`'s
+/// tree whole and it is at least [`REF_MIN`] bytes; whether it was.
+fn write_ref(v: &Value, base: &[u8], out: &mut Vec<u8>) -> bool {
     let mut alone = Vec::new();
-    encode(v, &mut alone);
-    if alone.len() >= REF_MIN {
-        if let Some(off) = base.windows(alone.len()).position(|w| w == alone.as_slice()) {
-            // Only a whole value of the base: its bytes there read as one.
-            if value_len(&base[off..]).ok() == Some(alone.len()) {
-                out.push(REF);
-                varint(out, off as u64);
-                varint(out, alone.len() as u64);
-                return;
-            }
-        }
+    write_tree(v, None, &mut alone);
+    if alone.len() < REF_MIN {
+        return false;
     }
-    let t = table();
-    match v {
-        Value::Array(a) => {
-            if a.len() < SMALL_ARRAY_MAX {
-                out.push(SMALL_ARRAY + a.len() as u8);
-            } else {
-                out.push(ARRAY);
-                varint(out, a.len() as u64);
-            }
-            for x in a {
-                encode_against(x, base, out);
-            }
-        }
-        Value::Object(m) => {
-            let joined = m.keys().map(String::as_str).collect::<Vec<_>>().join("\0");
-            match t.shape_index.get(&joined) {
-                Some(&i) => {
-                    index(out, SMALL_SHAPE, SHAPE, i);
-                    for k in &t.shapes[i].keys {
-                        encode_against(&m[*k], base, out);
-                    }
-                }
-                None => {
-                    out.push(OBJECT);
-                    varint(out, m.len() as u64);
-                    for (k, x) in m {
-                        varint(out, k.len() as u64);
-                        out.extend_from_slice(k.as_bytes());
-                        encode_against(x, base, out);
-                    }
-                }
-            }
-        }
-        _ => unreachable!("scalars are written above"),
+    let Some(off) = base.windows(alone.len()).position(|w| w == alone.as_slice()) else { return false };
+    // Only a whole value of the base: its bytes there read as one.
+    if value_len(&base[off..]).ok() != Some(alone.len()) {
+        return false;
     }
+    out.push(REF);
+    varint(out, off as u64);
+    varint(out, alone.len() as u64);
+    true
 }
 
 // ---------------------------------------------------------------- reading
@@ -493,6 +465,22 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
+    /// An object's `n` entries visited; as serde_json does, an object its
+    /// visitor leaves partly unread is refused.
+    fn visit_entries<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        keys: Option<&'static [&'static str]>,
+        n: usize,
+    ) -> Result<V::Value, Error> {
+        self.nest()?;
+        let mut map = Entries { d: &mut *self, keys, left: n };
+        let v = visitor.visit_map(&mut map)?;
+        let left = map.left;
+        self.unnest(left == 0)?;
+        Ok(v)
+    }
+
     fn unnest(&mut self, all_read: bool) -> Result<(), Error> {
         self.depth -= 1;
         if all_read {
@@ -526,12 +514,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     return visitor.visit_borrowed_str(self.r.string(i)?);
                 }
                 let shape = self.r.shape(i)?;
-                self.nest()?;
-                let mut map = ShapeMap { d: &mut *self, keys: shape.keys.iter() };
-                let v = visitor.visit_map(&mut map)?;
-                let left = map.keys.len();
-                self.unnest(left == 0)?;
-                return Ok(v);
+                return self.visit_entries(visitor, Some(&shape.keys), shape.keys.len());
             }
             if tag >= SMALL_UINT {
                 self.r.b = rest;
@@ -555,22 +538,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 self.unnest(left == 0)?;
                 Ok(v)
             }
-            Head::Object(n) => {
-                self.nest()?;
-                let mut map = Object { d: &mut *self, left: n };
-                let v = visitor.visit_map(&mut map)?;
-                let left = map.left;
-                self.unnest(left == 0)?;
-                Ok(v)
-            }
-            Head::Shape(s) => {
-                self.nest()?;
-                let mut map = ShapeMap { d: &mut *self, keys: s.keys.iter() };
-                let v = visitor.visit_map(&mut map)?;
-                let left = map.keys.len();
-                self.unnest(left == 0)?;
-                Ok(v)
-            }
+            Head::Object(n) => self.visit_entries(visitor, None, n),
+            Head::Shape(s) => self.visit_entries(visitor, Some(&s.keys), s.keys.len()),
             Head::Ref(..) => Err(damaged("a reference outside a command")),
         }
     }
@@ -660,20 +629,26 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
     }
 }
 
-struct Object<'a, 'de> {
+/// An object's entries: its keys written inline (`keys` is `None`), or
+/// those of its shape.
+struct Entries<'a, 'de> {
     d: &'a mut Deserializer<'de>,
+    keys: Option<&'static [&'static str]>,
     left: usize,
 }
 
-impl<'de> de::MapAccess<'de> for Object<'_, 'de> {
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         if self.left == 0 {
             return Ok(None);
         }
+        let key: &'de str = match self.keys {
+            Some(keys) => keys[keys.len() - self.left],
+            None => self.d.r.str()?,
+        };
         self.left -= 1;
-        let key = self.d.r.str()?;
         seed.deserialize(de::value::BorrowedStrDeserializer::new(key)).map(Some)
     }
 
@@ -683,30 +658,6 @@ impl<'de> de::MapAccess<'de> for Object<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
-    }
-}
-
-struct ShapeMap<'a, 'de> {
-    d: &'a mut Deserializer<'de>,
-    keys: std::slice::Iter<'static, &'static str>,
-}
-
-impl<'de> de::MapAccess<'de> for ShapeMap<'_, 'de> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        match self.keys.next() {
-            None => Ok(None),
-            Some(key) => seed.deserialize(de::value::BorrowedStrDeserializer::new(key)).map(Some),
-        }
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        seed.deserialize(&mut *self.d)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.keys.len())
     }
 }
 

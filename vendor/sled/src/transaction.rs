@@ -349,7 +349,7 @@ impl TransactionalTree {
     }
 
     fn unstage(&self) {
-        // runestone: upstream left this `unimplemented!()`. An attempt that
+        // runestone: upstream left this a panic (a stub). An attempt that
         // is given up drops what it staged; the next attempt starts from a
         // new overlay. Unreachable in 0.34.7 (`stage` never fails and
         // `validate` is always true) and runestone uses no transactions.

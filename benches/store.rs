@@ -5,7 +5,10 @@
 //! of the same size (one flush per record), and 256-byte records with one
 //! `fdatasync` per 64 (the ceiling for a group commit) and per 16
 //! (the largest groups 16 writers waiting for their appends can make), so
-//! the figures can be compared with what the disk's flush rate allows.
+//! the figures can be compared with what the disk's flush rate allows; and
+//! the 16-writer bench's shape with no store in it (`plain_16_writers`: 16
+//! tasks handing records to one thread that writes and flushes them as a
+//! group and answers), what the hand-overs alone leave of that rate.
 //!
 //! `STORE_BENCH_COMPRESSED=1` makes the store with sled's pages compressed
 //! (`storage.compress_pages`); the store is made explicitly either way, so
@@ -140,6 +143,69 @@ fn appends(c: &mut Criterion) {
             });
         });
     }
+
+    // The shape of the 16-writer bench with no store in it: 16 tasks on the
+    // same two-worker runtime each hand a 256-byte record to one thread and
+    // wait for its answer; the thread takes the first, waits for the other
+    // 15 (it knows there are 16, as the committer cannot), writes them with
+    // one write and one fdatasync and answers them all. What 16 writers that
+    // each wait for their record can reach on this machine with nothing but
+    // the hand-overs: the bound of this bench's shape, beside the per-16
+    // program's, which has no hand-overs at all.
+    group.throughput(Throughput::Elements(WRITERS as u64));
+    group.bench_function("plain_16_writers", |b| {
+        let path = dir.path().join("plain-16.log");
+        b.iter_custom(|iters| {
+            type Job = (Vec<u8>, tokio::sync::oneshot::Sender<()>);
+            let (tx, rx) = std::sync::mpsc::channel::<Job>();
+            let mut file: File = OpenOptions::new().create(true).append(true).open(&path).expect("file");
+            let committer = std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                while let Ok(first) = rx.recv() {
+                    let mut group = vec![first];
+                    let until = Instant::now() + Duration::from_millis(2);
+                    while group.len() < WRITERS {
+                        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                            Ok(job) => group.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    buf.clear();
+                    for (record, _) in &group {
+                        buf.extend_from_slice(record);
+                    }
+                    file.write_all(&buf).expect("write");
+                    file.sync_data().expect("fdatasync");
+                    for (_, answer) in group {
+                        let _ = answer.send(());
+                    }
+                }
+            });
+            let took = rt.block_on(async {
+                let start = Instant::now();
+                let tasks: Vec<_> = (0..WRITERS)
+                    .map(|_| {
+                        let tx = tx.clone();
+                        tokio::spawn(async move {
+                            for _ in 0..iters {
+                                let (answer, answered) = tokio::sync::oneshot::channel();
+                                tx.send((vec![b'r'; 256], answer)).expect("the thread is there");
+                                answered.await.expect("answered");
+                            }
+                        })
+                    })
+                    .collect();
+                for t in tasks {
+                    t.await.expect("writer");
+                }
+                start.elapsed()
+            });
+            drop(tx);
+            committer.join().expect("the writing thread");
+            took
+        });
+    });
+    group.throughput(Throughput::Elements(1));
 
     let counted = |name: &str, before: (u64, u64)| {
         let (groups, writes) = store.group_counts();

@@ -527,15 +527,26 @@ impl<'a> Reader<'a> {
                 return Ok(u64::from(b));
             }
         }
+        self.long_varint(what)
+    }
+
+    /// A varint of two bytes or more (a time in milliseconds takes six),
+    /// out of line so that the one-byte case inlines.
+    #[inline(never)]
+    fn long_varint(&mut self, what: &str) -> Result<u64, String> {
         let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte(what)?;
-            n |= u64::from(b & 0x7f) << shift;
+        for (i, &b) in self.b.iter().take(10).enumerate() {
+            n |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
+                self.b = &self.b[i + 1..];
                 return Ok(n);
             }
         }
-        Err(format!("its {what} is not a number"))
+        Err(if self.b.len() < 10 {
+            format!("it ends before its {what}")
+        } else {
+            format!("its {what} is not a number")
+        })
     }
 
     fn small(&mut self, what: &str) -> Result<u32, String> {

@@ -1972,6 +1972,25 @@ mod tests {
         assert!(v3_bytes < v2_bytes, "{v3_bytes} bytes in version 3 against {v2_bytes} in version 2");
     }
 
+    /// Varints of every length read back, with what follows them left
+    /// unread; a cut one and one of more than ten bytes say which they are.
+    #[test]
+    fn varints_of_every_length() {
+        for n in [0, 1, 127, 128, 300, 1 << 21, 1_790_000_000_000, u64::MAX >> 1, u64::MAX] {
+            let mut out = Vec::new();
+            varint(&mut out, n);
+            out.push(0xee);
+            let mut r = Reader { b: &out };
+            assert_eq!(r.varint("number"), Ok(n));
+            assert_eq!(r.b, [0xee]);
+            let cut = &out[..out.len() - 2];
+            if !cut.is_empty() {
+                assert_eq!(Reader { b: cut }.varint("number"), Err("it ends before its number".to_owned()));
+            }
+        }
+        assert_eq!(Reader { b: &[0x80; 11] }.varint("number"), Err("its number is not a number".to_owned()));
+    }
+
     /// Damaged bytes of version 3 are refused with a reason, never a panic.
     #[test]
     fn damaged_version_3_bytes_say_so() {

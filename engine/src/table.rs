@@ -361,68 +361,68 @@ impl Table {
     }
 
     fn apply(&mut self, env: &EventRef<'_>) -> Result<(), FoldError> {
-        match &env.body {
-            BodyRef::Game { .. } | BodyRef::GameTree { .. } => {
-                match &env.body {
-                    BodyRef::Game { v, event } => self.game.apply(&mut self.state, *v, event),
-                    BodyRef::GameTree { v, event } => self.game.apply_tree(&mut self.state, *v, event),
-                    BodyRef::Kernel(_) => unreachable!("a game event"),
-                }
-                .map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
-                if let (Some(_), Actor::Seat(s)) = (&env.decision, env.actor) {
-                    if let Some(t) = self.clock.timeouts.get_mut(s as usize) {
-                        *t = 0;
-                    }
-                }
-                if let Some(d) = &env.decision {
-                    match (d.undoable, env.actor) {
-                        (true, Actor::Seat(seat)) => self.undo.push(UndoStep { first_seq: env.seq, seat }),
-                        _ => self.undo.clear(),
-                    }
-                    if env.actor == Actor::System && env.seq == 1 {
-                        self.setup_end = d.events as u64;
-                    }
+        let applied = match &env.body {
+            BodyRef::Game { v, event } => self.game.apply(&mut self.state, *v, event),
+            BodyRef::GameTree { v, event } => self.game.apply_tree(&mut self.state, *v, event),
+            BodyRef::Kernel(event) => return self.apply_kernel(env.seq, event),
+        };
+        applied.map_err(|e| FoldError::Schema { seq: env.seq, problem: e.0 })?;
+        if let (Some(_), Actor::Seat(s)) = (&env.decision, env.actor) {
+            if let Some(t) = self.clock.timeouts.get_mut(s as usize) {
+                *t = 0;
+            }
+        }
+        if let Some(d) = &env.decision {
+            match (d.undoable, env.actor) {
+                (true, Actor::Seat(seat)) => self.undo.push(UndoStep { first_seq: env.seq, seat }),
+                _ => self.undo.clear(),
+            }
+            if env.actor == Actor::System && env.seq == 1 {
+                self.setup_end = d.events as u64;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_kernel(&mut self, seq: u64, event: &KernelEvent) -> Result<(), FoldError> {
+        match event {
+            KernelEvent::SeatTokenRevoked { seat, generation, .. } => {
+                if let Some(g) = self.generations.get_mut(*seat as usize) {
+                    *g = (*g).max(*generation);
                 }
             }
-            BodyRef::Kernel(event) => match &***event {
-                KernelEvent::SeatTokenRevoked { seat, generation, .. } => {
-                    if let Some(g) = self.generations.get_mut(*seat as usize) {
-                        *g = (*g).max(*generation);
-                    }
+            KernelEvent::SeedRevealed { seed } => self.seed_revealed = Some(seed.clone()),
+            KernelEvent::GameCreated { .. } => {
+                return Err(FoldError::Chain { seq, problem: "a second GameCreated".into() })
+            }
+            KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } => self.undo.clear(),
+            KernelEvent::DeadlinePolicySet { policy } => self.clock.policy = policy.clone(),
+            KernelEvent::GraceGranted { .. } | KernelEvent::Extended { .. } => {}
+            KernelEvent::TimedOut { seat, .. } => {
+                if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
+                    *t += 1;
                 }
-                KernelEvent::SeedRevealed { seed } => self.seed_revealed = Some(seed.clone()),
-                KernelEvent::GameCreated { .. } => {
-                    return Err(FoldError::Chain { seq: env.seq, problem: "a second GameCreated".into() })
+            }
+            KernelEvent::Paused { remaining_ms, .. } => self.clock.paused = Some(remaining_ms.clone()),
+            KernelEvent::Resumed => self.clock.paused = None,
+            KernelEvent::VacationTaken { seat, until, .. } => {
+                if let Some(v) = self.clock.vacation_until.get_mut(*seat as usize) {
+                    *v = Some(until.clone());
                 }
-                KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } => self.undo.clear(),
-                KernelEvent::DeadlinePolicySet { policy } => self.clock.policy = policy.clone(),
-                KernelEvent::GraceGranted { .. } | KernelEvent::Extended { .. } => {}
-                KernelEvent::TimedOut { seat, .. } => {
-                    if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
-                        *t += 1;
-                    }
+            }
+            KernelEvent::SubstituteSeated { seat, name } => {
+                if let Some(n) = self.created.seats.get_mut(*seat as usize) {
+                    *n = name.clone();
                 }
-                KernelEvent::Paused { remaining_ms, .. } => self.clock.paused = Some(remaining_ms.clone()),
-                KernelEvent::Resumed => self.clock.paused = None,
-                KernelEvent::VacationTaken { seat, until, .. } => {
-                    if let Some(v) = self.clock.vacation_until.get_mut(*seat as usize) {
-                        *v = Some(until.clone());
-                    }
+                if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
+                    *t = 0;
                 }
-                KernelEvent::SubstituteSeated { seat, name } => {
-                    if let Some(n) = self.created.seats.get_mut(*seat as usize) {
-                        *n = name.clone();
-                    }
-                    if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
-                        *t = 0;
-                    }
+            }
+            KernelEvent::SeatForfeited { seat, .. } => {
+                if let Some(f) = self.clock.forfeited.get_mut(*seat as usize) {
+                    *f = true;
                 }
-                KernelEvent::SeatForfeited { seat, .. } => {
-                    if let Some(f) = self.clock.forfeited.get_mut(*seat as usize) {
-                        *f = true;
-                    }
-                }
-            },
+            }
         }
         Ok(())
     }

@@ -138,13 +138,6 @@ fn table() -> &'static Table {
     })
 }
 
-/// The stored order of a shape's keys: `type` first, then text order.
-pub fn shape_order<'a>(keys: &[&'a str]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = keys.to_vec();
-    out.sort_by_key(|k| (*k != "type", *k));
-    out
-}
-
 // ---------------------------------------------------------------- writing
 
 fn varint(out: &mut Vec<u8>, mut n: u64) {
@@ -164,28 +157,24 @@ fn index(out: &mut Vec<u8>, small: u8, big: u8, i: usize) {
     }
 }
 
-/// `v` in the tree form, appended to `out`.
-pub fn encode(v: &Value, out: &mut Vec<u8>) {
-    write_tree(v, None, out);
-}
-
 /// The tree form of a canonical JSON text, if it renders back to that very
 /// text (a text that is not canonical, or not JSON, has none).
 pub fn encode_text(text: &str) -> Option<Vec<u8>> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    let mut out = Vec::with_capacity(text.len() / 4 + 8);
-    write_tree(&v, None, &mut out);
-    (render(&out, None).ok()? == text).then_some(out)
+    encode_text_with(text, None)
 }
 
 /// The tree form of a canonical JSON text whose parts also in the tree
 /// `base` (its event's) are written as references to them, if it renders
 /// back to that very text.
 pub fn encode_text_against(text: &str, base: &[u8]) -> Option<Vec<u8>> {
+    encode_text_with(text, Some(base))
+}
+
+fn encode_text_with(text: &str, base: Option<&[u8]>) -> Option<Vec<u8>> {
     let v: Value = serde_json::from_str(text).ok()?;
     let mut out = Vec::with_capacity(text.len() / 4 + 8);
-    write_tree(&v, Some(base), &mut out);
-    (render(&out, Some(base)).ok()? == text).then_some(out)
+    write_tree(&v, base, &mut out);
+    (render(&out, base).ok()? == text).then_some(out)
 }
 
 /// `v` appended to `out`; with a `base`, an array or object of at least
@@ -430,7 +419,7 @@ impl<'de> Reader<'de> {
 }
 
 /// How many bytes the value at the start of `b` takes.
-pub fn value_len(b: &[u8]) -> Result<usize, Error> {
+fn value_len(b: &[u8]) -> Result<usize, Error> {
     let mut r = Reader { b, t: table() };
     r.skip(0)?;
     Ok(b.len() - r.b.len())

@@ -13,7 +13,11 @@
 //! Mail is not urgent, requests are: the server runs the worker on an OS
 //! thread of its own ([`Background`]) whose nice value is raised (Linux), so
 //! that when the cores are busy the request handlers get them first, and
-//! sends at most [`Policy::rate`] messages a second. Neither changes what is
+//! sends at most [`Policy::rate`] messages a second, each at its own slot
+//! (one started every `1 / rate` seconds), not [`Policy::parallel`] at once
+//! and then a pause: what a send costs the cores is spread evenly over
+//! time, instead of landing in bursts on the requests that arrive during
+//! one ([`Worker::tick`]). None of this changes what is
 //! sent or recorded: the worker is stopped only at an await point, where a
 //! message is either not sent yet or sent and its record either written or
 //! not (then sent again after a restart, with the same Message-ID).
@@ -23,6 +27,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use lettre::message::Mailbox;
 
 use super::{dead_key, queue_due, queue_key, Mail, Transport};
@@ -41,7 +46,8 @@ pub struct Policy {
     pub max_backoff: chrono::Duration,
     /// How often to look for due messages when there was nothing to do.
     pub poll: Duration,
-    /// Messages sent at once over the pooled connections.
+    /// The most messages in flight over the pooled connections; also how
+    /// many finished sends one record (`put`) holds.
     pub parallel: usize,
     /// The most messages sent per second (0: no bound).
     pub rate: u32,
@@ -68,6 +74,9 @@ const CLAIM_LEASE: Duration = Duration::from_secs(300);
 const STORE_RETRY_FIRST: Duration = Duration::from_secs(1);
 /// The longest such wait.
 const STORE_RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// A send finished: its queue key, the message, and how the relay answered.
+type Sent = (Vec<u8>, Mail, Result<(), super::MailError>);
 
 /// Records of sends the store did not take yet (see the module docs).
 #[derive(Default)]
@@ -155,6 +164,14 @@ impl Worker {
     }
 
     /// Send everything due now, once. Returns how many were tried.
+    ///
+    /// Each message starts at its own slot of the rate (the `k`-th of the
+    /// tick at `k / rate` seconds after its start), with at most
+    /// [`Policy::parallel`] in flight, so sends are spread evenly over time
+    /// instead of leaving in bursts of `parallel` (a burst's CPU lands on the
+    /// requests that arrive meanwhile: ARCHITECTURE.md, "Eleventh session").
+    /// Their records are written together, one `put` per `parallel` messages
+    /// finished (and one for the rest), as before.
     pub async fn tick(&self) -> usize {
         if !self.settle_held().await {
             return 0;
@@ -169,77 +186,106 @@ impl Worker {
             }
         };
         let n = due.len();
+        let parallel = self.policy.parallel.max(1);
         let started = Instant::now();
-        let mut tried = 0usize;
-        for chunk in due.chunks(self.policy.parallel.max(1)) {
-            self.pace(started, tried).await;
-            tried += chunk.len();
-            let sends = chunk.iter().map(|(key, raw)| async move {
-                let mail: Mail = match super::decode(raw) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        tracing::error!(error = %e, "an outbox record does not parse; it stays for an operator to look at");
-                        return None;
-                    }
-                };
-                let result = self.transport.send(&mail, &self.from, &self.domain).await;
-                Some((key.clone(), mail, result))
-            });
-            let results = futures_util::future::join_all(sends).await;
-            let mut writes = Vec::new();
-            let mut sent_keys = Vec::new();
-            for (key, mut mail, result) in results.into_iter().flatten() {
-                sent_keys.push(key.clone());
-                writes.push(SideWrite { side: Side::Outbox, key, value: None });
-                match result {
-                    Ok(()) => {
-                        Metrics::inc(&self.service.metrics.mail_sent);
-                        tracing::info!(id = %mail.id, kind = %mail.kind, game = %mail.game, "mail sent");
-                    }
-                    Err(e) => {
-                        Metrics::inc(&self.service.metrics.mail_failures);
-                        mail.attempts += 1;
-                        mail.last_error = Some(e.to_string());
-                        let value = Some(super::encode(&mail));
-                        if mail.attempts >= self.policy.max_attempts {
-                            Metrics::inc(&self.service.metrics.mail_dead);
-                            tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
-                            writes.push(SideWrite { side: Side::Outbox, key: dead_key(&mail.game, &mail.id), value });
-                            if mail.kind != "host_alert" {
-                                let alert = format!(
-                                    "the message \"{}\" to {} could not be delivered after {} tries ({e}); see the dead letters to send it again",
-                                    mail.subject, mail.to, mail.attempts
-                                );
-                                writes.extend(self.service.alert_host(&mail.game, &alert).await);
-                            }
-                        } else {
-                            let wait = (self.policy.backoff * 2i32.pow(mail.attempts.min(20) - 1))
-                                .min(self.policy.max_backoff);
-                            tracing::warn!(id = %mail.id, error = %e, retry_in = %wait, "mail failed; will retry");
-                            writes.push(SideWrite {
-                                side: Side::Outbox,
-                                key: queue_key(now + wait.num_milliseconds(), &mail.id),
-                                value,
-                            });
+        let mut waiting = due.iter().enumerate();
+        let mut in_flight = FuturesUnordered::new();
+        let mut finished = Vec::new();
+        // Set when the store refused a record: nothing more starts, and the
+        // records of the sends still in flight are held with it.
+        let mut holding = false;
+        loop {
+            while !holding && in_flight.len() < parallel {
+                let Some((slot, (key, raw))) = waiting.next() else { break };
+                in_flight.push(async move {
+                    self.pace(started, slot).await;
+                    let mail: Mail = match super::decode(raw) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            tracing::error!(error = %e, "an outbox record does not parse; it stays for an operator to look at");
+                            return None;
                         }
-                    }
-                }
+                    };
+                    let result = self.transport.send(&mail, &self.from, &self.domain).await;
+                    Some((key.clone(), mail, result))
+                });
             }
-            if let Err(e) = self.service.store().put(writes.clone()).await {
-                // The sends happened but their bookkeeping did not: hold it,
-                // send nothing more until the store takes it.
-                {
-                    let mut h = self.held.lock();
-                    h.writes.extend(writes);
-                    h.keys.extend(sent_keys);
+            let Some(sent) = in_flight.next().await else { break };
+            finished.extend(sent);
+            let last = in_flight.is_empty() && (holding || waiting.len() == 0);
+            if finished.len() >= parallel || (last && !finished.is_empty()) {
+                let (writes, sent_keys) = self.records(std::mem::take(&mut finished), now).await;
+                let refused =
+                    if holding { Some(None) } else { self.service.store().put(writes.clone()).await.err().map(Some) };
+                if let Some(error) = refused {
+                    // The sends happened but their bookkeeping did not: hold
+                    // it, send nothing more until the store takes it.
+                    {
+                        let mut h = self.held.lock();
+                        h.writes.extend(writes);
+                        h.keys.extend(sent_keys);
+                    }
+                    if let Some(e) = error {
+                        self.hold_failed(&e.to_string());
+                    }
+                    holding = true;
                 }
-                self.hold_failed(&e.to_string());
-                return n;
             }
         }
+        if holding {
+            let h = self.held.lock();
+            self.service.metrics.mail_held.store(h.keys.len() as u64, Relaxed);
+            return n;
+        }
         // The next tick's first messages count against this one's pace.
-        self.pace(started, tried).await;
+        self.pace(started, n).await;
         n
+    }
+
+    /// The outbox writes that record finished sends (removed, queued for a
+    /// retry, or a dead letter with an alert to the host), and the queue
+    /// keys of the messages sent.
+    async fn records(&self, finished: Vec<Sent>, now: i64) -> (Vec<SideWrite>, Vec<Vec<u8>>) {
+        let mut writes = Vec::new();
+        let mut sent_keys = Vec::new();
+        for (key, mut mail, result) in finished {
+            sent_keys.push(key.clone());
+            writes.push(SideWrite { side: Side::Outbox, key, value: None });
+            match result {
+                Ok(()) => {
+                    Metrics::inc(&self.service.metrics.mail_sent);
+                    tracing::info!(id = %mail.id, kind = %mail.kind, game = %mail.game, "mail sent");
+                }
+                Err(e) => {
+                    Metrics::inc(&self.service.metrics.mail_failures);
+                    mail.attempts += 1;
+                    mail.last_error = Some(e.to_string());
+                    let value = Some(super::encode(&mail));
+                    if mail.attempts >= self.policy.max_attempts {
+                        Metrics::inc(&self.service.metrics.mail_dead);
+                        tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
+                        writes.push(SideWrite { side: Side::Outbox, key: dead_key(&mail.game, &mail.id), value });
+                        if mail.kind != "host_alert" {
+                            let alert = format!(
+                                "the message \"{}\" to {} could not be delivered after {} tries ({e}); see the dead letters to send it again",
+                                mail.subject, mail.to, mail.attempts
+                            );
+                            writes.extend(self.service.alert_host(&mail.game, &alert).await);
+                        }
+                    } else {
+                        let wait =
+                            (self.policy.backoff * 2i32.pow(mail.attempts.min(20) - 1)).min(self.policy.max_backoff);
+                        tracing::warn!(id = %mail.id, error = %e, retry_in = %wait, "mail failed; will retry");
+                        writes.push(SideWrite {
+                            side: Side::Outbox,
+                            key: queue_key(now + wait.num_milliseconds(), &mail.id),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+        (writes, sent_keys)
     }
 
     /// Wait until `tried` messages since `started` are within the rate.
@@ -362,40 +408,54 @@ mod tests {
         assert_eq!(own_nice(), ours, "the calling thread keeps its priority");
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_sent_message_whose_record_fails_is_held_not_sent_again() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Arc::new(SledStore::open(&dir.path().join("events")).expect("open"));
+    /// A worker over a fresh sled store and the file transport, with
+    /// `n` messages due, and the store.
+    async fn worker_with(dir: &std::path::Path, n: usize, policy: Policy) -> (Worker, Arc<SledStore>) {
+        let store = Arc::new(SledStore::open(&dir.join("events")).expect("open"));
         let service = Arc::new(crate::service::test_service(store.clone(), Arc::new(SystemClock), 64, 1 << 20));
-        let mail = Mail {
-            id: super::super::mail_id("g", 3, "1", "your_move"),
-            game: "g".into(),
-            kind: "your_move".into(),
-            to_name: "Ása".into(),
-            to: "asa@example.org".into(),
-            subject: "Your move".into(),
-            text: "hello".into(),
-            html: "<p>hello</p>".into(),
-            unsubscribe: None,
-            attempts: 0,
-            last_error: None,
-        };
-        let key = queue_key(0, &mail.id);
-        store
-            .put(vec![SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) }])
-            .await
-            .expect("queue");
-        let transport = Transport::from_settings(&Settings::defaults().mail, dir.path()).expect("transport");
+        let mut writes = Vec::new();
+        for i in 0..n {
+            let mail = Mail {
+                id: super::super::mail_id("g", 3, &i.to_string(), "your_move"),
+                game: "g".into(),
+                kind: "your_move".into(),
+                to_name: "Ása".into(),
+                to: "asa@example.org".into(),
+                subject: "Your move".into(),
+                text: "hello".into(),
+                html: "<p>hello</p>".into(),
+                unsubscribe: None,
+                attempts: 0,
+                last_error: None,
+            };
+            let key = queue_key(0, &mail.id);
+            writes.push(SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) });
+        }
+        store.put(writes).await.expect("queue");
+        let transport = Transport::from_settings(&Settings::defaults().mail, dir).expect("transport");
         let worker = Worker {
-            service: service.clone(),
+            service,
             transport,
             from: "runestone <rs@example.org>".parse().unwrap(),
             domain: "example.org".into(),
-            policy: Policy::default(),
+            policy,
             held: Held::default(),
         };
+        (worker, store)
+    }
+
+    /// The messages the file transport wrote.
+    fn sent_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir.join("mail")).map(|d| d.map(|e| e.expect("entry").path()).collect()).unwrap_or_default()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sent_message_whose_record_fails_is_held_not_sent_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (worker, store) = worker_with(dir.path(), 1, Policy::default()).await;
+        let service = worker.service.clone();
         store.fail_syncs(true);
-        let sent = |dir: &std::path::Path| std::fs::read_dir(dir.join("mail")).map(|d| d.count()).unwrap_or(0);
+        let sent = |dir: &std::path::Path| sent_files(dir).len();
         assert_eq!(worker.tick().await, 1);
         assert_eq!(sent(dir.path()), 1, "sent once");
         assert_eq!(worker.held.len(), 1);
@@ -408,5 +468,68 @@ mod tests {
         assert!(service.metrics.outbox_store_failures.load(Relaxed) >= 1);
         let text = service.metrics.render(0, 0, 0);
         assert!(text.contains("runestone_mail_held 1"), "{text}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sends_in_flight_when_the_store_refuses_are_held_too_and_no_more_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (worker, store) = worker_with(dir.path(), 5, Policy { parallel: 2, ..Policy::default() }).await;
+        store.fail_syncs(true);
+        assert_eq!(worker.tick().await, 5, "five were due");
+        // The first record (of two sends) is refused while a third is in
+        // flight; that one finishes and is held, the last two never start.
+        assert_eq!(sent_files(dir.path()).len(), 3);
+        assert_eq!(worker.held.len(), 3);
+        assert_eq!(worker.service.metrics.mail_held.load(Relaxed), 3);
+        for _ in 0..5 {
+            assert_eq!(worker.tick().await, 0);
+        }
+        assert_eq!(sent_files(dir.path()).len(), 3, "nothing more while records are held");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_message_is_sent_once_and_recorded_per_parallel_sends() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (worker, store) = worker_with(dir.path(), 20, Policy { parallel: 8, rate: 0, ..Policy::default() }).await;
+        let groups = store.group_counts().0;
+        assert_eq!(worker.tick().await, 20);
+        assert_eq!(sent_files(dir.path()).len(), 20);
+        assert_eq!(store.group_counts().0 - groups, 3, "records of 8, 8 and 4 sends");
+        assert!(store.scan(Side::Outbox, b"q", 100).expect("scan").is_empty(), "every record removed");
+        assert_eq!(worker.service.metrics.mail_sent.load(Relaxed), 20);
+        assert_eq!(worker.tick().await, 0, "nothing left to send");
+    }
+
+    /// Sends start one per slot of the rate, not `parallel` at once: at
+    /// most `k` messages leave in the first `k / rate` seconds of a tick.
+    /// (A lower bound only: a slow machine sends later, never sooner.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sends_are_spread_over_the_rate_not_sent_in_bursts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rate = 20;
+        let (worker, _store) = worker_with(dir.path(), 6, Policy { parallel: 8, rate, ..Policy::default() }).await;
+        let began = std::time::SystemTime::now();
+        assert_eq!(worker.tick().await, 6);
+        let mut written: Vec<std::time::SystemTime> = sent_files(dir.path())
+            .iter()
+            .map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime"))
+            .collect();
+        written.sort();
+        assert_eq!(written.len(), 6);
+        // File times come from the kernel's coarse clock (up to a tick late
+        // or early against `SystemTime::now`).
+        let coarse = Duration::from_millis(20);
+        for (k, at) in written.iter().enumerate() {
+            let slot = Duration::from_secs_f64(k as f64 / f64::from(rate));
+            assert!(
+                *at + coarse >= began + slot,
+                "message {k} left before its slot: {:?} after the tick began",
+                at.duration_since(began)
+            );
+        }
+        assert!(
+            began.elapsed().expect("clock") >= Duration::from_secs_f64(6.0 / f64::from(rate)),
+            "the tick paces its end too"
+        );
     }
 }

@@ -229,6 +229,24 @@ impl Templates {
     }
 }
 
+/// A "your move" message to Ása in game `g`, its id made with `who` (tests).
+#[cfg(test)]
+pub(crate) fn sample(who: &str) -> Mail {
+    Mail {
+        id: mail_id("g", 3, who, "your_move"),
+        game: "g".into(),
+        kind: "your_move".into(),
+        to_name: "Ása".into(),
+        to: "asa@example.org".into(),
+        subject: "Your move".into(),
+        text: "hello".into(),
+        html: "<p>hello</p>".into(),
+        unsubscribe: None,
+        attempts: 0,
+        last_error: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,19 +290,7 @@ mod tests {
 
     #[test]
     fn a_message_carries_its_id_and_one_click_unsubscribe() {
-        let mail = Mail {
-            id: mail_id("g", 3, "1", "your_move"),
-            game: "g".into(),
-            kind: "your_move".into(),
-            to_name: "Ása".into(),
-            to: "asa@example.org".into(),
-            subject: "Your move".into(),
-            text: "hello".into(),
-            html: "<p>hello</p>".into(),
-            unsubscribe: Some("http://x/u".into()),
-            attempts: 0,
-            last_error: None,
-        };
+        let mail = Mail { unsubscribe: Some("http://x/u".into()), ..super::sample("1") };
         let from: Mailbox = "runestone <rs@example.org>".parse().unwrap();
         let raw = String::from_utf8(build(&mail, &from, "example.org").unwrap().formatted()).unwrap();
         assert!(raw.contains(&format!("Message-ID: <{}@example.org>", mail.id)), "{raw}");

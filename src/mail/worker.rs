@@ -415,19 +415,7 @@ mod tests {
         let service = Arc::new(crate::service::test_service(store.clone(), Arc::new(SystemClock), 64, 1 << 20));
         let mut writes = Vec::new();
         for i in 0..n {
-            let mail = Mail {
-                id: super::super::mail_id("g", 3, &i.to_string(), "your_move"),
-                game: "g".into(),
-                kind: "your_move".into(),
-                to_name: "Ása".into(),
-                to: "asa@example.org".into(),
-                subject: "Your move".into(),
-                text: "hello".into(),
-                html: "<p>hello</p>".into(),
-                unsubscribe: None,
-                attempts: 0,
-                last_error: None,
-            };
+            let mail = super::super::sample(&i.to_string());
             let key = queue_key(0, &mail.id);
             writes.push(SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) });
         }

@@ -212,34 +212,42 @@ impl Worker {
             }
             let Some(sent) = in_flight.next().await else { break };
             finished.extend(sent);
-            let last = in_flight.is_empty() && (holding || waiting.len() == 0);
-            if finished.len() >= parallel || (last && !finished.is_empty()) {
-                let (writes, sent_keys) = self.records(std::mem::take(&mut finished), now).await;
-                let refused =
-                    if holding { Some(None) } else { self.service.store().put(writes.clone()).await.err().map(Some) };
-                if let Some(error) = refused {
-                    // The sends happened but their bookkeeping did not: hold
-                    // it, send nothing more until the store takes it.
-                    {
-                        let mut h = self.held.lock();
-                        h.writes.extend(writes);
-                        h.keys.extend(sent_keys);
-                    }
-                    if let Some(e) = error {
-                        self.hold_failed(&e.to_string());
-                    }
-                    holding = true;
-                }
+            if finished.len() >= parallel {
+                holding = self.record(std::mem::take(&mut finished), now, holding).await;
             }
         }
+        if !finished.is_empty() {
+            holding = self.record(finished, now, holding).await;
+        }
         if holding {
-            let h = self.held.lock();
-            self.service.metrics.mail_held.store(h.keys.len() as u64, Relaxed);
             return n;
         }
         // The next tick's first messages count against this one's pace.
         self.pace(started, n).await;
         n
+    }
+
+    /// Write the records of finished sends, or hold them (when the store
+    /// refuses them, or already refused others: `holding`). Whether records
+    /// are held now.
+    async fn record(&self, finished: Vec<Sent>, now: i64, holding: bool) -> bool {
+        let (writes, sent_keys) = self.records(finished, now).await;
+        let refused = if holding { None } else { self.service.store().put(writes.clone()).await.err() };
+        if !holding && refused.is_none() {
+            return false;
+        }
+        // The sends happened but their bookkeeping did not: hold it, send
+        // nothing more until the store takes it.
+        {
+            let mut h = self.held.lock();
+            h.writes.extend(writes);
+            h.keys.extend(sent_keys);
+            self.service.metrics.mail_held.store(h.keys.len() as u64, Relaxed);
+        }
+        if let Some(e) = refused {
+            self.hold_failed(&e.to_string());
+        }
+        true
     }
 
     /// The outbox writes that record finished sends (removed, queued for a

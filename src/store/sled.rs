@@ -1208,18 +1208,15 @@ fn run_committer(
                     let _ = job.into_reply().send(Err(StoreError::Refused(msg)));
                 }
             }
-            None => match commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut heads, &mut group) {
-                Ok(0) => {}
-                Ok(writes) => {
-                    counts.groups.fetch_add(1, Ordering::Relaxed);
-                    counts.writes.fetch_add(writes as u64, Ordering::Relaxed);
-                }
-                Err(e) => {
+            None => {
+                if let Err(e) =
+                    commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut heads, &counts, &mut group)
+                {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
                     let _ = failures.send(e.clone());
                     failed = Some(e);
                 }
-            },
+            }
         }
         last_took = took.elapsed();
     }
@@ -1402,9 +1399,10 @@ impl Job {
 }
 
 /// Check every write of the group, write those accepted as one group (its
-/// intent, then its writes: [`write_group`]), flush once, answer everyone;
-/// the number of writes flushed. An error means the writes or the flush
+/// intent, then its writes: [`write_group`]), flush once, count the group
+/// in `counts`, answer everyone. An error means the writes or the flush
 /// failed (and every accepted writer was told so).
+#[allow(clippy::too_many_arguments)]
 fn commit_group(
     db: &Db,
     main: &Tree,
@@ -1412,8 +1410,9 @@ fn commit_group(
     unconfirmed: &Unconfirmed,
     broken: &BrokenCell,
     heads: &mut Heads,
+    counts: &GroupCounts,
     group: &mut Vec<Job>,
-) -> Result<usize, String> {
+) -> Result<(), String> {
     // What the accepted writes touch, in doubt if the writes or flush fail.
     let mut doubt = Broken::default();
     // Heads as left by the earlier groups and the writes this group already
@@ -1468,7 +1467,7 @@ fn commit_group(
         }
     }
     if accepted.is_empty() {
-        return Ok(0);
+        return Ok(());
     }
     // The manifest counts the games whose first head record this group
     // writes (the committer is its only writer).
@@ -1501,6 +1500,12 @@ fn commit_group(
     });
     let no_space = flushed.as_ref().is_err_and(|e| is_no_space(e));
     let writes = accepted.len();
+    if flushed.is_ok() {
+        // Counted before anyone is answered: a writer that awaited its write
+        // sees it in `group_counts`.
+        counts.groups.fetch_add(1, Ordering::Relaxed);
+        counts.writes.fetch_add(writes as u64, Ordering::Relaxed);
+    }
     for reply in accepted {
         let answer = match &flushed {
             Ok(()) => Ok(()),
@@ -1510,7 +1515,7 @@ fn commit_group(
         // A writer that stopped waiting does not need the answer.
         let _ = reply.send(answer);
     }
-    failure.map_or(Ok(writes), Err)
+    failure.map_or(Ok(()), Err)
 }
 
 /// Make outbox keys visible to scans again (one write of them is settled).

@@ -8,6 +8,7 @@
 //! after it is flushed to disk, and concurrent appends share one flush.
 
 pub mod codec;
+mod journal;
 pub mod memory;
 pub mod migrate;
 pub mod postgres;

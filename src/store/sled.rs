@@ -57,10 +57,17 @@
 //! Group commit: [`EventStore::append`] and [`EventStore::put`] hand their
 //! write to one committer thread and wait for its answer. The committer takes
 //! one write, then everything else already queued (it never waits for more),
-//! checks each, writes the accepted ones as one group (the outbox worker's
-//! records join like any other write), then flushes once and answers every
-//! writer of the group: one store write and one fdatasync per group. A write
-//! is acknowledged only after that flush succeeded. An append is queued when
+//! checks each, and makes the accepted ones durable as one group (the
+//! outbox worker's records join like any other write): the group's record
+//! goes to the store's journal (`store::journal`: one `pwrite` and one
+//! `fdatasync` of a file of fixed size, on the journal's own thread) while
+//! the committer inserts the same writes into sled's memory, and every
+//! writer of the group is answered once both are done: one store write and
+//! one fdatasync per group. A write is acknowledged only after its group's
+//! record is on disk. sled itself is flushed only at a *checkpoint* (when
+//! the journal is full, for a group too large for it, and at close), after
+//! which the journal starts again; opening the store applies again the
+//! groups the journal holds since its last checkpoint. An append is queued when
 //! [`EventStore::append`] is called, not when its future is first polled, and
 //! the committer takes writes in the order they were queued: an append that
 //! names the head an earlier queued one leaves is checked against the head as
@@ -82,19 +89,25 @@
 //! ([`EventStore::head`], loads) still check the log against the head
 //! record every time.
 //!
-//! One write per group: a [`sled::Batch`] would make a group atomic, but
+//! The journal: before it, sled was flushed for every group, and the group's
+//! inserts and that flush came one after the other (about 120 and 220 µs of
+//! a 16-append group in the store bench); now the journal's `fdatasync` and
+//! the inserts overlap (ARCHITECTURE.md, "Performance").
+//!
+//! The intent: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes
 //! the buffer holding the batch's manifest on its own), so a batch and the
 //! flush after it cost two or three buffer writes, each with its own disk
 //! wait (`sync_file_range` then, `fdatasync` in the vendored sled). Instead
 //! the committer first inserts the group's *intent* (one value under `w:group`, which sled logs as one checksummed
 //! message: the keys of the group's events, and its other inserts and
-//! removals whole), then the group's events, then its other writes (side
-//! records, head records, the manifest), one by one, then flushes: all of it
-//! lands in one log buffer, written with one `pwrite` and one
-//! `fdatasync`. sled recovers its log up to the first torn message, so
-//! after a crash the disk holds either nothing of the group, or its whole
-//! intent and a prefix of its writes. Opening the store then completes the
+//! removals whole, and the group's seq in the journal), then the group's
+//! events, then its other writes (side records, head records, the
+//! manifest), one by one. sled writes its log buffer when it fills and at a
+//! checkpoint, and recovers its log up to the first torn message, so after
+//! a crash its disk holds every group up to some point, then either nothing
+//! of the next group, or its whole intent and a prefix of its writes.
+//! Opening the store then completes the
 //! group if all its events are there (its other writes are idempotent
 //! inserts or removals of keys only the committer writes, applied again),
 //! and otherwise undoes it: none of its other writes came after a missing
@@ -102,7 +115,11 @@
 //! removing those that landed leaves the store as before the group. The
 //! events, nearly all of a group's bytes, are thus logged once, not twice
 //! (in the intent too, as the previous format did; an intent of that format
-//! is still applied at open). A clean close removes the intent.
+//! is still applied at open). Then the journal's groups since its last
+//! checkpoint are applied again in order, unless the intent names a later
+//! group than the journal's last (whose record never reached the disk:
+//! sled holds every group of the journal then). A clean close removes the
+//! intent and leaves the journal with a checkpoint alone.
 //! sled's own background flusher is off: the committer's flushes (and the
 //! close) write everything, snapshots included.
 //!
@@ -136,7 +153,8 @@
 //! blob directory is listed only when its modification time says it may have
 //! changed.
 //!
-//! A failed flush answers every writer of its group with [`StoreError::Io`]
+//! A failed flush (of sled, or of the journal: "flush" below means either)
+//! answers every writer of its group with [`StoreError::Io`]
 //! (or [`StoreError::NoSpace`]: their writes may or may not be on disk), and
 //! from then on the store refuses every write with [`StoreError::Refused`]
 //! (nothing of it written) until it is reopened: after a failed fsync a later
@@ -175,6 +193,7 @@ use tokio::sync::oneshot;
 use crate::config::Reserve;
 
 use super::codec::RawLog;
+use super::journal::{self, Journal};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 /// Kind byte of event keys in the main tree.
@@ -192,8 +211,11 @@ pub const MARKER: &str = "runestone.store";
 /// The intent of the last group: the keys of its events and its other
 /// writes whole, to complete or undo the group at open (see the module docs).
 const INTENT: &[u8] = b"w:group";
+/// Present once the store has a journal (`store::journal`): a store
+/// without its journal file then is damaged, not one from before journals.
+const JOURNAL_KEY: &[u8] = b"w:journal";
 /// The first byte of an intent this version writes (its format's version).
-const INTENT_FORMAT: u8 = 2;
+const INTENT_FORMAT: u8 = 3;
 /// The most writes the committer takes into one group.
 const MAX_GROUP: usize = 4096;
 /// The most games whose heads the committer remembers ([`Heads`]); past
@@ -533,19 +555,14 @@ impl SledStore {
     pub fn open_unchecked(path: &Path) -> StoreResult<SledStore> {
         prepare_open(path)?;
         let (db, main, snapshots) = open_caught(path, SledSettings::default())?;
-        finish_interrupted_group(&db, &main)?;
-        Self::start(path, (db, main, snapshots), false, SledSettings::default())
+        let last_seq = recover(path, &db, &main)?.last_seq;
+        Self::start(path, Opened { db, main, snapshots, last_seq }, false, SledSettings::default())
     }
 
-    fn start(
-        path: &Path,
-        (db, main, snapshots): (Db, Tree, Tree),
-        checked: bool,
-        settings: SledSettings,
-    ) -> StoreResult<SledStore> {
+    fn start(path: &Path, opened: Opened, checked: bool, settings: SledSettings) -> StoreResult<SledStore> {
         let (failures, failed) = mpsc::channel();
         let broken = BrokenCell::default();
-        let open = Open::start(path, db, main, snapshots, failures.clone(), broken.clone())?;
+        let open = Open::start(path, opened, failures.clone(), broken.clone())?;
         let shared = Arc::new(Shared {
             path: path.to_owned(),
             settings,
@@ -953,10 +970,17 @@ fn open_db_with_cache(path: &Path, settings: SledSettings) -> sled::Result<Db> {
 
 /// Open through the safe path of a start: room to open, no interrupted
 /// snapshot, sled's panics caught, the manifest checked.
-fn open_checked(path: &Path, settings: SledSettings) -> StoreResult<(Db, Tree, Tree)> {
+fn open_checked(path: &Path, settings: SledSettings) -> StoreResult<Opened> {
     prepare_open(path)?;
     let (db, main, snapshots) = open_caught(path, settings)?;
-    match finish_interrupted_group(&db, &main)? {
+    let recovered = recover(path, &db, &main)?;
+    if recovered.replayed > 0 {
+        tracing::warn!(
+            groups = recovered.replayed,
+            "the store was not closed cleanly: the groups of writes acknowledged since its last checkpoint were applied again from its journal"
+        );
+    }
+    match recovered.finished {
         Finished::Clean => {}
         Finished::Completed => {
             tracing::warn!("the store was not closed cleanly: its last group of writes was completed from its intent")
@@ -968,7 +992,16 @@ fn open_checked(path: &Path, settings: SledSettings) -> StoreResult<(Db, Tree, T
         ),
     }
     check_manifest(path, &db, &main)?;
-    Ok((db, main, snapshots))
+    Ok(Opened { db, main, snapshots, last_seq: recovered.last_seq })
+}
+
+/// sled opened and recovered: its trees, and the seq of the last group it
+/// holds (where the journal starts again).
+struct Opened {
+    db: Db,
+    main: Tree,
+    snapshots: Tree,
+    last_seq: u64,
 }
 
 fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -1037,8 +1070,8 @@ impl Shared {
                 }
             }
         }
-        let (db, main, snapshots) = open_checked(&self.path, self.settings)?;
-        let open = Open::start(&self.path, db, main, snapshots, lock(&self.failures).clone(), self.broken.clone())?;
+        let opened = open_checked(&self.path, self.settings)?;
+        let open = Open::start(&self.path, opened, lock(&self.failures).clone(), self.broken.clone())?;
         let mut state = write_lock(&self.state);
         if self.closed.load(Ordering::SeqCst) {
             drop(state);
@@ -1097,15 +1130,22 @@ fn run_recovery(shared: Weak<Shared>, failed: mpsc::Receiver<String>) {
 }
 
 impl Open {
-    fn start(
-        path: &Path,
-        db: Db,
-        main: Tree,
-        snapshots: Tree,
-        failures: mpsc::Sender<String>,
-        broken: BrokenCell,
-    ) -> StoreResult<Open> {
-        let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+    fn start(path: &Path, opened: Opened, failures: mpsc::Sender<String>, broken: BrokenCell) -> StoreResult<Open> {
+        let Opened { db, main, snapshots, last_seq } = opened;
+        #[allow(unused_mut)]
+        let mut syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+        // After the syncer's first sync: sled's files hold every group up
+        // to `last_seq` (a replay's blob files included) before the journal
+        // says so.
+        let journal = Journal::start(path, last_seq).map_err(|e| io("starting the store's journal", e))?;
+        if !main.contains_key(JOURNAL_KEY).map_err(|e| read_err("reading the store's records", e))? {
+            main.insert(JOURNAL_KEY, &b"1"[..]).map_err(|e| io("recording the store's journal", e))?;
+            db.flush().map_err(|e| io("recording the store's journal", e))?;
+        }
+        #[cfg(test)]
+        {
+            syncer.fail = journal.fail_flag();
+        }
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
         let queue = Arc::new(JobQueue::default());
@@ -1116,7 +1156,9 @@ impl Open {
             let rx = queue.clone();
             std::thread::Builder::new()
                 .name("sled-committer".into())
-                .spawn(move || run_committer(db, main, syncer, unconfirmed, rx, failures, broken, counts))
+                .spawn(move || {
+                    run_committer(Disk { db, syncer, journal }, main, unconfirmed, rx, failures, broken, counts)
+                })
                 .map_err(|e| io("starting the committer thread", e))?
         };
         Ok(Open {
@@ -1165,12 +1207,25 @@ impl Drop for SledStore {
     }
 }
 
-/// The committer thread: one group per turn until the queue is closed.
-#[allow(clippy::too_many_arguments)]
-fn run_committer(
+/// Where the committer makes groups durable: sled (flushed at checkpoints)
+/// and the journal.
+struct Disk {
     db: Db,
+    syncer: Syncer,
+    journal: Journal,
+}
+
+impl Disk {
+    /// Flush sled and sync what the flush wrote.
+    fn flush(&mut self) -> Result<(), String> {
+        flush(&self.db, &mut self.syncer)
+    }
+}
+
+/// The committer thread: one group per turn until the queue is closed.
+fn run_committer(
+    mut disk: Disk,
     main: Tree,
-    mut syncer: Syncer,
     unconfirmed: Unconfirmed,
     rx: Arc<JobQueue<Job>>,
     failures: mpsc::Sender<String>,
@@ -1209,9 +1264,7 @@ fn run_committer(
                 }
             }
             None => {
-                if let Err(e) =
-                    commit_group(&db, &main, &mut syncer, &unconfirmed, &broken, &mut heads, &counts, &mut group)
-                {
+                if let Err(e) = commit_group(&mut disk, &main, &unconfirmed, &broken, &mut heads, &counts, &mut group) {
                     tracing::error!("flushing the sled store failed, refusing further writes: {e}");
                     let _ = failures.send(e.clone());
                     failed = Some(e);
@@ -1221,8 +1274,15 @@ fn run_committer(
         last_took = took.elapsed();
     }
     if failed.is_none() {
-        // Every group is on disk whole: its intent is not needed any more.
-        let closed = main.remove(INTENT).map_err(|e| format!("sled: {e}")).and_then(|_| flush(&db, &mut syncer));
+        // Every group is on disk whole: its intent is not needed any more,
+        // nor what the journal holds (a crash between the two only applies
+        // the journal's groups again over a sled that holds them).
+        let last = disk.journal.next_seq() - 1;
+        let closed = main
+            .remove(INTENT)
+            .map_err(|e| format!("sled: {e}"))
+            .and_then(|_| disk.flush())
+            .and_then(|()| disk.journal.checkpoint(last).map_err(|e| format!("the journal: {e}")));
         if let Err(e) = closed {
             tracing::error!("final flush of the sled store: {e}");
         }
@@ -1402,11 +1462,9 @@ impl Job {
 /// intent, then its writes: [`write_group`]), flush once, count the group
 /// in `counts`, answer everyone. An error means the writes or the flush
 /// failed (and every accepted writer was told so).
-#[allow(clippy::too_many_arguments)]
 fn commit_group(
-    db: &Db,
+    disk: &mut Disk,
     main: &Tree,
-    syncer: &mut Syncer,
     unconfirmed: &Unconfirmed,
     broken: &BrokenCell,
     heads: &mut Heads,
@@ -1480,8 +1538,7 @@ fn commit_group(
     // Writes sled fails with an IO error (sled keeps answering the first one
     // it met) leave the outcome unknown: the store is broken like after a
     // failed flush.
-    let flushed =
-        manifest.and_then(|()| write_group(main, ops)).map_err(|e| e.to_string()).and_then(|()| flush(db, syncer));
+    let flushed = manifest.map_err(|e| e.to_string()).and_then(|()| write_group(disk, main, ops));
     // Before anyone is answered: no read shows these writes from now on.
     let failure = match &flushed {
         Ok(()) => {
@@ -1668,37 +1725,78 @@ impl Syncer {
 
 /// Make a directory's entries durable (a no-op where directories cannot be
 /// opened as files).
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(super) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     if cfg!(unix) {
         File::open(dir)?.sync_all()?;
     }
     Ok(())
 }
 
-/// Write a group into sled's memory: its intent first, then the events of
-/// its appends, then its other writes (side records, head records, the
-/// manifest) in order, all into sled's current log buffer (the flush after
-/// writes them with one `pwrite`). A crash that tears the buffer leaves the
-/// intent and a prefix of the writes, or nothing of the group: at the next
-/// open ([`finish_interrupted_group`]) a group whose events all reached the
-/// disk is completed from its intent, and one whose events did not is
-/// undone (its other writes come after its events, so none of them did).
-///
-/// The intent holds the event keys without their values, so a group's
-/// events are logged once, not twice (the events are nearly all of a
-/// group's bytes); the other writes are small and held whole.
+/// Make a group durable: its record goes to the journal, on the journal's
+/// own thread, while the committer inserts the group into sled's memory
+/// ([`insert_group`]); the group is done when both are. When the journal
+/// is full, sled is flushed first (a checkpoint: it then holds every
+/// earlier group on disk) and the journal starts again. A group whose
+/// record is larger than [`journal::DIRECT`] is inserted and flushed
+/// straight away instead, which is a checkpoint too.
 ///
 /// A write that would leave its key as it is (a side record written again
 /// with the value it holds, as the service writes a game's private record
 /// with every append; a removal of a key that is not there) is left out,
-/// of the intent too ([`without_no_ops`]): sled logs every insert as a
-/// change of its page, and a page is written whole again after ten.
-fn write_group(main: &Tree, ops: Ops) -> StoreResult<()> {
-    let ops = without_no_ops(main, ops)?;
+/// of the journal and the intent too ([`without_no_ops`]): sled logs every
+/// insert as a change of its page, and a page is written whole again after
+/// ten.
+fn write_group(disk: &mut Disk, main: &Tree, ops: Ops) -> Result<(), String> {
+    let ops = without_no_ops(main, ops).map_err(|e| e.to_string())?;
     // Event keys are new keys no other write of the group touches, so
     // writing them first changes no outcome.
     let (events, rest): (Ops, Ops) = ops.into_iter().partition(|(k, v)| is_event_key(k) && v.is_some());
-    main.insert(INTENT, encode_intent(&events, &rest)).map_err(|e| io("writing a group's intent", e))?;
+    let mut writes = Vec::new();
+    encode_writes(&mut writes, &events);
+    encode_writes(&mut writes, &rest);
+    let journal_error = |e: std::io::Error| format!("the journal: {e}");
+    if writes.len() > journal::DIRECT {
+        let seq = disk.journal.skip();
+        insert_group(main, seq, events, rest).map_err(|e| e.to_string())?;
+        disk.flush()?;
+        return disk.journal.checkpoint(seq).map_err(journal_error);
+    }
+    let record = disk.journal.begin(&writes);
+    if !disk.journal.fits(record.len()) {
+        let last = disk.journal.next_seq() - 1;
+        disk.flush()?;
+        disk.journal.checkpoint(last).map_err(journal_error)?;
+    }
+    let seq = disk.journal.next_seq();
+    disk.journal.send(record).map_err(journal_error)?;
+    // A page too large for sled's log goes to a blob file of its own, which
+    // the message naming it must not outlive: synced now, not only at the
+    // next checkpoint (one `stat` of the blob directory when there is none).
+    let inserted = insert_group(main, seq, events, rest)
+        .map_err(|e| e.to_string())
+        .and_then(|()| disk.syncer.sync().map_err(|e| format!("fdatasync: {e}")));
+    // Waited for even when the inserts failed: the journal's thread answers
+    // every record it is given.
+    let written = disk.journal.finish().map_err(journal_error);
+    inserted.and(written)
+}
+
+/// Insert a group into sled's memory: its intent first, then the events of
+/// its appends, then its other writes (side records, head records, the
+/// manifest) in order. sled writes them to its log when a log buffer fills
+/// and at a checkpoint, and recovers its log up to the first torn message:
+/// after a crash its disk holds every group up to some point, then the
+/// intent and a prefix of the writes of one more group, or nothing of it.
+/// At the next open ([`finish_interrupted_group`]) a group whose events all
+/// reached the disk is completed from its intent, and one whose events did
+/// not is undone (its other writes come after its events, so none of them
+/// did); then the journal's groups are applied again ([`recover`]).
+///
+/// The intent holds the event keys without their values, so a group's
+/// events are logged once in sled, not twice (the events are nearly all of
+/// a group's bytes); the other writes are small and held whole.
+fn insert_group(main: &Tree, seq: u64, events: Ops, rest: Ops) -> StoreResult<()> {
+    main.insert(INTENT, encode_intent(seq, &events, &rest)).map_err(|e| io("writing a group's intent", e))?;
     apply_ops(main, events)?;
     apply_ops(main, rest)
 }
@@ -1754,15 +1852,17 @@ fn apply_ops(main: &Tree, ops: Ops) -> StoreResult<()> {
 }
 
 /// A group's intent as stored: the format byte ([`INTENT_FORMAT`]), the
+/// group's seq in the journal (u64 big-endian; not in format 2), the
 /// number of event keys (u32 big-endian) and the keys (each
 /// [`EVENT_KEY_LEN`] bytes), then per other write a byte (1 insert, 0
 /// removal), the key's length (u32 big-endian) and the key, and for an
 /// insert the value's length and the value. (Format 1, written by earlier
 /// versions, is that list of writes alone, events included.)
-fn encode_intent(events: &Ops, rest: &Ops) -> Vec<u8> {
+fn encode_intent(seq: u64, events: &Ops, rest: &Ops) -> Vec<u8> {
     let len = rest.iter().map(|(k, v)| 9 + k.len() + v.as_ref().map_or(0, Vec::len)).sum::<usize>();
-    let mut out = Vec::with_capacity(5 + events.len() * EVENT_KEY_LEN + len);
+    let mut out = Vec::with_capacity(13 + events.len() * EVENT_KEY_LEN + len);
     out.push(INTENT_FORMAT);
+    out.extend_from_slice(&seq.to_be_bytes());
     out.extend_from_slice(&u32::try_from(events.len()).expect("under 4 billion events").to_be_bytes());
     for (k, _) in events {
         out.extend_from_slice(k);
@@ -1791,48 +1891,58 @@ enum Intent {
     /// Format 1 (earlier versions): every write of the group, events
     /// included, to apply again.
     Writes(Ops),
-    /// Format 2: the keys of the group's events, and its other writes.
-    Group { events: Vec<Vec<u8>>, rest: Ops },
+    /// Formats 2 and 3: the keys of the group's events, and its other
+    /// writes; format 3 also the group's seq in the journal.
+    Group { seq: Option<u64>, events: Vec<Vec<u8>>, rest: Ops },
 }
 
 /// Read an intent back; `None` if it is not one this version can read.
 fn decode_intent(mut bytes: &[u8]) -> Option<Intent> {
-    fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = (bytes.get(..n)?, bytes.get(n..)?);
-        *bytes = rest;
-        Some(head)
-    }
-    fn sized(bytes: &mut &[u8]) -> Option<Vec<u8>> {
-        let n = u32::from_be_bytes(take(bytes, 4)?.try_into().ok()?) as usize;
-        take(bytes, n).map(<[u8]>::to_vec)
-    }
-    fn writes(mut bytes: &[u8]) -> Option<Ops> {
-        let mut ops = Ops::new();
-        while !bytes.is_empty() {
-            let insert = match take(&mut bytes, 1)? {
-                [1] => true,
-                [0] => false,
-                _ => return None,
+    let format = *take(&mut bytes, 1)?.first()?;
+    match format {
+        1 => decode_writes(bytes).map(Intent::Writes),
+        2 | INTENT_FORMAT => {
+            let seq = if format == INTENT_FORMAT {
+                Some(u64::from_be_bytes(take(&mut bytes, 8)?.try_into().ok()?))
+            } else {
+                None
             };
-            let k = sized(&mut bytes)?;
-            let v = if insert { Some(sized(&mut bytes)?) } else { None };
-            ops.push((k, v));
-        }
-        Some(ops)
-    }
-    match take(&mut bytes, 1)? {
-        [1] => writes(bytes).map(Intent::Writes),
-        [INTENT_FORMAT] => {
             let n = u32::from_be_bytes(take(&mut bytes, 4)?.try_into().ok()?) as usize;
             let keys = take(&mut bytes, n.checked_mul(EVENT_KEY_LEN)?)?;
             let events: Vec<Vec<u8>> = keys.chunks_exact(EVENT_KEY_LEN).map(<[u8]>::to_vec).collect();
             if !events.iter().all(|k| is_event_key(k)) {
                 return None;
             }
-            Some(Intent::Group { events, rest: writes(bytes)? })
+            Some(Intent::Group { seq, events, rest: decode_writes(bytes)? })
         }
         _ => None,
     }
+}
+
+fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = (bytes.get(..n)?, bytes.get(n..)?);
+    *bytes = rest;
+    Some(head)
+}
+
+/// Writes as [`encode_writes`] wrote them; `None` if they are not.
+fn decode_writes(mut bytes: &[u8]) -> Option<Ops> {
+    fn sized(bytes: &mut &[u8]) -> Option<Vec<u8>> {
+        let n = u32::from_be_bytes(take(bytes, 4)?.try_into().ok()?) as usize;
+        take(bytes, n).map(<[u8]>::to_vec)
+    }
+    let mut ops = Ops::new();
+    while !bytes.is_empty() {
+        let insert = match take(&mut bytes, 1)? {
+            [1] => true,
+            [0] => false,
+            _ => return None,
+        };
+        let k = sized(&mut bytes)?;
+        let v = if insert { Some(sized(&mut bytes)?) } else { None };
+        ops.push((k, v));
+    }
+    Some(ops)
 }
 
 /// What opening found of the last group of writes before a crash.
@@ -1849,10 +1959,11 @@ enum Finished {
 }
 
 /// At open: complete or undo the last group a crash cut short (a no-op for
-/// a group that reached the disk whole), then remove its intent.
-fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<Finished> {
+/// a group that reached the disk whole), then remove its intent. Also the
+/// group's seq in the journal (format 3).
+fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<(Finished, Option<u64>)> {
     let Some(intent) = main.get(INTENT).map_err(|e| read_err("reading the last group's intent", e))? else {
-        return Ok(Finished::Clean);
+        return Ok((Finished::Clean, None));
     };
     let intent = decode_intent(&intent).ok_or_else(|| {
         StoreError::Corrupt(
@@ -1861,12 +1972,14 @@ fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<Finished> {
                 .into(),
         )
     })?;
+    let mut group_seq = None;
     let finished = match intent {
         Intent::Writes(ops) => {
             apply_ops(main, ops)?;
             Finished::Completed
         }
-        Intent::Group { events, rest } => {
+        Intent::Group { seq, events, rest } => {
+            group_seq = seq;
             let mut landed = Vec::with_capacity(events.len());
             for k in events.iter() {
                 if main.contains_key(k).map_err(|e| read_err("reading the last group's events", e))? {
@@ -1886,7 +1999,63 @@ fn finish_interrupted_group(db: &Db, main: &Tree) -> StoreResult<Finished> {
     };
     main.remove(INTENT).map_err(|e| io("removing the last group's intent", e))?;
     db.flush().map_err(|e| io("completing the last group of writes", e))?;
-    Ok(finished)
+    Ok((finished, group_seq))
+}
+
+/// What opening found and did: the last group sled holds (completed or
+/// undone), the groups applied again from the journal, and the seq the
+/// journal starts again from.
+struct Recovered {
+    finished: Finished,
+    replayed: usize,
+    last_seq: u64,
+}
+
+/// At open: finish the last group sled holds ([`finish_interrupted_group`]),
+/// then apply again, in order, the groups the journal holds since its last
+/// checkpoint, unless sled is ahead of them (its last group's record never
+/// reached the journal: sled holds all of the journal's groups already).
+/// See the module docs of `store::journal`.
+fn recover(path: &Path, db: &Db, main: &Tree) -> StoreResult<Recovered> {
+    let bytes = journal::read(path).map_err(|e| io("reading the store's journal", e))?;
+    let had_journal = main.contains_key(JOURNAL_KEY).map_err(|e| read_err("reading the store's records", e))?;
+    if bytes.is_none() && had_journal {
+        return Err(StoreError::Corrupt(format!(
+            "the journal of the store under {} (the file `{}`, which holds the writes acknowledged since sled's \
+             last checkpoint) is missing or not of its size. Nothing was changed. Restore the data directory \
+             from a backup copied while the server was stopped",
+            path.display(),
+            journal::FILE
+        )));
+    }
+    let (finished, sled_seq) = finish_interrupted_group(db, main)?;
+    let Some(bytes) = bytes else {
+        return Ok(Recovered { finished, replayed: 0, last_seq: 0 });
+    };
+    let records = journal::chain(&bytes);
+    let Some(last) = records.last().map(|r| r.seq) else {
+        return Ok(Recovered { finished, replayed: 0, last_seq: sled_seq.unwrap_or(0) });
+    };
+    let mut replayed = 0;
+    if sled_seq.is_none_or(|g| g <= last) {
+        for r in records.iter().filter(|r| r.group) {
+            let ops = decode_writes(r.writes).ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "group {} in the store's journal (the file `{}` under {}) passes its checksum but cannot be read. \
+                     Nothing more was changed. Restore the data directory from a backup copied while the server was stopped",
+                    r.seq,
+                    journal::FILE,
+                    path.display()
+                ))
+            })?;
+            apply_ops(main, ops)?;
+            replayed += 1;
+        }
+        if replayed > 0 {
+            db.flush().map_err(|e| io("applying the journal's groups", e))?;
+        }
+    }
+    Ok(Recovered { finished, replayed, last_seq: last.max(sled_seq.unwrap_or(0)) })
 }
 
 /// The side records an append's writer read still hold what it read, as
@@ -2445,14 +2614,21 @@ mod tests {
             (b"gone".to_vec(), None),
             (Vec::new(), Some(Vec::new())),
         ];
-        let bytes = encode_intent(&events, &rest);
-        let keys = events.iter().map(|(k, _)| k.clone()).collect();
-        assert_eq!(decode_intent(&bytes), Some(Intent::Group { events: keys, rest: rest.clone() }));
-        assert!(bytes.len() < 5 + 2 * EVENT_KEY_LEN + 40, "the events' values are not in the intent");
+        let bytes = encode_intent(41, &events, &rest);
+        let keys: Vec<Vec<u8>> = events.iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(
-            decode_intent(&encode_intent(&Vec::new(), &Vec::new())),
-            Some(Intent::Group { events: Vec::new(), rest: Vec::new() })
+            decode_intent(&bytes),
+            Some(Intent::Group { seq: Some(41), events: keys.clone(), rest: rest.clone() })
         );
+        assert!(bytes.len() < 13 + 2 * EVENT_KEY_LEN + 40, "the events' values are not in the intent");
+        assert_eq!(
+            decode_intent(&encode_intent(0, &Vec::new(), &Vec::new())),
+            Some(Intent::Group { seq: Some(0), events: Vec::new(), rest: Vec::new() })
+        );
+        // Format 2 (the previous version): no seq.
+        let mut two = vec![2];
+        two.extend_from_slice(&bytes[9..]);
+        assert_eq!(decode_intent(&two), Some(Intent::Group { seq: None, events: keys, rest: rest.clone() }));
         // An earlier version's intent: every write, events included.
         let mut old = vec![1];
         encode_writes(&mut old, &rest);
@@ -2460,12 +2636,13 @@ mod tests {
         // Cut short, fewer event keys than counted, a key that is not an
         // event's, another format, an unknown kind of write.
         assert_eq!(decode_intent(&bytes[..bytes.len() - 1]), None);
-        assert_eq!(decode_intent(&bytes[..5 + EVENT_KEY_LEN]), None);
-        let mut not_event = vec![INTENT_FORMAT, 0, 0, 0, 1];
+        assert_eq!(decode_intent(&bytes[..13 + EVENT_KEY_LEN]), None);
+        assert_eq!(decode_intent(&bytes[..6]), None, "a seq cut short");
+        let mut not_event = vec![INTENT_FORMAT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
         not_event.extend_from_slice(&[b'h'; EVENT_KEY_LEN]);
         assert_eq!(decode_intent(&not_event), None);
         assert_eq!(decode_intent(&[9]), None);
-        assert_eq!(decode_intent(&[INTENT_FORMAT, 0, 0, 0, 0, 7, 0, 0, 0, 0]), None);
+        assert_eq!(decode_intent(&[INTENT_FORMAT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0]), None);
     }
 
     #[test]
@@ -2491,6 +2668,84 @@ mod tests {
         }
         let db = open_db(dir.path()).expect("raw open");
         assert_eq!(db.open_tree("main").expect("tree").get(INTENT).expect("read"), None);
+    }
+
+    /// The store's files as a crash of the process leaves them: copied while
+    /// it runs (what the kernel holds, written or not, as after `kill -9`).
+    fn crash_image(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("dir");
+        for e in std::fs::read_dir(from).expect("ls") {
+            let e = e.expect("entry");
+            if e.file_type().expect("type").is_file() {
+                std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+            }
+        }
+    }
+
+    /// Groups acknowledged since sled's last checkpoint are on disk only in
+    /// the journal: a crash then leaves sled without them, and the next
+    /// open applies them again, whole and in order.
+    #[tokio::test]
+    async fn acknowledged_groups_sled_had_not_written_are_applied_again_from_the_journal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store");
+        let games: Vec<GameId> = (0..6).map(|g| suite::game_id("journal", g)).collect();
+        let store = SledStore::open(&path).expect("open");
+        let mut logs = Vec::new();
+        for game in &games {
+            store.append(suite::new_game_write(game, 3)).await.expect("append");
+            let log = store.load(game, 0, None).expect("load");
+            store.append(suite::next_write(log.last().unwrap(), 2)).await.expect("append");
+            logs.push(store.load(game, 0, None).expect("load"));
+        }
+        store
+            .put(vec![SideWrite { side: Side::Games, key: b"k".to_vec(), value: Some(b"v".to_vec()) }])
+            .await
+            .expect("put");
+        let (raw, image) = (dir.path().join("raw"), dir.path().join("image"));
+        crash_image(&path, &raw);
+        crash_image(&path, &image);
+        drop(store);
+        {
+            // sled alone, without the journal: the writes are not there.
+            let db = open_db(&raw).expect("raw open");
+            let main = db.open_tree("main").expect("tree");
+            let k = game_key(&games[5]).unwrap();
+            assert_eq!(main.scan_prefix(event_prefix(&k)).count(), 0, "sled had not written the last game");
+        }
+        let store = SledStore::open(&image).expect("the crash image opens");
+        for (game, log) in games.iter().zip(&logs) {
+            assert_eq!(&store.load(game, 0, None).expect("load"), log, "every acknowledged append is there");
+            assert_eq!(store.head(game).expect("head"), Some(4));
+        }
+        assert_eq!(store.get(Side::Games, b"k").expect("get"), Some(b"v".to_vec()));
+        assert!(store.manifest_problems(&image).is_empty());
+        // And it goes on from there, across a clean close.
+        let more = suite::next_write(logs[0].last().unwrap(), 1);
+        store.append(more).await.expect("append after the replay");
+        store.close().expect("close");
+        drop(store);
+        let store = SledStore::open(&image).expect("reopen");
+        assert_eq!(store.head(&games[0]).expect("head"), Some(5));
+    }
+
+    /// A store whose journal file went missing may have lost acknowledged
+    /// writes: it is refused, not opened without them.
+    #[tokio::test]
+    async fn a_store_without_its_journal_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("store");
+        let store = SledStore::open(&path).expect("open");
+        store.append(suite::new_game_write(&suite::game_id("lost", 0), 2)).await.expect("append");
+        let image = dir.path().join("image");
+        crash_image(&path, &image);
+        drop(store);
+        std::fs::remove_file(image.join(journal::FILE)).expect("remove the journal");
+        match SledStore::open(&image) {
+            Err(StoreError::Corrupt(msg)) => assert!(msg.contains("journal") && msg.contains("Restore"), "{msg}"),
+            Err(e) => panic!("expected damage, got {e}"),
+            Ok(_) => panic!("opened without its journal"),
+        }
     }
 
     /// Where a crash tore the last group's log buffer (after its intent).
@@ -2534,9 +2789,13 @@ mod tests {
             let manifest = main.get(MANIFEST).expect("read").expect("a manifest");
             let rest: Ops =
                 vec![(head_key(&kb).to_vec(), Some(head.to_vec())), (MANIFEST.to_vec(), Some(manifest.to_vec()))];
+            // The group after the journal's checkpoint (the clean close's),
+            // whose record never reached the journal.
+            let journal = journal::read(dir.path()).expect("read").expect("a journal");
+            let next = journal::chain(&journal).last().expect("a checkpoint").seq + 1;
             let (intent, lost) = match tear {
-                Tear::AfterTheEvents => (encode_intent(&events, &rest), 0),
-                Tear::InTheEvents => (encode_intent(&events, &rest), 1),
+                Tear::AfterTheEvents => (encode_intent(next, &events, &rest), 0),
+                Tear::InTheEvents => (encode_intent(next, &events, &rest), 1),
                 Tear::EarlierFormat => {
                     let mut old = vec![1];
                     encode_writes(&mut old, &events.iter().chain(&rest).cloned().collect());
@@ -2945,7 +3204,7 @@ mod tests {
         let disk = tmp.path().join("disk");
         std::fs::create_dir_all(&disk).expect("mount point");
         let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+            .args(["-t", "tmpfs", "-o", "size=20m", "tmpfs"])
             .arg(&disk)
             .status()
             .expect("mount");
@@ -2972,7 +3231,7 @@ mod tests {
         let copy = disk.join("copy");
         std::fs::create_dir_all(&copy).expect("copy dir");
         std::fs::remove_file(disk.join("ballast")).expect("room for a copy");
-        for f in ["db", "conf"] {
+        for f in ["db", "conf", journal::FILE] {
             std::fs::copy(path.join(f), copy.join(f)).expect("copy");
         }
         for e in std::fs::read_dir(&path).expect("ls") {

@@ -1,0 +1,351 @@
+//! The sled store's journal: where a group of writes is made durable.
+//!
+//! sled makes its inserts durable only by a flush, which writes its log and
+//! waits for the disk; the inserts themselves cost the committer about as
+//! long again. Both used to be on every group's path, one after the other.
+//! Now a group is written to this journal (one `pwrite`, one `fdatasync`)
+//! on a thread of its own while the committer inserts the same writes into
+//! sled's memory, and sled is flushed only at a *checkpoint*: when the
+//! journal is full, when a group is too large for it, and at close. A group
+//! is answered once both are done, so the disk's wait and the inserts'
+//! CPU overlap instead of adding up.
+//!
+//! The file has a fixed size ([`SIZE`]), made of zeros when the journal is
+//! created and only overwritten after that: a write in place changes no
+//! file size and allocates nothing, so its `fdatasync` writes the record's
+//! pages and nothing else (no filesystem journal commit, none of sled's own
+//! unsynced pages), and a full disk cannot refuse it.
+//!
+//! A record is `length (u32) ‖ crc32 of the body (u32) ‖ body`, the body
+//! `epoch (u64) ‖ seq (u64) ‖ kind (u8) ‖ writes`. The journal starts at
+//! offset 0 with a checkpoint record: "sled holds every group up to `seq`
+//! on disk", and the groups after it follow, `seq + 1`, `seq + 2`, ...
+//! Reading stops at the first record that is torn, of another epoch (each
+//! opening of the store picks a new one) or out of sequence: what follows
+//! it is an older pass over the file. Only the last record can be torn:
+//! each one is written after the previous one's `fdatasync` returned.
+//!
+//! At open the store replays the groups after the checkpoint into sled, in
+//! order, unless sled is ahead of them (the intent sled holds names a later
+//! group, whose record never reached the disk: then sled holds every group
+//! of the journal already). Every write of a group is a whole value or a
+//! removal, so applying a run of groups again over a sled that holds some
+//! of them leaves what the last of them left.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::mpsc;
+#[cfg(test)]
+use std::sync::{atomic::AtomicBool, Arc};
+
+/// The journal's file name in the store's directory.
+pub const FILE: &str = "journal";
+
+/// The journal's size: about 250 groups of 16 appends between two
+/// checkpoints, and a fifth of the disk a 20-game store takes per game.
+pub const SIZE: u64 = 1 << 20;
+
+/// A group whose record is larger than this is written straight to sled
+/// and flushed (a checkpoint), as before the journal: its pages may be
+/// large enough for sled to write them to blob files of their own, which
+/// only the checkpoint's sync makes durable.
+pub const DIRECT: usize = 64 << 10;
+
+const HEADER: usize = 8;
+const CHECKPOINT: u8 = 0;
+const GROUP: u8 = 1;
+
+/// A record as read back.
+#[derive(Debug, PartialEq)]
+pub struct Record<'a> {
+    pub seq: u64,
+    pub group: bool,
+    pub writes: &'a [u8],
+}
+
+/// Encode one record.
+pub fn record(epoch: u64, seq: u64, group: bool, writes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER + 17 + writes.len());
+    out.extend_from_slice(&[0; HEADER]);
+    out.extend_from_slice(&epoch.to_be_bytes());
+    out.extend_from_slice(&seq.to_be_bytes());
+    out.push(if group { GROUP } else { CHECKPOINT });
+    out.extend_from_slice(writes);
+    let body = u32::try_from(out.len() - HEADER).expect("a record under 4 GiB");
+    let crc = crc32fast::hash(&out[HEADER..]);
+    out[..4].copy_from_slice(&body.to_be_bytes());
+    out[4..HEADER].copy_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// The records of the journal's current pass: its first checkpoint and the
+/// groups after it in sequence; empty if the file holds none.
+pub fn chain(bytes: &[u8]) -> Vec<Record<'_>> {
+    let mut out: Vec<Record<'_>> = Vec::new();
+    let mut epoch = None;
+    let mut at = 0usize;
+    while let Some((e, rec, len)) = read_one(&bytes[at..]) {
+        let fits = match out.last() {
+            None => !rec.group,
+            Some(prev) => rec.group && epoch == Some(e) && rec.seq == prev.seq.wrapping_add(1),
+        };
+        if !fits {
+            break;
+        }
+        epoch = Some(e);
+        out.push(rec);
+        at += len;
+    }
+    out
+}
+
+fn read_one(bytes: &[u8]) -> Option<(u64, Record<'_>, usize)> {
+    let body_len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let crc = u32::from_be_bytes(bytes.get(4..HEADER)?.try_into().ok()?);
+    let body = bytes.get(HEADER..HEADER.checked_add(body_len)?)?;
+    if body_len < 17 || crc32fast::hash(body) != crc {
+        return None;
+    }
+    let epoch = u64::from_be_bytes(body[..8].try_into().ok()?);
+    let seq = u64::from_be_bytes(body[8..16].try_into().ok()?);
+    let group = match body[16] {
+        GROUP => true,
+        CHECKPOINT => false,
+        _ => return None,
+    };
+    Some((epoch, Record { seq, group, writes: &body[17..] }, HEADER + body_len))
+}
+
+/// Read the journal at `dir`: its bytes, or `None` when there is none of
+/// the right size (never created, or its creation was cut short, before
+/// anything was written to it).
+pub fn read(dir: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    match std::fs::read(dir.join(FILE)) {
+        Ok(bytes) if bytes.len() as u64 == SIZE => Ok(Some(bytes)),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The open journal, written by the committer.
+pub struct Journal {
+    file: File,
+    epoch: u64,
+    /// Where the next record goes.
+    at: u64,
+    /// The seq of the last record written.
+    last: u64,
+    /// The thread that writes and syncs a group's record.
+    to_writer: Option<mpsc::Sender<(Vec<u8>, u64)>>,
+    from_writer: mpsc::Receiver<std::io::Result<()>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    #[cfg(test)]
+    fail: Arc<AtomicBool>,
+}
+
+impl Journal {
+    /// Open the journal at `dir` (made of zeros first if there is none of
+    /// the right size), with a checkpoint at `seq` at its start and a new
+    /// epoch: sled holds every group up to `seq` on disk.
+    pub fn start(dir: &Path, seq: u64) -> std::io::Result<Journal> {
+        let path = dir.join(FILE);
+        let sized = std::fs::metadata(&path).is_ok_and(|m| m.len() == SIZE);
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(!sized).open(&path)?;
+        if !sized {
+            let zeros = vec![0u8; 64 << 10];
+            let mut at = 0;
+            while at < SIZE {
+                file.write_all_at(&zeros, at)?;
+                at += zeros.len() as u64;
+            }
+            file.sync_all()?;
+            super::sled::sync_dir(dir)?;
+        }
+        // Another opening's epoch is never this one's (a clock and a
+        // process id, should the system's random source fail).
+        let epoch = getrandom::u64().unwrap_or_else(|_| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+                ^ (u64::from(std::process::id()) << 32)
+        });
+        let (to_writer, jobs) = mpsc::channel::<(Vec<u8>, u64)>();
+        let (answers, from_writer) = mpsc::channel();
+        let writing = file.try_clone()?;
+        #[cfg(test)]
+        let fail = Arc::new(AtomicBool::new(false));
+        #[cfg(test)]
+        let failing = fail.clone();
+        let writer = std::thread::Builder::new().name("sled-journal".into()).spawn(move || {
+            while let Ok((bytes, at)) = jobs.recv() {
+                let done = writing.write_all_at(&bytes, at).and_then(|()| writing.sync_data());
+                #[cfg(test)]
+                let done = if failing.load(std::sync::atomic::Ordering::SeqCst) {
+                    Err(std::io::Error::other("injected failure"))
+                } else {
+                    done
+                };
+                if answers.send(done).is_err() {
+                    break;
+                }
+            }
+        })?;
+        let mut journal = Journal {
+            file,
+            epoch,
+            at: 0,
+            last: seq,
+            to_writer: Some(to_writer),
+            from_writer,
+            writer: Some(writer),
+            #[cfg(test)]
+            fail,
+        };
+        journal.checkpoint(seq)?;
+        Ok(journal)
+    }
+
+    /// Tests set this to make the journal's writes fail.
+    #[cfg(test)]
+    pub fn fail_flag(&self) -> Arc<AtomicBool> {
+        self.fail.clone()
+    }
+
+    /// The seq the next group takes.
+    pub fn next_seq(&self) -> u64 {
+        self.last + 1
+    }
+
+    /// Whether a group record of `len` bytes fits after the last record.
+    pub fn fits(&self, len: usize) -> bool {
+        self.at + len as u64 <= SIZE
+    }
+
+    /// sled now holds every group up to `seq` on disk: start the journal
+    /// again with a checkpoint there.
+    pub fn checkpoint(&mut self, seq: u64) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(std::io::Error::other("injected failure"));
+        }
+        let bytes = record(self.epoch, seq, false, &[]);
+        self.file.write_all_at(&bytes, 0)?;
+        self.file.sync_data()?;
+        self.at = bytes.len() as u64;
+        self.last = seq;
+        Ok(())
+    }
+
+    /// Hand a group's record (seq [`next_seq`](Self::next_seq); it must
+    /// [`fit`](Self::fits)) to the writing thread; [`finish`](Self::finish)
+    /// waits for it.
+    pub fn begin(&mut self, writes: &[u8]) -> Vec<u8> {
+        record(self.epoch, self.last + 1, true, writes)
+    }
+
+    /// Write `bytes` (from [`begin`](Self::begin)) on the writing thread.
+    pub fn send(&mut self, bytes: Vec<u8>) -> std::io::Result<()> {
+        let len = bytes.len() as u64;
+        let sent = self.to_writer.as_ref().map(|tx| tx.send((bytes, self.at)));
+        match sent {
+            Some(Ok(())) => {
+                self.at += len;
+                self.last += 1;
+                Ok(())
+            }
+            _ => Err(std::io::Error::other("the journal's writing thread has stopped")),
+        }
+    }
+
+    /// Wait until the record last sent is on disk.
+    pub fn finish(&self) -> std::io::Result<()> {
+        self.from_writer
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the journal's writing thread has stopped")))
+    }
+
+    /// Count a group written straight to sled (too large for the journal):
+    /// its seq is taken, and the checkpoint after its flush names it.
+    pub fn skip(&mut self) -> u64 {
+        self.last += 1;
+        self.last
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.to_writer = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_of(records: &[Vec<u8>]) -> Vec<u8> {
+        let mut bytes = records.concat();
+        bytes.resize(SIZE as usize, 0);
+        bytes
+    }
+
+    #[test]
+    fn the_chain_is_a_checkpoint_and_the_groups_that_follow_it_in_sequence() {
+        let bytes = file_of(&[record(7, 40, false, b""), record(7, 41, true, b"a"), record(7, 42, true, b"bc")]);
+        let chain = chain(&bytes);
+        let seen: Vec<(u64, bool, &[u8])> = chain.iter().map(|r| (r.seq, r.group, r.writes)).collect();
+        assert_eq!(seen, vec![(40, false, &b""[..]), (41, true, &b"a"[..]), (42, true, &b"bc"[..])]);
+    }
+
+    #[test]
+    fn reading_stops_at_a_torn_record_another_epoch_or_a_gap() {
+        let first = [record(7, 40, false, b""), record(7, 41, true, b"a")];
+        let mut torn = record(7, 42, true, b"bc");
+        let last = torn.len() - 1;
+        torn[last] ^= 1;
+        for (after, why) in [
+            (torn, "a torn record"),
+            (record(6, 42, true, b"bc"), "a record of an earlier opening"),
+            (record(7, 43, true, b"bc"), "a gap in the sequence"),
+            (record(7, 41, true, b"bc"), "an earlier pass over the file"),
+            (record(7, 42, false, b""), "a second checkpoint"),
+        ] {
+            let bytes = file_of(&[first[0].clone(), first[1].clone(), after, record(7, 43, true, b"d")]);
+            assert_eq!(chain(&bytes).len(), 2, "{why}");
+        }
+        assert!(chain(&file_of(&[record(7, 41, true, b"a")])).is_empty(), "a journal starts with a checkpoint");
+        assert!(chain(&vec![0; SIZE as usize]).is_empty(), "a journal of zeros holds nothing");
+        let mut long = record(7, 40, false, b"");
+        long[..4].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(chain(&file_of(&[long])).is_empty(), "a length past the end");
+    }
+
+    #[test]
+    fn a_journal_writes_in_place_and_a_checkpoint_starts_it_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut journal = Journal::start(dir.path(), 5).expect("start");
+        assert_eq!(std::fs::metadata(dir.path().join(FILE)).expect("file").len(), SIZE);
+        for w in [&b"one"[..], b"two"] {
+            let bytes = journal.begin(w);
+            assert!(journal.fits(bytes.len()));
+            journal.send(bytes).expect("send");
+            journal.finish().expect("written");
+        }
+        let bytes = read(dir.path()).expect("read").expect("the right size");
+        let seqs: Vec<(u64, &[u8])> = chain(&bytes).iter().map(|r| (r.seq, r.writes)).collect();
+        assert_eq!(seqs, vec![(5, &b""[..]), (6, &b"one"[..]), (7, &b"two"[..])]);
+        journal.checkpoint(7).expect("checkpoint");
+        assert_eq!(journal.next_seq(), 8);
+        let bytes = read(dir.path()).expect("read").expect("the right size");
+        assert_eq!(chain(&bytes).len(), 1, "the groups before the checkpoint are not read again");
+        drop(journal);
+        // Reopened: a new epoch, so nothing of the earlier pass is read.
+        let journal = Journal::start(dir.path(), 7).expect("start");
+        let bytes = read(dir.path()).expect("read").expect("the right size");
+        assert_eq!(chain(&bytes).len(), 1);
+        assert_eq!(journal.next_seq(), 8);
+        assert!(!journal.fits(SIZE as usize));
+    }
+}

@@ -236,14 +236,14 @@ impl Journal {
         Ok(())
     }
 
-    /// Hand a group's record (seq [`next_seq`](Self::next_seq); it must
-    /// [`fit`](Self::fits)) to the writing thread; [`finish`](Self::finish)
-    /// waits for it.
-    pub fn begin(&mut self, writes: &[u8]) -> Vec<u8> {
+    /// The record of the next group ([`next_seq`](Self::next_seq)), for
+    /// [`send`](Self::send) once it [`fits`](Self::fits).
+    pub fn begin(&self, writes: &[u8]) -> Vec<u8> {
         record(self.epoch, self.last + 1, true, writes)
     }
 
-    /// Write `bytes` (from [`begin`](Self::begin)) on the writing thread.
+    /// Write `bytes` (from [`begin`](Self::begin)) on the writing thread;
+    /// [`finish`](Self::finish) waits for it.
     pub fn send(&mut self, bytes: Vec<u8>) -> std::io::Result<()> {
         let len = bytes.len() as u64;
         let sent = self.to_writer.as_ref().map(|tx| tx.send((bytes, self.at)));

@@ -1132,8 +1132,7 @@ fn run_recovery(shared: Weak<Shared>, failed: mpsc::Receiver<String>) {
 impl Open {
     fn start(path: &Path, opened: Opened, failures: mpsc::Sender<String>, broken: BrokenCell) -> StoreResult<Open> {
         let Opened { db, main, snapshots, last_seq } = opened;
-        #[allow(unused_mut)]
-        let mut syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
+        let syncer = Syncer::open(path).map_err(|e| io("opening the sled files for fdatasync", e))?;
         // After the syncer's first sync: sled's files hold every group up
         // to `last_seq` (a replay's blob files included) before the journal
         // says so.
@@ -1142,10 +1141,9 @@ impl Open {
             main.insert(JOURNAL_KEY, &b"1"[..]).map_err(|e| io("recording the store's journal", e))?;
             db.flush().map_err(|e| io("recording the store's journal", e))?;
         }
+        // Tests make the syncs of both fail at once.
         #[cfg(test)]
-        {
-            syncer.fail = journal.fail_flag();
-        }
+        let syncer = Syncer { fail: journal.fail_flag(), ..syncer };
         #[cfg(test)]
         let fail_syncs = syncer.fail.clone();
         let queue = Arc::new(JobQueue::default());
@@ -1458,10 +1456,10 @@ impl Job {
     }
 }
 
-/// Check every write of the group, write those accepted as one group (its
-/// intent, then its writes: [`write_group`]), flush once, count the group
-/// in `counts`, answer everyone. An error means the writes or the flush
-/// failed (and every accepted writer was told so).
+/// Check every write of the group, make those accepted durable as one
+/// group ([`write_group`]: one journal record, the inserts into sled
+/// beside it), count the group in `counts`, answer everyone. An error means
+/// the writes or the flush failed (and every accepted writer was told so).
 fn commit_group(
     disk: &mut Disk,
     main: &Tree,
@@ -2030,7 +2028,7 @@ fn recover(path: &Path, db: &Db, main: &Tree) -> StoreResult<Recovered> {
     }
     let (finished, sled_seq) = finish_interrupted_group(db, main)?;
     let Some(bytes) = bytes else {
-        return Ok(Recovered { finished, replayed: 0, last_seq: 0 });
+        return Ok(Recovered { finished, replayed: 0, last_seq: sled_seq.unwrap_or(0) });
     };
     let records = journal::chain(&bytes);
     let Some(last) = records.last().map(|r| r.seq) else {

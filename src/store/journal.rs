@@ -212,9 +212,10 @@ impl Journal {
         self.fail.clone()
     }
 
-    /// The seq the next group takes.
-    pub fn next_seq(&self) -> u64 {
-        self.last + 1
+    /// The seq of the last record written: the next group takes the one
+    /// after it.
+    pub fn last_seq(&self) -> u64 {
+        self.last
     }
 
     /// Whether a group record of `len` bytes fits after the last record.
@@ -237,22 +238,22 @@ impl Journal {
         Ok(())
     }
 
-    /// The record of the next group ([`next_seq`](Self::next_seq)), for
+    /// The record of the next group (the seq after [`last_seq`](Self::last_seq)), for
     /// [`send`](Self::send) once it [`fits`](Self::fits).
     pub fn begin(&self, writes: &[u8]) -> Vec<u8> {
         record(self.epoch, self.last + 1, true, writes)
     }
 
     /// Write `bytes` (from [`begin`](Self::begin)) on the writing thread;
-    /// [`finish`](Self::finish) waits for it.
-    pub fn send(&mut self, bytes: Vec<u8>) -> std::io::Result<()> {
+    /// [`finish`](Self::finish) waits for it. The group's seq.
+    pub fn send(&mut self, bytes: Vec<u8>) -> std::io::Result<u64> {
         let len = bytes.len() as u64;
         let sent = self.to_writer.as_ref().map(|tx| tx.send((bytes, self.at)));
         match sent {
             Some(Ok(())) => {
                 self.at += len;
                 self.last += 1;
-                Ok(())
+                Ok(self.last)
             }
             _ => Err(std::io::Error::other("the journal's writing thread has stopped")),
         }
@@ -338,7 +339,7 @@ mod tests {
         let seqs: Vec<(u64, &[u8])> = chain(&bytes).iter().map(|r| (r.seq, r.writes)).collect();
         assert_eq!(seqs, vec![(5, &b""[..]), (6, &b"one"[..]), (7, &b"two"[..])]);
         journal.checkpoint(7).expect("checkpoint");
-        assert_eq!(journal.next_seq(), 8);
+        assert_eq!(journal.last_seq(), 7);
         let bytes = read(dir.path()).expect("read").expect("the right size");
         assert_eq!(chain(&bytes).len(), 1, "the groups before the checkpoint are not read again");
         drop(journal);
@@ -346,7 +347,7 @@ mod tests {
         let journal = Journal::start(dir.path(), 7).expect("start");
         let bytes = read(dir.path()).expect("read").expect("the right size");
         assert_eq!(chain(&bytes).len(), 1);
-        assert_eq!(journal.next_seq(), 8);
+        assert_eq!(journal.last_seq(), 7);
         assert!(!journal.fits(SIZE as usize));
     }
 }

@@ -1214,9 +1214,16 @@ struct Disk {
 }
 
 impl Disk {
-    /// Flush sled and sync what the flush wrote.
+    /// sled's flush (which ends with `fdatasync` of its log), then the
+    /// fdatasyncs it leaves out ([`sync_blobs`](Self::sync_blobs)).
     fn flush(&mut self) -> Result<(), String> {
-        flush(&self.db, &mut self.syncer)
+        self.db.flush().map_err(|e| format!("sled: {e}"))?;
+        self.sync_blobs()
+    }
+
+    /// fdatasync the blob files sled wrote, and their directory.
+    fn sync_blobs(&mut self) -> Result<(), String> {
+        self.syncer.sync().map_err(|e| format!("fdatasync: {e}"))
     }
 }
 
@@ -1275,7 +1282,7 @@ fn run_committer(
         // Every group is on disk whole: its intent is not needed any more,
         // nor what the journal holds (a crash between the two only applies
         // the journal's groups again over a sled that holds them).
-        let last = disk.journal.next_seq() - 1;
+        let last = disk.journal.last_seq();
         let closed = main
             .remove(INTENT)
             .map_err(|e| format!("sled: {e}"))
@@ -1594,13 +1601,6 @@ fn is_no_space(msg: &str) -> bool {
     msg.contains("No space left") || msg.contains("os error 28") || msg.contains("Disk quota exceeded")
 }
 
-/// sled's flush (which ends with `fdatasync` of its log), then the
-/// fdatasyncs it leaves out (blob files, directories).
-fn flush(db: &Db, syncer: &mut Syncer) -> Result<(), String> {
-    db.flush().map_err(|e| format!("sled: {e}"))?;
-    syncer.sync().map_err(|e| format!("fdatasync: {e}"))
-}
-
 /// Makes what sled's flush wrote durable (see the module docs).
 struct Syncer {
     /// sled's log file (`db` in its directory; fixed by the pinned version),
@@ -1761,18 +1761,15 @@ fn write_group(disk: &mut Disk, main: &Tree, ops: Ops) -> Result<(), String> {
     }
     let record = disk.journal.begin(&writes);
     if !disk.journal.fits(record.len()) {
-        let last = disk.journal.next_seq() - 1;
+        let last = disk.journal.last_seq();
         disk.flush()?;
         disk.journal.checkpoint(last).map_err(journal_error)?;
     }
-    let seq = disk.journal.next_seq();
-    disk.journal.send(record).map_err(journal_error)?;
+    let seq = disk.journal.send(record).map_err(journal_error)?;
     // A page too large for sled's log goes to a blob file of its own, which
     // the message naming it must not outlive: synced now, not only at the
     // next checkpoint (one `stat` of the blob directory when there is none).
-    let inserted = insert_group(main, seq, events, rest)
-        .map_err(|e| e.to_string())
-        .and_then(|()| disk.syncer.sync().map_err(|e| format!("fdatasync: {e}")));
+    let inserted = insert_group(main, seq, events, rest).map_err(|e| e.to_string()).and_then(|()| disk.sync_blobs());
     // Waited for even when the inserts failed: the journal's thread answers
     // every record it is given.
     let written = disk.journal.finish().map_err(journal_error);

@@ -12,9 +12,11 @@
 //!
 //! The file has a fixed size ([`SIZE`]), made of zeros when the journal is
 //! created and only overwritten after that: a write in place changes no
-//! file size and allocates nothing, so its `fdatasync` writes the record's
-//! pages and nothing else (no filesystem journal commit, none of sled's own
-//! unsynced pages), and a full disk cannot refuse it.
+//! file size and allocates nothing, so a full disk cannot refuse it, and
+//! its `fdatasync` has no metadata to commit (on ext4 most likely why a
+//! journal appended to, or `fallocate`d, gained nothing in the store
+//! bench: a metadata commit writes sled's unsynced new pages with it;
+//! ARCHITECTURE.md, "Performance").
 //!
 //! A record is `length (u32) ‖ crc32 of the body (u32) ‖ body`, the body
 //! `epoch (u64) ‖ seq (u64) ‖ kind (u8) ‖ writes`. The journal starts at
@@ -47,10 +49,11 @@ pub const FILE: &str = "journal";
 /// (`cargo bench --bench disk -- --games 20`: 471,866 bytes a game).
 pub const SIZE: u64 = 1 << 20;
 
-/// A group whose record is larger than this is written straight to sled
-/// and flushed (a checkpoint), as before the journal: its pages may be
-/// large enough for sled to write them to blob files of their own, which
-/// only the checkpoint's sync makes durable.
+/// A group whose writes are larger than this is written straight to sled
+/// and flushed (a checkpoint), as before the journal, not copied into it:
+/// a record this large would take a sixteenth of the journal and bring the
+/// next checkpoint near anyway, and one larger than the journal could not
+/// be written to it at all.
 pub const DIRECT: usize = 64 << 10;
 
 const HEADER: usize = 8;

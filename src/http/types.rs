@@ -1,6 +1,6 @@
 //! The API's answers and request bodies as Rust types: the OpenAPI
 //! document's schemas are generated from them (schemars), and the handlers
-//! serialize every JSON answer through them ([`super::typed`]), so what is
+//! serialize every JSON answer through them (`answers::typed`), so what is
 //! served and what is documented cannot drift apart.
 //!
 //! Answers are strict (`deny_unknown_fields`, so `additionalProperties:

@@ -1,5 +1,8 @@
 //! Forms: the decision form built from a seat's legal commands, and the
-//! commands and requests built back from what a browser posts.
+//! commands and requests built back from what a browser posts (and what
+//! was typed, given back beside a refusal).
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -23,6 +26,24 @@ impl Form {
 impl From<Vec<(String, String)>> for Form {
     fn from(v: Vec<(String, String)>) -> Form {
         Form(v)
+    }
+}
+
+/// What the user typed, given back when a form fails.
+#[derive(Default)]
+pub struct Entered {
+    pub values: BTreeMap<String, String>,
+}
+
+impl Entered {
+    pub fn of(form: &Form) -> Entered {
+        Entered {
+            values: form
+                .pairs()
+                .filter(|(k, _)| *k != "csrf" && *k != "token")
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
     }
 }
 

@@ -1,0 +1,242 @@
+//! A game's event stream (server-sent events): the backlog, then each new
+//! event cut to the viewer, until the game ends or the seat's link is
+//! revoked, which the stream's last event says.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse};
+use runestone_engine::{Envelope, Viewer};
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::answers::through;
+use super::request::{bearer, query_number, viewer};
+use super::{types, ApiResult, Svc};
+
+/// Server-sent events: the backlog from `from` (or after `Last-Event-ID`,
+/// or from the next event), then each new event as it is appended, cut to
+/// the viewer. A comment line every 15 s keeps proxies from closing it.
+///
+/// The stream ends with one `closed` event saying why: the game is over
+/// (after the event that ended it), or the seat's link was revoked (a new
+/// link, a substitute seated): a seat's stream is re-checked against the
+/// seat's token generation at every change of its links, before any later
+/// event is sent, so a revoked token receives nothing after the revocation.
+pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    let game = path.into_inner();
+    let q_from = query_number(&req, "from")?;
+    let c = match bearer(&req, true)? {
+        None => None,
+        Some(t) => Some(svc.authorize(&game, &t).await?),
+    };
+    let viewer = viewer(&c);
+    let (rx, table) = svc.subscribe(&game).await?;
+    let last_id = req.headers().get("last-event-id").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let from = last_id.map(|s| s + 1).or(q_from).unwrap_or(table.head + 1);
+    let backlog: VecDeque<Value> = if from <= table.head {
+        svc.events(&game, viewer, from, Some(table.head))
+            .await?
+            .into_iter()
+            .map(|e| serde_json::to_value(e).expect("JSON"))
+            .collect()
+    } else {
+        VecDeque::new()
+    };
+    let ended = table.seed_revealed.is_some().then(|| closing_over(&table));
+    struct St {
+        svc: Svc,
+        game: String,
+        viewer: Viewer,
+        /// The seat and token generation a seat's stream was opened with.
+        seat: Option<(runestone_engine::Seat, u32)>,
+        rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
+        queue: VecDeque<Value>,
+        last: Option<u64>,
+        table: runestone_engine::Table,
+        /// The final event, sent once the queue is empty; then the end.
+        closing: Option<types::StreamClosed>,
+        done: bool,
+        /// Head polls since the last frame (shared stores only).
+        polls: u32,
+    }
+    let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
+    let st = St {
+        svc: svc.clone(),
+        game,
+        viewer,
+        seat,
+        rx,
+        queue: backlog,
+        last: from.checked_sub(1),
+        table,
+        closing: ended,
+        done: false,
+        polls: 0,
+    };
+    let body = futures_util::stream::unfold(st, |mut st| async move {
+        loop {
+            if st.done {
+                return None;
+            }
+            if let Some(v) = st.queue.pop_front() {
+                let seq = v["seq"].as_u64().unwrap_or(0);
+                st.last = Some(seq);
+                let data = match through::<types::Event>(v) {
+                    Ok(e) => serde_json::to_string(&e).expect("JSON"),
+                    Err(v) => v.to_string(),
+                };
+                let frame = format!("id: {seq}\nevent: event\ndata: {data}\n\n");
+                return Some((Ok::<_, actix_web::Error>(Bytes::from(frame)), st));
+            }
+            if let Some(why) = st.closing.take() {
+                st.done = true;
+                let frame = format!("event: closed\ndata: {}\n\n", serde_json::to_string(&why).expect("JSON"));
+                return Some((Ok(Bytes::from(frame)), st));
+            }
+            tokio::select! {
+                msg = st.rx.recv() => match msg {
+                    Ok(batch) => {
+                        let mut fresh = Vec::new();
+                        for e in batch.iter().filter(|e| st.last.is_none_or(|l| e.seq > l)) {
+                            match e.kernel() {
+                                Some(runestone_engine::KernelEvent::SeatTokenRevoked { seat, generation, reason })
+                                    if st.seat.is_some_and(|(s, g)| s == *seat && g != *generation) =>
+                                {
+                                    fresh.push(e.clone());
+                                    st.closing = Some(closing_revoked(*seat, reason));
+                                    break;
+                                }
+                                Some(runestone_engine::KernelEvent::RolledBack { .. }) if st.seat.is_some() => {
+                                    // A rollback may void a revocation or
+                                    // one that follows: ask the game itself.
+                                    fresh.push(e.clone());
+                                    if let Some(why) = st.recheck().await {
+                                        st.closing = Some(why);
+                                        break;
+                                    }
+                                }
+                                Some(runestone_engine::KernelEvent::SeedRevealed { seed }) => {
+                                    st.table.seed_revealed = Some(seed.clone());
+                                    fresh.push(e.clone());
+                                }
+                                _ => fresh.push(e.clone()),
+                            }
+                        }
+                        for v in st.svc.stream_views(&st.table, &fresh, st.viewer) {
+                            st.queue.push_back(serde_json::to_value(v).expect("JSON"));
+                        }
+                        if st.closing.is_none() && st.table.seed_revealed.is_some() {
+                            let over = st.svc.game_table(&st.game).await.ok();
+                            st.closing = Some(closing_over(over.as_ref().unwrap_or(&st.table)));
+                        }
+                    }
+                    Err(RecvError::Lagged(_)) => {
+                        // Events were missed: read them back from the log.
+                        if !st.read_back().await {
+                            return None;
+                        }
+                    }
+                    Err(RecvError::Closed) => return None,
+                },
+                // On a database shared by several nodes, events appended
+                // through another node reach this one only through the
+                // store: follow its head, then read them as after a lag.
+                _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() => {
+                    let head = st.svc.store().head(&st.game).ok().flatten();
+                    if head.is_some_and(|h| st.last.is_none_or(|l| h > l)) {
+                        if !st.read_back().await {
+                            return None;
+                        }
+                        if st.closing.is_none() {
+                            if let Ok(t) = st.svc.game_table(&st.game).await {
+                                st.closing = t.seed_revealed.is_some().then(|| closing_over(&t));
+                            }
+                        }
+                        st.polls = 0;
+                        continue;
+                    }
+                    st.polls += 1;
+                    if st.polls * SHARED_POLL.as_millis() as u32 >= 15_000 {
+                        st.polls = 0;
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
+                    }
+                }
+                _ = tokio::time::sleep(Duration::from_secs(15)), if !st.svc.store().shared() => {
+                    return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
+                }
+            }
+        }
+    });
+    impl St {
+        /// Queues the events after the last one queued, read back from the
+        /// log (after a lag, or appended through another node), once the
+        /// link is checked again; a link no longer good closes the stream
+        /// instead. `false` when the log cannot be read: the stream ends.
+        async fn read_back(&mut self) -> bool {
+            if let Some(why) = self.recheck().await {
+                self.closing = Some(why);
+                return true;
+            }
+            let from = self.last.map_or(0, |l| l + 1);
+            match self.svc.events(&self.game, self.viewer, from, None).await {
+                Ok(list) => {
+                    self.queue.extend(list.into_iter().map(|e| serde_json::to_value(e).expect("JSON")));
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+
+        /// The closing event if the seat's token generation is no longer the
+        /// game's (or the game cannot be read), else `None`.
+        async fn recheck(&self) -> Option<types::StreamClosed> {
+            let (seat, gen) = self.seat?;
+            match self.svc.game_table(&self.game).await {
+                Ok(t) if t.generations.get(seat as usize) == Some(&gen) => None,
+                Ok(_) => Some(closing_revoked(seat, "")),
+                Err(_) => Some(types::StreamClosed {
+                    reason: types::ClosedReason::Unavailable,
+                    detail: "the game could not be read to re-check this link; reconnect in a moment".into(),
+                    head: None,
+                    outcome: None,
+                }),
+            }
+        }
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}
+
+/// How often a stream on a shared database looks for events appended
+/// through other nodes.
+pub(super) const SHARED_POLL: Duration = Duration::from_millis(250);
+
+/// The stream's final event when the seat's links were revoked.
+pub(super) fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> types::StreamClosed {
+    let why = if reason.is_empty() { String::new() } else { format!(" ({reason})") };
+    types::StreamClosed {
+        reason: types::ClosedReason::Revoked,
+        detail: format!(
+            "the links of seat {seat} were revoked by the host{why}; this stream is closed. \
+             Use the newest link you were sent"
+        ),
+        head: None,
+        outcome: None,
+    }
+}
+
+/// The stream's final event when the game is over.
+pub(super) fn closing_over(t: &runestone_engine::Table) -> types::StreamClosed {
+    types::StreamClosed {
+        reason: types::ClosedReason::Over,
+        detail: "the game is over: nothing more will be appended; the whole log is public now".into(),
+        head: Some(t.head),
+        outcome: t.outcome().and_then(|o| through::<types::Outcome>(serde_json::to_value(o).expect("JSON")).ok()),
+    }
+}

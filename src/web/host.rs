@@ -1,0 +1,298 @@
+//! The host page: the game seen by its host, and the host's forms (roll
+//! back, new link, fork, clocks, substitute) with their refusals beside them.
+
+use std::collections::BTreeMap;
+
+use actix_web::http::StatusCode;
+use actix_web::web;
+use actix_web::HttpRequest;
+use serde_json::{json, Value};
+
+use super::board;
+use super::forms::{Entered, Form};
+use super::log::log_and_position;
+use super::new_game::created_page;
+use super::page::{render, see_other, words, PageError, PageResult};
+use super::session::{at_of, check_csrf, game_id, host_claims, query, Csrf};
+use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list, when};
+use super::Svc;
+use crate::auth::Claims;
+use crate::service::Service;
+
+pub(super) async fn host_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
+    let game = game_id(path)?;
+    let at = at_of(&req)?;
+    let claims = host_claims(&svc, &req, &game).await?;
+    let done = query(&req).get("done").and_then(|d| done_words(d)).map(str::to_owned);
+    render_host(&svc, &req, &game, &claims, at, StatusCode::OK, HostNote { done, ..HostNote::default() }).await
+}
+
+/// The entries of the log a host can roll back to (the last kept), newest
+/// first, the one entered (or the head) chosen; a number entered that is
+/// no such entry stays as entered, for the refusal to explain.
+pub(super) fn rollback_choices(log: &[Value], entered: Option<&str>, head: Option<u64>) -> Vec<Value> {
+    const WORDS: usize = 100;
+    let chosen = entered.map(str::trim).map(str::to_owned).or_else(|| head.map(|h| h.to_string()));
+    let mut out: Vec<Value> = log
+        .iter()
+        .rev()
+        .filter(|e| e["in_force"] == json!(true) && e["seq"].as_u64().is_some_and(|s| s >= 1))
+        .map(|e| {
+            let seq = e["seq"].as_u64().unwrap_or(0);
+            let text = e["text"].as_str().unwrap_or_default();
+            let short: String = if text.chars().count() > WORDS {
+                format!("{}…", text.chars().take(WORDS).collect::<String>())
+            } else {
+                text.to_owned()
+            };
+            json!({"seq": seq, "words": format!("#{seq} {short}"), "selected": chosen.as_deref() == Some(seq.to_string().as_str())})
+        })
+        .collect();
+    if let Some(c) = chosen.filter(|c| !c.is_empty() && !out.iter().any(|o| o["selected"] == json!(true))) {
+        out.insert(0, json!({"seq": c, "words": format!("event {c} (as entered)"), "selected": true}));
+    }
+    out
+}
+
+/// The confirmation of a host action that redirected back to the page.
+pub(super) fn done_words(done: &str) -> Option<&'static str> {
+    Some(match done {
+        "rollback" => "Rolled back: the events after the one you chose are voided (struck in the log, never deleted), and everyone sees your reason.",
+        "pause" => "The clocks are paused: no deadline runs until you resume them.",
+        "resume" => "The clocks run again; every pending deadline moved on by the time they were paused.",
+        "extend" => "More time given: the new deadlines are below, and the players are told by mail.",
+        _ => return None,
+    })
+}
+
+/// What a host form left to show: an error beside it, or a result.
+#[derive(Default)]
+pub(super) struct HostNote {
+    form: Option<&'static str>,
+    error: Option<String>,
+    entered: BTreeMap<String, String>,
+    new_link: Option<Value>,
+    /// The confirmation of an action just taken.
+    done: Option<String>,
+}
+
+impl HostNote {
+    /// The form `form` was refused with `error`; what was entered stays.
+    fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
+        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None }
+    }
+}
+
+/// A host form's checks done: its game, the host's claims, what was entered.
+pub(super) struct HostForm {
+    game: String,
+    claims: Claims,
+    entered: BTreeMap<String, String>,
+}
+
+impl HostForm {
+    async fn check(
+        svc: &Service,
+        req: &HttpRequest,
+        path: web::Path<String>,
+        form: &Form,
+    ) -> Result<HostForm, PageError> {
+        let game = game_id(path)?;
+        check_csrf(req, form)?;
+        let claims = host_claims(svc, req, &game).await?;
+        Ok(HostForm { game, claims, entered: Entered::of(form).values })
+    }
+}
+
+/// The host page again, with a refused form's error beside it.
+pub(super) async fn refused(
+    svc: &Service,
+    req: &HttpRequest,
+    game: &str,
+    claims: &Claims,
+    note: HostNote,
+) -> PageResult {
+    render_host(svc, req, game, claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
+}
+
+pub(super) async fn render_host(
+    svc: &Service,
+    req: &HttpRequest,
+    game: &str,
+    claims: &Claims,
+    at: Option<u64>,
+    status: StatusCode,
+    note: HostNote,
+) -> PageResult {
+    let csrf = Csrf::of(req);
+    let summary = svc.summary(game).await?;
+    let names = names_of(&summary);
+    let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let choices = rollback_choices(&log, note.entered.get("to_seq").map(String::as_str), summary["head"].as_u64());
+    let ctx = json!({
+        "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
+        "game": game,
+        "game_name": game_name(svc, &summary),
+        "summary": summary,
+        "names": names,
+        "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
+        "pending": pending_list(&decisions(&summary), &names, None, &summary, None),
+        "rewind": rewind,
+        "log": log,
+        "over": summary["status"] == "over",
+        "outcome": outcome_rows(&summary, &names),
+        "note_form": note.form,
+        "error": note.error,
+        "entered": note.entered,
+        "new_link": note.new_link,
+        "done": note.done,
+        "rollback_choices": choices,
+        "policy_text": summary["deadlines"]["policy"].to_string(),
+        "created_when": summary["created_at"].as_str().map(when),
+    });
+    Ok(render(status, "host.html", ctx, Some(&csrf)))
+}
+
+pub(super) fn parse_seq(form: &Form, key: &str) -> Result<u64, String> {
+    let raw = form.get(key).unwrap_or_default().trim();
+    raw.parse::<u64>().map_err(|_| format!("{raw:?} is not an event number; give a whole number from the log"))
+}
+
+pub(super) async fn host_rollback(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let result = match parse_seq(&form, "to_seq") {
+        Err(m) => Err(m),
+        Ok(to_seq) => {
+            let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+            if reason.is_empty() {
+                Err("say why you roll back: the reason is kept in the log for everyone to read".to_owned())
+            } else {
+                svc.rollback(&game, &claims, json!({"to_seq": to_seq, "reason": reason})).await.map_err(words)
+            }
+        }
+    };
+    match result {
+        Ok(_) => Ok(see_other(&format!("/host/{game}?done=rollback"))),
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("rollback", error, entered)).await,
+    }
+}
+
+pub(super) async fn host_reissue(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let raw = form.get("seat").unwrap_or_default().trim().to_owned();
+    let result = match raw.parse::<u8>() {
+        Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
+        Ok(seat) => svc
+            .reissue(&game, &claims, seat, form.get("reason").unwrap_or_default().trim().to_owned())
+            .await
+            .map_err(words),
+    };
+    match result {
+        Ok(mut v) => {
+            v["why"] = json!("New link");
+            let note = HostNote { form: Some("reissue"), new_link: Some(v), ..HostNote::default() };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
+        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("reissue", error, entered)).await,
+    }
+}
+
+pub(super) async fn host_fork(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let result = match parse_seq(&form, "at_seq") {
+        Err(m) => Err(m),
+        Ok(at_seq) => svc.fork(&game, &claims, json!({"at_seq": at_seq})).await.map_err(words),
+    };
+    match result {
+        Ok(a) => {
+            let new_id = a.body["game_id"].as_str().unwrap_or_default().to_owned();
+            created_page(&svc, &req, &a.body, &new_id, Some(&game)).await
+        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("fork", error, entered)).await,
+    }
+}
+
+/// The clock request of the host's clock forms.
+pub(super) fn clock_request(form: &Form) -> Result<Value, String> {
+    let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+    match form.get("action").unwrap_or_default() {
+        "pause" => Ok(json!({"action": "pause", "reason": reason})),
+        "resume" => Ok(json!({"action": "resume"})),
+        "extend" => {
+            let seat = match form.get("seat").unwrap_or_default().trim() {
+                "" | "all" => Value::Null,
+                s => json!(s.parse::<u8>().map_err(|_| format!("{s:?} is not a seat; choose one from the list"))?),
+            };
+            let raw = form.get("hours").unwrap_or_default().trim();
+            let hours: i64 = raw.parse().map_err(|_| format!("{raw:?} is not a number of hours"))?;
+            Ok(json!({"action": "extend", "seat": seat, "hours": hours, "until": null, "reason": reason}))
+        }
+        other => Err(format!("{other:?} is not something the clocks can do")),
+    }
+}
+
+pub(super) async fn host_clock(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let result = match clock_request(&form) {
+        Err(m) => Err(m),
+        Ok(r) => svc.clock_action(&game, &claims, r).await.map_err(words),
+    };
+    match result {
+        Ok(_) => {
+            let done = match form.get("action").unwrap_or_default() {
+                "resume" => "resume",
+                "extend" => "extend",
+                _ => "pause",
+            };
+            Ok(see_other(&format!("/host/{game}?done={done}#clocks")))
+        }
+        Err(error) => {
+            let form_name = if form.get("action") == Some("extend") { "extend" } else { "pause" };
+            refused(&svc, &req, &game, &claims, HostNote::refused(form_name, error, entered)).await
+        }
+    }
+}
+
+pub(super) async fn host_substitute(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let raw = form.get("seat").unwrap_or_default().trim().to_owned();
+    let name = form.get("name").unwrap_or_default().trim().to_owned();
+    let email = form.get("email").map(str::trim).filter(|e| !e.is_empty());
+    let result = match raw.parse::<u8>() {
+        Err(_) => Err(format!("{raw:?} is not a seat; choose one from the list")),
+        Ok(seat) => svc.substitute(&game, &claims, seat, json!({"name": name, "email": email})).await.map_err(words),
+    };
+    match result {
+        Ok(mut v) => {
+            v["why"] = json!(format!("{name} takes over; their link"));
+            let note = HostNote { form: Some("substitute"), new_link: Some(v), ..HostNote::default() };
+            render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
+        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("substitute", error, entered)).await,
+    }
+}

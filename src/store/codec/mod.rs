@@ -1578,7 +1578,7 @@ fn read_command(segments: &[u8], event: &str) -> Result<Json, String> {
 mod tests {
     use super::*;
 
-    const GOLDEN: &str = include_str!("../../events/bardagi/5-players-seed-4.jsonl");
+    const GOLDEN: &str = include_str!("../../../events/bardagi/5-players-seed-4.jsonl");
 
     fn golden() -> impl Iterator<Item = &'static str> {
         GOLDEN.lines().filter(|l| !l.starts_with(r#"{"end""#))

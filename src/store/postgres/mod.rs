@@ -40,7 +40,7 @@ use super::codec::{encode_append, RawLog};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 /// The schema migrations in order: version `i + 1` is `MIGRATIONS[i]`.
-pub const MIGRATIONS: &[&str] = &[include_str!("postgres/001_initial.sql")];
+pub const MIGRATIONS: &[&str] = &[include_str!("001_initial.sql")];
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

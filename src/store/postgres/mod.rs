@@ -39,11 +39,15 @@ use tokio_postgres::NoTls;
 use super::codec::{encode_append, RawLog};
 use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
-/// The schema migrations in order: version `i + 1` is `MIGRATIONS[i]`.
-pub const MIGRATIONS: &[&str] = &[include_str!("001_initial.sql")];
+mod append;
+mod schema;
+#[doc(hidden)]
+pub mod testing;
 
-/// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+use append::*;
+use schema::*;
+
+pub use schema::{SchemaState, MIGRATIONS, SCHEMA_VERSION};
 
 /// How long any one store call may take before its outcome is unknown.
 pub const WRITE_BOUND: Duration = Duration::from_secs(20);
@@ -56,15 +60,6 @@ pub struct PgStore {
     handle: tokio::runtime::Handle,
     pool: Pool,
     closed: AtomicBool,
-}
-
-/// What the schema of a database is, as seen by [`schema_state`].
-#[derive(Debug, PartialEq, Eq)]
-pub enum SchemaState {
-    /// No runestone table at all.
-    Empty,
-    /// The highest applied migration.
-    Version(i32),
 }
 
 fn side_tag(s: Side) -> i16 {
@@ -141,135 +136,9 @@ fn pool_err(e: deadpool_postgres::PoolError) -> StoreError {
     StoreError::Io("no connection to PostgreSQL could be had; the server's log has why".into())
 }
 
-/// An append checked and encoded by the caller, ready for one transaction.
-struct Prepared {
-    game: GameId,
-    expect_head: Option<u64>,
-    events: Vec<(i64, Vec<u8>)>,
-    last: Option<(i64, String)>,
-    side: Vec<SideWrite>,
-    unchanged: Vec<SideWrite>,
-}
-
-fn prepare(write: Write) -> StoreResult<Prepared> {
-    let Write { game, expect_head, events, side, unchanged } = write;
-    check_game(&game)?;
-    let malformed = |msg: String| StoreError::Malformed(format!("game {game}: {msg}"));
-    let out = encode_append(&game, expect_head, &events)?
-        .into_iter()
-        .map(|(seq, bytes)| {
-            i64::try_from(seq)
-                .map(|seq| (seq, bytes))
-                .map_err(|_| malformed(format!("seq {seq} is too large to store")))
-        })
-        .collect::<StoreResult<Vec<_>>>()?;
-    let last = events.last().map(|e| (e.seq as i64, e.hash.to_string()));
-    Ok(Prepared { game, expect_head, events: out, last, side, unchanged })
-}
-
 /// A statement prepared once per connection (one round trip per query after).
 async fn st(client: &impl deadpool_postgres::GenericClient, sql: &str) -> StoreResult<tokio_postgres::Statement> {
     client.prepare_cached(sql).await.map_err(|e| db("prepare a statement", e))
-}
-
-async fn apply_side(tx: &deadpool_postgres::Transaction<'_>, writes: &[SideWrite]) -> StoreResult<()> {
-    for w in writes {
-        let tag = side_tag(w.side);
-        match &w.value {
-            Some(v) => tx
-                .execute(
-                    &st(
-                        tx,
-                        "INSERT INTO side_records (game, side, key, value) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (game, side, key) DO UPDATE SET value = EXCLUDED.value, claimed_until = NULL",
-                    )
-                    .await?,
-                    &[&game_of(w.side, &w.key), &tag, &w.key, v],
-                )
-                .await
-                .map_err(|e| db("write a side record", e))?,
-            None => tx
-                .execute(&st(tx, "DELETE FROM side_records WHERE side = $1 AND key = $2").await?, &[&tag, &w.key])
-                .await
-                .map_err(|e| db("remove a side record", e))?,
-        };
-    }
-    Ok(())
-}
-
-async fn head_of(client: &impl deadpool_postgres::GenericClient, game: &str) -> StoreResult<Option<u64>> {
-    let row = client
-        .query_opt(&st(client, "SELECT head FROM games WHERE game = $1").await?, &[&game])
-        .await
-        .map_err(|e| db("read a game's head", e))?;
-    Ok(row.map(|r| r.get::<_, i64>(0) as u64))
-}
-
-async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
-    let mut client = pool.get().await.map_err(pool_err)?;
-    let tx = client.transaction().await.map_err(|e| db("begin a transaction", e))?;
-    let conflict = |found| StoreError::Conflict { game: p.game.clone(), expected: p.expect_head, found };
-    let moved = match (p.expect_head, &p.last) {
-        (None, Some((seq, hash))) => tx
-            .execute(
-                &st(&tx, "INSERT INTO games (game, head, head_hash) VALUES ($1, $2, $3) ON CONFLICT (game) DO NOTHING")
-                    .await?,
-                &[&p.game, seq, hash],
-            )
-            .await
-            .map_err(|e| db("record a new game", e))?,
-        (Some(expected), Some((seq, hash))) => tx
-            .execute(
-                &st(&tx, "UPDATE games SET head = $2, head_hash = $3 WHERE game = $1 AND head = $4").await?,
-                &[&p.game, seq, hash, &seq_param(expected)],
-            )
-            .await
-            .map_err(|e| db("move a game's head", e))?,
-        // No events: the head must still be what the writer saw.
-        (expected, None) => {
-            let row = tx
-                .query_opt(&st(&tx, "SELECT head FROM games WHERE game = $1 FOR SHARE").await?, &[&p.game])
-                .await
-                .map_err(|e| db("read a game's head", e))?;
-            u64::from(row.map(|r| r.get::<_, i64>(0) as u64) == expected)
-        }
-    };
-    if moved != 1 {
-        let found = head_of(&tx, &p.game).await?;
-        return Err(conflict(found));
-    }
-    // The side records the writer read, locked until the commit: a write of
-    // one committed meanwhile is seen here (row locks read the newest row).
-    for u in &p.unchanged {
-        let row = tx
-            .query_opt(
-                &st(&tx, "SELECT value FROM side_records WHERE side = $1 AND key = $2 FOR UPDATE").await?,
-                &[&side_tag(u.side), &u.key],
-            )
-            .await
-            .map_err(|e| db("read a side record", e))?;
-        if row.map(|r| r.get::<_, Vec<u8>>(0)) != u.value {
-            return Err(StoreError::Changed { game: p.game.clone() });
-        }
-    }
-    if !p.events.is_empty() {
-        let insert = st(&tx, "INSERT INTO events (game, seq, event) VALUES ($1, $2, $3)").await?;
-        for (seq, bytes) in &p.events {
-            if let Err(e) = tx.execute(&insert, &[&p.game, seq, bytes]).await {
-                if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
-                    drop(tx);
-                    let found = head_of(&client, &p.game).await?;
-                    return Err(conflict(found));
-                }
-                return Err(db("append an event", e));
-            }
-        }
-    }
-    apply_side(&tx, &p.side).await?;
-    tx.commit().await.map_err(|e| match e.code() {
-        Some(c) if *c == SqlState::UNIQUE_VIOLATION => conflict(None),
-        _ => db("commit the write (whether it was recorded is not known: read the game's log again)", e),
-    })
 }
 
 impl PgStore {
@@ -402,57 +271,6 @@ impl PgStore {
             client.batch_execute(&sql).await.map_err(|e| db("run a statement", e))
         })
     }
-}
-
-async fn schema_state_of(client: &deadpool_postgres::Client) -> StoreResult<SchemaState> {
-    let exists: bool = client
-        .query_one("SELECT to_regclass('schema_version') IS NOT NULL", &[])
-        .await
-        .map_err(|e| db("read the schema version", e))?
-        .get(0);
-    if !exists {
-        return Ok(SchemaState::Empty);
-    }
-    let v: Option<i32> = client
-        .query_one("SELECT max(version) FROM schema_version", &[])
-        .await
-        .map_err(|e| db("read the schema version", e))?
-        .get(0);
-    Ok(SchemaState::Version(v.unwrap_or(0)))
-}
-
-/// Apply every migration the database lacks, each in one transaction with
-/// its version row; a concurrent migrator waits on the table lock.
-async fn migrate_client(client: &mut deadpool_postgres::Client) -> StoreResult<()> {
-    client
-        .batch_execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, \
-             applied_at timestamptz NOT NULL DEFAULT now())",
-        )
-        .await
-        .map_err(|e| db("create the schema_version table", e))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate() {
-        let version = i as i32 + 1;
-        let tx = client.transaction().await.map_err(|e| db("begin a migration", e))?;
-        tx.batch_execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
-            .await
-            .map_err(|e| db("lock the schema_version table", e))?;
-        let done = tx
-            .query_opt("SELECT 1 FROM schema_version WHERE version = $1", &[&version])
-            .await
-            .map_err(|e| db("read the schema version", e))?
-            .is_some();
-        if done {
-            continue;
-        }
-        tx.batch_execute(sql).await.map_err(|e| db(&format!("apply schema migration {version}"), e))?;
-        tx.execute("INSERT INTO schema_version (version) VALUES ($1)", &[&version])
-            .await
-            .map_err(|e| db("record the schema version", e))?;
-        tx.commit().await.map_err(|e| db(&format!("commit schema migration {version}"), e))?;
-        tracing::info!(version, "applied a PostgreSQL schema migration");
-    }
-    Ok(())
 }
 
 impl Drop for PgStore {
@@ -753,142 +571,10 @@ impl EventStore for PgStore {
     }
 }
 
-/// A PostgreSQL server for tests: the one `.ci/run` started (its URL in
-/// `RUNESTONE_TEST_PG_URL`), or one started here in a temporary directory
-/// (Debian's `initdb` and `pg_ctl`, as the `postgres` user when run as
-/// root), which stops itself once the test process has ended. Under
-/// `.ci/run` (`RUNESTONE_TEST_PG_REQUIRED=1`) a missing URL fails loudly.
-#[doc(hidden)]
-pub mod testing {
-    use std::path::{Path, PathBuf};
-    use std::process::Command;
-    use std::sync::atomic::{AtomicU32, Ordering};
-    use std::sync::OnceLock;
-
-    static SERVER: OnceLock<String> = OnceLock::new();
-
-    /// The URL of an empty, new database on the test server.
-    pub fn fresh_database() -> String {
-        let server = SERVER.get_or_init(server_url);
-        static N: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "rs_test_{}_{}_{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst),
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
-        );
-        let admin = format!("{server} dbname=postgres");
-        let create = format!("CREATE DATABASE {name}");
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            rt.block_on(async move {
-                let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
-                    .await
-                    .unwrap_or_else(|e| panic!("cannot reach the test PostgreSQL ({admin}): {e}"));
-                tokio::spawn(conn);
-                client.batch_execute(&create).await.unwrap_or_else(|e| panic!("cannot create a test database: {e}"));
-            })
-        })
-        .join()
-        .expect("creating the test database");
-        format!("{server} dbname={name}")
-    }
-
-    /// `key=value` settings of the server, without a database.
-    fn server_url() -> String {
-        if let Ok(url) = std::env::var("RUNESTONE_TEST_PG_URL") {
-            if !url.trim().is_empty() {
-                return url;
-            }
-        }
-        if std::env::var("RUNESTONE_TEST_PG_REQUIRED").is_ok_and(|v| v == "1") {
-            panic!(
-                "RUNESTONE_TEST_PG_REQUIRED is set but RUNESTONE_TEST_PG_URL is not: the PostgreSQL tests need the \
-                 server .ci/run starts"
-            );
-        }
-        start_own()
-    }
-
-    fn bin_dir() -> PathBuf {
-        if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
-            let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-            if dir.join("initdb").exists() {
-                return dir;
-            }
-        }
-        let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-            .map(|d| d.flatten().map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect())
-            .unwrap_or_default();
-        found.sort();
-        found.pop().unwrap_or_else(|| {
-            panic!("the PostgreSQL tests need initdb and pg_ctl: install Debian's postgresql package")
-        })
-    }
-
-    fn as_user(user: Option<&str>, program: &Path) -> Command {
-        match user {
-            Some(u) => {
-                let mut c = Command::new("runuser");
-                c.args(["-u", u, "--"]).arg(program);
-                c
-            }
-            None => Command::new(program),
-        }
-    }
-
-    fn start_own() -> String {
-        let bin = bin_dir();
-        let root =
-            Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-        let user = root.then_some("postgres");
-        let dir = std::env::temp_dir().join(format!("runestone-pg-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("test PostgreSQL directory");
-        if let Some(u) = user {
-            let ok = Command::new("chown").arg(u).arg(&dir).status().is_ok_and(|s| s.success());
-            assert!(ok, "cannot hand {} to the {u} user (run as root: PostgreSQL refuses root)", dir.display());
-        }
-        let data = dir.join("data");
-        let out = as_user(user, &bin.join("initdb"))
-            .args(["-A", "trust", "-U", "postgres", "--no-sync", "-D"])
-            .arg(&data)
-            .output()
-            .expect("initdb");
-        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
-        let opts = format!("-k {} -c listen_addresses='' -c fsync=off -p 5432", dir.display());
-        let out = as_user(user, &bin.join("pg_ctl"))
-            .arg("-D")
-            .arg(&data)
-            .args(["-w", "-l"])
-            .arg(dir.join("log"))
-            .args(["-o", &opts, "start"])
-            .output()
-            .expect("pg_ctl");
-        assert!(out.status.success(), "pg_ctl start failed: {}", String::from_utf8_lossy(&out.stderr));
-        // Stop the server and remove its directory once this process is gone.
-        let pg_ctl = bin.join("pg_ctl");
-        let stop = format!(
-            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {run}{pg_ctl} -D {data} -m immediate stop >/dev/null 2>&1; rm -rf {dir}",
-            pid = std::process::id(),
-            run = user.map_or(String::new(), |u| format!("runuser -u {u} -- ")),
-            pg_ctl = pg_ctl.display(),
-            data = data.display(),
-            dir = dir.display(),
-        );
-        // The watchdog runs detached; the shell that starts it returns at once.
-        let started = Command::new("setsid")
-            .args(["sh", "-c", &format!("({stop}) </dev/null >/dev/null 2>&1 &")])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(started, "cannot start the test PostgreSQL's watchdog");
-        format!("host={} port=5432 user=postgres", dir.display())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::store::suite;
 
     fn fresh() -> PgStore {
@@ -918,21 +604,6 @@ mod tests {
             other => panic!("a stale append from node a must conflict, got {other:?}"),
         }
         assert_eq!(a.load(&g, 0, None).expect("load").len(), 3);
-    }
-
-    #[tokio::test]
-    async fn an_older_schema_is_refused_with_what_to_run() {
-        let url = testing::fresh_database();
-        // A database made by a build before the first migration: the
-        // version table only.
-        let raw = PgStore::connect(&url).expect("connect");
-        raw.execute_sql("CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz)")
-            .expect("sql");
-        drop(raw);
-        let err = PgStore::open(&url).err().expect("an older schema is refused").to_string();
-        assert!(err.contains("schema version 0") && err.contains("runestone migrate-schema"), "{err}");
-        assert_eq!(PgStore::migrate(&url).expect("migrate"), (0, SCHEMA_VERSION));
-        PgStore::open(&url).expect("open after migrating");
     }
 
     #[tokio::test]

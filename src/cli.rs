@@ -602,7 +602,7 @@ pub struct SimStats {
     /// already answered in the current wait; all seats asked at once (a
     /// secret plan) answer in one wait.
     pub waits: u64,
-    /// Programmed steps: taken as given, fallen back (an alternative, left
+    /// Programmed steps: taken as given, fell back (an alternative, left
     /// out or the turn ended there), stopped to ask.
     pub steps_ran: u64,
     pub steps_fell_back: u64,
@@ -629,7 +629,7 @@ impl SimStats {
     }
 
     /// Count one event: rounds, and what programmed steps did (events
-    /// carrying a step `outcome`, Bardagi's `ProgramStep`).
+    /// carrying a step `outcome`, as a game's program step does).
     fn event(&mut self, table: &Table, env: &Envelope) {
         let runestone_engine::Body::Game { v, event } = &env.body else { return };
         if table.game().round_begun(*v, event).is_some() {

@@ -67,12 +67,11 @@ impl Service {
         (format!("{base}/mail/unsubscribe/{data}/{unsub}"), format!("{base}/mail/preferences/{data}/{prefs}"))
     }
 
-    /// Our short "how to play here" page for the table's game, if it has one.
+    /// The table's game's short "how to play here" page, if it has one.
     fn rules_link(&self, table: &Table) -> Option<String> {
         let ruleset = table.created.ruleset.as_str();
-        crate::web::RULES_PAGES
-            .contains(&ruleset)
-            .then(|| format!("{}/rules/{ruleset}", self.options.public_url.trim_end_matches('/')))
+        let page = self.registry().get(ruleset).and_then(|g| g.rules_page());
+        page.map(|_| format!("{}/rules/{ruleset}", self.options.public_url.trim_end_matches('/')))
     }
 
     fn seat_link(&self, table: &Table, seat: u8) -> String {

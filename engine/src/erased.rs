@@ -11,7 +11,9 @@ use serde_json::Value;
 
 use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Unavailable, Viewer, Visibility};
 use crate::log::Json;
-use crate::present::{Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader};
+use crate::present::{
+    Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, RulesPage, Schemas, TableHeader,
+};
 use crate::rng::GameRng;
 
 /// A game's state behind a trait object.
@@ -146,6 +148,7 @@ pub trait DynGame: Send + Sync {
     fn text(&self, view: &Value, seats: &[String]) -> Option<String>;
     fn seat_class(&self, view: &Value, seat: Seat) -> Option<String>;
     fn stylesheet(&self) -> &'static str;
+    fn rules_page(&self) -> Option<RulesPage>;
     fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader>;
     fn player_boards(&self, view: &Value, seats: &[String]) -> Vec<PlayerBoard>;
     /// The round an event (written with schema version `version`) begins.
@@ -330,6 +333,9 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn stylesheet(&self) -> &'static str {
         G::stylesheet()
+    }
+    fn rules_page(&self) -> Option<RulesPage> {
+        G::rules_page()
     }
     fn header(&self, view: &Value, seats: &[String]) -> Option<TableHeader> {
         G::header(&typed::<G>(view)?, seats)

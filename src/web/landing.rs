@@ -10,7 +10,6 @@ use serde_json::json;
 use super::board;
 use super::forms::Form;
 use super::page::{render, see_other, PageError, PageResult};
-use super::rules::RULES_PAGES;
 use super::session::{check_csrf, game_id, query, session_cookie, Csrf, Kind};
 use super::summary::{decisions, game_name, game_of, names_of, pending_list};
 use super::Svc;
@@ -42,7 +41,7 @@ pub(super) async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>)
         "token": token,
         "who": who,
         "game_name": game_name(&svc, &summary),
-        "how_to_play": summary["ruleset"].as_str().filter(|r| RULES_PAGES.contains(r)),
+        "how_to_play": game_of(&svc, &summary).filter(|g| g.rules_page().is_some()).and(summary["ruleset"].as_str()),
         "role": claims.role,
         "summary": summary,
         "pending": pending_list(&decisions(&summary), &names, claims.seat, &summary, None),

@@ -41,8 +41,6 @@ use crate::service::Service;
 use page::{render, PageError};
 use session::Csrf;
 
-pub use rules::RULES_PAGES;
-
 type Svc = Data<Service>;
 
 /// Mount the pages (call from the App builder).

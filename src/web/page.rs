@@ -26,10 +26,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("host.html", include_str!("../../templates/web/host.html")),
     ("home.html", include_str!("../../templates/web/home.html")),
     ("data.html", include_str!("../../templates/web/data.html")),
-    ("rules/bardagi.html", include_str!("../../templates/web/rules/bardagi.html")),
-    ("rules/thingvellir.html", include_str!("../../templates/web/rules/thingvellir.html")),
-    ("rules/fallen-kingdoms.html", include_str!("../../templates/web/rules/fallen-kingdoms.html")),
-    ("rules/realms.html", include_str!("../../templates/web/rules/realms.html")),
+    ("rules.html", include_str!("../../templates/web/rules.html")),
 ];
 
 pub(super) fn templates() -> &'static Environment<'static> {

@@ -27,6 +27,16 @@ pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum
 pub use generic::html as generic_html;
 pub use table::{PlayerBoard, Rounds, Standing, TableHeader};
 
+/// A game's short "how to play here" page: its heading, and its body as an
+/// HTML fragment (trusted, written with the game; no page chrome).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RulesPage {
+    /// The page's heading and title, for example "How to play Chess here".
+    pub title: &'static str,
+    /// What follows the heading, as HTML.
+    pub body: &'static str,
+}
+
 /// One area of a board as drawn: its id and its owner (a seat), if any.
 /// Tests use this to check every area is drawn once, with its owner.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +219,13 @@ pub trait Present: Game {
     /// colour classes), appended to the pages' stylesheet.
     fn stylesheet() -> &'static str {
         ""
+    }
+
+    /// A short "how to play here" page for the game, shown at
+    /// `/rules/{ruleset}` and linked from its invitations; `None` (the
+    /// default) when the game has none.
+    fn rules_page() -> Option<RulesPage> {
+        None
     }
 
     /// The table header's round, phase and standings as this view shows

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use runestone_engine::game::{DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 use runestone_engine::present::{
-    schemas_of, Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, Schemas, TableHeader,
+    schemas_of, Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, RulesPage, Schemas, TableHeader,
 };
 use runestone_engine::rng::GameRng;
 use serde_json::Value;
@@ -607,6 +607,10 @@ impl Present for Bardagi {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn rules_page() -> Option<RulesPage> {
+        Some(RulesPage { title: "How to play Bardagi here", body: include_str!("../rules.html") })
     }
 
     fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {

@@ -37,7 +37,9 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
+use runestone_engine::present::{
+    schemas_of, Area, Forms, FormsInput, Posted, Present, RulesPage, Schemas, TableHeader,
+};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 
 pub use state::{Command, Event, State};
@@ -269,6 +271,10 @@ impl Present for FallenKingdoms {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn rules_page() -> Option<RulesPage> {
+        Some(RulesPage { title: "How to play Fallen Kingdoms here", body: include_str!("../rules.html") })
     }
 
     fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {

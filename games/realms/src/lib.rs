@@ -48,7 +48,9 @@ use runestone_engine::{
     reject, DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer,
 };
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
+use runestone_engine::present::{
+    schemas_of, Area, Forms, FormsInput, Posted, Present, RulesPage, Schemas, TableHeader,
+};
 use state::{apply, Step};
 pub use state::{Command, Event, Mode, Orders, State};
 
@@ -252,6 +254,10 @@ impl Present for Realms {
 
     fn stylesheet() -> &'static str {
         drawing::stylesheet()
+    }
+
+    fn rules_page() -> Option<RulesPage> {
+        Some(RulesPage { title: "How to play Realms here", body: include_str!("../rules.html") })
     }
 
     fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {

@@ -30,7 +30,9 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-use runestone_engine::present::{schemas_of, Area, Forms, FormsInput, Posted, Present, Schemas, TableHeader};
+use runestone_engine::present::{
+    schemas_of, Area, Forms, FormsInput, Posted, Present, RulesPage, Schemas, TableHeader,
+};
 use runestone_engine::{DecisionClass, Emit, Game, GameRng, Outcome, Pending, RuleError, RulesetInfo, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +84,10 @@ impl Present for Thingvellir {
 
     fn stylesheet() -> &'static str {
         include_str!("forms.css")
+    }
+
+    fn rules_page() -> Option<RulesPage> {
+        Some(RulesPage { title: "How to play The Road to Thingvellir here", body: include_str!("../rules.html") })
     }
 
     fn header(view: &view::View, seats: &[String]) -> Option<TableHeader> {

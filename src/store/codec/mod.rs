@@ -9,7 +9,7 @@
 //! the chain is hashed over, read by the game straight into its own types).
 //! A command is stored without the parts the event already holds: a
 //! sub-value of the command of at least [`SHARED_MIN`] bytes whose text the
-//! game event contains (Bardagi's standing orders) is kept as a reference to
+//! game event contains (a game's standing orders) is kept as a reference to
 //! that span of the event's text. So no `Value` is built when a log is read,
 //! and nothing is stored twice.
 //!
@@ -61,7 +61,7 @@
 //! read is each event's hash computed over the hash held before it.
 //!
 //! A tree is a varint length and its bytes. A command's tree refers to the
-//! parts its event's tree holds (Bardagi's standing orders) instead of
+//! parts its event's tree holds (a game's standing orders) instead of
 //! repeating them. Each text is stored as a tree only when the tree renders
 //! back to that very text (checked at every write), else as text; an event
 //! carrying text (the few kernel events) is stored in version 2 when that is

@@ -147,6 +147,23 @@ impl<T> JobQueue<T> {
     }
 }
 
+impl Job {
+    /// The outbox records this job puts.
+    pub(super) fn outbox_keys(&self) -> Vec<Vec<u8>> {
+        let side = match self {
+            Job::Append { side, .. } | Job::Put { side, .. } => side,
+        };
+        let tag = side_tag(Side::Outbox);
+        side.iter().filter(|(k, v)| v.is_some() && k.first() == Some(&tag)).map(|(k, _)| k.clone()).collect()
+    }
+
+    pub(super) fn into_reply(self) -> Reply {
+        match self {
+            Job::Append { reply, .. } | Job::Put { reply, .. } => reply,
+        }
+    }
+}
+
 #[cfg(test)]
 mod gather_tests {
     use super::*;
@@ -194,22 +211,5 @@ mod gather_tests {
         assert_eq!(group, vec![0, 1, 2, 3, 4]);
         group.clear();
         assert!(!queue.wait_first(&mut group), "a closed and drained queue has nothing more");
-    }
-}
-
-impl Job {
-    /// The outbox records this job puts.
-    pub(super) fn outbox_keys(&self) -> Vec<Vec<u8>> {
-        let side = match self {
-            Job::Append { side, .. } | Job::Put { side, .. } => side,
-        };
-        let tag = side_tag(Side::Outbox);
-        side.iter().filter(|(k, v)| v.is_some() && k.first() == Some(&tag)).map(|(k, _)| k.clone()).collect()
-    }
-
-    pub(super) fn into_reply(self) -> Reply {
-        match self {
-            Job::Append { reply, .. } | Job::Put { reply, .. } => reply,
-        }
     }
 }

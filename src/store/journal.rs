@@ -24,8 +24,30 @@
 //! on disk", and the groups after it follow, `seq + 1`, `seq + 2`, ...
 //! Reading stops at the first record that is torn, of another epoch (each
 //! opening of the store picks a new one) or out of sequence: what follows
-//! it is an older pass over the file. Only the last record can be torn:
-//! each one is written after the previous one's `fdatasync` returned.
+//! it is an older pass over the file (stale records, of an earlier epoch or
+//! of a lower seq, are normal behind the live ones: the file is written in
+//! place from offset 0 after each checkpoint), zeros, or the record being
+//! written when the process or the machine stopped. Only the last record
+//! can be torn: each one is written after the previous one's `fdatasync`
+//! returned. So where reading stops is checked ([`chain`]), and anything
+//! else is damage ([`Damage`]), never "nothing more":
+//!
+//! - the first record is not a readable checkpoint and the file is not all
+//!   zeros (a journal being created holds zeros until its first checkpoint);
+//! - a readable record of the live pass (its epoch, a later seq) lies
+//!   anywhere after where reading stopped: the records between were written
+//!   and acknowledged, and are unreadable now;
+//! - the record where reading stopped is unreadable but its header names the
+//!   live pass (its epoch) or the next seq: it was written. A record torn by
+//!   a power cut while it was written (never acknowledged) looks the same as
+//!   one damaged since, so it is refused too, and the message says how to
+//!   drop it when the machine did lose power at its last stop. A process
+//!   killed while writing leaves no torn record: its write is whole in the
+//!   kernel's cache or not made.
+//!
+//! What the journal alone cannot show, the store checks against sled (in
+//! `store::sled::recovery`): a journal whose last group is older than the
+//! group whose intent sled holds, less the one being written, lost groups.
 //!
 //! At open the store replays the groups after the checkpoint into sled, in
 //! order, unless sled is ahead of them (the intent sled holds names a later
@@ -63,6 +85,8 @@ const GROUP: u8 = 1;
 /// A record as read back.
 #[derive(Debug, PartialEq)]
 pub struct Record<'a> {
+    /// Where the record starts in the file.
+    pub offset: usize,
     pub seq: u64,
     pub group: bool,
     pub writes: &'a [u8],
@@ -83,25 +107,99 @@ pub fn record(epoch: u64, seq: u64, group: bool, writes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Damage found in the journal: the offset of the first unreadable byte
+/// range that held acknowledged writes, and what is wrong there.
+#[derive(Debug, PartialEq)]
+pub struct Damage {
+    pub offset: usize,
+    pub what: String,
+    /// Whether this may be the record a power cut tore as it was written
+    /// (never acknowledged), which the operator may drop.
+    pub maybe_torn: bool,
+}
+
 /// The records of the journal's current pass: its first checkpoint and the
-/// groups after it in sequence; empty if the file holds none.
-pub fn chain(bytes: &[u8]) -> Vec<Record<'_>> {
-    let mut out: Vec<Record<'_>> = Vec::new();
-    let mut epoch = None;
-    let mut at = 0usize;
-    while let Some((e, rec, len)) = read_one(&bytes[at..]) {
-        let fits = match out.last() {
-            None => !rec.group,
-            Some(prev) => rec.group && epoch == Some(e) && rec.seq == prev.seq.wrapping_add(1),
-        };
-        if !fits {
+/// groups after it in sequence; empty if the file holds only zeros. Damage
+/// (see the module docs) is an error, never a shorter chain.
+pub fn chain(bytes: &[u8]) -> Result<Vec<Record<'_>>, Damage> {
+    let Some((epoch, first, mut at)) = read_one(bytes).filter(|(_, r, _)| !r.group) else {
+        if bytes.iter().all(|&b| b == 0) {
+            return Ok(Vec::new());
+        }
+        return Err(Damage {
+            offset: 0,
+            what: "its first record, the checkpoint that says up to which group sled holds the writes, is unreadable"
+                .into(),
+            maybe_torn: false,
+        });
+    };
+    let mut out = vec![first];
+    let mut last = out[0].seq;
+    while let Some((e, mut rec, len)) = read_one(&bytes[at..]) {
+        if !(rec.group && e == epoch && rec.seq == last.wrapping_add(1)) {
             break;
         }
-        epoch = Some(e);
+        last = rec.seq;
+        rec.offset = at;
         out.push(rec);
         at += len;
     }
-    out
+    if let Some((offset, seq)) = later_record(bytes, at, epoch, last) {
+        return Err(Damage {
+            offset: at,
+            what: format!(
+                "the record after group {last} is unreadable, but group {seq} of the same pass follows at offset \
+                 {offset}: the groups between were acknowledged and cannot be read"
+            ),
+            maybe_torn: false,
+        });
+    }
+    let next = last.wrapping_add(1);
+    if read_one(&bytes[at..]).is_none() && names_seq(&bytes[at..], epoch, next) {
+        return Err(Damage {
+            offset: at,
+            what: format!("the record of group {next}, the last one written, is unreadable"),
+            maybe_torn: true,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether the unreadable record at the start of `bytes` was written as
+/// group `seq` of `epoch`: its header names that seq, or names that epoch
+/// and its checksum matches once its seq is read as that one (a damaged
+/// seq). A stale record of an earlier pass of the same epoch (a lower seq)
+/// that was damaged since names neither.
+fn names_seq(bytes: &[u8], epoch: u64, seq: u64) -> bool {
+    let field = |from: usize| bytes.get(from..from + 8).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")));
+    if field(HEADER + 8) == Some(seq) {
+        return true;
+    }
+    if field(HEADER) != Some(epoch) {
+        return false;
+    }
+    let (Some(len), Some(crc)) = (bytes.get(..4), bytes.get(4..HEADER)) else { return false };
+    let len = u32::from_be_bytes(len.try_into().expect("4 bytes")) as usize;
+    let Some(mut body) = HEADER.checked_add(len).and_then(|end| bytes.get(HEADER..end)).map(<[u8]>::to_vec) else {
+        return false;
+    };
+    if body.len() < 17 {
+        return false;
+    }
+    body[8..16].copy_from_slice(&seq.to_be_bytes());
+    crc32fast::hash(&body).to_be_bytes() == crc
+}
+
+/// The first readable group record of `epoch` with a seq after `last` at or
+/// after `from` (at any offset: a damaged length loses the records' alignment):
+/// its offset and seq.
+fn later_record(bytes: &[u8], from: usize, epoch: u64, last: u64) -> Option<(usize, u64)> {
+    let mark = epoch.to_be_bytes();
+    let end = bytes.len().checked_sub(HEADER + 17)?;
+    (from..=end).filter(|&at| bytes[at + HEADER..at + HEADER + 8] == mark).find_map(|at| {
+        let (e, rec, _) = read_one(&bytes[at..])?;
+        (e == epoch && rec.group && rec.seq > last).then_some((at, rec.seq))
+    })
 }
 
 fn read_one(bytes: &[u8]) -> Option<(u64, Record<'_>, usize)> {
@@ -118,7 +216,7 @@ fn read_one(bytes: &[u8]) -> Option<(u64, Record<'_>, usize)> {
         CHECKPOINT => false,
         _ => return None,
     };
-    Some((epoch, Record { seq, group, writes: &body[17..] }, HEADER + body_len))
+    Some((epoch, Record { offset: 0, seq, group, writes: &body[17..] }, HEADER + body_len))
 }
 
 /// Read the journal at `dir`: its bytes, or `None` when there is none of
@@ -299,32 +397,65 @@ mod tests {
     #[test]
     fn the_chain_is_a_checkpoint_and_the_groups_that_follow_it_in_sequence() {
         let bytes = file_of(&[record(7, 40, false, b""), record(7, 41, true, b"a"), record(7, 42, true, b"bc")]);
-        let chain = chain(&bytes);
-        let seen: Vec<(u64, bool, &[u8])> = chain.iter().map(|r| (r.seq, r.group, r.writes)).collect();
-        assert_eq!(seen, vec![(40, false, &b""[..]), (41, true, &b"a"[..]), (42, true, &b"bc"[..])]);
+        let chain = chain(&bytes).expect("intact");
+        let seen: Vec<(usize, u64, bool, &[u8])> = chain.iter().map(|r| (r.offset, r.seq, r.group, r.writes)).collect();
+        assert_eq!(seen, vec![(0, 40, false, &b""[..]), (25, 41, true, &b"a"[..]), (51, 42, true, &b"bc"[..])]);
     }
 
     #[test]
-    fn reading_stops_at_a_torn_record_another_epoch_or_a_gap() {
+    fn reading_stops_at_an_older_pass_or_a_record_never_written() {
         let first = [record(7, 40, false, b""), record(7, 41, true, b"a")];
-        let mut torn = record(7, 42, true, b"bc");
-        let last = torn.len() - 1;
-        torn[last] ^= 1;
+        let mut cut = record(7, 42, true, b"bc");
+        cut[HEADER..].iter_mut().for_each(|b| *b = 0);
         for (after, why) in [
-            (torn, "a torn record"),
             (record(6, 42, true, b"bc"), "a record of an earlier opening"),
-            (record(7, 43, true, b"bc"), "a gap in the sequence"),
             (record(7, 41, true, b"bc"), "an earlier pass over the file"),
-            (record(7, 42, false, b""), "a second checkpoint"),
+            (record(7, 39, false, b""), "an earlier checkpoint"),
+            (cut, "a record cut before its header"),
+            (vec![0; 40], "zeros"),
         ] {
-            let bytes = file_of(&[first[0].clone(), first[1].clone(), after, record(7, 43, true, b"d")]);
-            assert_eq!(chain(&bytes).len(), 2, "{why}");
+            let bytes = file_of(&[first[0].clone(), first[1].clone(), after, record(6, 43, true, b"d")]);
+            assert_eq!(chain(&bytes).expect(why).len(), 2, "{why}");
         }
-        assert!(chain(&file_of(&[record(7, 41, true, b"a")])).is_empty(), "a journal starts with a checkpoint");
-        assert!(chain(&vec![0; SIZE as usize]).is_empty(), "a journal of zeros holds nothing");
+        assert!(chain(&vec![0; SIZE as usize]).expect("zeros").is_empty(), "a journal of zeros holds nothing");
+    }
+
+    #[test]
+    fn what_reading_cannot_take_for_the_end_is_damage() {
+        let first = [record(7, 40, false, b""), record(7, 41, true, b"a")];
+        let damage = |records: &[Vec<u8>]| chain(&file_of(records)).map(|c| c.len()).expect_err("damage");
+        // The first record, whatever is wrong with it.
+        let mut flipped = first[0].clone();
+        flipped[12] ^= 1;
+        assert_eq!(damage(&[flipped, first[1].clone()]).offset, 0);
+        assert_eq!(damage(&[record(7, 41, true, b"a")]).offset, 0, "a journal starts with a checkpoint");
         let mut long = record(7, 40, false, b"");
         long[..4].copy_from_slice(&u32::MAX.to_be_bytes());
-        assert!(chain(&file_of(&[long])).is_empty(), "a length past the end");
+        assert_eq!(damage(&[long]).offset, 0, "a length past the end");
+        // A damaged record with a later one of the same pass after it, its
+        // length damaged too (the records' alignment lost).
+        for at in [0, 3, HEADER + 20] {
+            let mut bad = record(7, 42, true, b"bcdefgh");
+            bad[at] ^= 0x40;
+            let d = damage(&[first[0].clone(), first[1].clone(), bad, record(7, 43, true, b"d")]);
+            assert_eq!((d.offset, d.maybe_torn), (51, false), "{}", d.what);
+            assert!(d.what.contains("group 43"), "{}", d.what);
+        }
+        // A gap in the sequence: the groups between are missing.
+        let d = damage(&[first[0].clone(), first[1].clone(), record(7, 43, true, b"d")]);
+        assert!(d.what.contains("group 43"), "{}", d.what);
+        // The last record written, unreadable: its header names it (by its
+        // seq, or by its epoch with a seq that makes its checksum match).
+        for at in [HEADER + 2, HEADER + 15, HEADER + 20] {
+            let mut bad = record(7, 42, true, b"bcdefgh");
+            bad[at] ^= 0x04;
+            let d = damage(&[first[0].clone(), first[1].clone(), bad]);
+            assert_eq!((d.offset, d.maybe_torn), (51, true), "byte {at}: {}", d.what);
+        }
+        // A stale record of the same epoch damaged behind the live ones is not.
+        let mut stale = record(7, 30, true, b"bcdefgh");
+        stale[HEADER + 20] ^= 0x04;
+        assert_eq!(chain(&file_of(&[first[0].clone(), first[1].clone(), stale])).expect("stale").len(), 2);
     }
 
     #[test]
@@ -339,17 +470,17 @@ mod tests {
             journal.finish().expect("written");
         }
         let bytes = read(dir.path()).expect("read").expect("the right size");
-        let seqs: Vec<(u64, &[u8])> = chain(&bytes).iter().map(|r| (r.seq, r.writes)).collect();
+        let seqs: Vec<(u64, &[u8])> = chain(&bytes).expect("intact").iter().map(|r| (r.seq, r.writes)).collect();
         assert_eq!(seqs, vec![(5, &b""[..]), (6, &b"one"[..]), (7, &b"two"[..])]);
         journal.checkpoint(7).expect("checkpoint");
         assert_eq!(journal.last_seq(), 7);
         let bytes = read(dir.path()).expect("read").expect("the right size");
-        assert_eq!(chain(&bytes).len(), 1, "the groups before the checkpoint are not read again");
+        assert_eq!(chain(&bytes).expect("intact").len(), 1, "the groups before the checkpoint are not read again");
         drop(journal);
         // Reopened: a new epoch, so nothing of the earlier pass is read.
         let journal = Journal::start(dir.path(), 7).expect("start");
         let bytes = read(dir.path()).expect("read").expect("the right size");
-        assert_eq!(chain(&bytes).len(), 1);
+        assert_eq!(chain(&bytes).expect("intact").len(), 1);
         assert_eq!(journal.last_seq(), 7);
         assert!(!journal.fits(SIZE as usize));
     }

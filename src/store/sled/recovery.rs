@@ -75,23 +75,48 @@ pub(super) struct Recovered {
 /// checkpoint, unless sled is ahead of them (its last group's record never
 /// reached the journal: sled holds all of the journal's groups already).
 /// See the module docs of `store::journal`.
+///
+/// The journal is read and checked before sled is changed, so a damaged
+/// one refuses the open with nothing changed: damage the journal shows
+/// ([`journal::chain`]), a journal of zeros where the store had written to
+/// it, and a journal whose last group is older than the one whose intent
+/// sled holds, less the one being written when the store stopped (sled's
+/// files may hold the intent of a group whose record never reached the
+/// journal, never of a later one: each group is begun after the previous
+/// one's record is on disk).
 pub(super) fn recover(path: &Path, db: &Db, main: &Tree) -> StoreResult<Recovered> {
     let bytes = journal::read(path).map_err(|e| io("reading the store's journal", e))?;
     let had_journal = main.contains_key(JOURNAL_KEY).map_err(|e| read_err("reading the store's records", e))?;
     if bytes.is_none() && had_journal {
+        let file = path.join(journal::FILE);
+        let size = std::fs::metadata(&file)
+            .map_or_else(|_| "missing".to_string(), |m| format!("{} bytes long, not {}", m.len(), journal::SIZE));
         return Err(StoreError::Corrupt(format!(
-            "the journal of the store under {} (the file `{}`, which holds the writes acknowledged since sled's \
-             last checkpoint) is missing or not of its size. Nothing was changed. Restore the data directory \
-             from a backup copied while the server was stopped",
-            path.display(),
-            journal::FILE
+            "the store's journal {} is {size}: it was damaged or removed. {JOURNAL_ADVICE}",
+            file.display()
         )));
     }
-    let (finished, sled_seq) = finish_interrupted_group(db, main)?;
-    let Some(bytes) = bytes else {
-        return Ok(Recovered { finished, replayed: 0, last_seq: sled_seq.unwrap_or(0) });
+    let records = match &bytes {
+        None => Vec::new(),
+        Some(bytes) => journal::chain(bytes).map_err(|d| journal_damage(path, &d))?,
     };
-    let records = journal::chain(&bytes);
+    if bytes.is_some() && records.is_empty() && had_journal {
+        let what = "it holds only zeros, though the store has written to it";
+        return Err(journal_damage(path, &journal::Damage { offset: 0, what: what.into(), maybe_torn: false }));
+    }
+    if let (Some(last), Some(intent)) = (records.last().map(|r| r.seq), intent_seq(main)?) {
+        if intent > last.saturating_add(1) {
+            return Err(StoreError::Corrupt(format!(
+                "the store's journal {} ends with group {last}, but sled's files hold the intent of group {intent}: \
+                 groups {}..={}, acknowledged, are missing from the journal (it was damaged, or replaced by an older \
+                 copy). {JOURNAL_ADVICE}",
+                path.join(journal::FILE).display(),
+                last + 1,
+                intent - 1
+            )));
+        }
+    }
+    let (finished, sled_seq) = finish_interrupted_group(db, main)?;
     let Some(last) = records.last().map(|r| r.seq) else {
         return Ok(Recovered { finished, replayed: 0, last_seq: sled_seq.unwrap_or(0) });
     };
@@ -115,6 +140,51 @@ pub(super) fn recover(path: &Path, db: &Db, main: &Tree) -> StoreResult<Recovere
         }
     }
     Ok(Recovered { finished, replayed, last_seq: last.max(sled_seq.unwrap_or(0)) })
+}
+
+/// What to do about a damaged journal.
+const JOURNAL_ADVICE: &str = "The journal holds the writes acknowledged since sled's last checkpoint, which \
+sled's own files may lack, so the store does not open without them. Nothing was changed. Restore the data directory \
+from a backup copied while the server was stopped, and keep this one as it is (`runestone check` lists what else is \
+damaged)";
+
+/// The refusal for damage found in the journal: the file, the offset, what
+/// is wrong, what to do; for a record a power cut may have torn as it was
+/// written, how to drop it.
+fn journal_damage(path: &Path, d: &journal::Damage) -> StoreError {
+    let file = path.join(journal::FILE);
+    let torn = if d.maybe_torn {
+        format!(
+            ". If the machine lost power or its system stopped at the server's last stop (a killed server leaves \
+             no half-written record), this is most likely the record it was writing then, never acknowledged: to \
+             start without it, zero the journal from that offset to its end (`dd if=/dev/zero of={} bs=1 seek={} \
+             count={} conv=notrunc`) and start again",
+            file.display(),
+            d.offset,
+            (journal::SIZE as usize).saturating_sub(d.offset)
+        )
+    } else {
+        String::new()
+    };
+    StoreError::Corrupt(format!(
+        "the store's journal {} is damaged at offset {}: {}. {JOURNAL_ADVICE}{torn}",
+        file.display(),
+        d.offset,
+        d.what
+    ))
+}
+
+/// The journal's seq of the group whose intent sled holds (format 3), read
+/// without changing anything; `None` without one, or for one that cannot
+/// be read (which [`finish_interrupted_group`] refuses).
+fn intent_seq(main: &Tree) -> StoreResult<Option<u64>> {
+    let Some(intent) = main.get(INTENT).map_err(|e| read_err("reading the last group's intent", e))? else {
+        return Ok(None);
+    };
+    Ok(match decode_intent(&intent) {
+        Some(Intent::Group { seq, .. }) => seq,
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -300,7 +370,7 @@ mod tests {
             // The group after the journal's checkpoint (the clean close's),
             // whose record never reached the journal.
             let journal = journal::read(dir.path()).expect("read").expect("a journal");
-            let next = journal::chain(&journal).last().expect("a checkpoint").seq + 1;
+            let next = journal::chain(&journal).expect("intact").last().expect("a checkpoint").seq + 1;
             let (intent, lost) = match tear {
                 Tear::AfterTheEvents => (encode_intent(next, &events, &rest), 0),
                 Tear::InTheEvents => (encode_intent(next, &events, &rest), 1),
@@ -368,6 +438,145 @@ mod tests {
             Err(StoreError::Corrupt(msg)) => assert!(msg.contains("last group") && msg.contains("Restore"), "{msg}"),
             Err(e) => panic!("expected Corrupt, got {e:?}"),
             Ok(_) => panic!("expected Corrupt, the store opened"),
+        }
+    }
+
+    /// Six games created and each written to once more, as a crash leaves
+    /// the store: the image's directory, the games and their logs as
+    /// acknowledged. With `flush_at`, sled is flushed after that many games
+    /// (its files then hold the intent of that game's last group).
+    async fn journaled(dir: &Path, flush_at: Option<usize>) -> (PathBuf, Vec<GameId>, Vec<Vec<Envelope>>) {
+        let path = dir.join("store");
+        let store = SledStore::open(&path).expect("open");
+        let games: Vec<GameId> = (0..6).map(|g| suite::game_id("journaled", g)).collect();
+        let mut logs = Vec::new();
+        for (i, game) in games.iter().enumerate() {
+            store.append(suite::new_game_write(game, 3)).await.expect("append");
+            let log = store.load(game, 0, None).expect("load");
+            store.append(suite::next_write(log.last().unwrap(), 2)).await.expect("append");
+            logs.push(store.load(game, 0, None).expect("load"));
+            if flush_at == Some(i) {
+                store.cur().expect("open").db.flush().expect("flush sled");
+            }
+        }
+        let image = dir.join("image");
+        crash_image(&path, &image);
+        drop(store);
+        (image, games, logs)
+    }
+
+    /// The journal's records of its current pass, read here from the bytes
+    /// (`length (u32) ‖ crc32 (u32) ‖ epoch (u64) ‖ seq (u64) ‖ kind ‖ writes`):
+    /// each one's offset, length and seq.
+    fn records(image: &Path) -> Vec<(usize, usize, u64)> {
+        let bytes = journal::read(image).expect("read").expect("a journal");
+        let mut out: Vec<(usize, usize, u64)> = Vec::new();
+        let mut at = 0;
+        loop {
+            let len = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+            let crc = u32::from_be_bytes(bytes[at + 4..at + 8].try_into().unwrap());
+            let Some(body) = bytes.get(at + 8..at + 8 + len).filter(|b| b.len() >= 17) else { break };
+            let seq = u64::from_be_bytes(body[8..16].try_into().unwrap());
+            let follows =
+                out.last().is_none_or(|&(prev, _, s)| bytes[prev + 8..prev + 16] == body[..8] && seq == s + 1);
+            if crc32fast::hash(body) != crc || !follows {
+                break;
+            }
+            out.push((at, 8 + len, seq));
+            at += 8 + len;
+        }
+        out
+    }
+
+    fn edit_journal(image: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+        let file = image.join(journal::FILE);
+        let mut bytes = std::fs::read(&file).expect("read");
+        edit(&mut bytes);
+        std::fs::write(&file, bytes).expect("write");
+    }
+
+    fn refused(image: &Path) -> String {
+        match SledStore::open(image) {
+            Err(StoreError::Corrupt(msg)) => msg,
+            Err(e) => panic!("expected damage, got {e}"),
+            Ok(_) => panic!("the store opened over a damaged journal"),
+        }
+    }
+
+    /// A damaged record with readable records of the same pass after it lost
+    /// acknowledged groups: the store refuses, naming the file and the
+    /// offset, and changes nothing; reading used to stop there and take the
+    /// rest for an older pass.
+    #[tokio::test]
+    async fn a_damaged_record_before_later_ones_is_damage_not_the_journals_end() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (image, _, _) = journaled(dir.path(), None).await;
+        let records = records(&image);
+        assert!(records.len() >= 10, "{records:?}");
+        let middle = records[records.len() / 2].0;
+        edit_journal(&image, |b| b[middle + 40] ^= 0x01);
+        let before = std::fs::read(image.join(journal::FILE)).expect("read");
+        let msg = refused(&image);
+        assert!(
+            msg.contains(&image.join(journal::FILE).display().to_string())
+                && msg.contains(&format!("offset {middle}"))
+                && msg.contains("Nothing was changed"),
+            "{msg}"
+        );
+        assert_eq!(std::fs::read(image.join(journal::FILE)).expect("read"), before, "the journal is as it was");
+    }
+
+    /// sled's files hold the intent of a later group than the journal's last
+    /// readable one (less the one being written): the groups between were
+    /// acknowledged and the journal lost them.
+    #[tokio::test]
+    async fn a_journal_that_ends_before_sleds_intent_is_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (image, _, _) = journaled(dir.path(), Some(4)).await;
+        // Every record from the third on zeroed: as if never written.
+        let from = records(&image)[3].0;
+        edit_journal(&image, |b| b[from..].iter_mut().for_each(|x| *x = 0));
+        let msg = refused(&image);
+        assert!(msg.contains("intent of group") && msg.contains(journal::FILE), "{msg}");
+    }
+
+    /// The record being written when the machine stopped: torn before its
+    /// header was written it is dropped (never acknowledged); with a header
+    /// naming it, it may as well be an acknowledged record damaged since, so
+    /// the store refuses and says how to drop it, after which it opens with
+    /// every acknowledged write.
+    #[tokio::test]
+    async fn a_record_torn_at_the_end_is_dropped_only_when_nothing_names_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (image, games, logs) = journaled(dir.path(), None).await;
+        let bytes = journal::read(&image).expect("read").expect("a journal");
+        let &(last, len, seq) = records(&image).last().expect("records");
+        let end = last + len;
+        // The next group's record as it was written (its epoch the live
+        // pass's), cut short.
+        let epoch = u64::from_be_bytes(bytes[last + 8..last + 16].try_into().unwrap());
+        let named = journal::record(epoch, seq + 1, true, &[7; 300]);
+        let torn = |upto: usize, record: Vec<u8>| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            crash_image(&image, dir.path());
+            edit_journal(dir.path(), |b| b[end..end + upto].copy_from_slice(&record[..upto]));
+            dir
+        };
+        // Only its length and checksum: nothing names it.
+        let headless = torn(8, named.clone());
+        let store = SledStore::open(headless.path()).expect("a record torn before its header opens");
+        for (game, log) in games.iter().zip(&logs) {
+            assert_eq!(&store.load(game, 0, None).expect("load"), log);
+        }
+        drop(store);
+        let with_header = torn(200, named);
+        let msg = refused(with_header.path());
+        assert!(msg.contains(&format!("offset {end}")) && msg.contains("dd if=/dev/zero"), "{msg}");
+        // What the message says to do, then the start.
+        edit_journal(with_header.path(), |b| b[end..].iter_mut().for_each(|x| *x = 0));
+        let store = SledStore::open(with_header.path()).expect("opens once the torn record is dropped");
+        for (game, log) in games.iter().zip(&logs) {
+            assert_eq!(&store.load(game, 0, None).expect("load"), log, "every acknowledged write is there");
         }
     }
 }

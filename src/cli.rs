@@ -509,25 +509,91 @@ pub struct CheckReport {
 /// matches the head records, and every game (found by its events, its head
 /// record or its private record) loads against its head record, has an
 /// intact chain, digests that match its seed, and its private record.
+///
+/// No byte of the directory changes: sled has no read-only mode (opening
+/// runs its recovery and writes a snapshot, the store's recovery applies the
+/// journal and starts it again), so the store is copied to a temporary
+/// directory (under `TMPDIR`) and the copy is opened and checked; findings
+/// name the original's files.
 pub fn check(data: &Path) -> anyhow::Result<CheckReport> {
-    use crate::store::{EventStore, Side};
     let dir = data.join("events");
     if !dir.join("db").exists() {
         bail!("there is no event store under {} (no events/db file)", data.display());
     }
-    let mut text = String::new();
-    let store = match crate::store::sled::SledStore::open_unchecked(&dir) {
-        Ok(s) => s,
-        Err(crate::store::StoreError::Io(e)) if e.contains("could not acquire lock") => {
-            bail!("the store under {} is in use: stop the server first", data.display())
+    if crate::store::sled::in_use(&dir).with_context(|| format!("reading the store under {}", dir.display()))? {
+        bail!("the store under {} is in use: stop the server first", data.display())
+    }
+    let copy = ScratchDir::new().context("making a temporary directory to check a copy of the store in")?;
+    let copied = copy.0.join("events");
+    copy_tree(&dir, &copied).with_context(|| {
+        format!(
+            "copying the store under {} to {} to check the copy (the directory checked is never written; \
+             TMPDIR names where the copy goes, which needs room for it)",
+            dir.display(),
+            copy.0.display()
+        )
+    })?;
+    let mut report = check_copy(data, &dir, &copied)?;
+    report.text = report.text.replace(&copied.display().to_string(), &dir.display().to_string());
+    Ok(report)
+}
+
+/// A directory of this process's own under the system's temporary
+/// directory, removed with everything in it when dropped.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> std::io::Result<ScratchDir> {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!("runestone-check-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&path)?;
+        Ok(ScratchDir(path))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Copy the directory `from` (its files and directories) to `to`.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
         }
+    }
+    Ok(())
+}
+
+/// [`check`] on `copied`, a copy of the store `dir` of the data directory `data`.
+fn check_copy(data: &Path, dir: &Path, copied: &Path) -> anyhow::Result<CheckReport> {
+    use crate::store::{EventStore, Side};
+    let mut text = String::new();
+    let mut damaged = 0;
+    // Set aside by the open (of the copy) and by a start: named here.
+    for snap in crate::store::sled::damaged_snapshots(dir).map_err(|e| anyhow!("{e}"))? {
+        text.push_str(&format!(
+            "DAMAGED cache: sled's snapshot file {} fails its checksum; it is a cache of sled's page table: the \
+             server sets it aside at its next start and sled rebuilds it from its log\n",
+            snap.display()
+        ));
+        damaged += 1;
+    }
+    let store = match crate::store::sled::SledStore::open_unchecked(copied) {
+        Ok(s) => s,
         Err(e) => {
             text.push_str(&format!("DAMAGED store: {e}\n"));
-            return Ok(CheckReport { text, damaged: 1 });
+            return Ok(CheckReport { text, damaged: damaged + 1 });
         }
     };
-    let mut damaged = 0;
-    for p in store.manifest_problems(&dir) {
+    for p in store.manifest_problems(copied) {
         text.push_str(&format!("DAMAGED store: {p}\n"));
         damaged += 1;
     }

@@ -216,7 +216,10 @@ use reopen::*;
 use syncer::*;
 
 pub use keys::MARKER;
-pub use open::{pages_compressed, sled_config, SledSettings, COMPRESSION_LEVEL, MIN_FREE_TO_OPEN};
+pub use open::{
+    damaged_snapshots, in_use, pages_compressed, sled_config, SledSettings, COMPRESSION_LEVEL, MIN_FREE_TO_OPEN,
+    SET_ASIDE,
+};
 pub(super) use syncer::sync_dir;
 
 /// sled's page cache when the configuration names none (sled's own default

@@ -25,10 +25,100 @@ pub const MIN_FREE_TO_OPEN: u64 = 4 << 20;
 /// 2. remove `snap.*.generating` files: a complete snapshot is always renamed
 ///    before the previous one is removed, so such a file is never needed, and
 ///    without it sled recovers from the previous snapshot and the log, as
-///    after a crash a moment before that snapshot began.
+///    after a crash a moment before that snapshot began;
+/// 3. set aside a damaged snapshot ([`set_aside_damaged_snapshots`]).
 pub(super) fn prepare_open(path: &Path) -> StoreResult<()> {
     check_room_to_open(path)?;
-    clear_interrupted_snapshots(path)
+    clear_interrupted_snapshots(path)?;
+    set_aside_damaged_snapshots(path)
+}
+
+/// sled's snapshot files (`snap.<lsn>`, a cache of its page table that it
+/// rebuilds from its log when there is none), the one sled reads last. A
+/// name sled does not take for a snapshot ([`SET_ASIDE`]) is left out.
+fn snapshot_files(path: &Path) -> StoreResult<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io("listing the store's files", e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| io("listing the store's files", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && !name.ends_with(".in___motion") {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether a snapshot file passes the checksum sled checks when it reads it
+/// (its bytes, then their length (u64) and the crc32 of the bytes (u32),
+/// little-endian).
+fn snapshot_intact(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    len > 12 && crc32fast::hash(&bytes[..len - 12]).to_le_bytes()[..] == bytes[len - 4..]
+}
+
+/// The prefix a damaged snapshot file is renamed with: sled takes every file
+/// whose name starts with `snap.` for a snapshot (and removes the older
+/// ones after writing a new one), so a name ending in `.damaged` would be
+/// read again, then deleted.
+pub const SET_ASIDE: &str = "damaged-";
+
+/// The snapshot files sled would read at open (the last by name, and the
+/// ones before it if that one is damaged) that fail their checksum.
+pub fn damaged_snapshots(path: &Path) -> StoreResult<Vec<PathBuf>> {
+    let mut damaged = Vec::new();
+    for snap in snapshot_files(path)?.into_iter().rev() {
+        let bytes = std::fs::read(&snap).map_err(|e| io(&format!("reading {}", snap.display()), e))?;
+        if snapshot_intact(&bytes) {
+            break;
+        }
+        damaged.push(snap);
+    }
+    Ok(damaged)
+}
+
+/// A damaged snapshot file made sled refuse to open ("Read corrupted data at
+/// file offset None") without naming it, though it is only a cache: each
+/// damaged one sled would read is renamed (`damaged-snap.<lsn>`, kept for
+/// whoever looks into it) and sled recovers from the snapshot before it, or
+/// from its whole log, as when a crash came before that snapshot was made.
+fn set_aside_damaged_snapshots(path: &Path) -> StoreResult<()> {
+    let damaged = damaged_snapshots(path)?;
+    for snap in &damaged {
+        let name = snap.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let aside = path.join(format!("{SET_ASIDE}{name}"));
+        tracing::warn!(
+            file = %snap.display(),
+            renamed_to = %aside.display(),
+            "sled's snapshot file is damaged (its checksum fails); it is a cache of sled's page table, so it is set aside and sled rebuilds it from its log"
+        );
+        std::fs::rename(snap, &aside)
+            .map_err(|e| io(&format!("setting aside the damaged snapshot {}", snap.display()), e))?;
+    }
+    if !damaged.is_empty() {
+        sync_dir(path).map_err(|e| io("syncing the store's directory", e))?;
+    }
+    Ok(())
+}
+
+/// Whether another process has the store at `path` open (sled locks its
+/// `db` file while open, and so does a store of this process); nothing is
+/// written.
+pub fn in_use(path: &Path) -> std::io::Result<bool> {
+    use fs2::FileExt;
+    let db = File::open(path.join("db"))?;
+    match db.try_lock_exclusive() {
+        Ok(()) => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(true),
+        Err(e) if e.raw_os_error() == fs2::lock_contended_error().raw_os_error() => Ok(true),
+        Err(e) => Err(e),
+    }
 }
 
 pub(super) fn check_room_to_open(path: &Path) -> StoreResult<()> {
@@ -466,6 +556,48 @@ mod tests {
         assert_eq!(store.head_record_games().expect("heads"), vec![games[0].clone()]);
         assert!(store.manifest_problems(dir.path()).is_empty());
         assert!(dir.path().join(MARKER).exists());
+    }
+
+    /// A damaged snapshot file (sled's cache of its page table) made sled
+    /// refuse to open without naming it: it is set aside under a name sled
+    /// does not read, and sled rebuilds its cache from its log.
+    #[tokio::test]
+    async fn a_damaged_snapshot_is_set_aside_and_rebuilt_from_the_log() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = suite::game_id("snapdamage", 0);
+        {
+            let store = SledStore::open(dir.path()).expect("open");
+            store.append(suite::new_game_write(&game, 3)).await.expect("append");
+            store.close().expect("close");
+        }
+        // sled writes its snapshot when it opens a log that holds data.
+        SledStore::open(dir.path()).expect("reopen").close().expect("close");
+        let snaps = |dir: &Path| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .expect("ls")
+                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("snap."))
+                .collect();
+            names.sort();
+            names
+        };
+        let name = snaps(dir.path()).pop().expect("sled wrote a snapshot");
+        let file = dir.path().join(&name);
+        let mut bytes = std::fs::read(&file).expect("read");
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x01;
+        std::fs::write(&file, bytes).expect("write");
+        let raw = open_db(dir.path()).map(|_| ()).expect_err("sled alone refuses it");
+        assert!(raw.to_string().contains("corrupted"), "{raw}");
+        let store = SledStore::open(dir.path()).expect("the store opens, its cache rebuilt");
+        assert_eq!(store.load(&game, 0, None).expect("load").len(), 3);
+        assert!(dir.path().join(format!("damaged-{name}")).exists(), "the damaged file is kept aside");
+        store.append(suite::next_write(&store.load(&game, 0, None).unwrap()[2], 1)).await.expect("append");
+        store.close().expect("close");
+        drop(store);
+        let store = SledStore::open(dir.path()).expect("it opens again");
+        assert_eq!(store.load(&game, 0, None).expect("load").len(), 4);
+        assert!(!snaps(dir.path()).is_empty(), "sled has a snapshot again");
     }
 
     #[tokio::test]

@@ -231,8 +231,13 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
                 .get_one::<String>("seed")
                 .map(|h| Seed::from_hex(h).ok_or_else(|| anyhow!("--seed must be the game's seed in hex")))
                 .transpose()?;
-            let report = replay_with(&crate::games::registry(), &file, seed.as_ref())?;
-            println!("{report}");
+            // A panic in a game's rules is answered in words naming the
+            // event (see `replay_with`); its default message on standard
+            // error would only add a source line.
+            std::panic::set_hook(Box::new(|_| {}));
+            let report = replay_with(&crate::games::registry(), &file, seed.as_ref());
+            let _ = std::panic::take_hook();
+            println!("{}", report?);
             Ok(())
         }
         Some(("check", m)) => {
@@ -432,16 +437,28 @@ pub fn replay_with(registry: &Registry, file: &Path, seed: Option<&Seed>) -> any
     };
     check_chain(&log).map_err(|e| anyhow!("the hash chain breaks at event {}: {}", e.seq, e.problem))?;
     // Event by event, so the first one that no longer applies is named.
-    let mut table = Table::fold(registry, &log[..1]).map_err(|e| anyhow!("event 0: {e}"))?;
-    for (i, env) in log.iter().enumerate().skip(1) {
-        match table.push(env) {
-            Ok(()) => {}
-            Err(FoldError::NeedsRefold) => {
-                table = Table::fold(registry, &log[..=i]).map_err(|e| anyhow!("event {i} no longer applies: {e}"))?
+    // Each game checks that an event fits its position before applying it
+    // (`Game::fits`); an index those checks do not cover that still makes
+    // a game's rules fail is caught here and named by its event too.
+    let at = std::cell::Cell::new(0usize);
+    let table = guarded(
+        || format!("event {}", at.get()),
+        || {
+            let mut table = Table::fold(registry, &log[..1]).map_err(|e| anyhow!("event 0: {e}"))?;
+            for (i, env) in log.iter().enumerate().skip(1) {
+                at.set(i);
+                match table.push(env) {
+                    Ok(()) => {}
+                    Err(FoldError::NeedsRefold) => {
+                        table = Table::fold(registry, &log[..=i])
+                            .map_err(|e| anyhow!("event {i} no longer applies: {e}"))?
+                    }
+                    Err(e) => bail!("event {i} no longer applies: {e}"),
+                }
             }
-            Err(e) => bail!("event {i} no longer applies: {e}"),
-        }
-    }
+            Ok(table)
+        },
+    )?;
     let mut report = format!(
         "{}: {} events of {} (rules version {}), {completeness}, chain intact",
         log[0].game,
@@ -449,26 +466,36 @@ pub fn replay_with(registry: &Registry, file: &Path, seed: Option<&Seed>) -> any
         table.created.ruleset,
         table.created.rules_version
     );
-    if let Some(o) = table.outcome() {
+    if let Some(o) = guarded(|| "scoring the last position".to_owned(), || Ok(table.outcome()))? {
         report.push_str(&format!("; over: {} — scores {:?}", o.summary, o.scores));
     }
+    let full = |seed: &Seed| {
+        let r = guarded(|| "deciding the log's commands again".to_owned(), || Ok(verify::full(registry, &log, seed)))?;
+        if let Some((seq, p)) = r.problem {
+            bail!("event {seq}: {p}");
+        }
+        Ok::<_, anyhow::Error>(r)
+    };
+    let older = |r: &verify::Report| match r.body_only_digests {
+        0 => String::new(),
+        n => format!(
+            " ({n} events hold digests of the older form, which bind their body and command only: their time, \
+             actor, visibility and redacted form are bound by the chain alone)"
+        ),
+    };
     match table.seed_revealed.as_deref().and_then(Seed::from_hex) {
         Some(seed) => {
-            let r = verify::full(registry, &log, &seed);
-            if let Some((seq, p)) = r.problem {
-                bail!("event {seq}: {p}");
-            }
-            report.push_str(&format!("; seed checked, {} decisions re-derived", r.decisions_rederived));
+            let r = full(&seed)?;
+            report.push_str(&format!("; seed checked, {} decisions re-derived{}", r.decisions_rederived, older(&r)));
         }
         None => match seed {
             Some(seed) => {
-                let r = verify::full(registry, &log, seed);
-                if let Some((seq, p)) = r.problem {
-                    bail!("event {seq}: {p}");
-                }
+                let r = full(seed)?;
                 report.push_str(&format!(
-                    "; with the given seed: every body and command matches its digest, {} decisions re-derived",
-                    r.decisions_rederived
+                    "; with the given seed: every event (body, command, time, actor, visibility and redacted form) \
+                     matches its digest, {} decisions re-derived{}",
+                    r.decisions_rederived,
+                    older(&r)
                 ));
             }
             None => report.push_str(
@@ -479,6 +506,25 @@ pub fn replay_with(registry: &Registry, file: &Path, seed: Option<&Seed>) -> any
         },
     }
     Ok(report)
+}
+
+/// Run `f`; a panic in it (a game's rules meeting an event they never
+/// wrote) is answered as an error naming `what()` was being done.
+fn guarded<T>(what: impl Fn() -> String, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no reason given".to_owned());
+            bail!(
+                "{}: the game's rules cannot apply it to its position ({why}); the file was edited or damaged",
+                what()
+            )
+        }
+    }
 }
 
 fn export(game: &str, config: Option<&Path>, out: Option<PathBuf>) -> anyhow::Result<()> {
@@ -641,7 +687,7 @@ fn check_game(store: &crate::store::sled::SledStore, game: &str) -> Result<(), S
         .and_then(|s| s.as_str())
         .and_then(Seed::from_hex)
         .ok_or("its private record holds no readable seed")?;
-    runestone_engine::log::check_digests(&log, &seed).map_err(|e| format!("seq {}: {}", e.seq, e.problem))
+    runestone_engine::log::check_digests(&log, &seed).map(|_| ()).map_err(|e| format!("seq {}: {}", e.seq, e.problem))
 }
 
 /// A whole game played by the rules' own fallback (the bot) for every seat.

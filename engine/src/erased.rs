@@ -166,6 +166,11 @@ pub trait DynGame: Send + Sync {
 
 struct Erased<G>(PhantomData<fn() -> G>);
 
+/// [`Game::fits`], as the fold's error.
+fn fitted<G: Game>(state: &DynState, event: &G::Event) -> Result<(), SchemaError> {
+    G::fits(state.get::<G>(), event).map_err(|w| SchemaError(format!("the event does not fit the position: {w}")))
+}
+
 static TREES_READ_AS_TEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many game events stored as trees this process has read through
@@ -263,11 +268,13 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn apply(&self, state: &mut DynState, version: u32, event: &str) -> Result<(), SchemaError> {
         let e = Self::event(version, event)?;
+        fitted::<G>(state, &e)?;
         G::apply(state.get_mut::<G>(), &e);
         Ok(())
     }
     fn apply_tree(&self, state: &mut DynState, version: u32, event: &[u8]) -> Result<(), SchemaError> {
         let e = Self::event_of_tree(version, event)?;
+        fitted::<G>(state, &e)?;
         G::apply(state.get_mut::<G>(), &e);
         Ok(())
     }

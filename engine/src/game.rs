@@ -204,8 +204,20 @@ pub trait Game: Send + Sync + 'static {
         rng: &mut GameRng,
     ) -> Result<Vec<Emit<Self::Event>>, RuleError>;
 
-    /// Fold one event into the state. Total: never fails, never draws.
+    /// Fold one event into the state. Total: never fails, never draws, for
+    /// every event [`Game::fits`] accepts.
     fn apply(state: &mut Self::State, event: &Self::Event);
+
+    /// Whether `event` fits the position it is applied on: every seat,
+    /// place, card and other index it names exists there. The rules' own
+    /// events always fit; an event from outside (an edited export given to
+    /// `replay`) may name seat 9 of a 3-seat game, which [`Game::apply`]
+    /// would index out of bounds. The fold asks before every apply, so the
+    /// check must be cheap. The answer names what does not exist.
+    fn fits(state: &Self::State, event: &Self::Event) -> Result<(), String> {
+        let _ = (state, event);
+        Ok(())
+    }
 
     /// What `viewer` may see of the state.
     fn view(state: &Self::State, viewer: Viewer) -> serde_json::Value;

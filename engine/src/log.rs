@@ -2,10 +2,15 @@
 //!
 //! Every event is wrapped in an [`Envelope`]. Its hidden part (the body and,
 //! on the first event of a decision, the command that caused it) enters the
-//! chain only through `digest = HMAC-SHA256(seed, "runestone/body" ‖ seq ‖
-//! hidden)`, so anyone can check the chain of a running game without seeing
-//! a secret, and, once the seed is revealed at the end, that every body is the
-//! one that was chained. `hash = SHA-256(prev_hash ‖ public part)`.
+//! chain only through its [`digest`], an HMAC keyed by the game's secret
+//! seed over the hidden part and the public part together (time, actor,
+//! visibility, redacted form, decision), so anyone can check the chain of a
+//! running game without seeing a secret, and whoever holds the seed (the
+//! server at any time, anyone once it is revealed at the end) can check that
+//! every event, hidden and public parts, is the one that was written.
+//! `hash = SHA-256(prev_hash ‖ public part)`. Logs written before the digest
+//! bound the public part hold `HMAC-SHA256(seed, "runestone/body" ‖ seq ‖
+//! hidden)` ([`body_digest`]); both forms are checked.
 
 use std::borrow::Cow;
 
@@ -564,16 +569,104 @@ struct Hidden<'a> {
     command: Option<&'a Json>,
 }
 
-/// The keyed digest of an event's hidden part.
-pub fn digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> Hash {
+/// `seq ‖ {body, command}`: the hidden part as its digests take it.
+fn hidden_text(seq: u64, body: &Body, decision: Option<&Decision>) -> Vec<u8> {
     let hidden = Hidden { body, command: decision.and_then(|d| d.command.as_ref()) };
     let mut msg = seq.to_be_bytes().to_vec();
     serde_json::to_writer(&mut msg, &hidden).expect("JSON");
-    Hash(seed.mac(b"runestone/body", &msg))
+    msg
 }
 
-/// The chain hash of an envelope, from its public part.
-pub fn chain_hash(env: &Envelope) -> Hash {
+/// The keyed digest of an event's hidden part alone: the form of the
+/// digests written before they bound the public part too ([`digest`]).
+/// Such an event's time, actor, visibility and redacted form are bound by
+/// the chain only, which anyone can compute again.
+pub fn body_digest(seed: &Seed, seq: u64, body: &Body, decision: Option<&Decision>) -> Hash {
+    Hash(seed.mac(b"runestone/body", &hidden_text(seq, body, decision)))
+}
+
+/// The parts of an event its [`digest`] binds, each named in words when a
+/// check finds it changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sealed {
+    /// The body and the command behind it.
+    Body,
+    Time,
+    Actor,
+    /// Visibility, redacted form and the decision's counts and seat.
+    Shown,
+}
+
+impl Sealed {
+    const ALL: [Sealed; 4] = [Sealed::Body, Sealed::Time, Sealed::Actor, Sealed::Shown];
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Sealed::Body => "body or command",
+            Sealed::Time => "time",
+            Sealed::Actor => "actor",
+            Sealed::Shown => "visibility, redacted form or decision",
+        }
+    }
+}
+
+/// The keyed digest of an event, under the game's secret seed: 16 bytes of
+/// `HMAC-SHA256(seed, "runestone/event" ‖ seq ‖ hidden part ‖ public part)`
+/// (the public part is what the chain hash covers, but the digest), then
+/// four 4-byte marks, each an HMAC of `seq` and one [`Sealed`] part alone.
+/// The first 16 bytes decide whether an event is the one sealed (128 bits:
+/// no one without the seed can make them for a changed event); the marks
+/// only name which part changed.
+pub fn digest(seed: &Seed, public: &ChainPart<'_>, body: &Body, decision: Option<&Decision>) -> Hash {
+    let seq = public.seq;
+    let hidden = hidden_text(seq, body, decision);
+    let mut shown = Vec::with_capacity(128 + public.redacted.map_or(0, |r| r.0.len()));
+    ChainPart { digest: Hash::default(), ..*public }.write_json(&mut shown);
+    let mut out = [0u8; 32];
+    let mut whole = hidden.clone();
+    whole.extend_from_slice(&shown);
+    out[..16].copy_from_slice(&seed.mac(b"runestone/event", &whole)[..16]);
+    for (k, part) in Sealed::ALL.into_iter().enumerate() {
+        let mark = mark(seed, seq, part, public, &hidden);
+        out[16 + 4 * k..20 + 4 * k].copy_from_slice(&mark);
+    }
+    Hash(out)
+}
+
+/// The 4-byte mark of one part of an event.
+fn mark(seed: &Seed, seq: u64, part: Sealed, public: &ChainPart<'_>, hidden: &[u8]) -> [u8; 4] {
+    let mut msg = seq.to_be_bytes().to_vec();
+    let (label, text): (&[u8], Vec<u8>) = match part {
+        Sealed::Body => (b"runestone/event/body", hidden.to_vec()),
+        Sealed::Time => (b"runestone/event/time", public.time.as_bytes().to_vec()),
+        Sealed::Actor => (b"runestone/event/actor", serde_json::to_vec(&public.actor).expect("JSON")),
+        Sealed::Shown => {
+            let shown = ChainPart { game: "", time: "", actor: Actor::System, digest: Hash::default(), ..*public };
+            let mut text = Vec::new();
+            shown.write_json(&mut text);
+            (b"runestone/event/shown", text)
+        }
+    };
+    msg.extend_from_slice(&text);
+    seed.mac(label, &msg)[..4].try_into().expect("4 bytes")
+}
+
+/// How an event's digest stands under a seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DigestCheck {
+    /// The digest binds the event whole: body, command, time, actor,
+    /// visibility, redacted form and decision.
+    Sealed,
+    /// A digest of the older form ([`body_digest`]): its body and command
+    /// match; its public part is bound by the chain only.
+    BodyOnly,
+    /// The event is not the one its digest was made for: the parts whose
+    /// marks differ (none named: the digest itself or the game id changed).
+    Differs(Vec<Sealed>),
+}
+
+/// The public part of an envelope, borrowed.
+pub fn public_part(env: &Envelope) -> ChainPart<'_> {
     ChainPart {
         game: &env.game,
         seq: env.seq,
@@ -590,7 +683,30 @@ pub fn chain_hash(env: &Envelope) -> Hash {
         undoable: env.decision.as_ref().map(|d| d.undoable),
         digest: env.digest,
     }
-    .hash(&env.prev_hash)
+}
+
+/// Check one event's digest under `seed`.
+pub fn check_digest(env: &Envelope, seed: &Seed) -> DigestCheck {
+    let public = public_part(env);
+    if digest(seed, &public, &env.body, env.decision.as_ref()) == env.digest {
+        return DigestCheck::Sealed;
+    }
+    if body_digest(seed, env.seq, &env.body, env.decision.as_ref()) == env.digest {
+        return DigestCheck::BodyOnly;
+    }
+    let hidden = hidden_text(env.seq, &env.body, env.decision.as_ref());
+    let differs = Sealed::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(k, part)| mark(seed, env.seq, *part, &public, &hidden) != env.digest.0[16 + 4 * k..20 + 4 * k])
+        .map(|(_, part)| part)
+        .collect();
+    DigestCheck::Differs(differs)
+}
+
+/// The chain hash of an envelope, from its public part.
+pub fn chain_hash(env: &Envelope) -> Hash {
+    public_part(env).hash(&env.prev_hash)
 }
 
 /// Give drafts their place after `head` (the seq and hash of the last event,
@@ -607,7 +723,7 @@ pub fn seal(game: &str, head: Option<(u64, &Hash)>, drafts: Vec<Draft>, time: &s
             seq,
             time: time.to_owned(),
             actor: d.actor,
-            digest: digest(seed, seq, &d.body, d.decision.as_ref()),
+            digest: Hash::default(),
             body: d.body,
             visibility: d.visibility,
             redacted: d.redacted,
@@ -615,6 +731,7 @@ pub fn seal(game: &str, head: Option<(u64, &Hash)>, drafts: Vec<Draft>, time: &s
             prev_hash: prev,
             hash: Hash::default(),
         };
+        env.digest = digest(seed, &public_part(&env), &env.body, env.decision.as_ref());
         env.hash = chain_hash(&env);
         prev = env.hash;
         seq += 1;
@@ -650,14 +767,35 @@ pub fn check_chain(log: &[Envelope]) -> Result<(), ChainError> {
 }
 
 /// Check every digest against the seed (possible for the server at any time,
-/// and for anyone once the seed is revealed).
-pub fn check_digests(log: &[Envelope], seed: &Seed) -> Result<(), ChainError> {
+/// and for anyone once the seed is revealed). Answers how many events hold
+/// a digest of the older form, which binds only their body and command.
+pub fn check_digests(log: &[Envelope], seed: &Seed) -> Result<u64, ChainError> {
+    let mut body_only = 0;
     for env in log {
-        if digest(seed, env.seq, &env.body, env.decision.as_ref()) != env.digest {
-            return Err(ChainError { seq: env.seq, problem: "digest does not match the body under the seed".into() });
+        match check_digest(env, seed) {
+            DigestCheck::Sealed => {}
+            DigestCheck::BodyOnly => body_only += 1,
+            DigestCheck::Differs(parts) => return Err(ChainError { seq: env.seq, problem: differs_words(&parts) }),
         }
     }
-    Ok(())
+    Ok(body_only)
+}
+
+/// What [`DigestCheck::Differs`] found, in words.
+pub fn differs_words(parts: &[Sealed]) -> String {
+    match parts {
+        [] => {
+            "the event is not the one its digest was made for under the seed (its digest or game id was changed)".into()
+        }
+        [p] => format!("its {} differs from the one sealed in its digest under the seed", p.words()),
+        _ if parts.len() == Sealed::ALL.len() => "the digest does not match the event under the seed: the digest \
+             itself was changed, or its body or command (in an event of the older form, which binds only those)"
+            .into(),
+        _ => format!(
+            "its {} differ from the ones sealed in its digest under the seed",
+            parts.iter().map(|p| p.words()).collect::<Vec<_>>().join(", and its ")
+        ),
+    }
 }
 
 impl Envelope {
@@ -755,6 +893,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A sealed event whose body, time, actor, visibility or redacted form
+    /// is changed afterwards no longer matches its digest under the seed,
+    /// which names the part changed, even once its chain hash is made again.
+    #[test]
+    fn a_digest_binds_every_part_of_an_event_and_names_the_one_changed() {
+        let seed = Seed([3; 32]);
+        let draft = Draft {
+            actor: Actor::Seat(1),
+            body: Body::Game { v: 1, event: Json::new(&serde_json::json!({ "type": "Bid", "amount": 4 })) },
+            visibility: Visibility::Seats(vec![1]),
+            redacted: Some(Json::new(&serde_json::json!({ "type": "Bid" }))),
+            decision: Some(Decision {
+                command: Some(Json::new(&serde_json::json!({ "type": "Bid", "amount": 4 }))),
+                seat: Some(1),
+                events: 1,
+                draws: 0,
+                undoable: false,
+            }),
+        };
+        let env = seal("g1", None, vec![draft], "2026-11-24T02:00:00Z", &seed).remove(0);
+        assert_eq!(check_digest(&env, &seed), DigestCheck::Sealed);
+        assert!(matches!(check_digest(&env, &Seed([4; 32])), DigestCheck::Differs(_)), "another seed");
+        let edits: [(fn(&mut Envelope), Vec<Sealed>); 7] = [
+            (
+                |e| e.body = Body::Game { v: 1, event: Json::new(&serde_json::json!({ "type": "Bid", "amount": 5 })) },
+                vec![Sealed::Body],
+            ),
+            (|e| e.decision.as_mut().unwrap().command = None, vec![Sealed::Body]),
+            (|e| e.time = "2000-01-01T00:00:00Z".into(), vec![Sealed::Time]),
+            (|e| e.actor = Actor::Host, vec![Sealed::Actor]),
+            (|e| e.visibility = Visibility::Public, vec![Sealed::Shown]),
+            (|e| e.redacted = Some(Json::new(&serde_json::json!({ "type": "Bid", "amount": 0 }))), vec![Sealed::Shown]),
+            (
+                |e| (e.time, e.actor) = ("2000-01-01T00:00:00Z".into(), Actor::Referee),
+                vec![Sealed::Time, Sealed::Actor],
+            ),
+        ];
+        for (edit, parts) in edits {
+            let mut changed = env.clone();
+            edit(&mut changed);
+            changed.hash = chain_hash(&changed);
+            assert_eq!(check_digest(&changed, &seed), DigestCheck::Differs(parts.clone()), "{changed:?}");
+            let err = check_digests(&[changed], &seed).unwrap_err();
+            assert_eq!(err.seq, 0);
+            for p in &parts {
+                assert!(err.problem.contains(p.words()), "{}", err.problem);
+            }
+        }
+        let mut renamed = env.clone();
+        renamed.game = "g2".into();
+        assert_eq!(check_digest(&renamed, &seed), DigestCheck::Differs(vec![]));
+    }
+
+    /// An event written before digests bound the public part still checks,
+    /// and is counted as of the older form.
+    #[test]
+    fn a_digest_of_the_older_form_still_checks_its_body() {
+        let seed = Seed([3; 32]);
+        let mut env = seal("g1", None, vec![Draft::kernel(Actor::Host, KernelEvent::Resumed)], "t", &seed).remove(0);
+        env.digest = body_digest(&seed, 0, &env.body, None);
+        env.hash = chain_hash(&env);
+        assert_eq!(check_digest(&env, &seed), DigestCheck::BodyOnly);
+        assert_eq!(check_digests(std::slice::from_ref(&env), &seed), Ok(1));
+        env.body = Body::Kernel { event: KernelEvent::Undone { to_seq: 0 } };
+        assert!(check_digests(&[env], &seed).unwrap_err().problem.contains("older form"));
     }
 
     fn body(text: &str) -> Result<Body, String> {

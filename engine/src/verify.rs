@@ -24,14 +24,24 @@ pub struct Report {
     /// Events copied from another game (a fork), checked against their origin
     /// only by its own verify.
     pub copied_events: u64,
+    /// Events whose digest is of the older form, binding their body and
+    /// command but not their time, actor, visibility or redacted form
+    /// (those are bound by the chain alone).
+    pub body_only_digests: u64,
     /// The first problem, if any: seq and words.
     pub problem: Option<(u64, String)>,
 }
 
 /// Check the chain only (what anyone can do before the end).
 pub fn chain(log: &[Envelope]) -> Report {
-    let mut r =
-        Report { events: log.len() as u64, chain_ok: true, decisions_rederived: 0, copied_events: 0, problem: None };
+    let mut r = Report {
+        events: log.len() as u64,
+        chain_ok: true,
+        decisions_rederived: 0,
+        copied_events: 0,
+        body_only_digests: 0,
+        problem: None,
+    };
     if let Err(e) = check_chain(log) {
         r.chain_ok = false;
         r.problem = Some((e.seq, e.problem));
@@ -46,9 +56,12 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
     if r.problem.is_some() {
         return r;
     }
-    if let Err(e) = check_digests(log, seed) {
-        r.problem = Some((e.seq, e.problem));
-        return r;
+    match check_digests(log, seed) {
+        Ok(n) => r.body_only_digests = n,
+        Err(e) => {
+            r.problem = Some((e.seq, e.problem));
+            return r;
+        }
     }
     let fail = |r: &mut Report, seq: u64, p: String| {
         r.problem = Some((seq, p));
@@ -75,7 +88,8 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
                 let setup = &drafts[1..];
                 for (k, d) in setup.iter().enumerate() {
                     match log.get(1 + k) {
-                        Some(env) if env.body == d.body && env.visibility == d.visibility => {}
+                        Some(env)
+                            if env.body == d.body && env.visibility == d.visibility && env.redacted == d.redacted => {}
                         _ => {
                             fail(&mut r, 1 + k as u64, "setup derived from the seed differs from the log".into());
                             return r;
@@ -119,7 +133,11 @@ pub fn full(registry: &Registry, log: &[Envelope], seed: &Seed) -> Report {
                     Ok(drafts) => {
                         for (k, d) in drafts.iter().enumerate() {
                             match log.get(i + k) {
-                                Some(e) if e.body == d.body && e.visibility == d.visibility && e.actor == d.actor => {}
+                                Some(e)
+                                    if e.body == d.body
+                                        && e.visibility == d.visibility
+                                        && e.actor == d.actor
+                                        && e.redacted == d.redacted => {}
                                 _ => {
                                     fail(
                                         &mut r,

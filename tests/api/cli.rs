@@ -270,3 +270,110 @@ fn simulate_stats_count_inputs_and_waits_per_round_with_and_without_turn_program
     assert!(stat(&after, "sequential waits per round") <= 1.5, "{after}");
     assert!(after.contains("programmed steps per round: ") && !after.contains("0.00 ran"), "{after}");
 }
+
+/// `lines` (events as JSON, then no end line) with the chain made again
+/// from `from` on and an end line matching it: what someone who edited an
+/// export and wanted it to pass would write.
+fn rechained(mut lines: Vec<Value>, from: usize) -> Vec<Value> {
+    for i in from..lines.len() {
+        if i > 0 {
+            lines[i]["prev_hash"] = lines[i - 1]["hash"].clone();
+        }
+        let env: runestone_engine::Envelope = serde_json::from_value(lines[i].clone()).unwrap();
+        lines[i]["hash"] = json!(runestone_engine::log::chain_hash(&env).to_string());
+    }
+    let head = lines.last().unwrap()["hash"].clone();
+    lines.push(json!({"end": {"events": lines.len(), "head_hash": head}}));
+    lines
+}
+
+fn write_lines(path: &Path, lines: &[Value]) {
+    std::fs::write(path, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap()
+}
+
+/// A running game's export whose secret bid has its redacted form, its time
+/// or its actor changed, chain and end line made again: the chain alone
+/// cannot tell (it is public arithmetic), but with the seed replay names
+/// the event and what differs from what its digest sealed.
+#[test]
+fn replay_with_the_seed_names_an_edited_time_actor_or_redacted_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("duel.jsonl");
+    let out = runestone(
+        &["simulate", "--ruleset", "duel", "--players", "3", "--seed", "7", "--out", file.to_str().unwrap()],
+        None,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = &lines[..lines.len() - 1];
+    let seed = events.last().unwrap()["body"]["event"]["seed"].as_str().unwrap().to_owned();
+    let running = events[..12].to_vec();
+    let i = running.iter().position(|e| e.get("redacted").is_some() && e["actor"].get("seat").is_some()).unwrap();
+    let edits: [(&str, fn(&mut Value)); 4] = [
+        ("visibility, redacted form or decision", |e| e["redacted"] = json!({"type": "Bid", "amount": 0})),
+        ("time", |e| e["time"] = json!("2000-01-01T00:00:00Z")),
+        ("actor", |e| e["actor"] = json!("host")),
+        ("visibility, redacted form or decision", |e| e["visibility"] = json!("public")),
+    ];
+    let path = tmp.path().join("edited.jsonl");
+    for (what, edit) in edits {
+        let mut edited = running.clone();
+        edit(&mut edited[i]);
+        write_lines(&path, &rechained(edited, i));
+        let out = runestone(&["replay", path.to_str().unwrap()], None);
+        assert!(
+            out.status.success(),
+            "without the seed only the chain is checked: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = runestone(&["replay", path.to_str().unwrap(), "--seed", &seed], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "an edited {what} passed: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(err.contains(&format!("event {i}: its {what} differs")), "{what}: {err}");
+    }
+    write_lines(&path, &rechained(running, 0));
+    let out = runestone(&["replay", path.to_str().unwrap(), "--seed", &seed], None);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && report.contains("matches its digest"),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!report.contains("older form"), "{report}");
+}
+
+/// Every golden log of each game, one seat of one event changed to a seat
+/// the game does not have (chain and end line made again): replay names
+/// the event and the seat, and never panics.
+#[test]
+fn replay_names_an_event_naming_a_seat_the_game_does_not_have() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("events");
+    for (game, key) in [
+        ("bardagi/2-players-seed-1.jsonl", "seat"),
+        ("bardagi/2018-3-players-seed-19.jsonl", "victim"),
+        ("fallen-kingdoms/3-players-seed-1.jsonl", "seat"),
+        ("fallen-kingdoms/3-players-seed-1.jsonl", "attacker"),
+        ("realms/2-players-fast-seed-1.jsonl", "seat"),
+        ("thingvellir/2-players-seed-1.jsonl", "seat"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(game)).unwrap_or_else(|e| panic!("{game}: {e}"));
+        let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        if lines.last().unwrap().get("end").is_some() {
+            lines.pop();
+        }
+        let i = lines
+            .iter()
+            .position(|e| e["body"]["kind"] == json!("game") && e["body"]["event"].get(key).is_some())
+            .unwrap_or_else(|| panic!("{game}: no event names a {key}"));
+        lines[i]["body"]["event"][key] = json!(200);
+        let path = tmp.path().join("edited.jsonl");
+        write_lines(&path, &rechained(lines, i));
+        let out = runestone(&["replay", path.to_str().unwrap()], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{game}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(!err.contains("panicked"), "{game}: {err}");
+        assert!(err.contains(&format!("event {i}")) && err.contains("seat 200"), "{game} ({key}): {err}");
+    }
+}

@@ -500,6 +500,10 @@ impl Game for Bardagi {
         apply(s, e)
     }
 
+    fn fits(s: &State, e: &Event) -> Result<(), String> {
+        state::fits(s, e)
+    }
+
     fn view(s: &State, viewer: Viewer) -> serde_json::Value {
         view::view_json(s, viewer)
     }

@@ -1404,3 +1404,98 @@ pub fn apply(s: &mut State, e: &Event) {
         }
     }
 }
+
+/// Whether `e` fits the position `s`: every seat and area it names exists
+/// ([`runestone_engine::Game::fits`]).
+pub fn fits(s: &State, e: &Event) -> Result<(), String> {
+    let seats = s.players.len();
+    let seat = |k: Seat| match (k as usize) < seats {
+        true => Ok(()),
+        false => Err(format!("it names seat {k}, but the game has {seats} seats")),
+    };
+    let area = |a: AreaId| match (a as usize) < s.areas.len() {
+        true => Ok(()),
+        false => Err(format!("it names area {a}, but the board has {} areas", s.areas.len())),
+    };
+    match e {
+        Event::GameStarted { colours, starting, .. } => match colours.len() {
+            n @ 2..=5 if (*starting as usize) < n => Ok(()),
+            n => Err(format!("a game of {n} clans started by seat {starting} is not one the rules set up")),
+        },
+        Event::RoundBegan { starting: k, .. } => seat(*k),
+        Event::TileRevealed { .. } | Event::RoundEnded { .. } => Ok(()),
+        Event::DecisionsAsked { seats: v } => v.iter().try_for_each(|k| seat(*k)),
+        Event::GameEnded { gold, converted, glory, .. } => {
+            match [gold, converted, glory].iter().all(|v| v.len() <= seats) {
+                true => Ok(()),
+                false => Err(format!("it scores more clans than the game's {seats}")),
+            }
+        }
+        Event::HarbourClaimed { seat: k, area: a }
+        | Event::UnitBoarded { seat: k, harbour: a, .. }
+        | Event::UnitDisembarked { seat: k, harbour: a, .. }
+        | Event::AxesDestroyed { seat: k, area: a, .. }
+        | Event::BerserkurReturned { seat: k, area: a }
+        | Event::RuneRemoved { seat: k, area: a, .. } => {
+            seat(*k)?;
+            area(*a)
+        }
+        Event::UnitMoved { seat: k, from, to, via, .. } => {
+            seat(*k)?;
+            area(*from)?;
+            area(*to)?;
+            via.map_or(Ok(()), area)
+        }
+        Event::UnitRetreated { seat: k, from, to, .. } => {
+            seat(*k)?;
+            area(*from)?;
+            area(*to)
+        }
+        Event::TradeForced { seat: k, victim, .. } => {
+            seat(*k)?;
+            seat(*victim)
+        }
+        Event::BerserkurDefeated { seat: k, victim, area: a, .. } => {
+            seat(*k)?;
+            seat(*victim)?;
+            area(*a)
+        }
+        Event::AreaOvertaken { seat: k, area: a, from, .. } => {
+            seat(*k)?;
+            from.map_or(Ok(()), seat)?;
+            area(*a)
+        }
+        Event::AxesPlaced { seat: k, areas } => {
+            seat(*k)?;
+            areas.iter().try_for_each(|a| area(*a))
+        }
+        Event::RunesDrawn { seat: k, .. }
+        | Event::GoldChanged { seat: k, .. }
+        | Event::OrdersSet { seat: k, .. }
+        | Event::PlanChosen { seat: k, .. }
+        | Event::TurnBegan { seat: k, .. }
+        | Event::ProgramStarted { seat: k, .. }
+        | Event::ProgramStep { seat: k, .. }
+        | Event::CardPlayed { seat: k, .. }
+        | Event::FreeActionUsed { seat: k, .. }
+        | Event::RoundFreeUsed { seat: k, .. }
+        | Event::CardsExchanged { seat: k, .. }
+        | Event::KnerrirSailed { seat: k, .. }
+        | Event::RunesBought { seat: k, .. }
+        | Event::Traded { seat: k, .. }
+        | Event::KnerrirReturned { seat: k }
+        | Event::GloryChanged { seat: k, .. }
+        | Event::AxesGained { seat: k, .. }
+        | Event::DisksRearranged { seat: k, .. }
+        | Event::BuildingRefilled { seat: k, .. }
+        | Event::RunesCast { seat: k, .. }
+        | Event::GoodsChanged { seat: k, .. }
+        | Event::RecruitsGained { seat: k, .. }
+        | Event::UpgradeBuilt { seat: k, .. }
+        | Event::AxesBought { seat: k, .. }
+        | Event::RecruitsPlaced { seat: k, .. }
+        | Event::GoodsSpoiled { seat: k, .. }
+        | Event::TurnEnded { seat: k }
+        | Event::Decided { seat: k } => seat(*k),
+    }
+}

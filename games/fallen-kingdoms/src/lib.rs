@@ -378,6 +378,10 @@ impl Game for FallenKingdoms {
         state::apply(s, e)
     }
 
+    fn fits(s: &State, e: &Event) -> Result<(), String> {
+        state::fits(s, e)
+    }
+
     fn view(s: &State, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(view::view(s, viewer)).expect("JSON")
     }

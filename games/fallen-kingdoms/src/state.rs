@@ -972,3 +972,136 @@ pub fn apply(s: &mut State, e: &Event) {
         }
     }
 }
+
+/// Whether `e` fits the position `s`: every seat, city, card, tile, god and
+/// track it names exists ([`runestone_engine::Game::fits`]).
+pub fn fits(s: &State, e: &Event) -> Result<(), String> {
+    let d = crate::data::data();
+    let seats = s.players.len();
+    let seat = |k: Seat| match (k as usize) < seats {
+        true => Ok(()),
+        false => Err(format!("it names seat {k}, but the game has {seats} seats")),
+    };
+    let city = |c: u8| match (c as usize) < s.cities.len() {
+        true => Ok(()),
+        false => Err(format!("it names city {c}, but the board has {} cities", s.cities.len())),
+    };
+    let below = |what: &str, i: u8, n: usize| match (i as usize) < n {
+        true => Ok(()),
+        false => Err(format!("it names {what} {i}, but there are {n}")),
+    };
+    let cities = |v: &[(u8, u8)]| v.iter().try_for_each(|(c, _)| city(*c));
+    let opt_seat = |k: &Option<Seat>| k.map_or(Ok(()), seat);
+    match e {
+        Event::Begun { seats, board, .. } => match *seats {
+            2..=8 if board.n() <= 255 => Ok(()),
+            n => Err(format!("a game of {n} seats on {} cities is not one the rules set up", board.n())),
+        },
+        Event::StacksShuffled { .. } | Event::RumorDeck { .. } | Event::StepReached { .. } => Ok(()),
+        Event::RoundEnded { .. } | Event::BattleAsked { .. } => Ok(()),
+        Event::KnowledgeShown { card } => below("knowledge card", *card, d.knowledge.len()),
+        Event::BuildingShown { tile } => below("building tile", *tile, d.buildings.len()),
+        Event::GodsDealt { seat: k, gods } => {
+            seat(*k)?;
+            gods.iter().flatten().try_for_each(|g| below("god", *g, d.gods.len()))
+        }
+        Event::GodChosen { seat: k, god } => {
+            seat(*k)?;
+            god.map_or(Ok(()), |g| below("god", g, d.gods.len()))
+        }
+        Event::GodsRevealed { gods, first } => {
+            seat(*first)?;
+            gods.iter().try_for_each(|g| below("god", *g, d.gods.len()))
+        }
+        Event::GroupPlaced { seat: k, city: c, .. }
+        | Event::UnitPlaced { seat: k, city: c }
+        | Event::Invaded { seat: k, city: c, .. }
+        | Event::TemplePlaced { seat: k, city: c }
+        | Event::AttackCalledOff { seat: k, city: c, .. } => {
+            seat(*k)?;
+            city(*c)
+        }
+        Event::TurnBegan { seat: k, .. }
+        | Event::Produced { seat: k, .. }
+        | Event::Glory { seat: k, .. }
+        | Event::Rolled { seat: k, .. }
+        | Event::Casualties { seat: k, .. }
+        | Event::Victory { seat: k, .. }
+        | Event::TurnEnded { seat: k }
+        | Event::InvaderCardDiscarded { seat: k }
+        | Event::InvaderCardTaken { seat: k }
+        | Event::PathBlocked { seat: k, .. }
+        | Event::InvasionPassed { seat: k }
+        | Event::InvasionEnded { seat: k }
+        | Event::FirstPlayer { seat: k }
+        | Event::DefenceSet { seat: k, .. } => seat(*k),
+        Event::GodPower { seat: k, god, target } => {
+            seat(*k)?;
+            below("god", *god, d.gods.len())?;
+            target.map_or(Ok(()), city)
+        }
+        Event::UnitsKilled { city: c, .. }
+        | Event::TempleDestroyed { city: c }
+        | Event::Exhausted { city: c }
+        | Event::BattleEnded { city: c, .. } => city(*c),
+        Event::TrackPoints { seat: k, track, .. } => {
+            seat(*k)?;
+            below("track", *track, 3)
+        }
+        Event::KnowledgeTaken { seat: k, card } => {
+            seat(*k)?;
+            below("knowledge card", *card, d.knowledge.len())
+        }
+        Event::BuildingTaken { seat: k, tile } => {
+            seat(*k)?;
+            below("building tile", *tile, d.buildings.len())
+        }
+        Event::BuildingPlaced { seat: k, tile, city: c } => {
+            seat(*k)?;
+            below("building tile", *tile, d.buildings.len())?;
+            city(*c)
+        }
+        Event::Moved { seat: k, from, to, .. } | Event::Rampaged { seat: k, from, to, .. } => {
+            seat(*k)?;
+            city(*from)?;
+            city(*to)
+        }
+        Event::BattleBegan { city: c, attacker, defender, from, .. } => {
+            seat(*attacker)?;
+            seat(*defender)?;
+            city(*c)?;
+            cities(from)
+        }
+        Event::Intimidated { seat: k, to, .. } => {
+            seat(*k)?;
+            city(*to)
+        }
+        Event::Retreated { seat: k, to, .. } | Event::ReserveSpread { seat: k, cities: to } => {
+            seat(*k)?;
+            cities(to)
+        }
+        Event::RumorDrawn { seat: k, card } => {
+            seat(*k)?;
+            below("rumor card", *card, d.rumors.len())
+        }
+        Event::KingdomFell { seat: k, by, .. } => {
+            seat(*k)?;
+            opt_seat(by)
+        }
+        Event::RumorsGiven { from, to, .. } => {
+            seat(*from)?;
+            opt_seat(to)
+        }
+        Event::GameEnded { winners: v } | Event::InvasionBegan { order: v } => v.iter().try_for_each(|k| seat(*k)),
+        Event::Surrendered { seat: k, to, replaced, removed } => {
+            seat(*k)?;
+            opt_seat(to)?;
+            cities(replaced)?;
+            cities(removed)
+        }
+        Event::BattleAnswered { seat: k, to, .. } => {
+            seat(*k)?;
+            to.map_or(Ok(()), city)
+        }
+    }
+}

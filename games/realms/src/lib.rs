@@ -356,6 +356,10 @@ impl Game for Realms {
         apply(s, e)
     }
 
+    fn fits(s: &State, e: &Event) -> Result<(), String> {
+        state::fits(s, e)
+    }
+
     fn view(s: &State, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(view::view(s, viewer)).unwrap_or_default()
     }

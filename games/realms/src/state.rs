@@ -593,3 +593,23 @@ pub fn apply(s: &mut State, e: &Event) {
         Event::GameEnded { reason } => s.over = Some(reason.clone()),
     }
 }
+
+/// Whether `e` fits the position `s`: the realm it names exists, and an
+/// opening is one the rules set up ([`runestone_engine::Game::fits`]).
+pub fn fits(s: &State, e: &Event) -> Result<(), String> {
+    match e {
+        Event::Started { scenario, years, players, .. } => {
+            if !crate::data::SCENARIOS.contains(&scenario.as_str()) {
+                return Err(format!("it names scenario {scenario:?}, which is not one of this server's"));
+            }
+            match (1..=10).contains(years) && (2..=12).contains(players) {
+                true => Ok(()),
+                false => Err(format!("a game of {players} realms over {years} years is not one the rules set up")),
+            }
+        }
+        Event::OrdersGiven { seat, .. } | Event::OrdersRevealed { seat, .. } if *seat as usize >= s.realms.len() => {
+            Err(format!("it names seat {seat}, but the game has {} realms", s.realms.len()))
+        }
+        _ => Ok(()),
+    }
+}

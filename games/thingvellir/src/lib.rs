@@ -171,6 +171,10 @@ impl Game for Thingvellir {
         rules::apply(state, event)
     }
 
+    fn fits(state: &State, event: &Event) -> Result<(), String> {
+        rules::fits(state, event)
+    }
+
     fn view(state: &State, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(view::view(state, viewer)).expect("the view serialises")
     }

@@ -293,3 +293,30 @@ pub fn apply(s: &mut State, event: &Event) {
         Event::Hidden { .. } => {}
     }
 }
+
+/// Whether `event` fits the position `s`: its seats and cards exist
+/// ([`runestone_engine::Game::fits`]). A command's own indices are checked
+/// by the rules as it is executed again.
+pub fn fits(s: &State, event: &Event) -> Result<(), String> {
+    let seats = s.players.len();
+    let seat = |k: Seat| match (k as usize) < seats {
+        true => Ok(()),
+        false => Err(format!("it names seat {k}, but the game has {seats} seats")),
+    };
+    let cards = |deck: &[crate::data::CardId]| match deck.iter().find(|c| **c as usize >= data().cards.len()) {
+        None => Ok(()),
+        Some(c) => Err(format!("it names card {c}, but there are {}", data().cards.len())),
+    };
+    match event {
+        Event::Setup { seats, lawspeaker, deck, .. } => {
+            if !(2..=6).contains(seats) || lawspeaker >= seats {
+                return Err(format!(
+                    "a game of {seats} seats with seat {lawspeaker} as Lawspeaker is not one the rules set up"
+                ));
+            }
+            cards(deck)
+        }
+        Event::Reshuffled { deck } => cards(deck),
+        Event::Acted { seat: k, .. } | Event::Hidden { seat: k } => seat(*k),
+    }
+}

@@ -86,6 +86,7 @@ impl Application {
                 cache_bytes,
             },
         ));
+        service.set_access(crate::limits::Access::new(&settings.access));
         if settings.storage.backend == "sled" {
             service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
         }

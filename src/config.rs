@@ -15,6 +15,7 @@ pub struct Settings {
     pub storage: StorageSettings,
     pub auth: AuthSettings,
     pub mail: MailSettings,
+    pub access: AccessSettings,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -160,6 +161,39 @@ pub struct MailSettings {
     pub nice: i32,
 }
 
+/// Who may create games, and how often clients may ask for what costs the
+/// server.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSettings {
+    /// "open": anyone may create a game, and its mail to players waits
+    /// until the host confirms their own address by a mailed link (or the
+    /// request carries the instance key); "key": only requests carrying
+    /// the instance key create games; "anyone": every client is trusted
+    /// and mail leaves at once (a private network only).
+    pub create: String,
+    /// The instance key (`Authorization: Bearer <key>` on game creation);
+    /// empty: none.
+    pub instance_key: String,
+    /// The request header a trusted reverse proxy puts the client's address
+    /// in ("X-Forwarded-For"); empty: the connection's own address.
+    pub client_ip_header: String,
+    /// Games one client may create per hour (0: no bound).
+    pub creates_per_hour: u32,
+    /// Confirmation mails to one address per day (0: no bound).
+    pub confirmations_per_day: u32,
+    /// Mail one game's host may cause per hour: substitutes invited, dead
+    /// letters sent again (0: no bound).
+    pub host_mail_per_hour: u32,
+}
+
+impl AccessSettings {
+    /// Whether creating a game needs the instance key.
+    pub fn key_required(&self) -> bool {
+        self.create == "key"
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
@@ -270,6 +304,33 @@ impl Settings {
                 self.mail.nice
             )));
         }
+        match self.access.create.as_str() {
+            "open" | "anyone" => {}
+            "key" if self.access.instance_key.chars().count() >= 32 => {}
+            "key" => {
+                return Err(ConfigError::Invalid(
+                    "access.create = \"key\" needs access.instance_key, at least 32 characters \
+                     (set RUNESTONE__ACCESS__INSTANCE_KEY, for example to the output of `openssl rand -hex 32`)"
+                        .into(),
+                ))
+            }
+            other => {
+                return Err(ConfigError::Invalid(format!(
+                    "access.create must be \"open\", \"key\" or \"anyone\", not {other:?}"
+                )))
+            }
+        }
+        if !self.access.instance_key.is_empty() && self.access.instance_key.chars().count() < 32 {
+            return Err(ConfigError::Invalid("access.instance_key must be at least 32 characters".into()));
+        }
+        if !self.access.client_ip_header.is_empty()
+            && actix_web::http::header::HeaderName::from_bytes(self.access.client_ip_header.as_bytes()).is_err()
+        {
+            return Err(ConfigError::Invalid(format!(
+                "access.client_ip_header {:?} is not a header name",
+                self.access.client_ip_header
+            )));
+        }
         Reserve::parse(&self.storage.reserve).map_err(ConfigError::Invalid)?;
         self.storage.cache_bytes().map_err(ConfigError::Invalid)?;
         self.storage.store_cache().map_err(ConfigError::Invalid)?;
@@ -366,6 +427,22 @@ mod tests {
         assert_eq!((s.storage.backend.as_str(), s.storage.url.as_str()), ("postgres", "postgresql://db/runestone"));
         let e = Settings::layered(None, env(&[("RUNESTONE__STORAGE__BACKEND", "mysql")])).unwrap_err();
         assert!(e.to_string().contains("use \"sled\" or \"postgres\""), "{e}");
+    }
+
+    #[test]
+    fn creation_is_open_by_default_and_the_production_example_needs_the_instance_key() {
+        let s = Settings::defaults();
+        assert!(!s.access.key_required(), "the README's first command creates games without a key");
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/production.toml");
+        let e = Settings::layered(Some(&example), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("access.create = \"key\" needs access.instance_key"), "{e}");
+        let key = "k".repeat(32);
+        let s = Settings::layered(Some(&example), env(&[("RUNESTONE__ACCESS__INSTANCE_KEY", &key)])).unwrap();
+        assert!(s.access.key_required());
+        let e = Settings::layered(None, env(&[("RUNESTONE__ACCESS__INSTANCE_KEY", "short")])).unwrap_err();
+        assert!(e.to_string().contains("at least 32 characters"), "{e}");
+        let e = Settings::layered(None, env(&[("RUNESTONE__ACCESS__CREATE", "closed")])).unwrap_err();
+        assert!(e.to_string().contains("\"open\", \"key\" or \"anyone\""), "{e}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use runestone_engine::{DecisionClass, Pending, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::notify::Notice;
 use crate::service::{GameRecord, Service};
 use crate::store::{Side, SideWrite};
 
@@ -405,6 +406,9 @@ fn future(s: &str, now: DateTime<Utc>, what: &str) -> Result<DateTime<Utc>> {
 impl Service {
     /// Act on one due index entry (the scheduler's work).
     pub(crate) async fn fire(&self, key: Vec<u8>, entry: Entry) -> Result<()> {
+        // When the entry is due, before its deadline: which of the
+        // deadline's reminders it is.
+        let lead = chrono::Duration::milliseconds(entry.deadline_ms - entry_due(&key).unwrap_or(entry.deadline_ms));
         let delete = SideWrite { side: Side::Deadlines, key, value: None };
         let slot = self.slot(&entry.game);
         let mut guard = self.settled(&slot).await;
@@ -432,7 +436,7 @@ impl Service {
         match (entry.step, policy) {
             (Step::Reminder, _) => {
                 let mut side = vec![delete];
-                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, deadline, false));
+                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, deadline, Notice::Before(lead)));
                 self.store().put(side).await?;
                 Ok(())
             }
@@ -447,7 +451,7 @@ impl Service {
                 }
                 let next = Entry { deadline_ms: until.timestamp_millis(), step: Step::Timeout, ..entry.clone() };
                 let mut side = vec![delete, put(until.timestamp_millis(), &next)];
-                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, until, true));
+                side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, until, Notice::Extension));
                 self.commit(&slot, loaded, vec![draft], |_, _| side).await?;
                 Ok(())
             }
@@ -578,6 +582,9 @@ impl Service {
         let now = self.now();
         let policy = Policy::parse(&t.clock.policy).ok().flatten();
         let mut record = loaded.record.clone();
+        if let ClockAction::Pause { reason } | ClockAction::Extend { reason, .. } = &action {
+            crate::limits::text("the reason", reason, crate::limits::TEXT_MAX).map_err(ServiceError::BadRequest)?;
+        }
         let (event, side) = match action {
             ClockAction::Pause { reason } => {
                 if t.clock.paused.is_some() {

@@ -13,6 +13,7 @@ pub mod config;
 pub mod deadlines;
 pub mod games;
 pub mod http;
+pub mod limits;
 pub mod mail;
 pub mod metrics;
 pub mod notify;

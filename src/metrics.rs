@@ -30,6 +30,8 @@ pub struct Metrics {
     /// Gauge: 1 while the store refuses writes after a failed flush, until
     /// it has reopened itself.
     pub store_recovering: AtomicU64,
+    /// The outbox worker's signs of life.
+    pub outbox: crate::mail::worker::Liveness,
 }
 
 impl Metrics {

@@ -46,11 +46,50 @@ fn outbox_write(due: DateTime<Utc>, mail: &Mail) -> SideWrite {
     }
 }
 
+/// The outbox record of a game's `mail` due at `due`: queued, or held while
+/// the game's host has not confirmed their address (`GameRecord::mail_held`).
+fn game_mail_write(record: &GameRecord, due: DateTime<Utc>, mail: &Mail) -> SideWrite {
+    if record.mail_held {
+        SideWrite {
+            side: Side::Outbox,
+            key: crate::mail::held_key(&mail.game, due.timestamp_millis(), &mail.id),
+            value: Some(crate::mail::encode(mail)),
+        }
+    } else {
+        outbox_write(due, mail)
+    }
+}
+
 /// A time as a reader in `tz` reads it ("Tue 24 Nov 18:00 GMT").
 pub fn local_time(t: DateTime<Utc>, tz: Option<&str>) -> String {
     match tz.and_then(|z| parse_tz(z).ok()) {
         Some(z) => t.with_timezone(&z).format("%a %-d %b %H:%M %Z").to_string(),
         None => t.format("%a %-d %b %H:%M UTC").to_string(),
+    }
+}
+
+/// What a reminder tells: the deadline ahead (due this long before it), or
+/// the one extension after a missed deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Notice {
+    Before(chrono::Duration),
+    Extension,
+}
+
+impl Notice {
+    /// The number a reminder's id is made from: its decision (pending
+    /// since `since`), the deadline it tells of, and which notice of that
+    /// deadline it is. The reminders 12 and 2 hours before one deadline are
+    /// two messages with two ids (a mail service drops a repeated
+    /// Message-ID), and a scheduler that fell behind writes a reminder and
+    /// the extension after it at one moment: two messages too. The same
+    /// reminder written again (after a crash) keeps its id.
+    pub(crate) fn id_seq(self, since: u64, deadline: DateTime<Utc>) -> u64 {
+        let base = since.wrapping_mul(1_000_003).wrapping_add(deadline.timestamp_millis() as u64).wrapping_mul(2);
+        match self {
+            Notice::Extension => base.wrapping_add(1),
+            Notice::Before(lead) => base.wrapping_mul(1_000_003).wrapping_add(lead.num_milliseconds() as u64),
+        }
     }
 }
 
@@ -92,7 +131,7 @@ impl Service {
         ctx: Value,
     ) -> Option<SideWrite> {
         let mail = self.render_seat_mail(table, record, seat, cause, subject, ctx)?;
-        Some(outbox_write(self.now(), &mail))
+        Some(game_mail_write(record, self.now(), &mail))
     }
 
     /// Render one mail to a seat, if it has an address and wants mail.
@@ -244,7 +283,7 @@ impl Service {
                 let cause = (due.timestamp_millis() as u64, "your_move");
                 if let Some(mut mail) = self.render_seat_mail(after, record, seat, cause, subject, ctx) {
                     mail.kind = "digest".into();
-                    out.push(outbox_write(due, &mail));
+                    out.push(game_mail_write(record, due, &mail));
                 }
                 let s = &mut record.seats[seat as usize];
                 s.digest_day = Some(day);
@@ -261,7 +300,7 @@ impl Service {
         Ok(out)
     }
 
-    /// A reminder before `deadline`, or (`grace`) the news of an extension.
+    /// A reminder before `deadline`, or the news of an extension.
     pub(crate) fn reminder(
         &self,
         t: &Table,
@@ -269,26 +308,19 @@ impl Service {
         seat: u8,
         since: u64,
         deadline: DateTime<Utc>,
-        grace: bool,
+        notice: Notice,
     ) -> Option<SideWrite> {
         let tz = record.seats.get(seat as usize)?.tz.clone();
         let prompt = Self::prompt_of(t, seat)?;
         let when = local_time(deadline, tz.as_deref());
-        let subject = if grace {
-            format!("{}: you missed the deadline — one extension, until {when}", self.game_name(t))
-        } else {
-            format!("Reminder — {}: {prompt}, by {when}", self.game_name(t))
+        let subject = match notice {
+            Notice::Extension => {
+                format!("{}: you missed the deadline — one extension, until {when}", self.game_name(t))
+            }
+            Notice::Before(_) => format!("Reminder — {}: {prompt}, by {when}", self.game_name(t)),
         };
         let ctx = json!({ "prompt": prompt, "deadline": when });
-        // A reminder's id: its decision, the deadline it tells of, and whether
-        // it tells an extension (a scheduler that fell behind writes a
-        // reminder and the extension after it at one moment: two messages).
-        let id_seq = since
-            .wrapping_mul(1_000_003)
-            .wrapping_add(deadline.timestamp_millis() as u64)
-            .wrapping_mul(2)
-            .wrapping_add(grace as u64);
-        self.seat_mail(t, record, seat, (id_seq, "reminder"), subject, ctx)
+        self.seat_mail(t, record, seat, (notice.id_seq(since, deadline), "reminder"), subject, ctx)
     }
 
     /// An alert to the host of `game` outside any commit (the outbox worker's
@@ -323,7 +355,70 @@ impl Service {
             attempts: 0,
             last_error: None,
         };
+        Some(game_mail_write(record, self.now(), &mail))
+    }
+
+    /// The signed link that confirms `game`'s host address.
+    pub(crate) fn confirm_link(&self, game: &str) -> String {
+        let sig = self.keys().link_signature("confirm", game);
+        format!("{}/mail/confirm/{game}/{sig}", self.options.public_url.trim_end_matches('/'))
+    }
+
+    /// The one mail sent for a game whose host is not confirmed: to the
+    /// host's address, with the link that confirms it ([`Service::confirm_host`]).
+    pub(crate) fn host_confirmation(&self, t: &Table, record: &GameRecord) -> Option<SideWrite> {
+        let host = record.host.as_ref()?;
+        let players: Vec<&str> = record.seats.iter().map(|s| s.name.as_str()).collect();
+        let ctx = json!({
+            "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
+            "link": self.confirm_link(&t.game_id), "site": self.options.public_url, "players": players.join(", "),
+        });
+        let (text, html) = self.templates.render("confirm_host", &ctx);
+        let mail = Mail {
+            id: mail_id(&t.game_id, 0, "host", "confirm_host"),
+            game: t.game_id.clone(),
+            kind: "confirm_host".into(),
+            to_name: host.name.clone(),
+            to: host.email.clone(),
+            subject: format!("Confirm your game of {}", self.game_name(t)),
+            text,
+            html,
+            unsubscribe: None,
+            attempts: 0,
+            last_error: None,
+        };
         Some(outbox_write(self.now(), &mail))
+    }
+
+    /// The host confirmed their address by the mailed link: the game's
+    /// held mail is queued, and mail is sent as it comes from now on.
+    /// Returns how many held messages were released (0 when the game's
+    /// mail was never held or is released already).
+    pub async fn confirm_host(&self, game: &str) -> Result<usize> {
+        crate::service::again_on_conflict(true, || async {
+            let slot = self.slot(game);
+            let mut guard = self.settled(&slot).await;
+            let loaded = self.loaded(game, &mut guard).await?;
+            if !loaded.record.mail_held {
+                return Ok(0);
+            }
+            let mut record = loaded.record.clone();
+            record.mail_held = false;
+            let now = self.now().timestamp_millis();
+            let held = self.store().scan(Side::Outbox, &crate::mail::held_prefix(game), 10_000)?;
+            let mut side = Vec::with_capacity(held.len() * 2 + 1);
+            for (key, value) in &held {
+                if let Some(queued) = crate::mail::released_key(game, key, now) {
+                    side.push(SideWrite { side: Side::Outbox, key: queued, value: Some(value.clone()) });
+                    side.push(SideWrite { side: Side::Outbox, key: key.clone(), value: None });
+                }
+            }
+            let n = held.len();
+            self.write_record(game, loaded, record, side).await?;
+            tracing::info!(game, released = n, "the host confirmed their address; the game's mail is sent");
+            Ok(n)
+        })
+        .await
     }
 
     /// What happened from `from` to the head, in words, as `seat` may see
@@ -438,11 +533,16 @@ impl Service {
                 crate::service::in_words(&e.to_string())
             ))
         })?;
-        let name = spec.name.trim().to_owned();
-        if name.is_empty() || name.chars().count() > 40 {
-            return Err(ServiceError::Unprocessable("a name must be 1 to 40 characters".into()));
+        let name = crate::limits::name("the substitute's name", &spec.name).map_err(ServiceError::BadRequest)?;
+        self.access().host_mail.take(game).map_err(|wait| {
+            ServiceError::too_many("this game's host has caused as much mail as an hour allows", wait)
+        })?;
+        if let Some(tz) = &spec.tz {
+            crate::limits::text("the substitute's time zone", tz, crate::limits::TZ_MAX)
+                .map_err(ServiceError::BadRequest)?;
         }
         if let Some(e) = &spec.email {
+            crate::limits::email("the substitute's email", e).map_err(ServiceError::BadRequest)?;
             if !crate::service::plausible_email(e) {
                 return Err(ServiceError::Unprocessable(format!("{e:?} is not an email address")));
             }
@@ -496,6 +596,9 @@ impl Service {
         if claims.role != Role::Host {
             return Err(crate::service::ServiceError::Forbidden("only the host can resend a dead letter".into()));
         }
+        self.access().host_mail.take(game).map_err(|wait| {
+            crate::service::ServiceError::too_many("this game's host has caused as much mail as an hour allows", wait)
+        })?;
         let key = crate::mail::dead_key(game, id);
         let raw = self.store().get(Side::Outbox, &key)?.ok_or_else(|| {
             crate::service::ServiceError::NotFound(format!("there is no dead letter {id} in this game"))
@@ -533,5 +636,15 @@ mod recap_tests {
         assert_eq!(r.lines.last().map(|l| l.text.as_str()), Some("event 60"), "the latest are kept");
         assert_eq!(r.lines.len(), 40);
         assert_eq!(r.more, 21, "every line is either shown or counted");
+    }
+
+    #[test]
+    fn each_notice_of_a_deadline_has_its_own_id_and_keeps_it() {
+        let deadline: DateTime<Utc> = "2026-03-03T09:00:00Z".parse().unwrap();
+        let h = chrono::Duration::hours;
+        let ids = [Notice::Before(h(12)), Notice::Before(h(2)), Notice::Extension].map(|n| n.id_seq(7, deadline));
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "{ids:?}");
+        assert_eq!(Notice::Before(h(12)).id_seq(7, deadline), ids[0], "the same reminder again: the same id");
+        assert_ne!(Notice::Before(h(12)).id_seq(8, deadline), ids[0], "another decision's reminder");
     }
 }

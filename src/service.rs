@@ -22,6 +22,7 @@ use tokio::sync::broadcast;
 
 use crate::auth::{Claims, Keys, Role};
 use crate::clock::{stamp, Clock};
+use crate::limits;
 use crate::metrics::Metrics;
 use crate::store::{EventStore, GameId, Side, SideWrite, StoreError, Write, GAME_ID_LEN};
 
@@ -49,6 +50,19 @@ pub enum ServiceError {
     /// Free space is below the reserve: a non-essential write is refused.
     #[error("{0}")]
     Reserve(String),
+    /// A client asked for more than its rate allows: the detail, and the
+    /// seconds until it may ask again.
+    #[error("{0}")]
+    TooMany(String, u64),
+}
+
+impl ServiceError {
+    /// A refusal by a rate limit: `what` in words, and when to ask again.
+    pub fn too_many(what: &str, wait: std::time::Duration) -> ServiceError {
+        let secs = limits::retry_after_secs(wait);
+        let when = if secs < 120 { format!("{secs} s") } else { format!("{} min", secs.div_ceil(60)) };
+        ServiceError::TooMany(format!("{what}; try again in {when}"), secs)
+    }
 }
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
@@ -57,13 +71,16 @@ pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatSpec {
-    /// The player's name as shown to all: 1 to 40 characters.
+    /// The player's name as shown to all: 1 to 40 characters, on one line
+    /// (no control characters).
     #[schemars(length(min = 1, max = 40))]
     pub name: String,
     #[serde(default)]
+    #[schemars(length(max = 254))]
     pub email: Option<String>,
     /// IANA time zone ("Atlantic/Reykjavik") for times in mail and pages.
     #[serde(default)]
+    #[schemars(length(max = 64))]
     pub tz: Option<String>,
     /// One mail a day instead of one per move.
     #[serde(default)]
@@ -74,9 +91,13 @@ pub struct SeatSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
+    /// 1 to 40 characters, on one line.
+    #[schemars(length(min = 1, max = 40))]
     pub name: String,
+    #[schemars(length(max = 254))]
     pub email: String,
     #[serde(default)]
+    #[schemars(length(max = 64))]
     pub tz: Option<String>,
 }
 
@@ -105,6 +126,9 @@ pub struct CreatedGame {
     pub referee_token: String,
     pub seats: Vec<SeatToken>,
     pub head: u64,
+    /// Set when the game's mail is held: why, and what releases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mail: Option<String>,
 }
 
 /// A seat's token and link, as given to its player.
@@ -130,6 +154,10 @@ pub(crate) struct GameRecord {
     /// The clock of each open decision, by "seat/kind".
     #[serde(default)]
     pub clocks: std::collections::BTreeMap<String, crate::deadlines::Clock>,
+    /// The game's mail waits in the outbox until its host confirms their
+    /// address (a game created without the instance key).
+    #[serde(default)]
+    pub mail_held: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -375,6 +403,8 @@ pub struct Service {
     pub(crate) templates: crate::mail::Templates,
     /// The free-space reserve, when the server watches one.
     space: std::sync::OnceLock<crate::store::space::Space>,
+    /// Who may create games, and the rates per client ([`Service::set_access`]).
+    access: std::sync::OnceLock<limits::Access>,
     /// Set while the wall clock is behind a game's last event, so a backward
     /// jump is logged once, not at every event.
     clock_behind: std::sync::atomic::AtomicBool,
@@ -500,6 +530,7 @@ impl Service {
             metrics: Metrics::default(),
             templates: crate::mail::Templates::new(),
             space: std::sync::OnceLock::new(),
+            access: std::sync::OnceLock::new(),
             clock_behind: Default::default(),
             chain: Default::default(),
         }
@@ -931,6 +962,17 @@ impl Service {
         let _ = self.space.set(space);
     }
 
+    /// Set who may create games and the rates per client (once, at start).
+    pub fn set_access(&self, access: limits::Access) {
+        let _ = self.access.set(access);
+    }
+
+    /// Who may create games and the rates per client: as set, or the
+    /// embedded defaults'.
+    pub fn access(&self) -> &limits::Access {
+        self.access.get_or_init(limits::Access::default)
+    }
+
     /// The free space now, if watched.
     pub fn space(&self) -> Option<crate::store::space::Level> {
         let level = self.space.get()?.check()?;
@@ -949,8 +991,57 @@ impl Service {
         }
     }
 
-    /// Create a game. `idempotency` is the client's Idempotency-Key.
+    /// Create a game for a trusted caller (the instance key's holder): its
+    /// mail is sent at once. `idempotency` is the client's Idempotency-Key.
     pub async fn create(&self, req: Value, idempotency: Option<&str>) -> Result<Answer> {
+        self.create_checked(req, idempotency, None).await
+    }
+
+    /// Create a game for `caller`, as the `[access]` settings allow: with
+    /// the instance key, or (creation open to all) without it, when the
+    /// game's mail is held until its host confirms their address by a
+    /// mailed link. Either way within the caller's rate.
+    pub async fn create_by(&self, req: Value, idempotency: Option<&str>, caller: &limits::Caller) -> Result<Answer> {
+        let access = self.access();
+        let trusted = match caller.instance_key.as_deref() {
+            Some(k) if access.is_instance_key(k) => true,
+            Some(_) => {
+                return Err(ServiceError::Unauthorized(
+                    "that is not this server's instance key; ask its operator for the key, \
+                     or send no Authorization header to create a game whose host confirms it by mail"
+                        .into(),
+                ))
+            }
+            None if access.key_required => {
+                return Err(ServiceError::Unauthorized(
+                    "this server creates games only for requests carrying its instance key \
+                     (Authorization: Bearer <key>); ask its operator for it"
+                        .into(),
+                ))
+            }
+            None => access.trust_all,
+        };
+        access
+            .creates
+            .take(&caller.client)
+            .map_err(|wait| ServiceError::too_many("too many games were created from your address", wait))?;
+        let held = if trusted {
+            None
+        } else {
+            let host = req.get("host").and_then(|h| h.get("email")).and_then(Value::as_str);
+            Some(host.map(|e| e.trim().to_lowercase()))
+        };
+        self.create_checked(req, idempotency, held).await
+    }
+
+    /// Create a game; `held` is `Some(host address)` when its mail waits
+    /// for the host's confirmation.
+    async fn create_checked(
+        &self,
+        req: Value,
+        idempotency: Option<&str>,
+        held: Option<Option<String>>,
+    ) -> Result<Answer> {
         let key = idempotency.map(|k| idem_key("~create", k));
         if let Some(k) = &key {
             if let Some(a) = self.stored_answer(k, &req)? {
@@ -968,11 +1059,9 @@ impl Service {
             ))
         })?;
         for (i, s) in spec.seats.iter().enumerate() {
-            let name = s.name.trim();
-            if name.is_empty() || name.chars().count() > 40 {
-                return Err(ServiceError::Unprocessable(format!("seat {i}: a name must be 1 to 40 characters")));
-            }
+            let name = limits::name(&format!("seat {i}'s name"), &s.name).map_err(ServiceError::BadRequest)?;
             if let Some(email) = &s.email {
+                limits::email(&format!("seat {i}'s email"), email).map_err(ServiceError::BadRequest)?;
                 if !plausible_email(email) {
                     return Err(ServiceError::Unprocessable(format!(
                         "seat {i} ({name}): {email:?} is not an email address"
@@ -980,19 +1069,28 @@ impl Service {
                 }
             }
             if let Some(tz) = &s.tz {
+                limits::text(&format!("seat {i}'s time zone"), tz, limits::TZ_MAX).map_err(ServiceError::BadRequest)?;
                 crate::notify::parse_tz(tz)
                     .map_err(|e| ServiceError::Unprocessable(format!("seat {i} ({name}): {e}")))?;
             }
         }
         if let Some(h) = &spec.host {
+            limits::name("the host's name", &h.name).map_err(ServiceError::BadRequest)?;
+            limits::email("the host's email", &h.email).map_err(ServiceError::BadRequest)?;
             if !plausible_email(&h.email) {
                 return Err(ServiceError::Unprocessable(format!("host: {:?} is not an email address", h.email)));
             }
             if let Some(tz) = &h.tz {
+                limits::text("the host's time zone", tz, limits::TZ_MAX).map_err(ServiceError::BadRequest)?;
                 crate::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
             }
         }
         let policy = crate::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
+        if let Some(Some(address)) = &held {
+            self.access().confirmations.take(address).map_err(|wait| {
+                ServiceError::too_many(&format!("confirmations were mailed to {address} too often"), wait)
+            })?;
+        }
         let game_id = crate::new_game_id();
         let seed = Seed(crate::random_bytes::<32>());
         let names: Vec<String> = spec.seats.iter().map(|s| s.name.trim().to_owned()).collect();
@@ -1013,9 +1111,10 @@ impl Service {
                     ..Default::default()
                 })
                 .collect(),
-            host: spec.host,
+            host: spec.host.map(|h| HostSpec { name: h.name.trim().to_owned(), ..h }),
             deadlines: spec.deadlines,
             clocks: Default::default(),
+            mail_held: held.is_some(),
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })
@@ -1050,10 +1149,22 @@ impl Service {
                 })
                 .collect(),
             head: table.head,
+            mail: record.mail_held.then(|| match &record.host {
+                Some(h) => format!(
+                    "no mail goes to the players until the host confirms {} by the link just mailed there",
+                    h.email
+                ),
+                None => "no mail goes to the players: the game has no host address to confirm; \
+                         give the players their links yourself, or create the game with the instance key"
+                    .to_owned(),
+            }),
         };
         let mut record = record;
         let (mut side, dues) = self.schedule(None, &table, table.head, &mut record);
         side.extend(self.invitations(&table, &mut record, &dues));
+        if record.mail_held {
+            side.extend(self.host_confirmation(&table, &record));
+        }
         let record_bytes = serde_json::to_vec(&record).expect("JSON");
         side.push(SideWrite { side: Side::Games, key: record_key(game_id), value: Some(record_bytes.clone()) });
         side.extend(Self::answer_write(idem, request, 201, &serde_json::to_value(&created).expect("JSON")));
@@ -1543,6 +1654,7 @@ impl Service {
         let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
         let log = self.store.load(game, 0, None)?;
+        limits::text("the reason", &r.reason, limits::TEXT_MAX).map_err(ServiceError::BadRequest)?;
         let draft = loaded.table.rollback(actor, r.to_seq, &r.reason, &log)?;
         let events = self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
         Ok(self.submit_answer(&loaded.table, &events, claims.viewer()))
@@ -1556,6 +1668,7 @@ impl Service {
         let slot = self.slot(game);
         let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
+        limits::text("the reason", &reason, limits::TEXT_MAX).map_err(ServiceError::BadRequest)?;
         let reason = if reason.trim().is_empty() { "new link issued by the host".to_owned() } else { reason };
         let draft = loaded.table.revoke(Actor::Host, seat, &reason)?;
         self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
@@ -1891,6 +2004,25 @@ impl Service {
         .await
     }
 
+    /// Write `record` as `game`'s record over the one `loaded` holds, with
+    /// `side`, as an append without events (see `set_mail_preferences`).
+    pub(crate) async fn write_record(
+        &self,
+        game: &str,
+        loaded: &mut Loaded,
+        record: GameRecord,
+        mut side: Vec<SideWrite>,
+    ) -> Result<()> {
+        let bytes = serde_json::to_vec(&record).expect("JSON");
+        side.push(SideWrite { side: Side::Games, key: record_key(game), value: Some(bytes.clone()) });
+        let unchanged = self.record_as_read(game, &loaded.record_bytes);
+        let head = Some(loaded.table.head);
+        self.append(Write { game: game.to_owned(), expect_head: head, events: Vec::new(), side, unchanged }).await?;
+        loaded.record = record;
+        loaded.record_bytes = bytes;
+        Ok(())
+    }
+
     /// What a write of `game`'s record names as read (`Write::unchanged`):
     /// on a shared store the record as this node read it; on a store no
     /// other node writes, nothing (every write of the record is made under
@@ -1906,6 +2038,8 @@ impl Service {
 /// The players' mail preferences of `from` (a record read again) in `into`:
 /// they are written only by `Service::set_mail_preferences`.
 fn carry_preferences(into: &mut GameRecord, from: &GameRecord) {
+    // Held mail is released once, never held again.
+    into.mail_held &= from.mail_held;
     for (s, f) in into.seats.iter_mut().zip(&from.seats) {
         s.mail = f.mail;
         s.digest = f.digest;

@@ -16,11 +16,13 @@ pub struct ApiError {
     pub detail: String,
     /// Extra members of the problem object.
     pub extra: Option<Value>,
+    /// Seconds for a `Retry-After` header (a rate limit's refusal).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, title: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError { status, title, detail: detail.into(), extra: None }
+        ApiError { status, title, detail: detail.into(), extra: None, retry_after: None }
     }
 
     pub fn bad_request(detail: impl Into<String>) -> ApiError {
@@ -65,6 +67,9 @@ impl ResponseError for ApiError {
         }
         let mut r = HttpResponse::build(self.status);
         r.content_type("application/problem+json");
+        if let Some(secs) = self.retry_after {
+            r.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
         match super::through::<super::types::Problem>(body) {
             Ok(p) => r.json(p),
             Err(v) => r.json(v),
@@ -146,6 +151,9 @@ impl From<ServiceError> for ApiError {
                 )
             }
             ServiceError::Reserve(d) => ApiError::new(S::INSUFFICIENT_STORAGE, "Disk nearly full", d),
+            ServiceError::TooMany(d, secs) => {
+                ApiError { retry_after: Some(secs), ..ApiError::new(S::TOO_MANY_REQUESTS, "Too many requests", d) }
+            }
             ServiceError::Fold(e) => {
                 tracing::error!(error = %e, "stored log does not fold");
                 ApiError::new(S::INTERNAL_SERVER_ERROR, "Stored log does not fold", e.to_string())

@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
 use super::answers::{answer, typed, written};
-use super::request::{claims, idempotency_key, query_number, read_json, required_claims, viewer};
+use super::request::{caller, claims, idempotency_key, query_number, read_json, required_claims, viewer};
 use super::{types, ApiError, ApiResult, Svc};
 
 pub(super) async fn rulesets(svc: Svc) -> HttpResponse {
@@ -33,8 +33,9 @@ pub(super) async fn ruleset(svc: Svc, path: web::Path<String>) -> ApiResult {
 
 pub(super) async fn create_game(svc: Svc, req: HttpRequest, body: Payload) -> ApiResult {
     let key = idempotency_key(&req)?;
+    let caller = caller(&svc, &req)?;
     let v = read_json(&req, body).await?;
-    Ok(answer::<crate::service::CreatedGame>(svc.create(v, key.as_deref()).await?))
+    Ok(answer::<crate::service::CreatedGame>(svc.create_by(v, key.as_deref(), &caller).await?))
 }
 
 pub(super) async fn game_summary(svc: Svc, path: web::Path<String>) -> ApiResult {

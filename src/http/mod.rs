@@ -31,6 +31,7 @@ use actix_web::{HttpRequest, Route};
 pub(crate) use answers::through;
 pub use answers::{answered, contract_violations, record_answers, record_answers_to, RECORD_ENV};
 pub use error::ApiError;
+pub use request::client_of;
 pub use server::serve;
 
 use crate::service::{shown, Service};

@@ -27,6 +27,13 @@ fn problem(desc: &str) -> Value {
     json!({ "description": desc, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } })
 }
 
+/// A rate limit's refusal, with its `Retry-After`.
+fn too_many(desc: &str) -> Value {
+    json!({ "description": desc,
+        "headers": { "Retry-After": { "description": "seconds until the next request may succeed", "schema": { "type": "integer" } } },
+        "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } })
+}
+
 fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
@@ -350,7 +357,8 @@ pub fn document(registry: &Registry) -> Value {
             "description": DESCRIPTION,
         },
         "components": {
-            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT" } },
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT" },
+                "instanceKey": { "type": "http", "scheme": "bearer", "description": "the server's instance key (`access.instance_key`), for creating games" } },
             "schemas": schemas,
         },
         "paths": {
@@ -365,11 +373,17 @@ pub fn document(registry: &Registry) -> Value {
             "/api/v1/rulesets/{ruleset}": { "get": { "operationId": "getRuleset", "summary": "one ruleset's info and the JSON Schemas of its options, commands, events and views",
                 "parameters": [{ "name": "ruleset", "in": "path", "required": true, "schema": { "type": "string" }, "description": "the ruleset id, as listed by /api/v1/rulesets" }],
                 "responses": { "200": ok("the ruleset and its schemas", "RulesetContracts"), "404": problem("no such ruleset here") } } },
-            "/api/v1/games": { "post": { "operationId": "createGame", "summary": "create a game", "parameters": [idem()], "requestBody": body("CreateGame", true),
+            "/api/v1/games": { "post": { "operationId": "createGame",
+                "summary": "create a game",
+                "description": "With the server's instance key (`Authorization: Bearer <instance key>`) the game's mail is sent at once. Without it (where the operator allows that: `access.create = \"open\"`), no mail goes to the players, or to the host beyond one confirmation message, until the host opens the link mailed to the host's address; `mail` in the answer says so. Games created per client address and confirmations per host address are bounded (429 with Retry-After).",
+                "security": [{}, { "instanceKey": [] }], "parameters": [idem()], "requestBody": body("CreateGame", true),
                 "responses": responses(Takes { token: false, body: true, writes: true }, json!({
                     "201": { "description": "the game, with every token and link (shown only here)",
                         "headers": { "Location": { "description": "the game's summary", "schema": { "type": "string" } } },
                         "content": { "application/json": { "schema": schema_ref("CreatedGame") } }, "links": game_links() },
+                    "400": problem("not a game to create, or a name, address or time zone with a control character or past its length"),
+                    "401": problem("no instance key where the server needs one, or not the server's instance key"),
+                    "429": too_many("too many games created from this address, or confirmations mailed to the host's address; try again after Retry-After"),
                     "422": problem("unknown ruleset, bad seat count, bad option, invalid email or time zone"),
                     "409": problem("the Idempotency-Key was used for another request") })) } },
             "/api/v1/games/{id}": { "get": { "operationId": "getGame", "summary": "summary", "parameters": [id()],
@@ -412,7 +426,7 @@ pub fn document(registry: &Registry) -> Value {
                 "responses": responses(seat_takes, json!({ "200": ok("the new link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat") })) } },
             "/api/v1/games/{id}/seats/{seat}/substitute": { "post": { "operationId": "substituteSeat", "summary": "seat a substitute (host): old links revoked (their streams close), the new player invited",
                 "security": [{ "bearer": [] }], "parameters": [id(), seat()], "requestBody": body("SeatSpec", true),
-                "responses": responses(seat_takes, json!({ "200": ok("the substitute's link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat, bad name, address or time zone") })) } },
+                "responses": responses(seat_takes, json!({ "200": ok("the substitute's link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat, bad name, address or time zone"), "429": too_many("more mail than the game's host may cause per hour") })) } },
             "/api/v1/games/{id}/clock": { "post": { "operationId": "clockAction", "summary": "pause, resume, extend, set the deadline policy (host), or take a vacation (the seat itself)",
                 "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("ClockAction", true),
                 "responses": responses(seat_takes, json!({ "200": ok("done: the event and the clocks", "ClockDone"),
@@ -423,7 +437,7 @@ pub fn document(registry: &Registry) -> Value {
             "/api/v1/games/{id}/dead-letters/{mail}/retry": { "post": { "operationId": "retryDeadLetter", "summary": "send a dead letter again (host)",
                 "security": [{ "bearer": [] }],
                 "parameters": [id(), { "name": "mail", "in": "path", "required": true, "schema": { "type": "string" }, "description": "the dead letter's id" }],
-                "responses": responses(Takes { token: true, body: false, writes: true }, json!({ "200": ok("queued again", "Retried") })) } }
+                "responses": responses(Takes { token: true, body: false, writes: true }, json!({ "200": ok("queued again", "Retried"), "429": too_many("more mail than the game's host may cause per hour") })) } }
         }
     })
 }

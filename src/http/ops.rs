@@ -5,8 +5,9 @@ use actix_web::HttpResponse;
 use super::{openapi, types, Svc};
 
 /// `{"status": "ok"}`, or `"degraded"` with the reason while free space is
-/// below the reserve or the store recovers from a full disk (still 200: the
-/// server serves what it can).
+/// below the reserve, the store recovers from a full disk, or the outbox
+/// worker stopped, stalled or keeps failing (still 200: the server serves
+/// what it can).
 pub(super) async fn healthz(svc: Svc) -> HttpResponse {
     let recovering = svc.store().recovering();
     let level = svc.space();
@@ -25,12 +26,14 @@ pub(super) async fn healthz(svc: Svc) -> HttpResponse {
     if let Some(level) = level.as_ref().filter(|l| l.low()) {
         details.push(level.refusal());
     }
-    let status = if details.is_empty() { types::HealthStatus::Ok } else { types::HealthStatus::Degraded };
+    let mail = svc.metrics.outbox.problem();
+    let status =
+        if details.is_empty() && mail.is_none() { types::HealthStatus::Ok } else { types::HealthStatus::Degraded };
     if !details.is_empty() {
         storage.detail = Some(details.join("; "));
     }
     let storage = (level.is_some() || recovering.is_some()).then_some(storage);
-    HttpResponse::Ok().json(types::Health { status, storage })
+    HttpResponse::Ok().json(types::Health { status, storage, mail })
 }
 
 pub(super) async fn metrics(svc: Svc) -> HttpResponse {

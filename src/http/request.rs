@@ -13,6 +13,30 @@ use super::{ApiError, ApiResult, BodyLimit};
 use crate::auth::Claims;
 use crate::service::{shown, Service};
 
+/// The key the client of `req` is counted under ([`crate::limits::Access::client`]).
+pub fn client_of(svc: &Service, req: &HttpRequest) -> String {
+    svc.access().client(req.peer_addr().map(|a| a.ip()), |h| {
+        req.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_owned)
+    })
+}
+
+/// Who asks to create a game: the client's address (as `[access]` says to
+/// read it) and the instance key in `Authorization: Bearer <key>`, if any.
+pub(super) fn caller(svc: &Service, req: &HttpRequest) -> ApiResult<crate::limits::Caller> {
+    let client = client_of(svc, req);
+    let instance_key = match req.headers().get(actix_web::http::header::AUTHORIZATION) {
+        None => None,
+        Some(v) => {
+            let text = v.to_str().map_err(|_| ApiError::unauthorized("the Authorization header is not text"))?;
+            let key = text.strip_prefix("Bearer ").ok_or_else(|| {
+                ApiError::unauthorized("the Authorization header must be \"Bearer <instance key>\" to create a game")
+            })?;
+            Some(key.trim().to_owned())
+        }
+    };
+    Ok(crate::limits::Caller { client, instance_key })
+}
+
 /// Read a JSON body of at most the configured size.
 pub(super) async fn read_json(req: &HttpRequest, mut payload: Payload) -> ApiResult<Value> {
     let limit = req.app_data::<BodyLimit>().map_or(65_536, |l| l.0);

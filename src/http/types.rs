@@ -115,6 +115,10 @@ pub struct Health {
     pub status: HealthStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,
+    /// What is wrong with sending mail (the outbox worker stopped, stalled
+    /// or failed), in words; absent while it is well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mail: Option<String>,
 }
 
 /// The storage's free space and state.

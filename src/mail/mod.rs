@@ -87,6 +87,29 @@ pub fn queue_due(key: &[u8]) -> Option<i64> {
     Some(u64::from_be_bytes(key.get(1..9)?.try_into().ok()?) as i64)
 }
 
+/// Held key: a message of a game whose host has not confirmed their
+/// address yet (the worker sends only queued ones): by game, then due time
+/// and id, so confirming moves a game's held messages into the queue.
+pub fn held_key(game: &str, due_ms: i64, id: &str) -> Vec<u8> {
+    let mut k = held_prefix(game);
+    k.extend_from_slice(&(due_ms.max(0) as u64).to_be_bytes());
+    k.extend_from_slice(id.as_bytes());
+    k
+}
+
+/// The prefix of `game`'s held messages.
+pub fn held_prefix(game: &str) -> Vec<u8> {
+    format!("h{game}/").into_bytes()
+}
+
+/// The queue key a held message of `game` moves to, due no earlier than `now_ms`.
+pub fn released_key(game: &str, held: &[u8], now_ms: i64) -> Option<Vec<u8>> {
+    let rest = held.strip_prefix(held_prefix(game).as_slice())?;
+    let due = u64::from_be_bytes(rest.get(..8)?.try_into().ok()?) as i64;
+    let id = std::str::from_utf8(&rest[8..]).ok()?;
+    Some(queue_key(due.max(now_ms), id))
+}
+
 /// Dead-letter key: by game, then id, so a host can list a game's.
 pub fn dead_key(game: &str, id: &str) -> Vec<u8> {
     format!("x{game}/{id}").into_bytes()
@@ -150,26 +173,85 @@ impl Transport {
     }
 
     pub async fn send(&self, mail: &Mail, from: &Mailbox, domain: &str) -> Result<(), MailError> {
-        let message = build(mail, from, domain)?;
+        let message = guarded(|| build(mail, from, domain))?;
         match self {
-            Transport::Smtp(pool) => pool.send(message.envelope(), &message.formatted()).await.map_err(MailError::Send),
+            Transport::Smtp(pool) => {
+                let raw = guarded(|| Ok(message.formatted()))?;
+                pool.send(message.envelope(), &raw).await.map_err(MailError::Send)
+            }
             Transport::File(t) => t.send(message).await.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
         }
     }
 }
 
-/// The MIME message of an outbox record.
+/// `f`, with a panic inside it (the mail library's formatting panics on some
+/// header values) turned into a [`MailError::Build`]: one bad message must
+/// never stop the worker that sends all the others.
+pub fn guarded<T>(f: impl FnOnce() -> Result<T, MailError>) -> Result<T, MailError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|p| Err(MailError::Build(format!("the mail library failed on it: {}", panic_words(&*p)))))
+}
+
+/// What a caught panic said.
+pub fn panic_words(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
+}
+
+/// The longest display name put in a `To:` header, in characters.
+pub const MAX_HEADER_NAME: usize = 64;
+/// The longest subject, in characters.
+pub const MAX_SUBJECT: usize = 200;
+
+/// `s` made safe for a header: every control character (a line break above
+/// all: it would start a header of the writer's choosing) and the Unicode
+/// line and paragraph separators become a space, runs of spaces one, and
+/// the text is cut to `max` characters. Names are refused with such
+/// characters when given; this keeps older records, and any text that
+/// reaches a header by another way, from breaking a message.
+pub fn header_text(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max * 4));
+    let mut count = 0;
+    let mut space = false;
+    for c in s.trim().chars() {
+        let c = if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c };
+        if c == ' ' {
+            if space {
+                continue;
+            }
+            space = true;
+        } else {
+            space = false;
+        }
+        if count == max {
+            out.pop();
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out.trim_end().to_owned()
+}
+
+/// The MIME message of an outbox record. The values that go into headers
+/// are made safe first ([`header_text`]), whatever the record holds.
 pub fn build(mail: &Mail, from: &Mailbox, domain: &str) -> Result<Message, MailError> {
+    let name = header_text(&mail.to_name, MAX_HEADER_NAME);
     let to = Mailbox::new(
-        Some(mail.to_name.clone()),
+        (!name.is_empty()).then_some(name),
         mail.to.parse().map_err(|e| MailError::Build(format!("address {:?}: {e}", mail.to)))?,
     );
+    let id = header_text(&mail.id, 128);
     let mut b = Message::builder()
         .from(from.clone())
         .to(to)
-        .subject(mail.subject.clone())
-        .message_id(Some(format!("<{}@{domain}>", mail.id)));
+        .subject(header_text(&mail.subject, MAX_SUBJECT))
+        .message_id(Some(format!("<{id}@{domain}>")));
     if let Some(url) = &mail.unsubscribe {
+        let url: String = url.chars().filter(|c| c.is_ascii_graphic()).collect();
         b = b
             .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe"), format!("<{url}>")))
             .raw_header(HeaderValue::new(
@@ -207,6 +289,8 @@ impl Templates {
             ("game_over.html", include_str!("../../templates/email/game_over.html")),
             ("host_alert.txt", include_str!("../../templates/email/host_alert.txt")),
             ("host_alert.html", include_str!("../../templates/email/host_alert.html")),
+            ("confirm_host.txt", include_str!("../../templates/email/confirm_host.txt")),
+            ("confirm_host.html", include_str!("../../templates/email/confirm_host.html")),
         ] {
             env.add_template(name, src).expect("embedded templates parse");
         }
@@ -259,11 +343,11 @@ mod tests {
             "prompt": "choose your plan", "deadline": "Tue 24 Nov 18:00 UTC", "recap": ["Red attacked", "Blue built"],
             "seats": [{"name": "Ása", "score": 3}], "summary": "Ása wins", "seed": "00", "replay": "http://x/r",
             "alert": "Bjarni timed out", "unsubscribe": "http://x/u", "preferences": "http://x/p", "others": ["Bjarni"],
-            "more": 12, "host": "Gudrun", "rules": "http://x/rules/bardagi",
+            "more": 12, "host": "Gudrun", "site": "http://x", "players": "Ása, Bjarni", "rules": "http://x/rules/bardagi",
             "table": {"round": "round 2 of 6", "phase": "Planning", "score": "Glory", "colour": "Red", "standings": [
                 {"name": "Ása", "me": true, "colour": "Red", "score": 7}, {"name": "Bjarni", "me": false, "colour": null, "score": null}]},
         });
-        for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert"] {
+        for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert", "confirm_host"] {
             let (text, html) = t.render(kind, &ctx);
             assert!(text.contains("Ása") || text.contains("Bjarni"), "{kind}: {text}");
             assert!(html.contains("<html"), "{kind}");
@@ -297,6 +381,11 @@ mod tests {
         assert!(raw.contains("List-Unsubscribe: <http://x/u>"), "{raw}");
         assert!(raw.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), "{raw}");
         assert_eq!(queue_due(&queue_key(1234, "ab")), Some(1234));
+        let held = held_key("g", 1234, "ab");
+        assert!(held.starts_with(&held_prefix("g")) && !held.starts_with(b"q") && !held.starts_with(b"x"));
+        assert_eq!(released_key("g", &held, 1000), Some(queue_key(1234, "ab")), "a later due time is kept");
+        assert_eq!(released_key("g", &held, 5000), Some(queue_key(5000, "ab")), "an earlier one is now");
+        assert_eq!(released_key("other", &held, 0), None);
     }
 
     #[test]
@@ -331,5 +420,37 @@ mod tests {
         assert!(damaged.starts_with("an unreadable outbox record"), "{damaged}");
         let other = decode(b"{\"id\": 3}").unwrap_err();
         assert!(other.starts_with("an outbox record that is not a mail"), "{other}");
+    }
+
+    #[test]
+    fn a_line_break_in_a_name_or_subject_never_makes_a_header() {
+        let mail = Mail {
+            to_name: "A\r\nBcc: x@example.org".into(),
+            subject: "Ása wins\nBcc: y@example.org\u{2028}X-Evil: 1".into(),
+            ..super::sample("1")
+        };
+        let from: Mailbox = "runestone <rs@example.org>".parse().unwrap();
+        let raw = String::from_utf8(guarded(|| build(&mail, &from, "example.org")).unwrap().formatted()).unwrap();
+        let head = raw.split("\r\n\r\n").next().unwrap();
+        for line in head.split("\r\n") {
+            let name = line.split(':').next().unwrap_or("");
+            assert!(
+                line.starts_with([' ', '\t']) || !["Bcc", "X-Evil"].contains(&name),
+                "a header made from a name: {line:?} in\n{head}"
+            );
+        }
+        let to = head.split("\r\n").find(|l| l.starts_with("To: ")).expect("a To header");
+        assert!(to.ends_with(" <asa@example.org>"), "one line, the name made safe: {to}");
+        assert_eq!(header_text(&"ab".repeat(100), 5), "abab…");
+        assert_eq!(header_text(" a \t\t b ", 10), "a b");
+    }
+
+    #[test]
+    fn a_panic_while_building_is_an_error_in_words() {
+        let e = guarded::<()>(|| panic!("writing `Mailbox` returned an error")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot build the message: the mail library failed on it: writing `Mailbox` returned an error"
+        );
     }
 }

@@ -1,7 +1,10 @@
 //! The pages behind the links in every mail that carry no token: one-click
 //! unsubscribe (RFC 8058: a POST with `List-Unsubscribe=One-Click`; the GET
 //! only shows a button, so prefetching scanners change nothing) and the mail
-//! preferences of one seat. Links are signed; a forged one is refused.
+//! preferences of one seat, and the host's confirmation of their address,
+//! which releases the mail of a game created without the instance key
+//! (again a POST behind a button). Links are signed; a forged one is
+//! refused.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
@@ -14,7 +17,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/mail/unsubscribe/{game}/{seat}/{sig}", web::get().to(unsubscribe_page))
         .route("/mail/unsubscribe/{game}/{seat}/{sig}", web::post().to(unsubscribe))
         .route("/mail/preferences/{game}/{seat}/{sig}", web::get().to(preferences_page))
-        .route("/mail/preferences/{game}/{seat}/{sig}", web::post().to(save_preferences));
+        .route("/mail/preferences/{game}/{seat}/{sig}", web::post().to(save_preferences))
+        .route("/mail/confirm/{game}/{sig}", web::get().to(confirm_page))
+        .route("/mail/confirm/{game}/{sig}", web::post().to(confirm));
 }
 
 type Link = web::Path<(String, u8, String)>;
@@ -102,4 +107,55 @@ async fn save_preferences(
     let tz = form.tz.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
     svc.set_mail_preferences(game, *seat, Some(form.mail.is_some()), Some(form.digest.is_some()), Some(tz)).await?;
     Ok(page("Saved", "<p>Your mail preferences are saved.</p>"))
+}
+
+type GameLink = web::Path<(String, String)>;
+
+fn check_confirm(svc: &Service, link: &(String, String)) -> Result<(), ApiError> {
+    let (game, sig) = link;
+    if svc.keys().check_link_signature("confirm", game, sig) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "Forged link",
+            "this link was not made by this server (or was changed); use the link from the confirmation email",
+        ))
+    }
+}
+
+async fn confirm_page(svc: web::Data<Service>, link: GameLink) -> Result<HttpResponse, ApiError> {
+    check_confirm(&svc, &link)?;
+    let game = &link.0;
+    let summary = svc.summary(game).await?;
+    let players: Vec<String> = summary["seats"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["name"].as_str().map(escape)).collect())
+        .unwrap_or_default();
+    Ok(page(
+        "Confirm your game?",
+        &format!(
+            "<p>The game {} was created with your address as its host's. Its players ({}) get no mail from it until you confirm.</p>\
+             <form method=\"post\"><button type=\"submit\">I created this game: send its mail</button></form>\
+             <p>If you did not create it, close this page: nothing is sent.</p>",
+            escape(game),
+            players.join(", ")
+        ),
+    ))
+}
+
+async fn confirm(svc: web::Data<Service>, link: GameLink) -> Result<HttpResponse, ApiError> {
+    check_confirm(&svc, &link)?;
+    let released = svc.confirm_host(&link.0).await?;
+    Ok(page(
+        "Confirmed",
+        &format!(
+            "<p>Thank you. The game's mail is sent from now on{}.</p>",
+            match released {
+                0 => String::new(),
+                1 => ", beginning with the one message that waited".to_owned(),
+                n => format!(", beginning with the {n} messages that waited"),
+            }
+        ),
+    ))
 }

@@ -23,14 +23,18 @@
 //! not (then sent again after a restart, with the same Message-ID).
 
 use std::collections::HashSet;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use std::panic::AssertUnwindSafe;
+
 use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::FutureExt;
 use lettre::message::Mailbox;
 
-use super::{dead_key, queue_due, queue_key, Mail, Transport};
+use super::{dead_key, queue_due, queue_key, Mail, MailError, Transport};
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::store::{Side, SideWrite};
@@ -206,7 +210,15 @@ impl Worker {
                             return None;
                         }
                     };
-                    let result = self.transport.send(&mail, &self.from, &self.domain).await;
+                    // A panic anywhere in one message's making or sending
+                    // sets that message aside; the others go on.
+                    let result = AssertUnwindSafe(self.transport.send(&mail, &self.from, &self.domain))
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|p| {
+                            Err(MailError::Build(format!("the mail library failed on it: {}", super::panic_words(&*p))))
+                        });
+                    self.service.metrics.outbox.beat();
                     Some((key.clone(), mail, result))
                 });
             }
@@ -269,15 +281,30 @@ impl Worker {
                     mail.attempts += 1;
                     mail.last_error = Some(e.to_string());
                     let value = Some(super::encode(&mail));
-                    if mail.attempts >= self.policy.max_attempts {
+                    // A message that cannot be made fails the same way on
+                    // every try: it is set aside at once.
+                    let unbuildable = matches!(e, MailError::Build(_));
+                    if unbuildable || mail.attempts >= self.policy.max_attempts {
                         Metrics::inc(&self.service.metrics.mail_dead);
-                        tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
+                        if unbuildable {
+                            tracing::error!(id = %mail.id, game = %mail.game, error = %e, "a message cannot be made; it is set aside as a dead letter");
+                        } else {
+                            tracing::warn!(id = %mail.id, error = %e, "mail is a dead letter");
+                        }
                         writes.push(SideWrite { side: Side::Outbox, key: dead_key(&mail.game, &mail.id), value });
                         if mail.kind != "host_alert" {
-                            let alert = format!(
-                                "the message \"{}\" to {} could not be delivered after {} tries ({e}); see the dead letters to send it again",
-                                mail.subject, mail.to, mail.attempts
-                            );
+                            let alert = if unbuildable {
+                                format!(
+                                    "the message \"{}\" to {} could not be made ({e}); it is set aside in the dead letters",
+                                    super::header_text(&mail.subject, super::MAX_SUBJECT),
+                                    mail.to
+                                )
+                            } else {
+                                format!(
+                                    "the message \"{}\" to {} could not be delivered after {} tries ({e}); see the dead letters to send it again",
+                                    mail.subject, mail.to, mail.attempts
+                                )
+                            };
                             writes.extend(self.service.alert_host(&mail.game, &alert).await);
                         }
                     } else {
@@ -305,12 +332,112 @@ impl Worker {
         tokio::time::sleep_until(due.into()).await;
     }
 
-    /// Run until the process ends.
+    /// Run until the process ends. A tick that panics (a fault outside any
+    /// one message: those are set aside in [`Worker::tick`]) is reported to
+    /// `/healthz` and the log, and the worker goes on with the next.
     pub async fn run(self) {
+        let alive = &self.service.metrics.outbox;
+        alive.started(self.policy.poll);
         loop {
-            if self.tick().await == 0 {
-                tokio::time::sleep(self.policy.poll).await;
+            alive.beat();
+            match AssertUnwindSafe(self.tick()).catch_unwind().await {
+                Ok(0) => tokio::time::sleep(self.policy.poll).await,
+                Ok(_) => {}
+                Err(p) => {
+                    let why = super::panic_words(&*p);
+                    tracing::error!(error = %why, "the outbox worker failed; it starts again");
+                    alive.failed(why);
+                    tokio::time::sleep(self.policy.poll).await;
+                }
             }
+        }
+    }
+}
+
+/// The outbox worker's signs of life, for `/healthz` ([`Liveness::problem`]).
+#[derive(Default)]
+pub struct Liveness {
+    /// When the worker last showed life: milliseconds after [`epoch`], plus
+    /// one (0: no worker runs in this process).
+    beat: AtomicU64,
+    /// No sign of life for this long (ms) is a stall.
+    stall_ms: AtomicU64,
+    /// The last failure of the worker as a whole: when, and what.
+    failed: Mutex<Option<(Instant, String)>>,
+    /// Why the worker's thread ended, other than by a shutdown.
+    stopped: Mutex<Option<String>>,
+}
+
+/// The instant the process's liveness times count from.
+fn epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// The shortest time without a sign of life that counts as a stall. The
+/// worker shows life at every poll and after every message, and a message
+/// takes at most the SMTP timeouts (20 s to connect, 20 s to send).
+pub const STALL: Duration = Duration::from_secs(180);
+
+impl Liveness {
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The worker starts, polling every `poll` when idle.
+    pub fn started(&self, poll: Duration) {
+        self.stall_ms.store(STALL.max(poll * 3).as_millis() as u64, Relaxed);
+        *Self::lock(&self.stopped) = None;
+        self.beat();
+    }
+
+    /// The worker is alive now.
+    pub fn beat(&self) {
+        self.beat.store(epoch().elapsed().as_millis() as u64 + 1, Relaxed);
+    }
+
+    /// The worker as a whole failed (and goes on).
+    pub fn failed(&self, why: String) {
+        *Self::lock(&self.failed) = Some((Instant::now(), why));
+    }
+
+    /// The worker's thread ended: `why`, or `None` for a shutdown.
+    pub fn ended(&self, why: Option<String>) {
+        if why.is_none() {
+            self.beat.store(0, Relaxed);
+        }
+        *Self::lock(&self.stopped) = why;
+    }
+
+    /// What is wrong with the outbox worker, in words; `None` when it is
+    /// well (or does not run in this process).
+    pub fn problem(&self) -> Option<String> {
+        self.problem_at(Instant::now())
+    }
+
+    /// [`Liveness::problem`] as seen at `now`.
+    pub fn problem_at(&self, now: Instant) -> Option<String> {
+        if let Some(why) = Self::lock(&self.stopped).as_ref() {
+            return Some(format!("the mail worker stopped ({why}); no mail is sent until the server is restarted"));
+        }
+        let beat = self.beat.load(Relaxed);
+        if beat == 0 {
+            return None;
+        }
+        let stall = Duration::from_millis(self.stall_ms.load(Relaxed).max(1));
+        let quiet = now.saturating_duration_since(epoch() + Duration::from_millis(beat - 1));
+        if quiet >= stall {
+            return Some(format!(
+                "the mail worker has shown no sign of life for {} s; mail may be stuck",
+                quiet.as_secs()
+            ));
+        }
+        match Self::lock(&self.failed).as_ref() {
+            Some((at, why)) if now.saturating_duration_since(*at) < stall => Some(format!(
+                "the mail worker failed {} s ago ({why}); it goes on, but mail may be stuck",
+                now.saturating_duration_since(*at).as_secs()
+            )),
+            _ => None,
         }
     }
 }
@@ -335,12 +462,16 @@ impl Background {
                     tracing::warn!(error = %e, nice, "cannot lower the outbox thread's priority; mail is sent at the requests' priority");
                 }
             }
-            runtime.block_on(async move {
-                tokio::select! {
-                    _ = worker.run() => {}
-                    _ = stopped => {}
-                }
-            });
+            let service = worker.service.clone();
+            let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                runtime.block_on(async move {
+                    tokio::select! {
+                        _ = worker.run() => {}
+                        _ = stopped => {}
+                    }
+                })
+            }));
+            service.metrics.outbox.ended(ran.err().map(|p| super::panic_words(&*p)));
         })?;
         Ok(Background { stop: Some(stop), thread: Some(thread) })
     }
@@ -419,11 +550,15 @@ mod tests {
     /// A worker over a fresh sled store and the file transport, with
     /// `n` messages due, and the store.
     async fn worker_with(dir: &std::path::Path, n: usize, policy: Policy) -> (Worker, Arc<SledStore>) {
+        worker_with_mails(dir, (0..n).map(|i| super::super::sample(&i.to_string())).collect(), policy).await
+    }
+
+    /// A worker as [`worker_with`]'s, with `mails` due.
+    async fn worker_with_mails(dir: &std::path::Path, mails: Vec<Mail>, policy: Policy) -> (Worker, Arc<SledStore>) {
         let store = Arc::new(SledStore::open(&dir.join("events")).expect("open"));
         let service = Arc::new(crate::service::test_service(store.clone(), Arc::new(SystemClock), 64, 1 << 20));
         let mut writes = Vec::new();
-        for i in 0..n {
-            let mail = super::super::sample(&i.to_string());
+        for mail in mails {
             let key = queue_key(0, &mail.id);
             writes.push(SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) });
         }
@@ -527,5 +662,62 @@ mod tests {
             began.elapsed().expect("clock") >= Duration::from_secs_f64(6.0 / f64::from(rate)),
             "the tick paces its end too"
         );
+    }
+
+    /// A name with a line break (from a record written before names were
+    /// checked) neither stops the worker nor makes a header; a message that
+    /// cannot be made at all is set aside at once, with its reason, and the
+    /// others go on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_bad_message_is_set_aside_and_the_others_are_sent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sample = super::super::sample;
+        let mails = vec![
+            sample("0"),
+            Mail { to_name: "A\r\nBcc: x@example.org".into(), ..sample("1") },
+            Mail { to_name: "A\nB".into(), subject: "Bjarni\nwins".into(), ..sample("2") },
+            Mail { to: "not an address".into(), ..sample("3") },
+            sample("4"),
+        ];
+        let bad = mails[3].id.clone();
+        let (worker, store) = worker_with_mails(dir.path(), mails, Policy { rate: 0, ..Policy::default() }).await;
+        assert_eq!(worker.tick().await, 5);
+        let files = sent_files(dir.path());
+        assert_eq!(files.len(), 4, "every message that can be made is sent");
+        for f in &files {
+            let raw = std::fs::read_to_string(f).expect("read");
+            assert!(!raw.contains("\nBcc:") && !raw.contains("\"\r\nBcc"), "{raw}");
+        }
+        assert!(store.scan(Side::Outbox, b"q", 100).expect("scan").is_empty(), "nothing left queued");
+        let dead = store.scan(Side::Outbox, b"x", 100).expect("scan");
+        assert_eq!(dead.len(), 1, "the message that cannot be made is a dead letter at once");
+        let letter = super::super::decode(&dead[0].1).expect("a mail");
+        assert_eq!(letter.id, bad);
+        let why = letter.last_error.expect("its reason");
+        assert!(why.starts_with("cannot build the message: address \"not an address\""), "{why}");
+        assert_eq!(worker.service.metrics.mail_dead.load(Relaxed), 1);
+        assert_eq!(worker.tick().await, 0, "nothing is tried again");
+    }
+
+    #[test]
+    fn a_stalled_failed_or_stopped_worker_is_named() {
+        let alive = Liveness::default();
+        assert_eq!(alive.problem(), None, "no worker in this process: nothing to say");
+        alive.started(Duration::from_millis(200));
+        let now = Instant::now();
+        assert_eq!(alive.problem_at(now), None);
+        let later = now + STALL + Duration::from_secs(1);
+        let said = alive.problem_at(later).expect("a stall");
+        assert!(said.starts_with("the mail worker has shown no sign of life for 18"), "{said}");
+        alive.beat();
+        assert_eq!(alive.problem(), None);
+        alive.failed("boom".into());
+        let said = alive.problem().expect("a failure");
+        assert!(said.contains("failed 0 s ago (boom)"), "{said}");
+        alive.ended(Some("the thread panicked".into()));
+        let said = alive.problem().expect("stopped");
+        assert!(said.starts_with("the mail worker stopped (the thread panicked)"), "{said}");
+        alive.ended(None);
+        assert_eq!(alive.problem(), None, "a shutdown is no fault");
     }
 }

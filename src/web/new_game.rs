@@ -101,7 +101,11 @@ pub(super) async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form
         Ok(r) => r,
         Err(errors) => return fail(errors),
     };
-    match svc.create(request, None).await {
+    let caller = crate::limits::Caller {
+        client: crate::http::client_of(&svc, &req),
+        instance_key: form.get("instance_key").map(str::trim).filter(|k| !k.is_empty()).map(str::to_owned),
+    };
+    match svc.create_by(request, None, &caller).await {
         Ok(a) => {
             let created = a.body;
             let game = created["game_id"].as_str().unwrap_or_default().to_owned();

@@ -81,7 +81,11 @@ fn simulate_writes_a_log_that_replay_accepts_and_replay_names_the_first_broken_e
 /// Start `runestone serve` on port 0; returns the child and its base URL.
 fn serve(data: &Path, env: &[(&str, String)]) -> (std::process::Child, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_runestone"));
-    c.arg("serve").env("RUNESTONE__SERVER__PORT", "0").env("RUNESTONE__STORAGE__PATH", data).env("RUST_LOG", "warn");
+    c.arg("serve")
+        .env("RUNESTONE__SERVER__PORT", "0")
+        .env("RUNESTONE__STORAGE__PATH", data)
+        .envs(crate::helpers::TRUSTED_ENV)
+        .env("RUST_LOG", "warn");
     for (k, v) in env {
         c.env(k, v);
     }

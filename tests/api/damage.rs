@@ -35,6 +35,7 @@ fn start(dir: &Path) -> Started {
         .env("RUNESTONE__SERVER__PORT", "0")
         .env("RUNESTONE__SERVER__WORKERS", "1")
         .env("RUNESTONE__STORAGE__PATH", dir)
+        .envs(crate::helpers::TRUSTED_ENV)
         .env("RUST_LOG", "warn")
         .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
         .stdout(Stdio::piped())

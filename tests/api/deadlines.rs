@@ -72,6 +72,41 @@ fn a_game_between_absent_players_finishes_by_deadlines_alone() {
     assert_eq!(app.get(&format!("/api/v1/games/{game}/verify"), None).ok()["ok"], true);
 }
 
+/// Two reminders of one deadline (12 and 2 hours before it) are two
+/// messages: each has a Message-ID of its own, or a mail service that drops
+/// repeated ids hides the second.
+#[test]
+fn each_reminder_of_one_deadline_has_its_own_message_id() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let mut policy = policy();
+    policy["reminders_hours"] = json!([12, 2]);
+    app.post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats, "deadlines": policy})).ok();
+    sink.wait_for(2, 120);
+    let reminders = |sink: &SmtpSink| -> Vec<(String, String)> {
+        sink.received()
+            .iter()
+            .filter(|m| m.header("Subject").unwrap_or_default().starts_with("Reminder"))
+            .map(|m| (m.to[0].clone(), m.header("Message-ID").expect("a Message-ID")))
+            .collect()
+    };
+    // The deadline is 24 hours after the start: the first reminder is due
+    // 12 hours before it, the second 2 hours before it.
+    for (hours, expected) in [(13, 2), (10, 4)] {
+        clock.advance(Hours::hours(hours));
+        let t = Instant::now();
+        while reminders(&sink).len() < expected {
+            assert!(t.elapsed() < Duration::from_secs(120), "{:#?}", subjects(&sink));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let got = reminders(&sink);
+    assert_eq!(got.len(), 4, "two reminders to each of two seats: {got:#?}");
+    let ids: std::collections::BTreeSet<&String> = got.iter().map(|(_, id)| id).collect();
+    assert_eq!(ids.len(), 4, "four reminders, four Message-IDs: {got:#?}");
+}
+
 #[test]
 fn the_host_pauses_extends_and_seats_a_substitute_and_a_seat_takes_a_vacation() {
     let sink = SmtpSink::start();

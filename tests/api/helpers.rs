@@ -59,8 +59,22 @@ pub fn settings(dir: &Path) -> Settings {
     // No free-space reserve unless a test asks for one: test machines' disks
     // vary; `tests/api/disk.rs` sets one.
     s.storage.reserve = "0".into();
+    // Every client trusted and no rates: the tests of `[access]` set their own.
+    s.access.create = "anyone".into();
+    s.access.creates_per_hour = 0;
+    s.access.confirmations_per_day = 0;
+    s.access.host_mail_per_hour = 0;
     s
 }
+
+/// The `[access]` of a test server as the tests' spawned processes have it
+/// (see [`settings`]), as environment variables.
+pub const TRUSTED_ENV: [(&str, &str); 4] = [
+    ("RUNESTONE__ACCESS__CREATE", "anyone"),
+    ("RUNESTONE__ACCESS__CREATES_PER_HOUR", "0"),
+    ("RUNESTONE__ACCESS__CONFIRMATIONS_PER_DAY", "0"),
+    ("RUNESTONE__ACCESS__HOST_MAIL_PER_HOUR", "0"),
+];
 
 /// How long a test client keeps an idle connection for reuse: well under
 /// the server's keep-alive of 5 s.

@@ -1,5 +1,6 @@
 //! Integration tests: real servers on port 0, real HTTP.
 
+mod access;
 mod bad_input;
 mod bardagi;
 mod browser;

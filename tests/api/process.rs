@@ -22,6 +22,7 @@ pub fn serve(dir: &Path, settings: &[(&str, &str)]) -> (Child, String) {
         .env("RUNESTONE__SERVER__PORT", "0")
         .env("RUNESTONE__SERVER__WORKERS", "2")
         .env("RUNESTONE__STORAGE__PATH", dir)
+        .envs(crate::helpers::TRUSTED_ENV)
         .env("RUST_LOG", "warn")
         .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
         .stdout(Stdio::piped())

@@ -45,7 +45,10 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn EventStore>> {
 
 impl Application {
     /// Open the store, load or create the signing key, bind, and get ready.
+    /// The registry's test fixtures are hosted only when the settings ask
+    /// for them (`server.test_fixtures`).
     pub fn build(settings: &Settings, clock: Arc<dyn Clock>, registry: Registry) -> anyhow::Result<Application> {
+        let registry = if settings.server.test_fixtures { registry } else { registry.without_fixtures() };
         let dir = &settings.storage.path;
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
         // A brand-new data directory gets its signing key silently; an

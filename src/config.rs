@@ -26,6 +26,10 @@ pub struct ServerSettings {
     pub public_url: String,
     pub max_body_bytes: usize,
     pub workers: usize,
+    /// Host the test fixture games (Duel) beside the real ones: only the
+    /// project's own tests set this.
+    #[serde(default)]
+    pub test_fixtures: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -4,17 +4,16 @@
 
 use runestone_engine::Registry;
 
-/// Every ruleset this build offers to hosts (and, in the server's test
-/// builds, the Duel test fixture).
+/// Every ruleset this build knows: the ones offered to hosts and the Duel
+/// test fixture, which a server hosts only when its settings ask for test
+/// fixtures (`server.test_fixtures`, set by the project's tests alone; see
+/// [`crate::app::Application::build`]). The command line's `replay` and
+/// `simulate` read every ruleset.
 pub fn registry() -> Registry {
-    let r = Registry::empty()
+    Registry::empty()
         .with::<runestone_bardagi::Bardagi>()
         .with::<runestone_fallen_kingdoms::FallenKingdoms>()
         .with::<runestone_realms::Realms>()
-        .with::<runestone_thingvellir::Thingvellir>();
-    if runestone_duel::HOSTED {
-        r.with::<runestone_duel::Duel>()
-    } else {
-        r
-    }
+        .with::<runestone_thingvellir::Thingvellir>()
+        .with::<runestone_duel::Duel>()
 }

@@ -432,4 +432,10 @@ impl Registry {
     pub fn all(&self) -> impl Iterator<Item = &Arc<dyn DynGame>> {
         self.games.values()
     }
+
+    /// The registry without its test fixtures ([`DynGame::fixture`]).
+    pub fn without_fixtures(mut self) -> Self {
+        self.games.retain(|_, g| !g.fixture());
+        self
+    }
 }

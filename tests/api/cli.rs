@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::helpers::agent;
+use crate::helpers::{agent, FIXTURES};
 use crate::smtp::SmtpSink;
 
 fn runestone(args: &[&str], data: Option<&Path>) -> std::process::Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_runestone"));
-    c.args(args).env("RUST_LOG", "warn");
+    c.args(args).env("RUST_LOG", "warn").env(FIXTURES.0, FIXTURES.1);
     if let Some(d) = data {
         c.env("RUNESTONE__STORAGE__PATH", d);
     }
@@ -85,7 +85,8 @@ fn serve(data: &Path, env: &[(&str, String)]) -> (std::process::Child, String) {
         .env("RUNESTONE__SERVER__PORT", "0")
         .env("RUNESTONE__STORAGE__PATH", data)
         .envs(crate::helpers::TRUSTED_ENV)
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", "warn")
+        .env(FIXTURES.0, FIXTURES.1);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -249,6 +250,42 @@ fn check_passes_an_intact_store_and_a_lost_signing_key_is_refused_until_asked_fo
     assert!(tmp.path().join("jwt.key").exists());
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+/// This very binary is built with the Duel fixture compiled in (the tests
+/// use it), yet a server started with the default settings offers and hosts
+/// only the real games: a fixture is the settings' choice, not the build's.
+#[test]
+fn a_server_with_default_settings_neither_lists_nor_hosts_the_test_fixture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_runestone"));
+    c.arg("serve").env("RUNESTONE__SERVER__PORT", "0").env("RUNESTONE__STORAGE__PATH", tmp.path());
+    c.envs(crate::helpers::TRUSTED_ENV);
+    let mut child = c.env("RUST_LOG", "warn").env_remove(FIXTURES.0).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let base = line.trim().rsplit(' ').next().unwrap().to_owned();
+    let get = |path: &str| {
+        let mut r = agent().get(&format!("{base}{path}")).call().unwrap();
+        (r.status().as_u16(), r.body_mut().read_json::<Value>().unwrap())
+    };
+    let (status, listed) = get("/api/v1/rulesets");
+    let one = get("/api/v1/rulesets/duel").0;
+    let mut r = agent()
+        .post(&format!("{base}/api/v1/games"))
+        .send_json(json!({"ruleset": "duel", "seats": [{"name": "A"}, {"name": "B"}]}))
+        .unwrap();
+    let created = (r.status().as_u16(), r.body_mut().read_json::<Value>().unwrap());
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = listed["rulesets"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["bardagi", "fallen-kingdoms", "realms", "thingvellir"]);
+    assert_eq!(one, 404);
+    assert_eq!(created.0, 422, "no Duel game is made: {}", created.1);
+    let detail = created.1["detail"].as_str().unwrap();
+    assert!(detail.contains("unknown ruleset \"duel\"") && !detail.contains("offers: bardagi, duel"), "{detail}");
 }
 
 /// The figure after "label: " on a line of the stats report.

@@ -50,9 +50,14 @@ impl Reply {
     }
 }
 
+/// The setting that has a server host the test fixture games (Duel), as an
+/// environment variable for the binary.
+pub const FIXTURES: (&str, &str) = ("RUNESTONE__SERVER__TEST_FIXTURES", "true");
+
 pub fn settings(dir: &Path) -> Settings {
     let mut s = Settings::defaults();
     s.server.port = 0;
+    s.server.test_fixtures = true;
     s.server.workers = 2;
     s.storage.path = dir.to_owned();
     s.storage.snapshot_interval = 4;

@@ -24,6 +24,7 @@ pub fn serve(dir: &Path, settings: &[(&str, &str)]) -> (Child, String) {
         .env("RUNESTONE__STORAGE__PATH", dir)
         .envs(crate::helpers::TRUSTED_ENV)
         .env("RUST_LOG", "warn")
+        .env(crate::helpers::FIXTURES.0, crate::helpers::FIXTURES.1)
         .env(runestone::http::RECORD_ENV, crate::helpers::answers_file())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

@@ -3,9 +3,9 @@
 //! (each seat bids from a budget, may change its bid until all have bid), a
 //! random draw (a die decides what the round is worth), a single seat's turn
 //! (the round's winner claims or passes) and an end (after `rounds` rounds).
-//! Its [`Present`] marks it as a fixture, and the server registers it only
-//! when [`HOSTED`] (the `test-fixture` feature, which only the server's
-//! tests enable), so hosts are never offered it.
+//! Its [`Present`] marks it as a fixture, and a server hosts it only when its
+//! settings ask for test fixtures (which only the server's tests do), so
+//! hosts are never offered it, however the binary was built.
 
 mod drawing;
 
@@ -21,10 +21,6 @@ use runestone_engine::reject;
 use runestone_engine::rng::GameRng;
 
 pub struct Duel;
-
-/// Whether a server should host Duel: true only in builds with the
-/// `test-fixture` feature (the server's own tests).
-pub const HOSTED: bool = cfg!(feature = "test-fixture");
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -241,11 +241,15 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             Ok(())
         }
         Some(("check", m)) => {
-            let data = match path(m, "data") {
-                Some(d) => d,
-                None => Settings::load(path(m, "config").as_deref())?.storage.path,
+            let (data, key_configured) = match path(m, "data") {
+                // The environment may still give the key (auth.jwt_secret).
+                Some(d) => (d, Settings::load(None).is_ok_and(|s| !s.auth.jwt_secret.is_empty())),
+                None => {
+                    let s = Settings::load(path(m, "config").as_deref())?;
+                    (s.storage.path, !s.auth.jwt_secret.is_empty())
+                }
             };
-            let report = check(&data)?;
+            let report = check(&data, key_configured)?;
             print!("{}", report.text);
             if report.damaged > 0 {
                 bail!("{} damage found under {}", report.damaged, data.display());
@@ -554,14 +558,16 @@ pub struct CheckReport {
 /// Verify a stopped server's data directory: the store opens, the manifest
 /// matches the head records, and every game (found by its events, its head
 /// record or its private record) loads against its head record, has an
-/// intact chain, digests that match its seed, and its private record.
+/// intact chain, digests that match its seed, and its private record. The
+/// token signing key `jwt.key` must be a valid key, and present unless the
+/// configuration gives the key (`key_configured`).
 ///
 /// No byte of the directory changes: sled has no read-only mode (opening
 /// runs its recovery and writes a snapshot, the store's recovery applies the
 /// journal and starts it again), so the store is copied to a temporary
 /// directory (under `TMPDIR`) and the copy is opened and checked; findings
 /// name the original's files.
-pub fn check(data: &Path) -> anyhow::Result<CheckReport> {
+pub fn check(data: &Path, key_configured: bool) -> anyhow::Result<CheckReport> {
     let dir = data.join("events");
     if !dir.join("db").exists() {
         bail!("there is no event store under {} (no events/db file)", data.display());
@@ -579,7 +585,8 @@ pub fn check(data: &Path) -> anyhow::Result<CheckReport> {
             copy.0.display()
         )
     })?;
-    let mut report = check_copy(data, &dir, &copied)?;
+    let key_problem = signing_key_problem(data, key_configured);
+    let mut report = check_copy(data, &dir, &copied, key_problem)?;
     report.text = report.text.replace(&copied.display().to_string(), &dir.display().to_string());
     Ok(report)
 }
@@ -618,11 +625,16 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// [`check`] on `copied`, a copy of the store `dir` of the data directory `data`.
-fn check_copy(data: &Path, dir: &Path, copied: &Path) -> anyhow::Result<CheckReport> {
+/// [`check`] on `copied`, a copy of the store `dir` of the data directory
+/// `data`, after what is wrong with its signing key, if anything.
+fn check_copy(data: &Path, dir: &Path, copied: &Path, key_problem: Option<String>) -> anyhow::Result<CheckReport> {
     use crate::store::{EventStore, Side};
     let mut text = String::new();
     let mut damaged = 0;
+    if let Some(p) = key_problem {
+        text.push_str(&format!("DAMAGED signing key: {p}\n"));
+        damaged += 1;
+    }
     // Set aside by the open (of the copy) and by a start: named here.
     for snap in crate::store::sled::damaged_snapshots(dir).map_err(|e| anyhow!("{e}"))? {
         text.push_str(&format!(
@@ -667,6 +679,22 @@ fn check_copy(data: &Path, dir: &Path, copied: &Path) -> anyhow::Result<CheckRep
     }
     text.push_str(&format!("checked {} games under {}: {damaged} damage found\n", games.len(), data.display()));
     Ok(CheckReport { text, damaged })
+}
+
+/// What is wrong with the data directory's token signing key, if anything.
+fn signing_key_problem(data: &Path, key_configured: bool) -> Option<String> {
+    let path = data.join("jwt.key");
+    match std::fs::read(&path) {
+        Ok(bytes) => crate::auth::key_of_file(&bytes).err().map(|p| crate::auth::bad_key_file(&path, &p)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && key_configured => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "{} is missing and the configuration gives no auth.jwt_secret: the server will not start on this \
+             directory. Restore jwt.key from a backup, or start with `runestone serve --new-signing-key`, which \
+             revokes every token and every link already sent",
+            path.display()
+        )),
+        Err(e) => Some(format!("{} cannot be read: {e}", path.display())),
+    }
 }
 
 fn check_game(store: &crate::store::sled::SledStore, game: &str) -> Result<(), String> {

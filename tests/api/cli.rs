@@ -252,6 +252,66 @@ fn check_passes_an_intact_store_and_a_lost_signing_key_is_refused_until_asked_fo
     child.wait().unwrap();
 }
 
+/// Start `serve` on `data`, which must refuse to start: its error output.
+/// A server that starts instead fails the test (it is stopped first).
+fn refused_start(data: &Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runestone"))
+        .args(["serve", "--port", "0"])
+        .env("RUNESTONE__STORAGE__PATH", data)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    if line.starts_with("runestone is serving") {
+        child.kill().unwrap();
+        child.wait().unwrap();
+        panic!("the server started: {line}");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_signing_key_file_that_is_not_a_valid_key_stops_the_start_and_check_names_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, base) = serve(tmp.path(), &[]);
+    create(&base, json!([{"name": "A"}, {"name": "B"}]));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    child.wait_with_output().unwrap();
+    let key_file = tmp.path().join("jwt.key");
+    let key = std::fs::read_to_string(&key_file).unwrap();
+    let data = tmp.path().to_str().unwrap();
+
+    for (content, problem) in [
+        (String::new(), "it is empty"),
+        (key.trim()[..32].to_owned(), "it holds 32 hex digits where the key this server makes has 64"),
+        ("not a key\n".to_owned(), "it holds something other than hex digits"),
+    ] {
+        std::fs::write(&key_file, &content).unwrap();
+        let err = refused_start(tmp.path());
+        assert!(
+            err.contains(&format!("the token signing key {} is not a valid key: {problem}", key_file.display()))
+                && err.contains("restore jwt.key from a backup")
+                && err.contains("--new-signing-key"),
+            "{err}"
+        );
+        let out = runestone(&["check", "--data", data], None);
+        assert!(!out.status.success(), "check fails on the key {content:?}");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(report.contains("DAMAGED signing key: the token signing key") && report.contains(problem), "{report}");
+        assert_eq!(std::fs::read_to_string(&key_file).unwrap(), content, "nothing rewrote the key");
+    }
+
+    // The key restored: the store checks and serves again.
+    std::fs::write(&key_file, &key).unwrap();
+    let out = runestone(&["check", "--data", data], None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 /// This very binary is built with the Duel fixture compiled in (the tests
 /// use it), yet a server started with the default settings offers and hosts
 /// only the real games: a fixture is the settings' choice, not the build's.

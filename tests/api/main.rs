@@ -27,6 +27,7 @@ mod schemas;
 mod smtp;
 mod thingvellir;
 mod times;
+mod tokens;
 mod web;
 mod web_axe;
 mod web_first;

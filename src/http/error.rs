@@ -102,7 +102,12 @@ impl From<ServiceError> for ApiError {
                         ..ApiError::new(S::UNPROCESSABLE_ENTITY, "Not your turn", detail)
                     },
                     KernelError::Schema(m) => {
-                        ApiError::new(S::BAD_REQUEST, "Not a command of this game", crate::service::in_words(&m))
+                        let title = if m.starts_with("options:") {
+                            "Not an option of this game"
+                        } else {
+                            "Not a command of this game"
+                        };
+                        ApiError::new(S::BAD_REQUEST, title, crate::service::in_words(&m))
                     }
                     KernelError::Rule(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Illegal command", detail),
                     KernelError::Invalid(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "Unprocessable", detail),

@@ -25,6 +25,7 @@ mod program_web;
 mod realms;
 mod schemas;
 mod smtp;
+mod strict;
 mod thingvellir;
 mod times;
 mod tokens;

@@ -163,11 +163,43 @@ where
     View: JsonSchema,
 {
     let json = |s: schemars::Schema| serde_json::to_value(s).expect("a schema is JSON");
+    let written = |s: schemars::Schema| {
+        let mut v = json(s);
+        closed_objects(&mut v);
+        v
+    };
     Schemas {
+        // What clients send: strict as the types read them (each type with
+        // `deny_unknown_fields`, which schemars writes as
+        // `additionalProperties: false`).
         options: json(schemars::schema_for!(G::Options)),
         command: json(schemars::schema_for!(G::Command)),
-        event: json(schemars::schema_for!(G::Event)),
-        view: json(schemars::schema_for!(View)),
+        // What the server writes: no object has fields its schema leaves out.
+        event: written(schemars::schema_for!(G::Event)),
+        view: written(schemars::schema_for!(View)),
+    }
+}
+
+/// Every object schema that names its properties and says nothing of
+/// others gets `additionalProperties: false`. Objects without named
+/// properties (maps) keep what they say.
+pub fn closed_objects(schema: &mut Value) {
+    let Value::Object(o) = schema else { return };
+    if o.contains_key("properties") && !o.contains_key("additionalProperties") {
+        o.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    for (key, v) in o.iter_mut() {
+        match (key.as_str(), v) {
+            // Maps of names to schemas: each value is a schema.
+            ("properties" | "$defs" | "definitions" | "patternProperties" | "dependentSchemas", Value::Object(m)) => {
+                m.values_mut().for_each(closed_objects)
+            }
+            // Lists of schemas.
+            ("oneOf" | "anyOf" | "allOf" | "prefixItems", Value::Array(a)) => a.iter_mut().for_each(closed_objects),
+            // One schema.
+            ("items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains", v) => closed_objects(v),
+            _ => {}
+        }
     }
 }
 

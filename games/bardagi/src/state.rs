@@ -187,6 +187,7 @@ impl RuneKind {
 
 /// Cards by type: a hand, or cards played.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Hand {
     #[serde(default)]
     pub berserkur: u8,
@@ -278,6 +279,7 @@ pub enum GoodChoice {
 /// One wish of a conditional build order: an upgrade effect on a building,
 /// optionally replacing an owned tile (discard and replace, no glory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BuildWish {
     pub building: Building,
     pub effect: Effect,
@@ -287,7 +289,7 @@ pub struct BuildWish {
 
 /// Where axes are placed during the Claim phase.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "mode", content = "areas")]
+#[serde(deny_unknown_fields, rename_all = "snake_case", tag = "mode", content = "areas")]
 pub enum AxeOrder {
     /// On own villages, gold mines and areas next to other clans, one each.
     #[default]
@@ -302,6 +304,7 @@ pub enum AxeOrder {
 /// Standing orders: the Claim phase and Build phase resolve from these
 /// without asking, so a round needs only a plan and a turn from each seat.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Orders {
     #[serde(default)]
     pub sheep: GoodChoice,
@@ -343,6 +346,7 @@ pub enum DiskSpot {
 
 /// Move `count` disks from `from` to `to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DiskMove {
     pub from: DiskSpot,
     pub to: DiskSpot,
@@ -351,6 +355,7 @@ pub struct DiskMove {
 
 /// A rune cast on an area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RuneCast {
     pub rune: RuneKind,
     pub area: AreaId,
@@ -358,7 +363,7 @@ pub struct RuneCast {
 
 /// One exchange by the trade table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "deal", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "deal", rename_all = "snake_case")]
 pub enum Deal {
     /// 1 for 1 within the basic goods or within the mine goods.
     Swap { give: Good, get: Good },

@@ -40,6 +40,7 @@ pub struct CityState {
 /// Standing defence orders (asynchronous play): how a seat's cities defend
 /// when attacked while it is away.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Defence {
     /// Retreat the defenders before a roll once they are down to this many (0: never).
     #[serde(default)]
@@ -251,6 +252,7 @@ impl State {
 
 /// One move of a planned movement (5.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Move {
     pub from: u8,
     pub to: u8,
@@ -259,6 +261,7 @@ pub struct Move {
 
 /// Standing orders for one attack (asynchronous play).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AttackOrder {
     pub city: u8,
     /// Retreat before a roll once the attack is down to this many units (0: never).
@@ -327,6 +330,7 @@ fn yes() -> bool {
 
 /// One invasion path (7.2.3-7.2.5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct InvasionPath {
     /// Index of the invasion arrow in the board's paths.
     pub path: u8,
@@ -339,7 +343,7 @@ pub struct InvasionPath {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// Choose one of the two god cards dealt (3.2), secretly.
     ChooseGod {

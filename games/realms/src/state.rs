@@ -283,6 +283,7 @@ pub struct Realm {
 
 /// One unit movement order: `count` units of `unit` from one field to another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Move {
     pub from: u16,
     pub to: u16,
@@ -291,6 +292,7 @@ pub struct Move {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HerdMove {
     pub from: u16,
     pub to: u16,
@@ -300,6 +302,7 @@ pub struct HerdMove {
 /// Stored grain and fish carried from one settlement or shipyard of the
 /// realm to another within its FC (③).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Carry {
     pub from: u16,
     pub to: u16,
@@ -311,6 +314,7 @@ pub struct Carry {
 
 /// Standing battle orders: a battle never waits for a reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Standing {
     /// Escape when fewer than this percentage of the units that began the
     /// battle remain (0: fight to the end).
@@ -332,13 +336,14 @@ impl Default for Standing {
 
 /// Starting a construction in REAR-Trade.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Build {
     pub field: u16,
     pub building: Building,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "type", rename_all = "snake_case")]
 pub enum Trade {
     Buy { field: u16, good: Good, count: u8 },
     Sell { field: u16, good: Good, count: u8 },
@@ -346,6 +351,7 @@ pub enum Trade {
 
 /// Buying, upgrading (from Light Infantry) or selling units at a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Purchase {
     pub field: u16,
     pub unit: UnitKind,
@@ -354,7 +360,7 @@ pub struct Purchase {
 
 /// A realm's orders for one round and the year's step before it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(default)]
+#[serde(deny_unknown_fields, default)]
 pub struct Orders {
     /// ② UNITS.
     pub moves: Vec<Move>,
@@ -444,7 +450,7 @@ impl Step {
 
 /// The one command: a round's orders, replaceable until the last realm's arrive.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "type", rename_all = "snake_case")]
 pub enum Command {
     Orders { orders: Orders },
 }

@@ -40,7 +40,7 @@ use state::{Command, Event, Phase, State};
 
 /// The game's options.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(default)]
+#[serde(deny_unknown_fields, default)]
 pub struct Options {
     /// Feuds by sealed commitments (one input per side) instead of the faithful exchange.
     pub sealed_feuds: bool,

@@ -10,7 +10,7 @@ use crate::data::{Action, CardId, Colour};
 
 /// A vote in the Law Council.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "vote", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "vote", rename_all = "snake_case")]
 pub enum Vote {
     Support,
     /// Sue: this seat's Thingmen on Thingvellir go onto `law` at `level`.
@@ -22,7 +22,7 @@ pub enum Vote {
 
 /// What a standing order does when the Lawspeaker proposes `when`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "do", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "do", rename_all = "snake_case")]
 pub enum OrderDo {
     Support,
     /// Sue for this action (the highest allowed statute of it on another Law).
@@ -35,6 +35,7 @@ pub enum OrderDo {
 
 /// Standing voting orders: "support Settle and Ride, sue for Raid against Feast".
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Orders {
     pub rules: Vec<(Action, OrderDo)>,
     /// For an action no rule names; `None` asks.
@@ -45,7 +46,7 @@ pub struct Orders {
 /// asks to choose. Both are off by default, so the game never waits for
 /// them: the standing defaults are the rules' own choices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(default)]
+#[serde(deny_unknown_fields, default)]
 pub struct Choices {
     /// Ask me which farm to raze (a feud won against no Thingmen) or to
     /// remove (a capture). Otherwise: the District of greater value on the
@@ -59,6 +60,7 @@ pub struct Choices {
 /// One band's ride: from an edge, `count` Thingmen, along `path` (each edge
 /// touching the one before).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BandMove {
     pub from: usize,
     pub count: u8,
@@ -67,6 +69,7 @@ pub struct BandMove {
 
 /// One gift at a Feast: a single Good or a gift set to one gothi.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Gift {
     pub to: Seat,
     /// Places in the giver's Wealth.
@@ -74,7 +77,7 @@ pub struct Gift {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// The Lawspeaker proposes the next statute of `law`.
     Propose {

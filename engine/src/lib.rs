@@ -22,9 +22,9 @@ pub use erased::{DynGame, Registry};
 pub use game::{
     DecisionClass, Emit, Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Unavailable, Viewer, Visibility,
 };
-pub use log::{Actor, Body, Draft, Envelope, Hash, Json, KernelEvent};
+pub use log::{Actor, Body, Draft, Envelope, Hash, Holder, Json, KernelEvent};
 pub use present::{Present, Schemas};
 pub use rng::{GameRng, Seed};
 /// Derive for a game's internally tagged `Event` (see [`Game::read_event`]).
 pub use runestone_derive::TagFirst;
-pub use table::{FoldError, KernelError, Table};
+pub use table::{FoldError, Holders, KernelError, Table};

@@ -204,6 +204,24 @@ pub struct ForkOrigin {
     pub hash: Hash,
 }
 
+/// Who holds a game's token that is not a seat's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Holder {
+    Host,
+    Referee,
+}
+
+impl Holder {
+    /// "host" or "referee".
+    pub fn name(self) -> &'static str {
+        match self {
+            Holder::Host => "host",
+            Holder::Referee => "referee",
+        }
+    }
+}
+
 /// Events of the kernel itself, common to every game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -225,6 +243,9 @@ pub enum KernelEvent {
     Undone { to_seq: u64 },
     /// Tokens of `seat` older than `generation` no longer work.
     SeatTokenRevoked { seat: Seat, generation: u32, reason: String },
+    /// The host's or the referee's tokens older than `generation` no longer
+    /// work.
+    RoleTokenRevoked { role: Holder, generation: u32, reason: String },
     /// The game is over: its secret seed, so every draw can be re-derived.
     SeedRevealed { seed: String },
     /// The deadline policy (per decision class) from now on.

@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::erased::{DecideError, DynGame, DynState, Registry, SchemaError};
 use crate::game::{Outcome, Pending, RuleError, Seat, Unavailable, Viewer, Visibility};
-use crate::log::{Actor, Body, BodyRef, Decision, Draft, Envelope, EventRef, ForkOrigin, Hash, Json, KernelEvent};
+use crate::log::{
+    Actor, Body, BodyRef, Decision, Draft, Envelope, EventRef, ForkOrigin, Hash, Holder, Json, KernelEvent,
+};
 use crate::pack;
 use crate::present::CommandTemplate;
 use crate::rng::{GameRng, Seed};
@@ -125,6 +127,8 @@ pub struct Table {
     pub head_hash: Hash,
     /// Current token generation per seat (tokens of older ones are revoked).
     pub generations: Vec<u32>,
+    /// Current token generations of the host and the referee.
+    pub holders: Holders,
     pub seed_revealed: Option<String>,
     /// Seq of the last setup event: nothing before it can be rolled back.
     pub setup_end: u64,
@@ -132,6 +136,34 @@ pub struct Table {
     /// The clocks: the deadline policy, whether the host stopped them, the
     /// consecutive timeouts and forfeits per seat, vacations.
     pub clock: Clocks,
+}
+
+/// The current token generations of the host and the referee (0 until one
+/// is revoked).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holders {
+    pub host: u32,
+    pub referee: u32,
+}
+
+impl Holders {
+    pub fn of(&self, holder: Holder) -> u32 {
+        match holder {
+            Holder::Host => self.host,
+            Holder::Referee => self.referee,
+        }
+    }
+
+    fn of_mut(&mut self, holder: Holder) -> &mut u32 {
+        match holder {
+            Holder::Host => &mut self.host,
+            Holder::Referee => &mut self.referee,
+        }
+    }
+
+    fn is_initial(&self) -> bool {
+        *self == Holders::default()
+    }
 }
 
 /// What the log says about deadlines (the times themselves are computed by
@@ -154,6 +186,8 @@ struct Saved {
     head: u64,
     head_hash: Hash,
     generations: Vec<u32>,
+    #[serde(default)]
+    holders: Holders,
     seed_revealed: Option<String>,
     setup_end: u64,
     undo: Vec<UndoStep>,
@@ -171,6 +205,9 @@ struct Held {
     /// The seats' names now (a substitute may have taken one over).
     seats: Vec<String>,
     generations: Vec<u32>,
+    /// Left out while neither was revoked (as in snapshots made before).
+    #[serde(default, skip_serializing_if = "Holders::is_initial")]
+    holders: Holders,
     seed_revealed: Option<String>,
     setup_end: u64,
     undo: Vec<UndoStep>,
@@ -314,6 +351,7 @@ impl Table {
             state: game.new_state(),
             game,
             generations: vec![0; seats.len()],
+            holders: Holders::default(),
             created: Created {
                 ruleset: ruleset.clone(),
                 rules_version: *rules_version,
@@ -390,6 +428,10 @@ impl Table {
                 if let Some(g) = self.generations.get_mut(*seat as usize) {
                     *g = (*g).max(*generation);
                 }
+            }
+            KernelEvent::RoleTokenRevoked { role, generation, .. } => {
+                let g = self.holders.of_mut(*role);
+                *g = (*g).max(*generation);
             }
             KernelEvent::SeedRevealed { seed } => self.seed_revealed = Some(seed.clone()),
             KernelEvent::GameCreated { .. } => {
@@ -612,6 +654,12 @@ impl Table {
         Ok(Draft::kernel(actor, KernelEvent::SeatTokenRevoked { seat, generation: g + 1, reason: reason.to_owned() }))
     }
 
+    /// Revoke the host's or the referee's tokens: the next generation.
+    pub fn revoke_holder(&self, actor: Actor, holder: Holder, reason: &str) -> Draft {
+        let generation = self.holders.of(holder) + 1;
+        Draft::kernel(actor, KernelEvent::RoleTokenRevoked { role: holder, generation, reason: reason.to_owned() })
+    }
+
     /// Snapshot: the position as JSON (a cache, never the truth).
     pub fn save(&self) -> Value {
         serde_json::to_value(Saved {
@@ -621,6 +669,7 @@ impl Table {
             head: self.head,
             head_hash: self.head_hash,
             generations: self.generations.clone(),
+            holders: self.holders,
             seed_revealed: self.seed_revealed.clone(),
             setup_end: self.setup_end,
             undo: self.undo.clone(),
@@ -639,6 +688,7 @@ impl Table {
             head_hash: self.head_hash,
             seats: self.created.seats.clone(),
             generations: self.generations.clone(),
+            holders: self.holders,
             seed_revealed: self.seed_revealed.clone(),
             setup_end: self.setup_end,
             undo: self.undo.clone(),
@@ -668,6 +718,7 @@ impl Table {
                 t.head = h.head;
                 t.head_hash = h.head_hash;
                 t.generations = h.generations;
+                t.holders = h.holders;
                 t.seed_revealed = h.seed_revealed;
                 t.setup_end = h.setup_end;
                 t.undo = h.undo;
@@ -703,6 +754,7 @@ impl Table {
             head: s.head,
             head_hash: s.head_hash,
             generations: s.generations,
+            holders: s.holders,
             seed_revealed: s.seed_revealed,
             setup_end: s.setup_end,
             undo: s.undo,
@@ -786,6 +838,9 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::Undone { to_seq } => format!("Undone back to event {to_seq}"),
         KernelEvent::SeatTokenRevoked { seat, reason, .. } => {
             format!("{}'s old links revoked: {reason}", name(seat))
+        }
+        KernelEvent::RoleTokenRevoked { role, reason, .. } => {
+            format!("The {}'s old links revoked: {reason}", role.name())
         }
         KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
         KernelEvent::DeadlinePolicySet { .. } => "The deadlines were set".into(),

@@ -258,6 +258,26 @@ fn revoking_a_seat_bumps_its_generation() {
 }
 
 #[test]
+fn revoking_the_host_or_the_referee_bumps_its_generation_and_a_snapshot_keeps_it() {
+    use runestone_engine::{Holder, Holders};
+    let mut g = given_duel(2, 3);
+    assert_eq!(g.table.holders, Holders::default());
+    let d = g.table.revoke_holder(Actor::Host, Holder::Referee, "the referee left");
+    g.append(vec![d]);
+    let d = g.table.revoke_holder(Actor::Host, Holder::Host, "a link in a forwarded mail");
+    g.append(vec![d]);
+    let d = g.table.revoke_holder(Actor::Host, Holder::Host, "again");
+    g.append(vec![d]);
+    assert_eq!(g.table.holders, Holders { host: 2, referee: 1 });
+    assert_eq!(g.table.generations, vec![0, 0], "the seats' links are untouched");
+    assert_eq!(Table::fold(&registry(), &g.log).unwrap().holders, Holders { host: 2, referee: 1 });
+    let back = Table::from_snapshot(&registry(), &g.table.snapshot(), &g.log[0]).unwrap();
+    assert_eq!(back.holders, Holders { host: 2, referee: 1 });
+    let text = g.table.describe(g.log.last().unwrap());
+    assert_eq!(text, "The host's old links revoked: again");
+}
+
+#[test]
 fn a_fork_starts_from_the_position_at_its_seq() {
     let mut g = given_duel(2, 3);
     play_to_claim(&mut g);

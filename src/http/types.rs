@@ -401,6 +401,14 @@ pub enum Visibility {
     Seats(Vec<u8>),
 }
 
+/// Who holds a token that is not a seat's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Holder {
+    Host,
+    Referee,
+}
+
 /// The kernel's own events, common to every game.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
@@ -428,6 +436,13 @@ pub enum KernelEvent {
     /// Tokens of `seat` older than `generation` no longer work.
     SeatTokenRevoked {
         seat: u8,
+        generation: u32,
+        reason: String,
+    },
+    /// The host's or the referee's tokens older than `generation` no longer
+    /// work.
+    RoleTokenRevoked {
+        role: Holder,
         generation: u32,
         reason: String,
     },

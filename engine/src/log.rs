@@ -938,7 +938,8 @@ mod tests {
         let env = seal("g1", None, vec![draft], "2026-11-24T02:00:00Z", &seed).remove(0);
         assert_eq!(check_digest(&env, &seed), DigestCheck::Sealed);
         assert!(matches!(check_digest(&env, &Seed([4; 32])), DigestCheck::Differs(_)), "another seed");
-        let edits: [(fn(&mut Envelope), Vec<Sealed>); 7] = [
+        type Edit = (fn(&mut Envelope), Vec<Sealed>);
+        let edits: [Edit; 7] = [
             (
                 |e| e.body = Body::Game { v: 1, event: Json::new(&serde_json::json!({ "type": "Bid", "amount": 5 })) },
                 vec![Sealed::Body],

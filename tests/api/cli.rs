@@ -411,7 +411,8 @@ fn replay_with_the_seed_names_an_edited_time_actor_or_redacted_form() {
     let seed = events.last().unwrap()["body"]["event"]["seed"].as_str().unwrap().to_owned();
     let running = events[..12].to_vec();
     let i = running.iter().position(|e| e.get("redacted").is_some() && e["actor"].get("seat").is_some()).unwrap();
-    let edits: [(&str, fn(&mut Value)); 4] = [
+    type Edit = (&'static str, fn(&mut Value));
+    let edits: [Edit; 4] = [
         ("visibility, redacted form or decision", |e| e["redacted"] = json!({"type": "Bid", "amount": 0})),
         ("time", |e| e["time"] = json!("2000-01-01T00:00:00Z")),
         ("actor", |e| e["actor"] = json!("host")),

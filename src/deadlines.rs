@@ -358,6 +358,8 @@ impl Scheduler {
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClockAction {
     Pause {
+        /// At most 200 characters on one line.
+        #[schemars(length(max = 200), pattern(crate::limits::ONE_LINE))]
         reason: String,
     },
     Resume,
@@ -367,6 +369,8 @@ pub enum ClockAction {
         seat: Option<u8>,
         hours: Option<i64>,
         until: Option<String>,
+        /// At most 200 characters on one line.
+        #[schemars(length(max = 200), pattern(crate::limits::ONE_LINE))]
         reason: String,
     },
     /// A new policy for the decisions that become pending from now on.

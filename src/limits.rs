@@ -26,6 +26,13 @@ pub const TEXT_MAX: usize = 200;
 /// Longest time zone name, in bytes.
 pub const TZ_MAX: usize = 64;
 
+/// The published form of [`text`]'s rule, for the API's schemas: no control
+/// character (Unicode's Cc) and no line or paragraph separator.
+pub const ONE_LINE: &str = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$";
+/// The published form of [`name`]'s rule: one line with at least one
+/// character that is not white space.
+pub const NAME_LINE: &str = r"^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*[^\s\u0000-\u001F\u007F-\u009F\u2028\u2029][^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$";
+
 /// A name as it is kept: trimmed, 1 to `NAME_MAX` characters, no control
 /// characters. `what` names the field in the error ("seat 2's name").
 pub fn name(what: &str, s: &str) -> Result<String, String> {

@@ -73,14 +73,14 @@ pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
 pub struct SeatSpec {
     /// The player's name as shown to all: 1 to 40 characters, on one line
     /// (no control characters).
-    #[schemars(length(min = 1, max = 40))]
+    #[schemars(length(min = 1, max = 40), pattern(crate::limits::NAME_LINE))]
     pub name: String,
     #[serde(default)]
-    #[schemars(length(max = 254))]
+    #[schemars(length(max = 254), pattern(crate::limits::ONE_LINE))]
     pub email: Option<String>,
     /// IANA time zone ("Atlantic/Reykjavik") for times in mail and pages.
     #[serde(default)]
-    #[schemars(length(max = 64))]
+    #[schemars(length(max = 64), pattern(crate::limits::ONE_LINE))]
     pub tz: Option<String>,
     /// One mail a day instead of one per move.
     #[serde(default)]
@@ -92,12 +92,12 @@ pub struct SeatSpec {
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
     /// 1 to 40 characters, on one line.
-    #[schemars(length(min = 1, max = 40))]
+    #[schemars(length(min = 1, max = 40), pattern(crate::limits::NAME_LINE))]
     pub name: String,
-    #[schemars(length(max = 254))]
+    #[schemars(length(max = 254), pattern(crate::limits::ONE_LINE))]
     pub email: String,
     #[serde(default)]
-    #[schemars(length(max = 64))]
+    #[schemars(length(max = 64), pattern(crate::limits::ONE_LINE))]
     pub tz: Option<String>,
 }
 

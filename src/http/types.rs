@@ -711,7 +711,8 @@ pub struct Submission {
 pub struct Rollback {
     /// The last event kept.
     pub to_seq: u64,
-    #[schemars(length(min = 1))]
+    /// Told to the players: 1 to 200 characters on one line.
+    #[schemars(length(min = 1, max = 200), pattern(crate::limits::ONE_LINE))]
     pub reason: String,
 }
 
@@ -727,7 +728,9 @@ pub struct Fork {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reissue {
-    /// Told to the seat's players; a default when left out.
+    /// Told to the seat's players; a default when left out. At most 200
+    /// characters on one line.
     #[serde(default)]
+    #[schemars(length(max = 200), pattern(crate::limits::ONE_LINE))]
     pub reason: String,
 }

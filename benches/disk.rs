@@ -1,4 +1,4 @@
-//! Disk per played game (issue 16): the 5-clan Bardagi golden log (820
+//! Disk per played game: the 5-clan Bardagi golden log (820
 //! events, seed 4) written into a fresh sled store the way the service
 //! writes a played game, then the store closed cleanly and its files
 //! measured beside what it holds.

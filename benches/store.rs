@@ -3,7 +3,7 @@
 //! shares flushes between them), beside two plain programs in the same
 //! directory and the same run: a `write_all` + `fdatasync` loop of records
 //! of the same size (one flush per record), and 256-byte records with one
-//! `fdatasync` per 64 (the ceiling for a group commit) and per 16
+//! `fdatasync` per 64 (the ceiling set for a group commit) and per 16
 //! (the largest groups 16 writers waiting for their appends can make), so
 //! the figures can be compared with what the disk's flush rate allows; and
 //! the 16-writer bench's shape with no store in it (`plain_16_writers`: 16
@@ -122,7 +122,7 @@ fn appends(c: &mut Criterion) {
     });
 
     // The ceiling group commit can approach: 256-byte records with one
-    // fdatasync per 64 of them (the reference program, in the
+    // fdatasync per 64 of them (the reference program, in the
     // same run so that a busy machine weighs on both alike), and the same
     // with one per 16: 16 writers that each wait for their append make
     // groups of at most 16, so this is the most they can do.

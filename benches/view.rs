@@ -1,4 +1,4 @@
-//! Time travel and disk (issue 16): a 5-clan Bardagi game played through the
+//! Time travel and disk: a 5-clan Bardagi game played through the
 //! service on a sled store, each command the seat's fallback (the bot), to
 //! about 710 events. Then, in one run:
 //!

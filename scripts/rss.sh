@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory after touching many games (issue 16): starts the release server on a
+# Memory after touching many games: starts the release server on a
 # fresh data directory on 127.0.0.1, creates TOUCH_GAMES four-seat Bardagi
 # games (default 10,000), plays TOUCH_MOVES commands in each (default 16),
 # plays TOUCH_PLAYED of them (default 0) through TOUCH_ROUNDS rounds (default

@@ -53,7 +53,7 @@ pub struct Mail {
 /// an invitation takes about 0.6 of its JSON). The records
 /// are the largest side records by far and sit in the store until sent, so
 /// a burst of invitations made them most of what the store's pages hold and
-/// rewrite; see ARCHITECTURE's "Performance", eighth session. Records
+/// rewrite (docs/performance.md). Records
 /// stored as plain JSON by earlier versions read as they are.
 pub fn encode(mail: &Mail) -> Vec<u8> {
     crate::store::codec::compress_value(&serde_json::to_vec(mail).expect("JSON"))

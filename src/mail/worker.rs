@@ -173,9 +173,9 @@ impl Worker {
     /// tick at `k / rate` seconds after its start), with at most
     /// [`Policy::parallel`] in flight, so sends are spread evenly over time
     /// instead of leaving in bursts of `parallel` (a burst's CPU lands on the
-    /// requests that arrive meanwhile: ARCHITECTURE.md, "Eleventh session").
+    /// requests that arrive meanwhile: docs/performance.md, outbox).
     /// Their records are written together, one `put` per `parallel` messages
-    /// finished (and one for the rest), as before.
+    /// finished (and one for the rest).
     pub async fn tick(&self) -> usize {
         if !self.settle_held().await {
             return 0;

@@ -2,8 +2,7 @@
 //!
 //! sled makes its inserts durable only by a flush, which writes its log and
 //! waits for the disk; the inserts themselves cost the committer about as
-//! long again. Both used to be on every group's path, one after the other.
-//! Now a group is written to this journal (one `pwrite`, one `fdatasync`)
+//! long again. So the two overlap: a group is written to this journal (one `pwrite`, one `fdatasync`)
 //! on a thread of its own while the committer inserts the same writes into
 //! sled's memory, and sled is flushed only at a *checkpoint*: when the
 //! journal is full, when a group is too large for it, and at close. A group
@@ -16,7 +15,7 @@
 //! its `fdatasync` has no metadata to commit (on ext4 most likely why a
 //! journal appended to, or `fallocate`d, gained nothing in the store
 //! bench: a metadata commit writes sled's unsynced new pages with it;
-//! ARCHITECTURE.md, "Performance").
+//! docs/performance.md).
 //!
 //! A record is `length (u32) ‖ crc32 of the body (u32) ‖ body`, the body
 //! `epoch (u64) ‖ seq (u64) ‖ kind (u8) ‖ writes`. The journal starts at

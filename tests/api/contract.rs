@@ -1,4 +1,4 @@
-//! The contract a client relies on (issue 9): revoked links cut off a live
+//! The contract a client relies on: revoked links cut off a live
 //! stream at once, the stream ends when the game does, `?token=` only on the
 //! stream, `pending` names only decisions still owed, the `expected_seq`
 //! policy, `view?at=` bounds, and bad tokens and bodies told in the API's

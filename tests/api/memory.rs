@@ -1,4 +1,4 @@
-//! Memory bounded by bytes (issue 16): folded games beyond
+//! Memory bounded by bytes: folded games beyond
 //! `storage.cache_bytes` leave memory and are folded again when used.
 
 use serde_json::json;

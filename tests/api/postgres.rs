@@ -1,4 +1,4 @@
-//! Two real server processes on one PostgreSQL database (issue 14): seats
+//! Two real server processes on one PostgreSQL database: seats
 //! of the same games submit through both nodes at once, a client on node A
 //! follows events submitted through node B, both nodes' outbox workers send
 //! to one real SMTP listener, and one node is killed with SIGKILL mid-load.

@@ -33,8 +33,8 @@
 //! the open and the cold read now cost what they do uncompressed. What is
 //! left is the compression itself, on the committer's thread: in the
 //! 16-writer bench, where the committer's CPU is the bound, about 0.5× to
-//! 0.8× the appends of an uncompressed store (ARCHITECTURE.md,
-//! "Performance"). So it stays off unless asked.
+//! 0.8× the appends of an uncompressed store (docs/performance.md). So it
+//! stays off unless asked.
 //!
 //! The segment size stays sled's default (512 KiB). Smaller ones leave less
 //! dead space, but sled writes every page over a quarter of a segment less
@@ -89,10 +89,10 @@
 //! ([`EventStore::head`], loads) still check the log against the head
 //! record every time.
 //!
-//! The journal: before it, sled was flushed for every group, and the group's
-//! inserts and that flush came one after the other (about 120 and 220 µs of
-//! a 16-append group in the store bench); now the journal's `fdatasync` and
-//! the inserts overlap (ARCHITECTURE.md, "Performance").
+//! The journal: a flush of sled for every group would put the group's
+//! inserts and that flush one after the other (about 120 and 220 µs of a
+//! 16-append group in the store bench); the journal's `fdatasync` and the
+//! inserts overlap instead (docs/performance.md).
 //!
 //! The intent: a [`sled::Batch`] would make a group atomic, but
 //! sled 0.34 seals its log buffer around every batch (its `pin_log` writes

@@ -9,7 +9,7 @@ use super::*;
 /// sled is opened: recovery writes a snapshot file and zeroes torn segments.
 pub const MIN_FREE_TO_OPEN: u64 = 4 << 20;
 
-/// Make sure opening cannot damage the store (DESIGN.md §4, issue 18).
+/// Make sure opening cannot damage the store (DESIGN.md §4).
 ///
 /// sled 0.34.7 writes at open: `pagecache::snapshot::advance_snapshot` ends
 /// with `write_snapshot`, which writes `snap.<lsn>.generating`, syncs it and
@@ -618,7 +618,7 @@ mod tests {
         assert!(!dir.path().join("snap.7FFFFFFFFFFFFFFF.generating").exists());
     }
 
-    /// The cause of the stores lost in issue 18, reproduced on a real full
+    /// How a start on a full disk used to lose a store, reproduced on a real full
     /// filesystem (needs root to mount a tmpfs; says so and passes otherwise).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_start_on_a_full_disk_leaves_the_store_openable() {

@@ -26,7 +26,7 @@ pub struct ServerSettings {
     pub public_url: String,
     pub max_body_bytes: usize,
     pub workers: usize,
-    /// Host the test fixture games (Duel) beside the real ones: only the
+    /// Host the test fixture games beside the real ones: only the
     /// project's own tests set this.
     #[serde(default)]
     pub test_fixtures: bool,

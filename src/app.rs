@@ -21,6 +21,8 @@ pub struct Application {
     service: Arc<Service>,
     /// The outbox worker's thread, stopped before the store closes.
     outbox: crate::mail::worker::Background,
+    /// The thread that asks the store whether it answers.
+    probe: Arc<crate::health::StoreProbe>,
 }
 
 /// The event store the settings name: sled under `storage.path`, or the
@@ -41,6 +43,31 @@ pub fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn EventStore>> {
     // After a full disk it reopens itself once the reserve is free again.
     sled.recover_above(reserve);
     Ok(Arc::new(sled))
+}
+
+/// The open-file limit raised as far as allowed (logged), and shared out
+/// between the store, connections and event streams as the settings say.
+fn open_files_budget(settings: &Settings) -> crate::http::limits::Budget {
+    let s = &settings.server;
+    let open_files = match crate::http::limits::raise_open_files() {
+        Some((before, now, hard)) => {
+            if now > before {
+                tracing::info!(before, now, hard, "raised the open-file limit to the hard limit");
+            }
+            now
+        }
+        None => 1024,
+    };
+    let budget =
+        crate::http::limits::Budget::derive(open_files, s.max_connections, s.max_streams, s.max_streams_per_client);
+    tracing::info!(
+        open_files,
+        connections = budget.connections,
+        streams = budget.streams,
+        streams_per_client = budget.streams_per_client,
+        "connection bounds"
+    );
+    budget
 }
 
 impl Application {
@@ -131,9 +158,20 @@ impl Application {
             }
             .run(),
         );
-        let server =
-            crate::http::serve(listener, service.clone(), settings.server.max_body_bytes, settings.server.workers)?;
-        Ok(Application { port, server, service, outbox })
+        let probe = crate::health::StoreProbe::start(service.store()).context("cannot start the store's probe")?;
+        let budget = open_files_budget(settings);
+        let server = crate::http::serve(
+            listener,
+            service.clone(),
+            crate::http::Serving {
+                max_body_bytes: settings.server.max_body_bytes,
+                workers: settings.server.workers,
+                budget,
+                answer_within: std::time::Duration::from_secs(settings.server.answer_seconds),
+                probe: probe.clone(),
+            },
+        )?;
+        Ok(Application { port, server, service, outbox, probe })
     }
 
     pub fn port(&self) -> u16 {
@@ -151,8 +189,9 @@ impl Application {
 
     /// Serve until stopped (SIGINT/SIGTERM), then flush the store.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let Application { server, service, mut outbox, .. } = self;
+        let Application { server, service, mut outbox, probe, .. } = self;
         server.await?;
+        probe.stop();
         // Stopped first, so that none of its writes comes after the close.
         tokio::task::spawn_blocking(move || outbox.stop()).await?;
         service.store().close()?;

@@ -30,6 +30,16 @@ pub struct ServerSettings {
     /// project's own tests set this.
     #[serde(default)]
     pub test_fixtures: bool,
+    /// Connections open at once, all workers together; 0: derived from the
+    /// open-file limit (see `http::limits`).
+    pub max_connections: usize,
+    /// Event streams open at once; 0: half the connections.
+    pub max_streams: usize,
+    /// Event streams open at once from one client (IPv4 address, IPv6 /64).
+    pub max_streams_per_client: usize,
+    /// Every request is answered within this many seconds: one still waiting
+    /// on the store then is answered 503 (its work goes on and settles).
+    pub answer_seconds: u64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -338,6 +348,15 @@ impl Settings {
         Reserve::parse(&self.storage.reserve).map_err(ConfigError::Invalid)?;
         self.storage.cache_bytes().map_err(ConfigError::Invalid)?;
         self.storage.store_cache().map_err(ConfigError::Invalid)?;
+        if self.server.max_streams_per_client == 0 {
+            return Err(ConfigError::Invalid("server.max_streams_per_client must be at least 1".into()));
+        }
+        if !(1..=3600).contains(&self.server.answer_seconds) {
+            return Err(ConfigError::Invalid(format!(
+                "server.answer_seconds must be from 1 to 3600, not {}",
+                self.server.answer_seconds
+            )));
+        }
         if self.storage.snapshot_interval == 0 {
             return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));
         }

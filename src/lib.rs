@@ -12,6 +12,7 @@ pub mod clock;
 pub mod config;
 pub mod deadlines;
 pub mod games;
+pub mod health;
 pub mod http;
 pub mod limits;
 pub mod mail;

@@ -52,7 +52,7 @@ pub(super) async fn submit(svc: Svc, req: HttpRequest, path: web::Path<String>, 
     let key = idempotency_key(&req)?;
     let c = required_claims(&svc, &req, &path).await?;
     let v = read_json(&req, body).await?;
-    let w = svc.into_inner().submit_to_the_end(path.into_inner(), c, v, key).await?;
+    let w = svc.submit_written(&path, &c, v, key.as_deref()).await?;
     Ok(written::<types::Accepted>(w.status, w.text))
 }
 

@@ -10,10 +10,12 @@
 //! (health, metrics, the document).
 
 mod answers;
+pub mod bound;
 mod error;
 mod games;
 mod head;
 mod host;
+pub mod limits;
 pub mod openapi;
 mod ops;
 mod request;
@@ -25,22 +27,23 @@ use std::collections::BTreeMap;
 
 use actix_web::http::header::HeaderValue;
 use actix_web::http::{Method, StatusCode};
-use actix_web::web::{self, Data};
+use actix_web::web;
 use actix_web::{HttpRequest, Route};
 
 pub(crate) use answers::through;
 pub use answers::{answered, contract_violations, record_answers, record_answers_to, RECORD_ENV};
 pub use error::ApiError;
 pub use request::client_of;
-pub use server::serve;
+pub use server::{serve, Serving};
 
-use crate::service::{shown, Service};
+use crate::service::shown;
 use games::{create_game, events, game_summary, ruleset, rulesets, submit, undo, verify, view};
 use host::{clock, dead_letters, fork, reissue, retry_dead_letter, rollback, substitute};
 use ops::{healthz, metrics, openapi_json};
 use stream::stream;
 
-type Svc = Data<Service>;
+/// The service, each call that may wait on the store made off the worker.
+type Svc = bound::OffWorker;
 type ApiResult<T = actix_web::HttpResponse> = Result<T, ApiError>;
 
 /// The largest body accepted, set per app.

@@ -84,7 +84,7 @@ fn responses(takes: Takes, specific: Value) -> Value {
     r.insert("500".into(), problem("the stored data is damaged; retrying will not help"));
     r.insert(
         "503".into(),
-        problem("the store is unavailable or recovering; the detail says whether anything was recorded"),
+        problem("the store is unavailable or recovering, or did not answer within the bound (`server.answer_seconds`, 20 s by default); the detail says whether anything may have been recorded"),
     );
     if takes.token {
         r.insert("401".into(), problem("a missing, malformed, forged, expired or revoked token"));
@@ -365,7 +365,8 @@ pub fn document(registry: &Registry) -> Value {
             "/healthz": { "get": { "operationId": "healthz", "summary": "liveness and storage state",
                 "responses": { "200": ok("serving (\"degraded\" says why)", "Health") } } },
             "/metrics": { "get": { "operationId": "metrics", "summary": "Prometheus text metrics",
-                "responses": { "200": { "description": "metrics", "content": { "text/plain": { "schema": { "type": "string" } } } } } } },
+                "responses": { "200": { "description": "metrics", "content": { "text/plain": { "schema": { "type": "string" } } } },
+                    "503": problem("the store (read for the outbox's depth) did not answer within the bound") } } },
             "/openapi.json": { "get": { "operationId": "openapi", "summary": "this document",
                 "responses": { "200": { "description": "OpenAPI 3.1", "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/api/v1/rulesets": { "get": { "operationId": "listRulesets", "summary": "games offered, their options and player counts",
@@ -405,11 +406,13 @@ pub fn document(registry: &Registry) -> Value {
                 "responses": responses(read, json!({ "200": ok_linked("events from `from` to `to`, both included; empty when from > to", "Events", events_links()) })) } },
             "/api/v1/games/{id}/stream": { "get": { "operationId": "streamEvents",
                 "summary": "server-sent events as the log grows (`Last-Event-ID` resumes; `?token=` for browsers, only here)",
-                "description": "Frames `event: event` carry Event objects (id: the seq). The stream ends with one `event: closed` frame (a StreamClosed object): `over` once the game has ended, `revoked` when the seat's links were revoked (nothing after the revocation is sent).",
+                "description": "Frames `event: event` carry Event objects (id: the seq). The stream ends with one `event: closed` frame (a StreamClosed object): `over` once the game has ended, `revoked` when the seat's links were revoked (nothing after the revocation is sent). Open streams are bounded per client (`server.max_streams_per_client`, default 16: past it 429) and in total (`server.max_streams`: past it 503), both with `Retry-After`.",
                 "security": [{}, { "bearer": [] }],
                 "parameters": [id(), number("from", 0, "replay the log from this event first"),
                     { "name": "token", "in": "query", "required": false, "schema": { "type": "string" }, "description": "the token, for clients that cannot set headers (only this route takes it)" }],
-                "responses": responses(read, json!({ "200": { "description": "text/event-stream of Event objects, then one StreamClosed", "content": { "text/event-stream": { "schema": { "type": "string" } } } } })) } },
+                "responses": responses(read, json!({ "200": { "description": "text/event-stream of Event objects, then one StreamClosed", "content": { "text/event-stream": { "schema": { "type": "string" } } } },
+                    "429": problem("this client holds the most event streams one client may (see Retry-After)"),
+                    "503": problem("the server holds the most event streams it keeps open (see Retry-After), or the store is unavailable") })) } },
             "/api/v1/games/{id}/rollback": { "post": { "operationId": "rollback", "summary": "void every event after to_seq, with a reason (host or referee); appended, never deleted",
                 "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("Rollback", true),
                 "responses": responses(seat_takes, json!({ "200": ok_linked("rolled back", "Accepted", events_links()), "409": problem("the game is over"), "422": problem("bad target") })) } },

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use runestone_engine::Viewer;
 use serde_json::{json, Value};
 
-use super::{ApiError, ApiResult, BodyLimit};
+use super::{ApiError, ApiResult, BodyLimit, Svc};
 use crate::auth::Claims;
 use crate::service::{shown, Service};
 
@@ -159,14 +159,14 @@ pub(super) fn percent_decode(v: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-pub(super) async fn claims(svc: &Service, req: &HttpRequest, game: &str) -> ApiResult<Option<Claims>> {
+pub(super) async fn claims(svc: &Svc, req: &HttpRequest, game: &str) -> ApiResult<Option<Claims>> {
     match bearer(req, false)? {
         None => Ok(None),
         Some(t) => Ok(Some(svc.authorize(game, &t).await?)),
     }
 }
 
-pub(super) async fn required_claims(svc: &Service, req: &HttpRequest, game: &str) -> ApiResult<Claims> {
+pub(super) async fn required_claims(svc: &Svc, req: &HttpRequest, game: &str) -> ApiResult<Claims> {
     claims(svc, req, game)
         .await?
         .ok_or_else(|| ApiError::unauthorized("this needs a token: send `Authorization: Bearer <token>`"))
@@ -219,7 +219,7 @@ pub(super) fn query_number(req: &HttpRequest, name: &str) -> ApiResult<Option<u6
 
 /// The `{seat}` of a path: 400 if it is not a whole number, 422 if the game
 /// has no such seat (whatever its size).
-pub(super) async fn seat_param(svc: &Service, game: &str, raw: &str) -> ApiResult<u8> {
+pub(super) async fn seat_param(svc: &Svc, game: &str, raw: &str) -> ApiResult<u8> {
     let n: u64 = whole(raw).ok_or_else(|| {
         ApiError::bad_request(format!(
             "the seat in the path must be a whole number of 0 or more, not \"{}\"",

@@ -14,26 +14,41 @@ use actix_web::App;
 use tracing::Instrument;
 
 use super::answers::{note_answer, RECORDING};
-use super::{configure, head, not_found, routes, ApiError, BodyLimit, Svc};
+use super::{bound, configure, head, limits, not_found, routes, ApiError, BodyLimit};
 use crate::metrics::Metrics;
 use crate::service::Service;
 
 pub(super) static REQUEST_IDS: AtomicU64 = AtomicU64::new(0);
 
+/// How a server serves: its bounds, and what `/healthz` reads.
+pub struct Serving {
+    pub max_body_bytes: usize,
+    /// HTTP workers; 0: one per core.
+    pub workers: usize,
+    pub budget: limits::Budget,
+    /// Every request is answered within this (`server.answer_seconds`).
+    pub answer_within: Duration,
+    pub probe: Arc<crate::health::StoreProbe>,
+}
+
 /// Start serving on `listener` (bind port 0 in tests and read it back).
 pub fn serve(
     listener: TcpListener,
     service: Arc<Service>,
-    limit: usize,
-    workers: usize,
+    serving: Serving,
 ) -> std::io::Result<actix_web::dev::Server> {
+    let Serving { max_body_bytes: limit, workers, budget, answer_within, probe } = serving;
     let data = Data::from(service);
+    let streams = limits::StreamLimits::new(&budget);
     let prefix = hex::encode(crate::random_bytes::<3>());
     let app = move || {
         let prefix = prefix.clone();
         App::new()
             .app_data(data.clone())
             .app_data(BodyLimit(limit))
+            .app_data(streams.clone())
+            .app_data(probe.clone())
+            .app_data(bound::Bound(answer_within))
             .app_data(web::QueryConfig::default().error_handler(|_, _| {
                 ApiError::bad_request("the query string is not valid: see /openapi.json for this route's parameters")
                     .into()
@@ -48,18 +63,33 @@ pub fn serve(
             .wrap_fn(move |req, srv| {
                 let id = format!("{prefix}-{}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed));
                 let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.path());
-                let svc = req.app_data::<Svc>().cloned();
+                let svc = req.app_data::<Data<Service>>().cloned();
                 let route = RECORDING
                     .load(Ordering::Relaxed)
                     .then(|| req.match_pattern().map(|p| (req.method().to_string(), p)))
                     .flatten();
                 let fut = srv.call(req);
                 async move {
-                    let mut res = fut.await?;
+                    // Within its bound, or 503 (any work goes on: see `bound`).
+                    let answered = tokio::time::timeout(answer_within, fut).await;
+                    let mut res = match answered {
+                        Ok(res) => Ok(res?),
+                        Err(_) => {
+                            tracing::warn!("not answered within {} s", answer_within.as_secs());
+                            Err(bound::late(answer_within))
+                        }
+                    };
+                    let headers = match &mut res {
+                        Ok(r) => r.headers_mut(),
+                        Err(r) => r.headers_mut(),
+                    };
                     if let Ok(v) = HeaderValue::from_str(&id) {
-                        res.headers_mut().insert(HeaderName::from_static("x-request-id"), v);
+                        headers.insert(HeaderName::from_static("x-request-id"), v);
                     }
-                    let status = res.status();
+                    let status = match &res {
+                        Ok(r) => r.status(),
+                        Err(r) => r.status(),
+                    };
                     if let Some((method, pattern)) = route {
                         if routes().iter().any(|(m, p, _)| m.as_str() == method && *p == pattern) {
                             note_answer(method, pattern, status.as_u16());
@@ -74,7 +104,11 @@ pub fn serve(
                         }
                     }
                     tracing::info!(status = status.as_u16(), "answered");
-                    Ok(res)
+                    // A late answer has no request to go with (the handler
+                    // holds it): it leaves as an error carrying the answer.
+                    res.map_err(|late| {
+                        actix_web::error::InternalError::from_response("not answered in time", late).into()
+                    })
                 }
                 .instrument(span)
             })
@@ -88,6 +122,10 @@ pub fn serve(
     if workers > 0 {
         builder = builder.workers(workers);
     }
+    // actix bounds connections per worker (its default is as many workers
+    // as cores); past the bound it stops accepting until one closes.
+    let workers = if workers > 0 { workers } else { std::thread::available_parallelism().map_or(2, |n| n.get()) };
+    builder = builder.max_concurrent_connections((budget.connections / workers).max(1));
     let shutdown = builder.graceful_shutdown_signal();
     let builder = builder.listen("runestone-http", listener, move || {
         let shutdown = shutdown.clone();

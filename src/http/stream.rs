@@ -26,6 +26,14 @@ use super::{types, ApiResult, Svc};
 /// seat's token generation at every change of its links, before any later
 /// event is sent, so a revoked token receives nothing after the revocation.
 pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
+    // A place among the streams first, before any work for this one.
+    let slot = match req.app_data::<Arc<super::limits::StreamLimits>>() {
+        Some(limits) => match limits.take(req.peer_addr().map(|a| a.ip())) {
+            Ok(slot) => Some(slot),
+            Err(refused) => return Ok(*refused),
+        },
+        None => None,
+    };
     let game = path.into_inner();
     let q_from = query_number(&req, "from")?;
     let c = match bearer(&req, true)? {
@@ -61,6 +69,8 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         done: bool,
         /// Head polls since the last frame (shared stores only).
         polls: u32,
+        /// Its place among the open streams, given back as it ends.
+        _slot: Option<super::limits::StreamSlot>,
     }
     let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
     let st = St {
@@ -75,6 +85,7 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         closing: ended,
         done: false,
         polls: 0,
+        _slot: slot,
     };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         loop {
@@ -145,7 +156,7 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
                 // through another node reach this one only through the
                 // store: follow its head, then read them as after a lag.
                 _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() => {
-                    let head = st.svc.store().head(&st.game).ok().flatten();
+                    let head = st.svc.head(&st.game).await.ok().flatten();
                     if head.is_some_and(|h| st.last.is_none_or(|l| h > l)) {
                         if !st.read_back().await {
                             return None;

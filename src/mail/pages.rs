@@ -10,6 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 
+use crate::http::bound::OffWorker;
 use crate::http::ApiError;
 use crate::service::Service;
 
@@ -50,7 +51,7 @@ fn page(title: &str, body: &str) -> HttpResponse {
     ))
 }
 
-async fn unsubscribe_page(svc: web::Data<Service>, link: Link) -> Result<HttpResponse, ApiError> {
+async fn unsubscribe_page(svc: OffWorker, link: Link) -> Result<HttpResponse, ApiError> {
     check(&svc, "unsubscribe", &link)?;
     let (game, seat, _) = link.as_ref();
     let name = svc.seat_name(game, *seat).await?;
@@ -63,7 +64,7 @@ async fn unsubscribe_page(svc: web::Data<Service>, link: Link) -> Result<HttpRes
     ))
 }
 
-async fn unsubscribe(svc: web::Data<Service>, link: Link) -> Result<HttpResponse, ApiError> {
+async fn unsubscribe(svc: OffWorker, link: Link) -> Result<HttpResponse, ApiError> {
     check(&svc, "unsubscribe", &link)?;
     let (game, seat, _) = link.as_ref();
     svc.set_mail_preferences(game, *seat, Some(false), None, None).await?;
@@ -73,7 +74,7 @@ async fn unsubscribe(svc: web::Data<Service>, link: Link) -> Result<HttpResponse
     ))
 }
 
-async fn preferences_page(svc: web::Data<Service>, link: Link) -> Result<HttpResponse, ApiError> {
+async fn preferences_page(svc: OffWorker, link: Link) -> Result<HttpResponse, ApiError> {
     check(&svc, "preferences", &link)?;
     let (game, seat, _) = link.as_ref();
     let (mail, digest, tz) = svc.mail_preferences(game, *seat).await?;
@@ -97,11 +98,7 @@ struct Prefs {
     tz: Option<String>,
 }
 
-async fn save_preferences(
-    svc: web::Data<Service>,
-    link: Link,
-    form: web::Form<Prefs>,
-) -> Result<HttpResponse, ApiError> {
+async fn save_preferences(svc: OffWorker, link: Link, form: web::Form<Prefs>) -> Result<HttpResponse, ApiError> {
     check(&svc, "preferences", &link)?;
     let (game, seat, _) = link.as_ref();
     let tz = form.tz.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
@@ -124,7 +121,7 @@ fn check_confirm(svc: &Service, link: &(String, String)) -> Result<(), ApiError>
     }
 }
 
-async fn confirm_page(svc: web::Data<Service>, link: GameLink) -> Result<HttpResponse, ApiError> {
+async fn confirm_page(svc: OffWorker, link: GameLink) -> Result<HttpResponse, ApiError> {
     check_confirm(&svc, &link)?;
     let game = &link.0;
     let summary = svc.summary(game).await?;
@@ -144,7 +141,7 @@ async fn confirm_page(svc: web::Data<Service>, link: GameLink) -> Result<HttpRes
     ))
 }
 
-async fn confirm(svc: web::Data<Service>, link: GameLink) -> Result<HttpResponse, ApiError> {
+async fn confirm(svc: OffWorker, link: GameLink) -> Result<HttpResponse, ApiError> {
     check_confirm(&svc, &link)?;
     let released = svc.confirm_host(&link.0).await?;
     Ok(page(

@@ -17,7 +17,6 @@ use super::session::{at_of, check_csrf, game_id, query, seat_claims, session, Cs
 use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list};
 use super::Svc;
 use crate::auth::Claims;
-use crate::service::Service;
 
 /// The table header of a game page: the game's name (never its id), the
 /// round and phase and the standings as the game tells them from the
@@ -92,7 +91,7 @@ pub(super) async fn data_page(svc: Svc, req: HttpRequest, path: web::Path<String
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn render_game(
-    svc: &Service,
+    svc: &Svc,
     req: &HttpRequest,
     game: &str,
     claims: Option<&Claims>,
@@ -259,7 +258,7 @@ pub(super) async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>,
             .await
         }
     };
-    match svc.clone().into_inner().submit_to_the_end(game.clone(), claims.clone(), submission, None).await {
+    match svc.submit_written(&game, &claims, submission, None).await {
         Ok(_) => Ok(see_other(&format!("/games/{game}"))),
         Err(e) => {
             let (status, msg) = split(e);

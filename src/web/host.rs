@@ -17,7 +17,6 @@ use super::session::{at_of, check_csrf, game_id, host_claims, query, Csrf};
 use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list, when};
 use super::Svc;
 use crate::auth::Claims;
-use crate::service::Service;
 
 pub(super) async fn host_page(svc: Svc, req: HttpRequest, path: web::Path<String>) -> PageResult {
     let game = game_id(path)?;
@@ -91,12 +90,7 @@ pub(super) struct HostForm {
 }
 
 impl HostForm {
-    async fn check(
-        svc: &Service,
-        req: &HttpRequest,
-        path: web::Path<String>,
-        form: &Form,
-    ) -> Result<HostForm, PageError> {
+    async fn check(svc: &Svc, req: &HttpRequest, path: web::Path<String>, form: &Form) -> Result<HostForm, PageError> {
         let game = game_id(path)?;
         check_csrf(req, form)?;
         let claims = host_claims(svc, req, &game).await?;
@@ -105,18 +99,12 @@ impl HostForm {
 }
 
 /// The host page again, with a refused form's error beside it.
-pub(super) async fn refused(
-    svc: &Service,
-    req: &HttpRequest,
-    game: &str,
-    claims: &Claims,
-    note: HostNote,
-) -> PageResult {
+pub(super) async fn refused(svc: &Svc, req: &HttpRequest, game: &str, claims: &Claims, note: HostNote) -> PageResult {
     render_host(svc, req, game, claims, None, StatusCode::UNPROCESSABLE_ENTITY, note).await
 }
 
 pub(super) async fn render_host(
-    svc: &Service,
+    svc: &Svc,
     req: &HttpRequest,
     game: &str,
     claims: &Claims,

@@ -8,12 +8,13 @@ use runestone_engine::Viewer;
 
 use super::board;
 use super::summary::when;
-use crate::service::{Service, ServiceError};
+use super::Svc;
+use crate::service::ServiceError;
 
 /// The log as the viewer may see it, the rewind control's numbers, and the
 /// position shown.
 pub(super) async fn log_and_position(
-    svc: &Service,
+    svc: &Svc,
     game: &str,
     viewer: Viewer,
     at: Option<u64>,

@@ -33,15 +33,15 @@ mod session;
 mod summary;
 
 use actix_web::http::StatusCode;
-use actix_web::web::{self, Data};
+use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
-use crate::service::Service;
 use page::{render, PageError};
 use session::Csrf;
 
-type Svc = Data<Service>;
+/// The service, each call that may wait on the store made off the worker.
+type Svc = crate::http::bound::OffWorker;
 
 /// Mount the pages (call from the App builder).
 pub fn configure(cfg: &mut web::ServiceConfig) {

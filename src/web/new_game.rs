@@ -15,9 +15,8 @@ use super::forms::{self, Entered, Form};
 use super::page::{render, words, PageResult};
 use super::session::{check_csrf, cookie_name, is_https, Csrf, Kind};
 use super::Svc;
-use crate::service::Service;
 
-pub(super) fn rulesets(svc: &Service) -> Vec<Value> {
+pub(super) fn rulesets(svc: &Svc) -> Vec<Value> {
     let mut list: Vec<Value> = svc
         .registry()
         .all()
@@ -131,7 +130,7 @@ pub(super) async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form
 
 /// The links of a new (or forked) game, with the host's session set.
 pub(super) async fn created_page(
-    svc: &Service,
+    svc: &Svc,
     req: &HttpRequest,
     created: &Value,
     game: &str,

@@ -11,8 +11,8 @@ use actix_web::HttpRequest;
 
 use super::forms::Form;
 use super::page::{words, PageError};
+use super::Svc;
 use crate::auth::{Claims, Role};
-use crate::service::Service;
 
 const CSRF_COOKIE: &str = "rs_csrf";
 
@@ -102,12 +102,7 @@ pub(super) fn session_cookie(
 
 /// The session of `kind` for `game`: its claims if the cookie's token is
 /// still good for this game and role; otherwise why not, in words.
-pub(super) async fn session(
-    svc: &Service,
-    req: &HttpRequest,
-    kind: Kind,
-    game: &str,
-) -> (Option<Claims>, Option<String>) {
+pub(super) async fn session(svc: &Svc, req: &HttpRequest, kind: Kind, game: &str) -> (Option<Claims>, Option<String>) {
     let Some(c) = req.cookie(&cookie_name(kind, game)) else { return (None, None) };
     let want = match kind {
         Kind::Seat => Role::Seat,
@@ -143,7 +138,7 @@ pub(super) fn at_of(req: &HttpRequest) -> Result<Option<u64>, PageError> {
     }
 }
 
-pub(super) async fn seat_claims(svc: &Service, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
+pub(super) async fn seat_claims(svc: &Svc, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
     match session(svc, req, Kind::Seat, game).await {
         (Some(c), _) => Ok(c),
         (None, why) => Err(PageError::new(
@@ -158,7 +153,7 @@ pub(super) async fn seat_claims(svc: &Service, req: &HttpRequest, game: &str) ->
     }
 }
 
-pub(super) async fn host_claims(svc: &Service, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
+pub(super) async fn host_claims(svc: &Svc, req: &HttpRequest, game: &str) -> Result<Claims, PageError> {
     match session(svc, req, Kind::Host, game).await {
         (Some(c), _) => Ok(c),
         (None, why) => Err(PageError::new(

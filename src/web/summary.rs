@@ -6,6 +6,7 @@ use runestone_engine::DynGame;
 use serde_json::{json, Value};
 
 use super::board;
+use super::Svc;
 use crate::service::Service;
 
 pub(super) fn names_of(summary: &Value) -> Vec<String> {
@@ -76,7 +77,7 @@ pub(super) fn pending_list(
 }
 
 /// The name of the game `summary` describes, in words (never its id).
-pub(super) fn game_name(svc: &Service, summary: &Value) -> String {
+pub(super) fn game_name(svc: &Svc, summary: &Value) -> String {
     game_of(svc, summary).map_or_else(|| summary["ruleset"].as_str().unwrap_or("a game").to_owned(), |g| g.info().name)
 }
 

@@ -13,12 +13,24 @@ use serde_json::Value;
 /// `RUNESTONE__…` variables) on top; returns it and its base URL once it
 /// says it is serving.
 pub fn serve(dir: &Path, settings: &[(&str, &str)]) -> (Child, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_runestone"));
+    command.arg("serve");
+    serve_as(command, dir, settings)
+}
+
+/// [`serve`] under an open-file limit of `open_files`, soft and hard (so the
+/// server cannot raise it).
+pub fn serve_with_open_files(dir: &Path, settings: &[(&str, &str)], open_files: u64) -> (Child, String) {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(format!("ulimit -n {open_files} && exec \"$0\" serve")).arg(env!("CARGO_BIN_EXE_runestone"));
+    serve_as(command, dir, settings)
+}
+
+fn serve_as(mut command: Command, dir: &Path, settings: &[(&str, &str)]) -> (Child, String) {
     // What the binaries run so far answered is documented (their answers are
     // recorded to a file: see `helpers::answers_file`).
     crate::helpers::assert_answers_documented();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_runestone"));
     command
-        .arg("serve")
         .env("RUNESTONE__SERVER__PORT", "0")
         .env("RUNESTONE__SERVER__WORKERS", "2")
         .env("RUNESTONE__STORAGE__PATH", dir)

@@ -20,7 +20,7 @@ pub struct Application {
     server: actix_web::dev::Server,
     service: Arc<Service>,
     /// The outbox worker's thread, stopped before the store closes.
-    outbox: crate::mail::worker::Background,
+    outbox: crate::outbox::Background,
     /// The thread that asks the store whether it answers.
     probe: Arc<crate::health::StoreProbe>,
 }
@@ -134,12 +134,12 @@ impl Application {
             .parse()
             .with_context(|| format!("mail.from {:?} is not a mailbox", settings.mail.from))?;
         let domain = from.email.domain().to_owned();
-        let worker = crate::mail::worker::Worker {
+        let worker = crate::outbox::Worker {
             service: service.clone(),
             transport,
             from,
             domain,
-            policy: crate::mail::worker::Policy {
+            policy: crate::outbox::Policy {
                 max_attempts: settings.mail.max_attempts.max(1),
                 backoff: chrono::Duration::seconds(settings.mail.retry_seconds.max(1)),
                 poll: std::time::Duration::from_millis(settings.mail.poll_ms.max(10)),
@@ -149,8 +149,8 @@ impl Application {
             },
             held: Default::default(),
         };
-        let outbox = crate::mail::worker::Background::start(worker, settings.mail.nice)
-            .context("cannot start the outbox thread")?;
+        let outbox =
+            crate::outbox::Background::start(worker, settings.mail.nice).context("cannot start the outbox thread")?;
         tokio::spawn(
             crate::deadlines::Scheduler {
                 service: service.clone(),

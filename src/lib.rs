@@ -4,9 +4,28 @@
 //! every use case (create, submit, view, rollback, fork, verify); [`http`]
 //! is the REST API over the service; [`auth`] the tokens; [`cli`] the
 //! command line.
+//!
+//! # Layers
+//!
+//! The modules stand in layers, listed here lowest first. A module uses
+//! modules of its own layer or of lower ones only, and no modules use each
+//! other in a circle; test code may reach anywhere. `tests/layers.rs` reads
+//! this list and fails on a `crate::` path of a file under `src/` that
+//! points to a higher layer, on a circle, and on a module the list does not
+//! place.
+//!
+//! 1. `lib`, `clock`, `config`, `limits`, `metrics`, `games`, `auth`: the ground: this file's helpers, time, settings, the bounds and rates on what clients send, counters, the registry of games, tokens.
+//! 2. `store`, `health`: the event logs and the records written with them; the probe that asks the store whether it answers.
+//! 3. `mail`: a mail as rendered and queued in the outbox, its templates, the transports that deliver it.
+//! 4. `service`: every use case over the store and the engine, and the words its users share (its errors, the deadline policy, the mail it decides to send).
+//! 5. `problem`, `bound`: what the API and the pages share: a service error as a problem with a status, a title and words a person can act on; each request's bound, its service work off the HTTP worker.
+//! 6. `deadlines`, `outbox`, `web`: the workers that act on what is due (deadlines, mail), and the pages.
+//! 7. `http`: the REST API, which serves the pages and the mail links too.
+//! 8. `app`, `cli`: the server put together, and the command line.
 
 pub mod app;
 pub mod auth;
+pub mod bound;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -17,7 +36,8 @@ pub mod http;
 pub mod limits;
 pub mod mail;
 pub mod metrics;
-pub mod notify;
+pub mod outbox;
+pub mod problem;
 pub mod service;
 pub mod store;
 pub mod web;

@@ -221,6 +221,13 @@ pub fn retry_after_secs(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0).max(u64::from(wait.is_zero()))
 }
 
+/// The key the client of `req` is counted under ([`Access::client`]).
+pub fn client_of(access: &Access, req: &actix_web::HttpRequest) -> String {
+    access.client(req.peer_addr().map(|a| a.ip()), |h| {
+        req.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_owned)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 #[derive(Default)]
 pub struct Metrics {
@@ -31,7 +33,7 @@ pub struct Metrics {
     /// it has reopened itself.
     pub store_recovering: AtomicU64,
     /// The outbox worker's signs of life.
-    pub outbox: crate::mail::worker::Liveness,
+    pub outbox: Liveness,
 }
 
 impl Metrics {
@@ -85,5 +87,93 @@ impl Metrics {
         let _ = writeln!(out, "# HELP runestone_outbox_dead_letters Dead letters waiting for a host.\n# TYPE runestone_outbox_dead_letters gauge\nrunestone_outbox_dead_letters {dead}");
         let _ = writeln!(out, "# HELP runestone_games_cached Games held folded in memory.\n# TYPE runestone_games_cached gauge\nrunestone_games_cached {cached}");
         out
+    }
+}
+
+/// The outbox worker's signs of life, for `/healthz` ([`Liveness::problem`]).
+#[derive(Default)]
+pub struct Liveness {
+    /// When the worker last showed life: milliseconds after [`epoch`], plus
+    /// one (0: no worker runs in this process).
+    beat: AtomicU64,
+    /// No sign of life for this long (ms) is a stall.
+    stall_ms: AtomicU64,
+    /// The last failure of the worker as a whole: when, and what.
+    failed: Mutex<Option<(Instant, String)>>,
+    /// Why the worker's thread ended, other than by a shutdown.
+    stopped: Mutex<Option<String>>,
+}
+
+/// The instant the process's liveness times count from.
+fn epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// The shortest time without a sign of life that counts as a stall. The
+/// worker shows life at every poll and after every message, and a message
+/// takes at most the SMTP timeouts (20 s to connect, 20 s to send).
+pub const STALL: Duration = Duration::from_secs(180);
+
+impl Liveness {
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The worker starts, polling every `poll` when idle.
+    pub fn started(&self, poll: Duration) {
+        self.stall_ms.store(STALL.max(poll * 3).as_millis() as u64, Relaxed);
+        *Self::lock(&self.stopped) = None;
+        self.beat();
+    }
+
+    /// The worker is alive now.
+    pub fn beat(&self) {
+        self.beat.store(epoch().elapsed().as_millis() as u64 + 1, Relaxed);
+    }
+
+    /// The worker as a whole failed (and goes on).
+    pub fn failed(&self, why: String) {
+        *Self::lock(&self.failed) = Some((Instant::now(), why));
+    }
+
+    /// The worker's thread ended: `why`, or `None` for a shutdown.
+    pub fn ended(&self, why: Option<String>) {
+        if why.is_none() {
+            self.beat.store(0, Relaxed);
+        }
+        *Self::lock(&self.stopped) = why;
+    }
+
+    /// What is wrong with the outbox worker, in words; `None` when it is
+    /// well (or does not run in this process).
+    pub fn problem(&self) -> Option<String> {
+        self.problem_at(Instant::now())
+    }
+
+    /// [`Liveness::problem`] as seen at `now`.
+    pub fn problem_at(&self, now: Instant) -> Option<String> {
+        if let Some(why) = Self::lock(&self.stopped).as_ref() {
+            return Some(format!("the mail worker stopped ({why}); no mail is sent until the server is restarted"));
+        }
+        let beat = self.beat.load(Relaxed);
+        if beat == 0 {
+            return None;
+        }
+        let stall = Duration::from_millis(self.stall_ms.load(Relaxed).max(1));
+        let quiet = now.saturating_duration_since(epoch() + Duration::from_millis(beat - 1));
+        if quiet >= stall {
+            return Some(format!(
+                "the mail worker has shown no sign of life for {} s; mail may be stuck",
+                quiet.as_secs()
+            ));
+        }
+        match Self::lock(&self.failed).as_ref() {
+            Some((at, why)) if now.saturating_duration_since(*at) < stall => Some(format!(
+                "the mail worker failed {} s ago ({why}); it goes on, but mail may be stuck",
+                now.saturating_duration_since(*at).as_secs()
+            )),
+            _ => None,
+        }
     }
 }

@@ -10,12 +10,12 @@
 //! (health, metrics, the document).
 
 mod answers;
-pub mod bound;
 mod error;
 mod games;
 mod head;
 mod host;
 pub mod limits;
+mod mail;
 pub mod openapi;
 mod ops;
 mod request;
@@ -30,9 +30,9 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::web;
 use actix_web::{HttpRequest, Route};
 
+pub use crate::problem::ApiError;
 pub(crate) use answers::through;
 pub use answers::{answered, contract_violations, record_answers, record_answers_to, RECORD_ENV};
-pub use error::ApiError;
 pub use request::client_of;
 pub use server::{serve, Serving};
 
@@ -43,7 +43,7 @@ use ops::{healthz, metrics, openapi_json};
 use stream::stream;
 
 /// The service, each call that may wait on the store made off the worker.
-type Svc = bound::OffWorker;
+type Svc = crate::bound::OffWorker;
 type ApiResult<T = actix_web::HttpResponse> = Result<T, ApiError>;
 
 /// The largest body accepted, set per app.

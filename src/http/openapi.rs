@@ -20,8 +20,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};
 
 use super::types as t;
-use crate::deadlines::{ClockAction, Policy};
-use crate::service::{CreateGame, CreatedGame, HostSpec, SeatSpec};
+use crate::service::{ClockAction, CreateGame, CreatedGame, HostSpec, Policy, SeatSpec};
 
 fn problem(desc: &str) -> Value {
     json!({ "description": desc, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } })

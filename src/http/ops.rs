@@ -29,7 +29,7 @@ pub(super) async fn healthz(svc: Svc, req: HttpRequest) -> HttpResponse {
         details.push(level.refusal());
     }
     let probe = req.app_data::<Arc<crate::health::StoreProbe>>();
-    let answer_within = req.app_data::<super::bound::Bound>().map_or(20, |b| b.0.as_secs());
+    let answer_within = req.app_data::<crate::bound::Bound>().map_or(20, |b| b.0.as_secs());
     let store_trouble = probe.and_then(|p| p.trouble(answer_within));
     if let Some(why) = &store_trouble {
         details.push(why.clone());

@@ -15,9 +15,7 @@ use crate::service::{shown, Service};
 
 /// The key the client of `req` is counted under ([`crate::limits::Access::client`]).
 pub fn client_of(svc: &Service, req: &HttpRequest) -> String {
-    svc.access().client(req.peer_addr().map(|a| a.ip()), |h| {
-        req.headers().get(h).and_then(|v| v.to_str().ok()).map(str::to_owned)
-    })
+    crate::limits::client_of(svc.access(), req)
 }
 
 /// Who asks to create a game: the client's address (as `[access]` says to

@@ -14,7 +14,7 @@ use actix_web::App;
 use tracing::Instrument;
 
 use super::answers::{note_answer, RECORDING};
-use super::{bound, configure, head, limits, not_found, routes, ApiError, BodyLimit};
+use super::{configure, head, limits, not_found, routes, ApiError, BodyLimit};
 use crate::metrics::Metrics;
 use crate::service::Service;
 
@@ -48,7 +48,7 @@ pub fn serve(
             .app_data(BodyLimit(limit))
             .app_data(streams.clone())
             .app_data(probe.clone())
-            .app_data(bound::Bound(answer_within))
+            .app_data(crate::bound::Bound(answer_within))
             .app_data(web::QueryConfig::default().error_handler(|_, _| {
                 ApiError::bad_request("the query string is not valid: see /openapi.json for this route's parameters")
                     .into()
@@ -57,7 +57,7 @@ pub fn serve(
                 ApiError::bad_request("the path is not valid: see /openapi.json for the routes served").into()
             }))
             .configure(configure)
-            .configure(crate::mail::pages::configure)
+            .configure(super::mail::configure)
             .configure(crate::web::configure)
             .default_service(web::to(not_found))
             .wrap_fn(move |req, srv| {
@@ -76,7 +76,7 @@ pub fn serve(
                         Ok(res) => Ok(res?),
                         Err(_) => {
                             tracing::warn!("not answered within {} s", answer_within.as_secs());
-                            Err(bound::late(answer_within))
+                            Err(crate::bound::late(answer_within))
                         }
                     };
                     let headers = match &mut res {

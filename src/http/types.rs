@@ -17,6 +17,8 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::service::policy_or_null;
+
 fn any_command(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "$ref": "#/components/schemas/AnyCommand", "description": "a command of the game's ruleset (its Command schema)" })
 }
@@ -40,12 +42,6 @@ fn any_options(_: &mut SchemaGenerator) -> Schema {
 
 fn object(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "object" })
-}
-
-/// A deadline policy, or null (no deadlines).
-pub(crate) fn policy_or_null(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "anyOf": [{ "$ref": "#/components/schemas/DeadlinePolicy" }, { "type": "null" }],
-                   "description": "the deadline policy; null: no deadlines" })
 }
 
 /// A JSON Schema (draft 2020-12).

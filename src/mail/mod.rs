@@ -5,13 +5,11 @@
 //!
 //! A notification is rendered when the events that cause it are decided and
 //! written into the outbox in the same atomic store write as those events;
-//! [`worker`] sends it later, with retries. Its id is derived from the game,
+//! the outbox worker (`crate::outbox`) sends it later, with retries. Its id is derived from the game,
 //! the event and the seat, and becomes the Message-ID, so a resend after a
 //! crash is recognisable as the same message.
 
-pub mod pages;
 pub mod smtp;
-pub mod worker;
 
 use std::path::Path;
 use std::sync::Arc;

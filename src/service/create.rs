@@ -170,7 +170,7 @@ impl Service {
             }
             if let Some(tz) = &s.tz {
                 limits::text(&format!("seat {i}'s time zone"), tz, limits::TZ_MAX).map_err(ServiceError::BadRequest)?;
-                crate::notify::parse_tz(tz)
+                super::notify::parse_tz(tz)
                     .map_err(|e| ServiceError::Unprocessable(format!("seat {i} ({name}): {e}")))?;
             }
         }
@@ -182,10 +182,10 @@ impl Service {
             }
             if let Some(tz) = &h.tz {
                 limits::text("the host's time zone", tz, limits::TZ_MAX).map_err(ServiceError::BadRequest)?;
-                crate::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
+                super::notify::parse_tz(tz).map_err(|e| ServiceError::Unprocessable(format!("host: {e}")))?;
             }
         }
-        let policy = crate::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
+        let policy = super::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
         if let Some(Some(address)) = &held {
             self.access().confirmations.take(address).map_err(|wait| {
                 ServiceError::too_many(&format!("confirmations were mailed to {address} too often"), wait)
@@ -286,7 +286,7 @@ impl Service {
 }
 
 /// The event that sets a deadline policy, if there is one.
-pub(super) fn policy_draft(policy: &Option<crate::deadlines::Policy>) -> Option<runestone_engine::Draft> {
+pub(super) fn policy_draft(policy: &Option<super::deadlines::Policy>) -> Option<runestone_engine::Draft> {
     policy.as_ref().map(|p| {
         runestone_engine::Draft::kernel(
             Actor::System,

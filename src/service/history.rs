@@ -231,7 +231,7 @@ impl Service {
             Some(table.created.rules_version),
         )?;
         drafts.extend(fork_copies(&log, r.at_seq));
-        let policy = crate::deadlines::Policy::parse(&table.clock.policy).ok().flatten();
+        let policy = super::deadlines::Policy::parse(&table.clock.policy).ok().flatten();
         drafts.extend(policy_draft(&policy));
         let new_id = crate::new_game_id();
         let record = GameRecord {

@@ -17,13 +17,19 @@
 //! - [`view`]: the summary, views, the event log as a viewer sees it;
 //! - [`history`]: past positions, rollback, fork and verify;
 //! - [`seats`]: tokens, new links, names and mail preferences;
+//! - [`deadlines`]: the deadline policy, the clocks of open decisions and
+//!   the missed-turn ladder the scheduler has the service climb;
+//! - [`notify`]: who is mailed what, rendered as events are appended and
+//!   written into the outbox with them; seating a substitute, dead letters;
 //! - [`words`]: what a client sent, told back in the product's words.
 
 mod cache;
 mod commit;
 mod create;
+mod deadlines;
 mod decide;
 mod history;
+mod notify;
 mod seats;
 mod view;
 mod words;
@@ -43,6 +49,9 @@ use crate::store::{EventStore, Side, StoreError};
 
 pub(crate) use cache::{Loaded, Slot};
 pub use create::{CreateGame, CreatedGame, HostSpec, SeatSpec, SeatToken};
+pub(crate) use deadlines::{entry_due, policy_or_null};
+pub use deadlines::{ClockAction, Entry, Policy};
+pub use notify::local_time;
 pub use view::{given, owed, EventView};
 pub use words::{in_words, plausible_email, shown};
 
@@ -103,7 +112,7 @@ pub(crate) struct GameRecord {
     pub deadlines: Value,
     /// The clock of each open decision, by "seat/kind".
     #[serde(default)]
-    pub clocks: std::collections::BTreeMap<String, crate::deadlines::Clock>,
+    pub clocks: std::collections::BTreeMap<String, deadlines::Clock>,
     /// The game's mail waits in the outbox until its host confirms their
     /// address (a game created without the instance key).
     #[serde(default)]

@@ -105,7 +105,7 @@ impl Service {
         tz: Option<Option<String>>,
     ) -> Result<()> {
         if let Some(Some(z)) = &tz {
-            crate::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
+            super::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
         }
         again_on_conflict(true, || async {
             let slot = self.slot(game);

@@ -41,7 +41,7 @@ use page::{render, PageError};
 use session::Csrf;
 
 /// The service, each call that may wait on the store made off the worker.
-type Svc = crate::http::bound::OffWorker;
+type Svc = crate::bound::OffWorker;
 
 /// Mount the pages (call from the App builder).
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -101,7 +101,7 @@ pub(super) async fn host_create(svc: Svc, req: HttpRequest, form: web::Form<Form
         Err(errors) => return fail(errors),
     };
     let caller = crate::limits::Caller {
-        client: crate::http::client_of(&svc, &req),
+        client: crate::limits::client_of(svc.access(), &req),
         instance_key: form.get("instance_key").map(str::trim).filter(|k| !k.is_empty()).map(str::to_owned),
     };
     match svc.create_by(request, None, &caller).await {

@@ -72,7 +72,7 @@ impl ResponseError for PageError {
 
 impl From<ServiceError> for PageError {
     fn from(e: ServiceError) -> PageError {
-        let api = crate::http::ApiError::from(e);
+        let api = crate::problem::ApiError::from(e);
         PageError::new(api.status, api.title, api.detail)
     }
 }
@@ -81,12 +81,12 @@ pub(super) type PageResult = Result<HttpResponse, PageError>;
 
 /// A service error in the words shown beside a form.
 pub(super) fn words(e: ServiceError) -> String {
-    crate::http::ApiError::from(e).detail
+    crate::problem::ApiError::from(e).detail
 }
 
 /// A service error's status and words.
 pub(super) fn split(e: ServiceError) -> (StatusCode, String) {
-    let api = crate::http::ApiError::from(e);
+    let api = crate::problem::ApiError::from(e);
     (api.status, api.detail)
 }
 

@@ -29,7 +29,7 @@ pub(super) fn when(stamp: &str) -> String {
 /// rewrites it into the browser's own time zone).
 pub(super) fn due_words(stamp: &str, tz: Option<&str>) -> String {
     match chrono::DateTime::parse_from_rfc3339(stamp) {
-        Ok(t) => crate::notify::local_time(t.with_timezone(&chrono::Utc), tz),
+        Ok(t) => crate::service::local_time(t.with_timezone(&chrono::Utc), tz),
         Err(_) => stamp.to_owned(),
     }
 }

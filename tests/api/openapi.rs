@@ -123,7 +123,7 @@ fn the_served_document_is_the_one_the_types_generate_and_as_strict_as_the_server
     g.subschema_for::<t::ClockDone>();
     g.subschema_for::<t::Problem>();
     g.subschema_for::<t::StreamClosed>();
-    g.subschema_for::<runestone::deadlines::ClockAction>();
+    g.subschema_for::<runestone::service::ClockAction>();
     let mut compared = 0;
     for (name, mut schema) in g.take_definitions(true) {
         unbounded(&mut schema);

@@ -10,8 +10,8 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 
-use crate::http::bound::OffWorker;
-use crate::http::ApiError;
+use super::ApiError;
+use crate::bound::OffWorker;
 use crate::service::Service;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

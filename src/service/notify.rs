@@ -11,10 +11,10 @@ use chrono::{DateTime, Utc};
 use runestone_engine::{Table, Viewer};
 use serde_json::{json, Value};
 
+use super::deadlines::newly_pending;
+use super::{GameRecord, Result, Service};
 use crate::auth::Role;
-use crate::deadlines::newly_pending;
 use crate::mail::{mail_id, queue_key, Mail};
-use crate::service::{GameRecord, Result, Service};
 use crate::store::{Side, SideWrite};
 
 /// An IANA time zone, or a clear error.
@@ -395,7 +395,7 @@ impl Service {
     /// Returns how many held messages were released (0 when the game's
     /// mail was never held or is released already).
     pub async fn confirm_host(&self, game: &str) -> Result<usize> {
-        crate::service::again_on_conflict(true, || async {
+        super::again_on_conflict(true, || async {
             let slot = self.slot(game);
             let mut guard = self.settled(&slot).await;
             let loaded = self.loaded(game, &mut guard).await?;
@@ -523,14 +523,14 @@ impl Service {
     /// Seat a substitute (host): the old links are revoked, the new player
     /// gets an invitation and a fresh link.
     pub async fn substitute(&self, game: &str, claims: &crate::auth::Claims, seat: u8, req: Value) -> Result<Value> {
-        use crate::service::{SeatSpec, ServiceError};
+        use super::{SeatSpec, ServiceError};
         if claims.role != Role::Host {
             return Err(ServiceError::Forbidden("only the host can seat a substitute".into()));
         }
         let spec: SeatSpec = serde_json::from_value(req).map_err(|e| {
             ServiceError::BadRequest(format!(
                 "a substitute needs {{\"name\": ..., \"email\": ...}}: {}",
-                crate::service::in_words(&e.to_string())
+                super::in_words(&e.to_string())
             ))
         })?;
         let name = crate::limits::name("the substitute's name", &spec.name).map_err(ServiceError::BadRequest)?;
@@ -543,7 +543,7 @@ impl Service {
         }
         if let Some(e) = &spec.email {
             crate::limits::email("the substitute's email", e).map_err(ServiceError::BadRequest)?;
-            if !crate::service::plausible_email(e) {
+            if !super::plausible_email(e) {
                 return Err(ServiceError::Unprocessable(format!("{e:?} is not an email address")));
             }
         }
@@ -564,7 +564,7 @@ impl Service {
         );
         let mut record = loaded.record.clone();
         record.seats[seat as usize] =
-            crate::service::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, ..Default::default() };
+            super::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, ..Default::default() };
         loaded.record = record;
         let events = self.commit(&slot, loaded, vec![revoke, seated], |_, _| Vec::new()).await?;
         // The invitation goes out with the new generation's link.
@@ -581,7 +581,7 @@ impl Service {
     /// The dead letters of a game (host).
     pub async fn dead_letters(&self, game: &str, claims: &crate::auth::Claims) -> Result<Vec<Value>> {
         if claims.role != Role::Host {
-            return Err(crate::service::ServiceError::Forbidden("only the host can see the dead letters".into()));
+            return Err(super::ServiceError::Forbidden("only the host can see the dead letters".into()));
         }
         let rows = self.store().scan(Side::Outbox, format!("x{game}/").as_bytes(), 1000)?;
         Ok(rows
@@ -594,15 +594,16 @@ impl Service {
     /// Send a dead letter again (host).
     pub async fn retry_dead_letter(&self, game: &str, claims: &crate::auth::Claims, id: &str) -> Result<Value> {
         if claims.role != Role::Host {
-            return Err(crate::service::ServiceError::Forbidden("only the host can resend a dead letter".into()));
+            return Err(super::ServiceError::Forbidden("only the host can resend a dead letter".into()));
         }
         self.access().host_mail.take(game).map_err(|wait| {
-            crate::service::ServiceError::too_many("this game's host has caused as much mail as an hour allows", wait)
+            super::ServiceError::too_many("this game's host has caused as much mail as an hour allows", wait)
         })?;
         let key = crate::mail::dead_key(game, id);
-        let raw = self.store().get(Side::Outbox, &key)?.ok_or_else(|| {
-            crate::service::ServiceError::NotFound(format!("there is no dead letter {id} in this game"))
-        })?;
+        let raw = self
+            .store()
+            .get(Side::Outbox, &key)?
+            .ok_or_else(|| super::ServiceError::NotFound(format!("there is no dead letter {id} in this game")))?;
         let mut mail: Mail = crate::mail::decode(&raw)
             .map_err(|e| crate::store::StoreError::Corrupt(format!("dead letter {id}: {e}")))?;
         mail.attempts = 0;

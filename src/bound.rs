@@ -28,8 +28,8 @@ use runestone_engine::{Envelope, Table, Viewer};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use super::ApiError;
 use crate::auth::Claims;
+use crate::problem::ApiError;
 use crate::service::{Answer, EventView, Service, ServiceError, Written};
 use crate::store::StoreError;
 

@@ -23,7 +23,6 @@
 //! not (then sent again after a restart, with the same Message-ID).
 
 use std::collections::HashSet;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,7 +33,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::FutureExt;
 use lettre::message::Mailbox;
 
-use super::{dead_key, queue_due, queue_key, Mail, MailError, Transport};
+use crate::mail::{dead_key, queue_due, queue_key, Mail, MailError, Transport};
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::store::{Side, SideWrite};
@@ -80,7 +79,7 @@ const STORE_RETRY_FIRST: Duration = Duration::from_secs(1);
 const STORE_RETRY_MAX: Duration = Duration::from_secs(60);
 
 /// A send finished: its queue key, the message, and how the relay answered.
-type Sent = (Vec<u8>, Mail, Result<(), super::MailError>);
+type Sent = (Vec<u8>, Mail, Result<(), MailError>);
 
 /// Records of sends the store did not take yet (see the module docs).
 #[derive(Default)]
@@ -203,7 +202,7 @@ impl Worker {
                 let Some((slot, (key, raw))) = waiting.next() else { break };
                 in_flight.push(async move {
                     self.pace(started, slot).await;
-                    let mail: Mail = match super::decode(raw) {
+                    let mail: Mail = match crate::mail::decode(raw) {
                         Ok(m) => m,
                         Err(e) => {
                             tracing::error!(error = %e, "an outbox record does not parse; it stays for an operator to look at");
@@ -216,7 +215,7 @@ impl Worker {
                         .catch_unwind()
                         .await
                         .unwrap_or_else(|p| {
-                            Err(MailError::Build(format!("the mail library failed on it: {}", super::panic_words(&*p))))
+                            Err(MailError::Build(format!("the mail library failed on it: {}", crate::mail::panic_words(&*p))))
                         });
                     self.service.metrics.outbox.beat();
                     Some((key.clone(), mail, result))
@@ -280,7 +279,7 @@ impl Worker {
                     Metrics::inc(&self.service.metrics.mail_failures);
                     mail.attempts += 1;
                     mail.last_error = Some(e.to_string());
-                    let value = Some(super::encode(&mail));
+                    let value = Some(crate::mail::encode(&mail));
                     // A message that cannot be made fails the same way on
                     // every try: it is set aside at once.
                     let unbuildable = matches!(e, MailError::Build(_));
@@ -296,7 +295,7 @@ impl Worker {
                             let alert = if unbuildable {
                                 format!(
                                     "the message \"{}\" to {} could not be made ({e}); it is set aside in the dead letters",
-                                    super::header_text(&mail.subject, super::MAX_SUBJECT),
+                                    crate::mail::header_text(&mail.subject, crate::mail::MAX_SUBJECT),
                                     mail.to
                                 )
                             } else {
@@ -344,100 +343,12 @@ impl Worker {
                 Ok(0) => tokio::time::sleep(self.policy.poll).await,
                 Ok(_) => {}
                 Err(p) => {
-                    let why = super::panic_words(&*p);
+                    let why = crate::mail::panic_words(&*p);
                     tracing::error!(error = %why, "the outbox worker failed; it starts again");
                     alive.failed(why);
                     tokio::time::sleep(self.policy.poll).await;
                 }
             }
-        }
-    }
-}
-
-/// The outbox worker's signs of life, for `/healthz` ([`Liveness::problem`]).
-#[derive(Default)]
-pub struct Liveness {
-    /// When the worker last showed life: milliseconds after [`epoch`], plus
-    /// one (0: no worker runs in this process).
-    beat: AtomicU64,
-    /// No sign of life for this long (ms) is a stall.
-    stall_ms: AtomicU64,
-    /// The last failure of the worker as a whole: when, and what.
-    failed: Mutex<Option<(Instant, String)>>,
-    /// Why the worker's thread ended, other than by a shutdown.
-    stopped: Mutex<Option<String>>,
-}
-
-/// The instant the process's liveness times count from.
-fn epoch() -> Instant {
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
-}
-
-/// The shortest time without a sign of life that counts as a stall. The
-/// worker shows life at every poll and after every message, and a message
-/// takes at most the SMTP timeouts (20 s to connect, 20 s to send).
-pub const STALL: Duration = Duration::from_secs(180);
-
-impl Liveness {
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        m.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The worker starts, polling every `poll` when idle.
-    pub fn started(&self, poll: Duration) {
-        self.stall_ms.store(STALL.max(poll * 3).as_millis() as u64, Relaxed);
-        *Self::lock(&self.stopped) = None;
-        self.beat();
-    }
-
-    /// The worker is alive now.
-    pub fn beat(&self) {
-        self.beat.store(epoch().elapsed().as_millis() as u64 + 1, Relaxed);
-    }
-
-    /// The worker as a whole failed (and goes on).
-    pub fn failed(&self, why: String) {
-        *Self::lock(&self.failed) = Some((Instant::now(), why));
-    }
-
-    /// The worker's thread ended: `why`, or `None` for a shutdown.
-    pub fn ended(&self, why: Option<String>) {
-        if why.is_none() {
-            self.beat.store(0, Relaxed);
-        }
-        *Self::lock(&self.stopped) = why;
-    }
-
-    /// What is wrong with the outbox worker, in words; `None` when it is
-    /// well (or does not run in this process).
-    pub fn problem(&self) -> Option<String> {
-        self.problem_at(Instant::now())
-    }
-
-    /// [`Liveness::problem`] as seen at `now`.
-    pub fn problem_at(&self, now: Instant) -> Option<String> {
-        if let Some(why) = Self::lock(&self.stopped).as_ref() {
-            return Some(format!("the mail worker stopped ({why}); no mail is sent until the server is restarted"));
-        }
-        let beat = self.beat.load(Relaxed);
-        if beat == 0 {
-            return None;
-        }
-        let stall = Duration::from_millis(self.stall_ms.load(Relaxed).max(1));
-        let quiet = now.saturating_duration_since(epoch() + Duration::from_millis(beat - 1));
-        if quiet >= stall {
-            return Some(format!(
-                "the mail worker has shown no sign of life for {} s; mail may be stuck",
-                quiet.as_secs()
-            ));
-        }
-        match Self::lock(&self.failed).as_ref() {
-            Some((at, why)) if now.saturating_duration_since(*at) < stall => Some(format!(
-                "the mail worker failed {} s ago ({why}); it goes on, but mail may be stuck",
-                now.saturating_duration_since(*at).as_secs()
-            )),
-            _ => None,
         }
     }
 }
@@ -471,7 +382,7 @@ impl Background {
                     }
                 })
             }));
-            service.metrics.outbox.ended(ran.err().map(|p| super::panic_words(&*p)));
+            service.metrics.outbox.ended(ran.err().map(|p| crate::mail::panic_words(&*p)));
         })?;
         Ok(Background { stop: Some(stop), thread: Some(thread) })
     }
@@ -529,6 +440,7 @@ mod tests {
     use super::*;
     use crate::clock::SystemClock;
     use crate::config::Settings;
+    use crate::metrics::{Liveness, STALL};
     use crate::store::sled::SledStore;
     use crate::store::EventStore;
 
@@ -550,7 +462,7 @@ mod tests {
     /// A worker over a fresh sled store and the file transport, with
     /// `n` messages due, and the store.
     async fn worker_with(dir: &std::path::Path, n: usize, policy: Policy) -> (Worker, Arc<SledStore>) {
-        worker_with_mails(dir, (0..n).map(|i| super::super::sample(&i.to_string())).collect(), policy).await
+        worker_with_mails(dir, (0..n).map(|i| crate::mail::sample(&i.to_string())).collect(), policy).await
     }
 
     /// A worker as [`worker_with`]'s, with `mails` due.
@@ -560,7 +472,7 @@ mod tests {
         let mut writes = Vec::new();
         for mail in mails {
             let key = queue_key(0, &mail.id);
-            writes.push(SideWrite { side: Side::Outbox, key, value: Some(super::super::encode(&mail)) });
+            writes.push(SideWrite { side: Side::Outbox, key, value: Some(crate::mail::encode(&mail)) });
         }
         store.put(writes).await.expect("queue");
         let transport = Transport::from_settings(&Settings::defaults().mail, dir).expect("transport");
@@ -671,7 +583,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn one_bad_message_is_set_aside_and_the_others_are_sent() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let sample = super::super::sample;
+        let sample = crate::mail::sample;
         let mails = vec![
             sample("0"),
             Mail { to_name: "A\r\nBcc: x@example.org".into(), ..sample("1") },
@@ -691,7 +603,7 @@ mod tests {
         assert!(store.scan(Side::Outbox, b"q", 100).expect("scan").is_empty(), "nothing left queued");
         let dead = store.scan(Side::Outbox, b"x", 100).expect("scan");
         assert_eq!(dead.len(), 1, "the message that cannot be made is a dead letter at once");
-        let letter = super::super::decode(&dead[0].1).expect("a mail");
+        let letter = crate::mail::decode(&dead[0].1).expect("a mail");
         assert_eq!(letter.id, bad);
         let why = letter.last_error.expect("its reason");
         assert!(why.starts_with("cannot build the message: address \"not an address\""), "{why}");

@@ -15,7 +15,6 @@
 //! with `Retry-After`.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use actix_web::http::StatusCode;
@@ -82,22 +81,6 @@ impl Budget {
     }
 }
 
-/// The client a connection counts against: its IPv4 address, or the /64 of
-/// its IPv6 address (what one subscriber is usually given).
-pub fn client_of(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let mut s = v6.segments();
-                s[4..].fill(0);
-                IpAddr::V6(s.into())
-            }
-        },
-        v4 => v4,
-    }
-}
-
 /// Open event streams, counted per client and in total.
 pub struct StreamLimits {
     per_client: usize,
@@ -108,14 +91,14 @@ pub struct StreamLimits {
 #[derive(Default)]
 struct Open {
     total: usize,
-    by_client: HashMap<IpAddr, usize>,
+    by_client: HashMap<String, usize>,
 }
 
 /// One open stream's place, given back when dropped (the stream ended or
 /// its client went away).
 pub struct StreamSlot {
     limits: Arc<StreamLimits>,
-    client: IpAddr,
+    client: String,
 }
 
 impl StreamLimits {
@@ -127,10 +110,10 @@ impl StreamLimits {
         })
     }
 
-    /// A place for one more stream of the client at `peer`, or the answer
-    /// that refuses it (429 past the client's share, 503 past the total).
-    pub fn take(self: &Arc<Self>, peer: Option<IpAddr>) -> Result<StreamSlot, Box<HttpResponse>> {
-        let client = client_of(peer.unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED)));
+    /// A place for one more stream of `client` (the key every limit counts
+    /// a client under, [`crate::limits::client_of`]), or the answer that
+    /// refuses it (429 past the client's share, 503 past the total).
+    pub fn take(self: &Arc<Self>, client: String) -> Result<StreamSlot, Box<HttpResponse>> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let mine = open.by_client.get(&client).copied().unwrap_or(0);
         if mine >= self.per_client {
@@ -155,7 +138,7 @@ impl StreamLimits {
             ));
         }
         open.total += 1;
-        *open.by_client.entry(client).or_default() += 1;
+        *open.by_client.entry(client.clone()).or_default() += 1;
         Ok(StreamSlot { limits: self.clone(), client })
     }
 
@@ -188,6 +171,8 @@ fn refusal(status: StatusCode, title: &'static str, detail: String) -> Box<HttpR
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::client_key;
+    use std::net::IpAddr;
 
     #[test]
     fn the_budget_keeps_descriptors_for_the_store_and_connections_for_requests() {
@@ -207,22 +192,22 @@ mod tests {
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let b: IpAddr = "2001:db8::1".parse().unwrap();
         let b_too: IpAddr = "2001:db8::ffff:2".parse().unwrap();
-        let first = limits.take(Some(a)).expect("a first stream");
-        let _second = limits.take(Some(a)).expect("a second stream");
-        let refused = limits.take(Some(a)).err().expect("a third from one client is refused");
+        let first = limits.take(client_key(a)).expect("a first stream");
+        let _second = limits.take(client_key(a)).expect("a second stream");
+        let refused = limits.take(client_key(a)).err().expect("a third from one client is refused");
         assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(refused.headers().get("retry-after").unwrap(), "30");
-        let _third = limits.take(Some(b)).expect("another client's stream");
+        let _third = limits.take(client_key(b)).expect("another client's stream");
         assert_eq!(
-            limits.take(Some(b_too)).err().expect("past the total").status(),
+            limits.take(client_key(b_too)).err().expect("past the total").status(),
             StatusCode::SERVICE_UNAVAILABLE,
             "the total is reached first for a client of the same /64"
         );
         drop(first);
         assert_eq!(limits.open(), 2);
-        limits.take(Some(a)).expect("a place given back is taken again");
+        limits.take(client_key(a)).expect("a place given back is taken again");
         let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
-        assert_eq!(client_of(mapped), a);
-        assert_eq!(client_of(b_too), client_of(b));
+        assert_eq!(client_key(mapped), client_key(a));
+        assert_eq!(client_key(b_too), client_key(b));
     }
 }

@@ -28,7 +28,7 @@ use super::{types, ApiResult, Svc};
 pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) -> ApiResult {
     // A place among the streams first, before any work for this one.
     let slot = match req.app_data::<Arc<super::limits::StreamLimits>>() {
-        Some(limits) => match limits.take(req.peer_addr().map(|a| a.ip())) {
+        Some(limits) => match limits.take(super::request::client_of(&svc, &req)) {
             Ok(slot) => Some(slot),
             Err(refused) => return Ok(*refused),
         },

@@ -269,6 +269,9 @@ pub enum KernelEvent {
     SubstituteSeated { seat: Seat, name: String },
     /// A seat is out: from now on the system plays it at once.
     SeatForfeited { seat: Seat, reason: String },
+    /// A seat the bot played after missed deadlines is played by its
+    /// player again: its count of missed deadlines starts over.
+    SeatReturned { seat: Seat },
 }
 
 /// An envelope's body: a kernel event or a game's own event.

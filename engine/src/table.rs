@@ -465,6 +465,11 @@ impl Table {
                     *f = true;
                 }
             }
+            KernelEvent::SeatReturned { seat } => {
+                if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
+                    *t = 0;
+                }
+            }
         }
         Ok(())
     }
@@ -861,6 +866,7 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::VacationTaken { seat, until, .. } => format!("{} is away until {until}", name(seat)),
         KernelEvent::SubstituteSeated { seat, name: n } => format!("{n} takes over seat {}", seat + 1),
         KernelEvent::SeatForfeited { seat, reason } => format!("{} forfeits: {reason}", name(seat)),
+        KernelEvent::SeatReturned { seat } => format!("{} is back and plays their seat again", name(seat)),
     }
 }
 

@@ -247,6 +247,12 @@ pub struct Deadlines {
     pub due: Vec<Due>,
     /// Per seat: whether it has forfeited.
     pub forfeited: Vec<bool>,
+    /// Per seat: whether the bot plays it after missed deadlines (until its
+    /// player says they are back: the clock action `back`).
+    pub bot_plays: Vec<bool>,
+    /// The missed-deadline ladder in words, as players are told it; null
+    /// without deadlines.
+    pub ladder: Option<String>,
 }
 
 /// `GET /api/v1/games/{id}`: a game's summary, for anyone.
@@ -483,6 +489,9 @@ pub enum KernelEvent {
     SeatForfeited {
         seat: u8,
         reason: String,
+    },
+    SeatReturned {
+        seat: u8,
     },
 }
 

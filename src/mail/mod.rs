@@ -287,6 +287,8 @@ impl Templates {
             ("game_over.html", include_str!("../../templates/email/game_over.html")),
             ("host_alert.txt", include_str!("../../templates/email/host_alert.txt")),
             ("host_alert.html", include_str!("../../templates/email/host_alert.html")),
+            ("bot_plays.txt", include_str!("../../templates/email/bot_plays.txt")),
+            ("bot_plays.html", include_str!("../../templates/email/bot_plays.html")),
             ("confirm_host.txt", include_str!("../../templates/email/confirm_host.txt")),
             ("confirm_host.html", include_str!("../../templates/email/confirm_host.html")),
         ] {

@@ -8,11 +8,15 @@
 //! by due time, so the scheduler (`crate::deadlines`) finds what is due
 //! without scanning games, and has the service act on it here ([`Service::fire`]).
 //!
-//! On a missed deadline: one grace extension; then `TimedOut` and the seat's
-//! standing orders or the rules' fallback (the bot) are played by the system;
-//! after `substitute_after` timeouts in a row the host is alerted and may seat
-//! a substitute; after `forfeit_after` the seat forfeits and is played at once
-//! from then on. Pause, resume, extensions and vacations are events too.
+//! The ladder, the same for every game. On a missed deadline: one grace
+//! extension; then `TimedOut`, and the system plays the seat's standing
+//! orders or program, else the rules' fallback (the game's bot). After
+//! `bot_after` timeouts in a row the bot plays the seat: every decision that
+//! reaches it is taken at once, so the game never waits on it, until the
+//! player comes back (a `back` clock action, or any decision of their own).
+//! After `substitute_after` the host is alerted and may seat a substitute;
+//! after `forfeit_after` the seat forfeits and is played at once for good.
+//! Pause, resume, extensions, vacations and returns are events too.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +43,11 @@ pub struct Policy {
     /// One extension of this many hours after a missed deadline (0: none).
     #[serde(default = "default_grace")]
     pub grace_hours: f64,
+    /// After this many missed deadlines in a row the bot plays the seat:
+    /// each of its decisions is taken at once until the player comes back
+    /// (0: never; each decision then waits its full time).
+    #[serde(default = "default_bot")]
+    pub bot_after: u32,
     /// Alert the host after this many timeouts in a row of one seat.
     #[serde(default = "default_substitute")]
     pub substitute_after: u32,
@@ -50,11 +59,14 @@ pub struct Policy {
 fn default_grace() -> f64 {
     24.0
 }
+fn default_bot() -> u32 {
+    2
+}
 fn default_substitute() -> u32 {
     2
 }
 fn default_forfeit() -> u32 {
-    4
+    0
 }
 
 const MAX_HOURS: f64 = 24.0 * 90.0;
@@ -80,6 +92,9 @@ impl Policy {
         if p.substitute_after == 0 {
             return Err("deadline policy: substitute_after must be at least 1".into());
         }
+        if p.bot_after > 100 || p.substitute_after > 100 || p.forfeit_after > 100 {
+            return Err("deadline policy: bot_after, substitute_after and forfeit_after are at most 100".into());
+        }
         if p.forfeit_after != 0 && p.forfeit_after < p.substitute_after {
             return Err("deadline policy: forfeit_after must be 0 (never) or at least substitute_after".into());
         }
@@ -93,6 +108,56 @@ impl Policy {
             DecisionClass::Small => self.small_hours,
         }
     }
+
+    /// Whether the bot plays a seat that missed `timeouts` deadlines in a row.
+    pub fn bot_plays(&self, timeouts: u32) -> bool {
+        self.bot_after > 0 && timeouts >= self.bot_after
+    }
+
+    /// The ladder told to a player, in words.
+    pub fn ladder_words(&self) -> String {
+        let mut steps = Vec::new();
+        if self.grace_hours > 0.0 {
+            steps.push(format!("a missed deadline gets one extension of {}", hours_words(self.grace_hours)));
+        }
+        steps.push("then your standing orders, or else the bot, decide that once".to_owned());
+        if self.bot_after > 0 {
+            steps.push(format!("after {} the bot plays for you until you say you are back", missed(self.bot_after)));
+        }
+        steps.push(format!("after {} the host may seat a substitute", missed(self.substitute_after)));
+        if self.forfeit_after > 0 {
+            steps.push(format!("after {} you forfeit", missed(self.forfeit_after)));
+        }
+        let mut words = steps.join("; ");
+        words[..1].make_ascii_uppercase();
+        words + "."
+    }
+}
+
+fn missed(n: u32) -> String {
+    if n == 1 {
+        "1 missed deadline".into()
+    } else {
+        format!("{n} missed deadlines in a row")
+    }
+}
+
+fn hours_words(h: f64) -> String {
+    if h >= 48.0 && (h / 24.0).fract() == 0.0 {
+        format!("{} days", h / 24.0)
+    } else if h == 1.0 {
+        "1 hour".into()
+    } else {
+        format!("{h} hours")
+    }
+}
+
+/// Whether the system plays `seat` at once now: it forfeited, or it missed
+/// enough deadlines in a row that the bot plays it (`policy.bot_after`).
+pub(crate) fn played_at_once(t: &Table, policy: Option<&Policy>, seat: u8) -> bool {
+    let forfeited = t.clock.forfeited.get(seat as usize).copied().unwrap_or(false);
+    let timeouts = t.clock.timeouts.get(seat as usize).copied().unwrap_or(0);
+    forfeited || policy.is_some_and(|p| p.bot_plays(timeouts))
 }
 
 pub(crate) fn hours(h: f64) -> chrono::Duration {
@@ -219,7 +284,7 @@ impl Service {
         let now = self.now();
         for p in newly_pending(before, after) {
             let key = clock_key(p.seat, &p.kind);
-            let forfeited = after.clock.forfeited.get(p.seat as usize).copied().unwrap_or(false);
+            let forfeited = played_at_once(after, policy.as_ref(), p.seat);
             let deadline = match (&policy, &after.clock.paused, forfeited) {
                 (_, _, true) => Some(now),
                 (Some(pol), None, false) => {
@@ -310,6 +375,11 @@ pub enum ClockAction {
         seat: u8,
         until: String,
     },
+    /// A seat the bot plays after missed deadlines is played by its player
+    /// again (the seat itself, or the host for it).
+    Back {
+        seat: u8,
+    },
 }
 
 use runestone_engine::{Actor, Draft, KernelEvent};
@@ -363,7 +433,7 @@ impl Service {
         }
         let policy = Policy::parse(&t.clock.policy).ok().flatten();
         let deadline = DateTime::from_timestamp_millis(entry.deadline_ms).unwrap_or_else(|| self.now());
-        let forfeited = t.clock.forfeited.get(entry.seat as usize).copied().unwrap_or(false);
+        let forfeited = played_at_once(t, policy.as_ref(), entry.seat);
         match (entry.step, policy) {
             (Step::Reminder, _) => {
                 let mut side = vec![delete];
@@ -414,9 +484,12 @@ impl Service {
         let mut t2 = t.clone();
         t2.push(&events[0])?;
         let mut alerts = Vec::new();
+        let bot_before = played_at_once(&t, policy.as_ref(), seat);
+        let mut played = false;
         match t2.fallback(seat) {
             Some(cmd) => match t2.decide(Actor::System, seat, &cmd, None, &loaded.seed) {
                 Ok(drafts) => {
+                    played = true;
                     let more = runestone_engine::log::seal(
                         &t2.game_id,
                         Some((t2.head, &t2.head_hash)),
@@ -457,29 +530,57 @@ impl Service {
                 ));
             }
         }
+        let bot_now = !t2.is_over() && played_at_once(&t2, policy.as_ref(), seat);
         let mut side = vec![delete];
         for a in &alerts {
             side.extend(self.host_alert(&t2, &loaded.record, t.head + 1, a));
         }
-        // A default that left the same decision open is followed by another,
-        // at once, until the decision is taken (a game must make progress).
-        // Its entry and its clock go into the same write as the events: a
-        // write of its own after them could land after another node's append
-        // and put back an older record of the game.
-        let ck = clock_key(seat, &entry.kind);
-        let still = t2.pending().iter().any(|p| p.seat == seat && p.kind == entry.kind && !p.submitted);
-        let renewed = newly_pending(Some(&t), &t2).iter().any(|p| p.seat == seat && p.kind == entry.kind);
-        let before = loaded.record.clocks.get(&ck).cloned();
-        if still && !renewed && alerts.is_empty() && timeouts < 200 {
+        if bot_now && !bot_before {
+            side.extend(self.bot_plays_mail(&t2, &loaded.record, seat, t.head + 1));
+        }
+        // What is still open for the seat is followed up in the same write
+        // as the events (a write of its own after them could land after
+        // another node's append and put back an older record of the game),
+        // so that no game waits on an absent seat:
+        // - a default that left the same decision open is followed by
+        //   another at once, until the decision is taken;
+        // - once the bot plays the seat, every decision it still owes is
+        //   taken at once;
+        // - a default that could not be played (refused, or none: the host
+        //   is alerted) is tried again after the decision's time.
+        // Decisions newly pending are scheduled by the commit itself.
+        let newly = newly_pending(Some(&t), &t2);
+        let mut before = Vec::new();
+        let open: Vec<_> = t2.pending().into_iter().filter(|p| p.seat == seat && !p.submitted).collect();
+        for p in open {
+            if newly.iter().any(|n| n.seat == seat && n.kind == p.kind) {
+                continue;
+            }
+            let due = if played && (bot_now || p.kind == entry.kind) {
+                self.now()
+            } else if p.kind == entry.kind {
+                self.now() + hours(policy.as_ref().map_or(24.0, |pol| pol.hours(p.class)))
+            } else {
+                continue;
+            };
+            let ck = clock_key(seat, &p.kind);
             if let Some(c) = loaded.record.clocks.get_mut(&ck) {
-                let due = self.now().timestamp_millis();
+                before.push((ck.clone(), c.clone()));
+                let due = due.timestamp_millis();
                 c.deadline_ms = Some(due);
-                side.push(put(due, &Entry { deadline_ms: due, step: Step::Timeout, since: c.since, ..entry }));
+                let next = Entry {
+                    kind: p.kind.clone(),
+                    deadline_ms: due,
+                    step: Step::Timeout,
+                    since: c.since,
+                    ..entry.clone()
+                };
+                side.push(put(due, &next));
             }
         }
         let committed = self.commit_sealed(slot, loaded, events, |_, _| side).await;
         if committed.is_err() {
-            if let Some(c) = before {
+            for (ck, c) in before {
                 loaded.record.clocks.insert(ck, c);
             }
         }
@@ -490,16 +591,20 @@ impl Service {
     pub async fn clock_action(&self, game: &str, claims: &Claims, req: Value) -> Result<Value> {
         let action: ClockAction = serde_json::from_value(req).map_err(|e| {
             ServiceError::BadRequest(format!(
-                "not a clock action ({}); send {{\"action\": \"pause\"|\"resume\"|\"extend\"|\"set_policy\"|\"vacation\", ...}}",
+                "not a clock action ({}); send {{\"action\": \"pause\"|\"resume\"|\"extend\"|\"set_policy\"|\"vacation\"|\"back\", ...}}",
                 super::in_words(&e.to_string())
             ))
         })?;
         let actor = match (claims.role, &action) {
             (Role::Host, _) => Actor::Host,
-            (Role::Seat, ClockAction::Vacation { seat, .. }) if claims.seat == Some(*seat) => Actor::Seat(*seat),
+            (Role::Seat, ClockAction::Vacation { seat, .. } | ClockAction::Back { seat })
+                if claims.seat == Some(*seat) =>
+            {
+                Actor::Seat(*seat)
+            }
             _ => {
                 return Err(ServiceError::Forbidden(
-                    "only the host can change the clocks (a seat may take its own vacation)".into(),
+                    "only the host can change the clocks (a seat may take its own vacation, or say it is back)".into(),
                 ))
             }
         };
@@ -586,6 +691,34 @@ impl Service {
                 let away = u - now;
                 let side = self.move_deadlines(&t, &mut record, Some(seat), |d| d + away);
                 (KernelEvent::VacationTaken { seat, from: stamp(now), until: stamp(u) }, side)
+            }
+            ClockAction::Back { seat } => {
+                if seat as usize >= t.seats() {
+                    return Err(ServiceError::Unprocessable(format!("there is no seat {seat}")));
+                }
+                if t.clock.forfeited.get(seat as usize).copied().unwrap_or(false) {
+                    return Err(ServiceError::Unprocessable(format!(
+                        "seat {seat} forfeited; the host may seat a substitute in it"
+                    )));
+                }
+                if !policy.as_ref().is_some_and(|p| p.bot_plays(t.clock.timeouts[seat as usize])) {
+                    return Err(ServiceError::Unprocessable(format!(
+                        "the bot does not play seat {seat}: its player plays it already"
+                    )));
+                }
+                // What the bot was about to take at once waits for the
+                // player again, with its full time.
+                let mut side = Vec::new();
+                if let Some(pol) = &policy {
+                    for p in t.pending().into_iter().filter(|p| p.seat == seat && !p.submitted) {
+                        let k = clock_key(p.seat, &p.kind);
+                        let deadline = now + hours(pol.hours(p.class));
+                        let since = record.clocks.get(&k).map_or(t.head, |c| c.since);
+                        record.clocks.insert(k, Clock { since, deadline_ms: Some(deadline.timestamp_millis()) });
+                        side.extend(self.deadline_entries(&t.game_id, &p, since, deadline, pol));
+                    }
+                }
+                (KernelEvent::SeatReturned { seat }, side)
             }
         };
         loaded.record = record;

@@ -29,6 +29,8 @@ mod create;
 mod deadlines;
 mod decide;
 mod history;
+#[cfg(test)]
+mod ladder_tests;
 mod notify;
 mod seats;
 mod view;

@@ -37,6 +37,11 @@ pub fn next_digest_time(now: DateTime<Utc>, tz: Option<&str>) -> DateTime<Utc> {
     z.from_local_datetime(&eight).earliest().map_or(now + chrono::Duration::hours(24), |t| t.with_timezone(&Utc))
 }
 
+/// The game's missed-deadline ladder in words; none without deadlines.
+pub(crate) fn ladder_words(table: &Table) -> Option<String> {
+    super::Policy::parse(&table.clock.policy).ok().flatten().map(|p| p.ladder_words())
+}
+
 /// An outbox record due at `due`.
 fn outbox_write(due: DateTime<Utc>, mail: &Mail) -> SideWrite {
     SideWrite {
@@ -158,6 +163,7 @@ impl Service {
             m.insert("table".into(), self.table_words(table, seat));
             m.insert("host".into(), json!(record.host.as_ref().map(|h| h.name.clone())));
             m.insert("rules".into(), json!(self.rules_link(table)));
+            m.insert("ladder".into(), json!(ladder_words(table)));
         }
         let (text, html) = self.templates.render(kind, &ctx);
         let mail = Mail {
@@ -321,6 +327,14 @@ impl Service {
         };
         let ctx = json!({ "prompt": prompt, "deadline": when });
         self.seat_mail(t, record, seat, (notice.id_seq(since, deadline), "reminder"), subject, ctx)
+    }
+
+    /// The news to a seat that the bot plays for it from now on (it missed
+    /// `bot_after` deadlines in a row), and how to come back.
+    pub(crate) fn bot_plays_mail(&self, t: &Table, record: &GameRecord, seat: u8, seq: u64) -> Option<SideWrite> {
+        let missed = t.clock.timeouts.get(seat as usize).copied().unwrap_or(0);
+        let subject = format!("{}: the bot plays for you until you are back", self.game_name(t));
+        self.seat_mail(t, record, seat, (seq, "bot_plays"), subject, json!({ "missed": missed }))
     }
 
     /// An alert to the host of `game` outside any commit (the outbox worker's

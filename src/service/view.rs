@@ -99,6 +99,8 @@ impl Service {
                         Some(json!({ "decision": k, "due": stamp(d) }))
                     }).collect::<Vec<_>>(),
                     "forfeited": t.clock.forfeited,
+                    "bot_plays": bot_plays(t),
+                    "ladder": super::notify::ladder_words(t),
                 },
             }))
         })
@@ -237,6 +239,17 @@ impl Service {
 }
 
 /// The decisions still owed: pending and not yet given.
+/// Per seat: whether the bot plays it now after missed deadlines.
+pub fn bot_plays(t: &Table) -> Vec<bool> {
+    let policy = super::Policy::parse(&t.clock.policy).ok().flatten();
+    (0..t.seats() as u8)
+        .map(|s| {
+            let forfeited = t.clock.forfeited.get(s as usize).copied().unwrap_or(false);
+            !forfeited && super::deadlines::played_at_once(t, policy.as_ref(), s)
+        })
+        .collect()
+}
+
 pub fn owed(t: &Table) -> Vec<runestone_engine::Pending> {
     t.pending().into_iter().filter(|p| !p.submitted).collect()
 }

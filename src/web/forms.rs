@@ -306,6 +306,7 @@ pub fn deadlines_of(form: &Form) -> Result<Value, String> {
         policy["grace_hours"] = json!(g);
     }
     for (name, key, words) in [
+        ("dl.bot_after", "bot_after", "the bot plays after missed deadlines"),
         ("dl.substitute_after", "substitute_after", "alert after missed deadlines"),
         ("dl.forfeit_after", "forfeit_after", "forfeit after missed deadlines"),
     ] {

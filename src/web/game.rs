@@ -267,6 +267,21 @@ pub(super) async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>,
     }
 }
 
+/// A player the bot plays after missed deadlines plays their seat again.
+pub(super) async fn back(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = seat_claims(&svc, &req, &game).await?;
+    let action = json!({"action": "back", "seat": claims.seat});
+    match svc.clock_action(&game, &claims, action).await {
+        Ok(_) => Ok(see_other(&format!("/games/{game}"))),
+        Err(e) => {
+            let (status, msg) = split(e);
+            render_game(&svc, &req, &game, Some(&claims), None, None, status, Some(msg), Entered::default()).await
+        }
+    }
+}
+
 pub(super) async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
     check_csrf(&req, &form)?;

@@ -61,6 +61,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/games/{game}/data").route(web::get().to(game::data_page)))
     .service(web::resource("/games/{game}/commands").route(web::post().to(game::command)))
     .service(web::resource("/games/{game}/undo").route(web::post().to(game::undo)))
+    .service(web::resource("/games/{game}/back").route(web::post().to(game::back)))
     .service(
         web::resource("/host/new")
             .route(web::get().to(new_game::host_new))

@@ -53,6 +53,7 @@ pub(super) fn deadline_fields() -> Value {
         {"key": "small", "label": "Time for a small decision", "unit": "hours"},
         {"key": "reminders", "label": "Reminders before a deadline", "text": true, "words": "hours before, separated by commas (12, 2)"},
         {"key": "grace", "label": "Grace after a missed deadline", "unit": "hours"},
+        {"key": "bot_after", "label": "The bot plays for a player after", "words": "missed deadlines in a row, until they are back (0: never)"},
         {"key": "substitute_after", "label": "Alert me after", "words": "missed deadlines in a row"},
         {"key": "forfeit_after", "label": "A player forfeits after", "words": "missed deadlines in a row (0: never)"},
     ])

@@ -44,6 +44,10 @@ fn a_game_between_absent_players_finishes_by_deadlines_alone() {
     assert!(inv[0].text().contains("by Tue 3 Mar"), "the deadline in the invitation:\n{}", inv[0].text());
     let oslo = inv.iter().find(|m| m.to[0] == "bjarni@example.org").unwrap().text();
     assert!(oslo.contains("10:00 CET"), "Bjarni's time zone:\n{oslo}");
+    assert!(
+        oslo.contains("after 2 missed deadlines in a row the bot plays for you until you say you are back"),
+        "the ladder in words:\n{oslo}"
+    );
 
     // Nobody plays: the clock alone moves the game to its end.
     let t0 = Instant::now();
@@ -58,6 +62,7 @@ fn a_game_between_absent_players_finishes_by_deadlines_alone() {
     assert!(subj.iter().any(|s| s.starts_with("Reminder")), "{subj:#?}");
     assert!(subj.iter().any(|s| s.contains("one extension")), "{subj:#?}");
     assert!(subj.iter().any(|s| s.contains("needs a look")), "the host is alerted: {subj:#?}");
+    assert!(subj.iter().any(|s| s.contains("the bot plays for you until you are back")), "{subj:#?}");
     let t1 = Instant::now();
     while !subjects(&sink).iter().any(|s| s.contains("is over")) {
         assert!(t1.elapsed() < Duration::from_secs(120), "{:#?}", subjects(&sink));

@@ -5,6 +5,9 @@
 //! Randomness comes only from the [`GameRng`] handed to `setup` and `decide`,
 //! and every outcome it produces is written into an event, so replaying a log
 //! never draws.
+//!
+//! A game may also let a seat give its coming turn ahead, as a program of
+//! its own commands with fallbacks: [`crate::program`].
 
 use std::fmt::Debug;
 

@@ -5,7 +5,10 @@
 //! [`Game`] (its rules) and a [`Present`] (its board, forms and schemas);
 //! the [`table`] kernel folds a game's [`log`] into a position and runs the
 //! checks every game shares; the [`erased`] registry lets the server host
-//! any game by ruleset id; [`pack`] is the compact form of snapshots.
+//! any game by ruleset id; [`pack`] is the compact form of snapshots;
+//! [`program`] is the turn program a game may offer (a seat's coming turn
+//! given ahead, step by step with fallbacks, run and judged by the game's
+//! own `decide` when the turn begins).
 
 pub mod erased;
 pub mod game;
@@ -13,6 +16,7 @@ pub mod harness;
 pub mod log;
 pub mod pack;
 pub mod present;
+pub mod program;
 pub mod rng;
 pub mod table;
 pub mod tree;
@@ -24,6 +28,7 @@ pub use game::{
 };
 pub use log::{Actor, Body, Draft, Envelope, Hash, Holder, Json, KernelEvent};
 pub use present::{Present, Schemas};
+pub use program::{Fallback, ProgramStep, Programmable, StepOutcome};
 pub use rng::{GameRng, Seed};
 /// Derive for a game's internally tagged `Event` (see [`Game::read_event`]).
 pub use runestone_derive::TagFirst;

@@ -7,63 +7,32 @@
 //! rule code as the same command sent by hand at that moment; a step the
 //! rules refuse takes its fallback. What the program did is told in words,
 //! one public `ProgramStep` event per step.
+//!
+//! The program's types and its runner are the kernel's
+//! (`runestone_engine::program`); this module says what a step of a Bardagi
+//! turn is, and runs the program when the clan's turn begins.
 
-use runestone_engine::game::{Emit, RuleError, Seat};
+use runestone_engine::game::{RuleError, Seat};
+use runestone_engine::program::{self, Programmable};
 use runestone_engine::reject;
-use serde::{Deserialize, Serialize};
+use runestone_engine::rng::GameRng;
 
 use super::planning;
-use super::state::{Command, Event, Hand, Phase};
-use super::{describe_command, run, Ctx};
+use super::state::{Command, Event, Hand, Phase, State};
+use super::{describe_command, run, Bardagi, Ctx};
+
+/// What to do when a programmed step is refused by the rules when it comes.
+pub type Fallback = program::Fallback<Command>;
+
+/// One step of a program and its fallback.
+pub type ProgramStep = program::ProgramStep<Command>;
+
+/// What became of a programmed step.
+pub use program::StepOutcome;
 
 /// The most steps a program may hold (a turn has at most 8 cards, plus free
 /// steps such as disembarking, retreats, exchanges and the end).
 pub const MAX_STEPS: usize = 32;
-
-/// What to do when a programmed step is refused by the rules when it comes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", deny_unknown_fields)]
-pub enum Fallback {
-    /// Stop the program and ask the clan for the rest of its turn (the
-    /// ordinary turn, with the ordinary deadline).
-    #[default]
-    Ask,
-    /// Leave the step out and go on with the next.
-    Skip,
-    /// End the turn there (when the rules allow it; otherwise ask).
-    EndTurn,
-    /// Try this step instead; if the rules refuse it too, ask.
-    Try { step: Box<Command> },
-    /// Let the bot play the rest of the turn from the board as it is then
-    /// (the turn the timeout would play, without waiting for it); if the
-    /// rules refuse that too, ask.
-    Bot,
-}
-
-/// What became of a programmed step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StepOutcome {
-    /// Taken as programmed.
-    Done,
-    /// Refused; the alternative step was taken.
-    FellBack,
-    /// Refused and left out.
-    Skipped,
-    /// Refused; the turn ended there.
-    EndedTurn,
-    /// Refused (or the turn could not end); the clan is asked for the rest.
-    Asked,
-}
-
-/// One step of a program and its fallback.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProgramStep {
-    pub step: Command,
-    #[serde(default)]
-    pub fallback: Fallback,
-}
 
 /// Whether a command may be a step of a program: one step of a turn, or
 /// new standing orders (not a plan, a whole turn or another program).
@@ -75,32 +44,69 @@ fn step_allowed(c: &Command) -> bool {
     }
 }
 
+impl Programmable for Bardagi {
+    const MAX_STEPS: usize = MAX_STEPS;
+
+    fn programmable(c: &Command) -> Result<(), String> {
+        match step_allowed(c) {
+            true => Ok(()),
+            false => {
+                Err("only the actions of a turn and standing orders can be programmed, not a plan or a whole turn"
+                    .into())
+            }
+        }
+    }
+
+    fn ends_turn(c: &Command) -> bool {
+        matches!(c, Command::EndTurn)
+    }
+
+    fn end_turn(_: &State, _: Seat) -> Option<Command> {
+        Some(Command::EndTurn)
+    }
+
+    /// The turn ended, or the round moved on.
+    fn turn_over(start: &State, now: &State, seat: Seat) -> bool {
+        now.round != start.round || now.phase != Phase::Action || now.current != seat
+    }
+
+    fn step_words(s: &State, seat: Seat, c: &Command) -> String {
+        describe_command(s, seat, c)
+    }
+
+    /// The bot's turn from here (without its standing orders: the clan's own
+    /// stay), as one whole turn judged by the rules; its steps in words.
+    fn bot_rest(s: &State, seat: Seat, rng: &GameRng) -> Option<(Command, String)> {
+        let steps: Vec<Command> =
+            super::bot::bot_turn(s, seat).into_iter().filter(|c| !matches!(c, Command::SetOrders { .. })).collect();
+        // Each step told on the board as the steps before it left it.
+        let mut rng = rng.clone();
+        let mut probe = Ctx::new(s.clone(), &mut rng);
+        let mut words = Vec::new();
+        for c in &steps {
+            words.push(describe_command(&probe.s, seat, c));
+            if run(&mut probe, seat, c).is_err() {
+                break;
+            }
+        }
+        if !matches!(steps.last(), Some(Command::EndTurn)) {
+            words.push("end the turn".into());
+        }
+        Some((Command::PlayTurn { steps }, words.join(", ")))
+    }
+
+    fn told(seat: Seat, step: u8, outcome: StepOutcome, text: String) -> Event {
+        Event::ProgramStep { seat, step, outcome, text }
+    }
+}
+
 /// Check a program's shape when it is given (the steps themselves are
 /// judged when the turn comes, on the board as it is then).
 pub fn check(steps: &[ProgramStep]) -> Result<(), RuleError> {
     if steps.is_empty() {
         reject!("a program needs at least one step; send a plain plan to play the turn by hand");
     }
-    if steps.len() > MAX_STEPS {
-        reject!("a program holds at most {MAX_STEPS} steps, not {}", steps.len());
-    }
-    for (i, s) in steps.iter().enumerate() {
-        if !step_allowed(&s.step) {
-            reject!(
-                "program step {}: only the actions of a turn and standing orders can be programmed, not a plan or a whole turn",
-                i + 1
-            );
-        }
-        if let Fallback::Try { step } = &s.fallback {
-            if !step_allowed(step) {
-                reject!("program step {}: the alternative must be an action of a turn", i + 1);
-            }
-        }
-        if matches!(s.step, Command::EndTurn) && i + 1 != steps.len() {
-            reject!("program step {}: ending the turn must be the last step", i + 1);
-        }
-    }
-    Ok(())
+    program::check::<Bardagi>(steps)
 }
 
 /// The plan with a program (`Command::Program`).
@@ -112,130 +118,11 @@ pub fn plan_with_program(cx: &mut Ctx, seat: Seat, hand: Hand, steps: &[ProgramS
     planning::plan_secretly(cx, seat, hand, Some(steps.to_vec()))
 }
 
-/// Run one command on the decision's copy; when the rules refuse it, leave
-/// the copy as it was before.
-fn attempt(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
-    let (s, len, rng, free) = (cx.s.clone(), cx.out.len(), cx.rng.clone(), cx.free);
-    let r = run(cx, seat, c);
-    if r.is_err() {
-        cx.s = s;
-        cx.out.truncate(len);
-        *cx.rng = rng;
-        cx.free = free;
-    }
-    r
-}
-
-/// Whether the turn of `seat` is over (it ended, or the round moved on).
-fn turn_over(cx: &Ctx, seat: Seat, round: u8) -> bool {
-    cx.s.round != round || cx.s.phase != Phase::Action || cx.s.current != seat
-}
-
-/// Told of a step, in the log before the events the step made (applying
-/// it changes nothing, so its place does not change the position).
-fn tell(cx: &mut Ctx, at: usize, seat: Seat, step: usize, outcome: StepOutcome, text: String) {
-    let e = Event::ProgramStep { seat, step: step as u8, outcome, text };
-    cx.out.insert(at.min(cx.out.len()), Emit::public(e));
-}
-
-/// The bot's turn from here (without its standing orders: the clan's own
-/// stay), as one whole turn judged by the rules; its steps in words.
-fn bot_plays_the_rest(cx: &mut Ctx, seat: Seat) -> Result<String, String> {
-    let steps: Vec<Command> =
-        super::bot::bot_turn(&cx.s, seat).into_iter().filter(|c| !matches!(c, Command::SetOrders { .. })).collect();
-    // Each step told on the board as the steps before it left it.
-    let mut rng = cx.rng.clone();
-    let mut probe = Ctx::new(cx.s.clone(), &mut rng);
-    let mut words = Vec::new();
-    for c in &steps {
-        words.push(describe_command(&probe.s, seat, c));
-        if run(&mut probe, seat, c).is_err() {
-            break;
-        }
-    }
-    if !matches!(steps.last(), Some(Command::EndTurn)) {
-        words.push("end the turn".into());
-    }
-    attempt(cx, seat, &Command::PlayTurn { steps }).map_err(|e| e.message)?;
-    Ok(words.join(", "))
-}
-
 /// At the start of `seat`'s turn: run its program, if it gave one.
 pub fn run_program(cx: &mut Ctx, seat: Seat) {
     let Some(steps) = cx.s.players.get(seat as usize).and_then(|p| p.program.clone()) else {
         return;
     };
     cx.emit(Event::ProgramStarted { seat, steps: steps.len() as u8 });
-    let round = cx.s.round;
-    for (i, ps) in steps.iter().enumerate() {
-        let n = i + 1;
-        let what = describe_command(&cx.s, seat, &ps.step);
-        let at = cx.out.len();
-        let why = match attempt(cx, seat, &ps.step) {
-            Ok(()) => {
-                tell(cx, at, seat, n, StepOutcome::Done, format!("{what}: done"));
-                if turn_over(cx, seat, round) {
-                    return;
-                }
-                continue;
-            }
-            Err(e) => e.message,
-        };
-        match &ps.fallback {
-            Fallback::Skip => tell(cx, at, seat, n, StepOutcome::Skipped, format!("{what}: skipped because {why}")),
-            Fallback::Try { step } => {
-                let alt = describe_command(&cx.s, seat, step);
-                if let Err(e2) = attempt(cx, seat, step) {
-                    let m = e2.message;
-                    let text = format!(
-                        "{what}: refused because {why}; the alternative ({alt}) too because {m}; stopped to ask"
-                    );
-                    tell(cx, at, seat, n, StepOutcome::Asked, text);
-                    return;
-                }
-                tell(cx, at, seat, n, StepOutcome::FellBack, format!("{what}: fell back to {alt} because {why}"));
-                if turn_over(cx, seat, round) {
-                    return;
-                }
-            }
-            Fallback::EndTurn => {
-                let (outcome, text) = match attempt(cx, seat, &Command::EndTurn) {
-                    Ok(()) => (StepOutcome::EndedTurn, format!("{what}: ended the turn there because {why}")),
-                    Err(e2) => {
-                        let m = e2.message;
-                        let text =
-                            format!("{what}: refused because {why}; the turn cannot end yet ({m}); stopped to ask");
-                        (StepOutcome::Asked, text)
-                    }
-                };
-                tell(cx, at, seat, n, outcome, text);
-                return;
-            }
-            Fallback::Bot => {
-                let (outcome, text) = match bot_plays_the_rest(cx, seat) {
-                    Ok(words) => (StepOutcome::FellBack, format!("{what}: refused because {why}; the bot played the rest of the turn: {words}")),
-                    Err(m) => (
-                        StepOutcome::Asked,
-                        format!("{what}: refused because {why}; the bot could not play the rest either ({m}); stopped to ask"),
-                    ),
-                };
-                tell(cx, at, seat, n, outcome, text);
-                return;
-            }
-            Fallback::Ask => {
-                tell(cx, at, seat, n, StepOutcome::Asked, format!("{what}: refused because {why}; stopped to ask"));
-                return;
-            }
-        }
-    }
-    // Every step was taken: the turn ends, unless the rules need more.
-    let at = cx.out.len();
-    let n = steps.len() + 1;
-    match attempt(cx, seat, &Command::EndTurn) {
-        Ok(()) => tell(cx, at, seat, n, StepOutcome::Done, "end the turn: done".into()),
-        Err(e) => {
-            let m = e.message;
-            tell(cx, at, seat, n, StepOutcome::Asked, format!("end the turn: refused because {m}; stopped to ask"));
-        }
-    }
+    program::run::<Bardagi>(&mut cx.s, &mut cx.out, cx.rng, seat, &steps, 0);
 }

@@ -44,6 +44,7 @@ fn deliver(c: &mut Criterion) {
             snapshot_interval: 64,
             cache_games: 100,
             cache_bytes: 64 << 20,
+            mail_gather: chrono::Duration::zero(),
         },
     ));
     let transport = rt.block_on(async { Transport::from_settings(&settings.mail, tmp.path()).unwrap() });

@@ -114,6 +114,7 @@ impl Application {
                 snapshot_interval: settings.storage.snapshot_interval,
                 cache_games: settings.storage.cache_games,
                 cache_bytes,
+                mail_gather: chrono::Duration::seconds((settings.mail.gather_minutes * 60.0) as i64),
             },
         ));
         service.set_access(crate::limits::Access::new(&settings.access));

@@ -170,9 +170,18 @@ pub struct MailSettings {
     pub max_attempts: u32,
     pub retry_seconds: i64,
     pub poll_ms: u64,
+    /// How long a player's mail waits for more decisions to tell before it
+    /// leaves, and the least time between two mails to one player, in
+    /// minutes (0 to 120).
+    #[serde(default = "default_gather_minutes")]
+    pub gather_minutes: f64,
     pub connections: u32,
     pub rate: u32,
     pub nice: i32,
+}
+
+fn default_gather_minutes() -> f64 {
+    5.0
 }
 
 /// Who may create games, and how often clients may ask for what costs the
@@ -310,6 +319,12 @@ impl Settings {
             return Err(ConfigError::Invalid(format!(
                 "mail.transport must be \"file\" or \"smtp\", not {:?}",
                 self.mail.transport
+            )));
+        }
+        if !(0.0..=120.0).contains(&self.mail.gather_minutes) {
+            return Err(ConfigError::Invalid(format!(
+                "mail.gather_minutes must be from 0 (each mail at once) to 120, not {}",
+                self.mail.gather_minutes
             )));
         }
         if !(0..=19).contains(&self.mail.nice) {

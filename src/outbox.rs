@@ -211,7 +211,7 @@ impl Worker {
                     };
                     // A panic anywhere in one message's making or sending
                     // sets that message aside; the others go on.
-                    let result = AssertUnwindSafe(self.transport.send(&mail, &self.from, &self.domain))
+                    let result = AssertUnwindSafe(self.transport.send(&mail, &self.from, &self.domain, self.service.now()))
                         .catch_unwind()
                         .await
                         .unwrap_or_else(|p| {

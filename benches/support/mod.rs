@@ -12,8 +12,13 @@ use runestone::store::EventStore;
 /// A service on `store` with a snapshot every `snapshot_interval` events
 /// and room for 100 folded games (64 MiB).
 pub fn service(store: Arc<dyn EventStore>, snapshot_interval: u64) -> Service {
-    let options =
-        Options { public_url: "http://localhost".into(), snapshot_interval, cache_games: 100, cache_bytes: 64 << 20 };
+    let options = Options {
+        public_url: "http://localhost".into(),
+        snapshot_interval,
+        cache_games: 100,
+        cache_bytes: 64 << 20,
+        mail_gather: chrono::Duration::zero(),
+    };
     Service::new(store, runestone::games::registry(), Keys::new(&[7; 32], 30), Arc::new(SystemClock), options)
 }
 

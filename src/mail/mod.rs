@@ -170,8 +170,15 @@ impl Transport {
         }
     }
 
-    pub async fn send(&self, mail: &Mail, from: &Mailbox, domain: &str) -> Result<(), MailError> {
-        let message = guarded(|| build(mail, from, domain))?;
+    /// Send `mail`, dated `date` (the server's clock).
+    pub async fn send(
+        &self,
+        mail: &Mail,
+        from: &Mailbox,
+        domain: &str,
+        date: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), MailError> {
+        let message = guarded(|| build(mail, from, domain, date))?;
         match self {
             Transport::Smtp(pool) => {
                 let raw = guarded(|| Ok(message.formatted()))?;
@@ -234,9 +241,15 @@ pub fn header_text(s: &str, max: usize) -> String {
     out.trim_end().to_owned()
 }
 
-/// The MIME message of an outbox record. The values that go into headers
-/// are made safe first ([`header_text`]), whatever the record holds.
-pub fn build(mail: &Mail, from: &Mailbox, domain: &str) -> Result<Message, MailError> {
+/// The MIME message of an outbox record, dated `date`. The values that go
+/// into headers are made safe first ([`header_text`]), whatever the record
+/// holds.
+pub fn build(
+    mail: &Mail,
+    from: &Mailbox,
+    domain: &str,
+    date: chrono::DateTime<chrono::Utc>,
+) -> Result<Message, MailError> {
     let name = header_text(&mail.to_name, MAX_HEADER_NAME);
     let to = Mailbox::new(
         (!name.is_empty()).then_some(name),
@@ -247,6 +260,7 @@ pub fn build(mail: &Mail, from: &Mailbox, domain: &str) -> Result<Message, MailE
         .from(from.clone())
         .to(to)
         .subject(header_text(&mail.subject, MAX_SUBJECT))
+        .date(std::time::SystemTime::from(date))
         .message_id(Some(format!("<{id}@{domain}>")));
     if let Some(url) = &mail.unsubscribe {
         let url: String = url.chars().filter(|c| c.is_ascii_graphic()).collect();
@@ -376,7 +390,8 @@ mod tests {
     fn a_message_carries_its_id_and_one_click_unsubscribe() {
         let mail = Mail { unsubscribe: Some("http://x/u".into()), ..super::sample("1") };
         let from: Mailbox = "runestone <rs@example.org>".parse().unwrap();
-        let raw = String::from_utf8(build(&mail, &from, "example.org").unwrap().formatted()).unwrap();
+        let raw =
+            String::from_utf8(build(&mail, &from, "example.org", chrono::Utc::now()).unwrap().formatted()).unwrap();
         assert!(raw.contains(&format!("Message-ID: <{}@example.org>", mail.id)), "{raw}");
         assert!(raw.contains("List-Unsubscribe: <http://x/u>"), "{raw}");
         assert!(raw.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), "{raw}");
@@ -430,7 +445,9 @@ mod tests {
             ..super::sample("1")
         };
         let from: Mailbox = "runestone <rs@example.org>".parse().unwrap();
-        let raw = String::from_utf8(guarded(|| build(&mail, &from, "example.org")).unwrap().formatted()).unwrap();
+        let raw =
+            String::from_utf8(guarded(|| build(&mail, &from, "example.org", chrono::Utc::now())).unwrap().formatted())
+                .unwrap();
         let head = raw.split("\r\n\r\n").next().unwrap();
         for line in head.split("\r\n") {
             let name = line.split(':').next().unwrap_or("");

@@ -32,6 +32,8 @@ mod history;
 #[cfg(test)]
 mod ladder_tests;
 mod notify;
+#[cfg(test)]
+mod pace_tests;
 mod seats;
 mod view;
 mod words;
@@ -138,6 +140,13 @@ pub(crate) struct SeatRecord {
     pub digest_day: Option<String>,
     #[serde(default)]
     pub digest_from: u64,
+    /// The seat's mail gathering what reaches it, not sent yet (`notify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gathering: Option<notify::Gathering>,
+    /// When the seat's last mail was due (ms): the next one is due no
+    /// sooner than the gathering time after it.
+    #[serde(default)]
+    pub last_mail_ms: i64,
 }
 
 /// Tuning of the service.
@@ -149,6 +158,9 @@ pub struct Options {
     /// The folded games' saved size held in memory at most (idle games
     /// beyond it are dropped, least recently used first).
     pub cache_bytes: u64,
+    /// How long a seat's mail waits for more to tell before it leaves, and
+    /// the least time between two mails to one seat (`notify`).
+    pub mail_gather: chrono::Duration,
 }
 
 pub struct Service {
@@ -314,6 +326,12 @@ pub(crate) fn test_service(
     snapshot_interval: u64,
     cache_bytes: u64,
 ) -> Service {
-    let options = Options { public_url: "http://localhost".into(), snapshot_interval, cache_games: 16, cache_bytes };
+    let options = Options {
+        public_url: "http://localhost".into(),
+        snapshot_interval,
+        cache_games: 16,
+        cache_bytes,
+        mail_gather: chrono::Duration::minutes(5),
+    };
     Service::new(store, crate::games::registry(), Keys::new(&[7; 32], 30), clock, options)
 }

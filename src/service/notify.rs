@@ -4,11 +4,24 @@
 //!
 //! A player is mailed only when a decision becomes newly pending for them
 //! (not on every event), when the game ends, and on their invitation.
+//!
+//! Mail goes at the pace of the game: at most one mail per seat per wait. A
+//! seat's mail is due `Options::mail_gather` after the decision that starts
+//! it, and no sooner than that after the seat's previous mail; until it is
+//! due it *gathers* ([`Gathering`]): a decision that reaches the seat
+//! meanwhile is told in the same mail (the record is rewritten under the
+//! same outbox key, with the same id), and its recap runs from the event
+//! after the seat's previous mail. A gathering mail is withdrawn when
+//! nothing is asked of the seat any more (it answered on its page first),
+//! and what it would have told is told by the next one. The gathering is
+//! kept in the game's record and the mail in the outbox, both written in the
+//! same atomic write as the events: nothing is lost across a restart.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 use runestone_engine::{Table, Viewer};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::deadlines::newly_pending;
@@ -35,6 +48,34 @@ pub fn next_digest_time(now: DateTime<Utc>, tz: Option<&str>) -> DateTime<Utc> {
     }
     let eight = day.and_hms_opt(8, 0, 0).expect("08:00");
     z.from_local_datetime(&eight).earliest().map_or(now + chrono::Duration::hours(24), |t| t.with_timezone(&Utc))
+}
+
+/// A seat's mail that gathers what reaches the seat until it is due.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Gathering {
+    /// When it leaves (ms since the epoch) and its id: its outbox key.
+    pub due_ms: i64,
+    pub id: String,
+    /// The first event it tells of.
+    pub from: u64,
+    /// The seat's `last_mail_ms` before it, put back if it is withdrawn.
+    pub before_ms: i64,
+    /// Whether it waits among the held mail of a game whose host has not
+    /// confirmed their address.
+    #[serde(default)]
+    pub held: bool,
+}
+
+impl Gathering {
+    /// The outbox write that withdraws it.
+    fn withdraw(&self, game: &str) -> SideWrite {
+        let key = if self.held {
+            crate::mail::held_key(game, self.due_ms, &self.id)
+        } else {
+            queue_key(self.due_ms, &self.id)
+        };
+        SideWrite { side: Side::Outbox, key, value: None }
+    }
 }
 
 /// The game's missed-deadline ladder in words; none without deadlines.
@@ -139,6 +180,100 @@ impl Service {
         Some(game_mail_write(record, self.now(), &mail))
     }
 
+    /// Withdraw `seat`'s gathering mail if it is not sent yet (due later
+    /// than now): the seat's record is put back as it was before that mail.
+    /// A gathering already due is forgotten (it is sent, or being sent).
+    pub(crate) fn withdraw_gathering(&self, game: &str, record: &mut GameRecord, seat: u8) -> Option<SideWrite> {
+        let s = record.seats.get_mut(seat as usize)?;
+        let g = s.gathering.take()?;
+        if g.due_ms <= self.now().timestamp_millis() {
+            return None;
+        }
+        s.told_up_to = g.from.saturating_sub(1);
+        s.last_mail_ms = g.before_ms;
+        Some(g.withdraw(game))
+    }
+
+    /// `seat`'s gathering mail if it is not sent yet.
+    fn unsent(&self, record: &GameRecord, seat: u8) -> Option<Gathering> {
+        let g = record.seats.get(seat as usize)?.gathering.clone()?;
+        (g.due_ms > self.now().timestamp_millis()).then_some(g)
+    }
+
+    /// The earliest deadline of `seat`'s open decisions.
+    fn seat_deadline(record: &GameRecord, seat: u8) -> Option<DateTime<Utc>> {
+        let prefix = format!("{seat}/");
+        record
+            .clocks
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .filter_map(|(_, c)| c.deadline_ms)
+            .min()
+            .and_then(DateTime::from_timestamp_millis)
+    }
+
+    /// What a seat's mail of its move tells: what is asked of it, by when,
+    /// and what happened since event `from`. Everything a mail of the game
+    /// tells a seat between its moves is added here.
+    fn move_context(
+        &self,
+        after: &Table,
+        record: &GameRecord,
+        seat: u8,
+        from: u64,
+        stored_head: u64,
+        events: &[runestone_engine::Envelope],
+    ) -> Result<(String, Value)> {
+        let tz = record.seats.get(seat as usize).and_then(|s| s.tz.clone());
+        let prompt = Self::prompt_of(after, seat).unwrap_or_default();
+        let deadline = Self::seat_deadline(record, seat).map(|d| local_time(d, tz.as_deref()));
+        let recap = self.recap(after, seat, from, stored_head, events)?;
+        let ctx = json!({ "prompt": prompt, "recap": recap.lines, "more": recap.more, "deadline": deadline });
+        Ok((prompt, ctx))
+    }
+
+    /// `seat`'s mail of its move, gathering until it is due: the unsent one
+    /// rewritten in place, or a new one.
+    fn gather_move_mail(
+        &self,
+        before: &Table,
+        after: &Table,
+        events: &[runestone_engine::Envelope],
+        record: &mut GameRecord,
+        seat: u8,
+    ) -> Result<Option<SideWrite>> {
+        let Some(s) = record.seats.get(seat as usize) else { return Ok(None) };
+        if s.email.is_none() || !s.mail {
+            return Ok(None);
+        }
+        let now = self.now().timestamp_millis();
+        let gather = self.options.mail_gather.num_milliseconds().max(0);
+        let g = match self.unsent(record, seat) {
+            Some(g) => g,
+            None => Gathering {
+                due_ms: (now + gather).max(s.last_mail_ms + gather),
+                id: mail_id(&after.game_id, before.head + 1, &seat.to_string(), "your_move"),
+                from: s.told_up_to + 1,
+                before_ms: s.last_mail_ms,
+                held: record.mail_held,
+            },
+        };
+        let (prompt, ctx) = self.move_context(after, record, seat, g.from, before.head, events)?;
+        let subject = format!("{}: {}", self.game_name(after), prompt);
+        let Some(mut mail) = self.render_seat_mail(after, record, seat, (before.head + 1, "your_move"), subject, ctx)
+        else {
+            return Ok(None);
+        };
+        mail.id = g.id.clone();
+        let key =
+            if g.held { crate::mail::held_key(&after.game_id, g.due_ms, &g.id) } else { queue_key(g.due_ms, &g.id) };
+        let s = &mut record.seats[seat as usize];
+        s.told_up_to = after.head;
+        s.last_mail_ms = g.due_ms;
+        s.gathering = Some(g);
+        Ok(Some(SideWrite { side: Side::Outbox, key, value: Some(crate::mail::encode(&mail)) }))
+    }
+
     /// Render one mail to a seat, if it has an address and wants mail.
     fn render_seat_mail(
         &self,
@@ -237,6 +372,7 @@ impl Service {
             let subject = format!("Your seat in {}", self.game_name(table));
             out.extend(self.seat_mail(table, record, seat, (0, "invitation"), subject, ctx));
             record.seats[seat as usize].told_up_to = table.head;
+            record.seats[seat as usize].last_mail_ms = self.now().timestamp_millis();
         }
         out
     }
@@ -261,15 +397,42 @@ impl Service {
                 .collect();
             seats.truncate(after.seats());
             let replay = format!("{}/games/{}?at=1", self.options.public_url.trim_end_matches('/'), after.game_id);
+            let gather = self.options.mail_gather.num_milliseconds().max(0);
             for seat in 0..after.seats() as u8 {
+                // The end is the last mail: one gathering is withdrawn, and
+                // the end keeps its distance from the seat's mail before.
+                out.extend(self.withdraw_gathering(&after.game_id, record, seat));
                 let ctx = json!({ "summary": outcome.summary, "seats": seats, "seed": after.seed_revealed, "replay": replay });
                 let subject = format!("{} is over: {}", self.game_name(after), outcome.summary);
-                out.extend(self.seat_mail(after, record, seat, (first_new, "game_over"), subject, ctx));
+                let s = &mut record.seats[seat as usize];
+                let due = self.now().timestamp_millis().max(s.last_mail_ms + gather);
+                s.last_mail_ms = due;
+                let due = DateTime::from_timestamp_millis(due).unwrap_or_else(|| self.now());
+                if let Some(mail) = self.render_seat_mail(after, record, seat, (first_new, "game_over"), subject, ctx) {
+                    out.push(game_mail_write(record, due, &mail));
+                }
                 record.seats[seat as usize].told_up_to = after.head;
             }
             return Ok(out);
         }
         let newly: BTreeSet<u8> = newly_pending(Some(before), after).into_iter().map(|p| p.seat).collect();
+        // Unsent mails of seats asked nothing any more are withdrawn; those
+        // of seats whose question changed are told again.
+        let asked: BTreeSet<u8> = after.pending().into_iter().filter(|p| !p.submitted).map(|p| p.seat).collect();
+        let mut again = BTreeSet::new();
+        for seat in 0..after.seats() as u8 {
+            if self.unsent(record, seat).is_none() {
+                continue;
+            }
+            if !asked.contains(&seat) {
+                out.extend(self.withdraw_gathering(&after.game_id, record, seat));
+            } else if !newly.contains(&seat) && Self::prompt_of(before, seat) != Self::prompt_of(after, seat) {
+                again.insert(seat);
+            }
+        }
+        for seat in again {
+            out.extend(self.gather_move_mail(before, after, events, record, seat)?);
+        }
         for seat in newly {
             let Some(s) = record.seats.get(seat as usize) else { continue };
             if s.email.is_none() || !s.mail {
@@ -297,11 +460,7 @@ impl Service {
                 s.told_up_to = after.head;
                 continue;
             }
-            let recap = self.recap(after, seat, s.told_up_to + 1, before.head, events)?;
-            let ctx = json!({ "prompt": prompt, "recap": recap.lines, "more": recap.more, "deadline": deadline });
-            let subject = format!("{}: {}", self.game_name(after), prompt);
-            out.extend(self.seat_mail(after, record, seat, (first_new, "your_move"), subject, ctx));
-            record.seats[seat as usize].told_up_to = after.head;
+            out.extend(self.gather_move_mail(before, after, events, record, seat)?);
         }
         Ok(out)
     }
@@ -425,6 +584,14 @@ impl Service {
                 if let Some(queued) = crate::mail::released_key(game, key, now) {
                     side.push(SideWrite { side: Side::Outbox, key: queued, value: Some(value.clone()) });
                     side.push(SideWrite { side: Side::Outbox, key: key.clone(), value: None });
+                }
+            }
+            // Gathering mails move with them, to the queue and due no sooner than now.
+            for s in &mut record.seats {
+                if let Some(g) = s.gathering.as_mut().filter(|g| g.held) {
+                    g.held = false;
+                    g.due_ms = g.due_ms.max(now);
+                    s.last_mail_ms = s.last_mail_ms.max(g.due_ms);
                 }
             }
             let n = held.len();
@@ -577,10 +744,12 @@ impl Service {
             runestone_engine::KernelEvent::SubstituteSeated { seat, name: name.clone() },
         );
         let mut record = loaded.record.clone();
+        // The former player's unsent mail is not theirs to get any more.
+        let withdrawn: Vec<SideWrite> = self.withdraw_gathering(game, &mut record, seat).into_iter().collect();
         record.seats[seat as usize] =
             super::SeatRecord { name, email: spec.email, tz: spec.tz, mail: true, ..Default::default() };
         loaded.record = record;
-        let events = self.commit(&slot, loaded, vec![revoke, seated], |_, _| Vec::new()).await?;
+        let events = self.commit(&slot, loaded, vec![revoke, seated], |_, _| withdrawn).await?;
         // The invitation goes out with the new generation's link.
         let t = &loaded.table;
         let ctx = json!({ "prompt": Self::prompt_of(t, seat), "others": Vec::<String>::new(), "deadline": null });

@@ -69,16 +69,20 @@ pub fn settings(dir: &Path) -> Settings {
     s.access.creates_per_hour = 0;
     s.access.confirmations_per_day = 0;
     s.access.host_mail_per_hour = 0;
+    // Each mail leaves at once: the tests of mail at the pace of the game
+    // (`tests/api/pace.rs`) gather it on a clock they drive.
+    s.mail.gather_minutes = 0.0;
     s
 }
 
 /// The `[access]` of a test server as the tests' spawned processes have it
-/// (see [`settings`]), as environment variables.
-pub const TRUSTED_ENV: [(&str, &str); 4] = [
+/// (see [`settings`]), and its mail leaving at once, as environment variables.
+pub const TRUSTED_ENV: [(&str, &str); 5] = [
     ("RUNESTONE__ACCESS__CREATE", "anyone"),
     ("RUNESTONE__ACCESS__CREATES_PER_HOUR", "0"),
     ("RUNESTONE__ACCESS__CONFIRMATIONS_PER_DAY", "0"),
     ("RUNESTONE__ACCESS__HOST_MAIL_PER_HOUR", "0"),
+    ("RUNESTONE__MAIL__GATHER_MINUTES", "0"),
 ];
 
 /// How long a test client keeps an idle connection for reuse: well under

@@ -19,6 +19,7 @@ mod load;
 mod mail;
 mod memory;
 mod openapi;
+mod pace;
 mod paused_store;
 mod postgres;
 mod process;

@@ -48,7 +48,7 @@ fn plan_mail(sink: &SmtpSink, seat: usize, round: u64) -> Received {
 /// suggested plan with its program (the turn as it would be played from the
 /// board as it is now, each step skipped when refused by then), ending the
 /// turn, or else letting the bot play the rest of it.
-fn plan_with_program(view: &Value) -> Value {
+pub(crate) fn plan_with_program(view: &Value) -> Value {
     let legal = view["legal"].as_array().expect("legal commands");
     let plan = &legal[0];
     assert_eq!(plan["type"], "Plan", "the suggested plan comes first: {plan}");

@@ -1,0 +1,183 @@
+//! Mail at the pace of the game: four players each answer only the mails
+//! they receive, over a real SMTP listener, on a clock the test moves; the
+//! game reaches its end with at most one mail per seat per wait, and never
+//! two mails to one seat within five minutes.
+//!
+//! The server gathers each seat's mail for `mail.gather_minutes` (5 here)
+//! before it leaves. The test moves the clock in steps a little longer than
+//! that, and before each step waits until the outbox is empty (everything
+//! due is sent, nothing else waits: the game has no deadlines), so each mail
+//! is dated by the server's clock at the step it left in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use runestone::clock::ManualClock;
+use serde_json::{json, Value};
+
+use crate::helpers::{settings, str_of, TestApp};
+use crate::smtp::{Received, SmtpSink};
+
+const PLAYERS: usize = 4;
+
+fn address(seat: usize) -> String {
+    format!("player{}@example.org", seat + 1)
+}
+
+/// The seat token carried by a mail's link.
+fn token_in(m: &Received) -> Option<String> {
+    let text = m.text();
+    let at = text.find("token=")?;
+    text[at + 6..].split_whitespace().next().map(str::to_owned)
+}
+
+/// The rounds a mail names as "round N of M" (where the game stands): N.
+fn rounds_told(text: &str) -> Vec<u64> {
+    let number = |s: &str| s.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse::<u64>().ok());
+    text.match_indices("round ")
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 6..];
+            let n = number(rest)?;
+            let of = rest.split_once(" of ")?.1;
+            rest.split_once(" of ")?.0.chars().all(|c| c.is_ascii_digit()).then_some(())?;
+            number(of).map(|_| n)
+        })
+        .collect()
+}
+
+/// Messages waiting in the outbox (the metrics' gauge).
+fn outbox_depth(app: &TestApp) -> u64 {
+    let metrics = app.get("/metrics", None).text;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("runestone_outbox_depth "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no outbox depth in the metrics:\n{metrics}"))
+}
+
+/// The answer a player gives from the view their mail's link opens: in
+/// Bardagi the plan with the program of the turn, else the first legal
+/// command (the suggested one). None when nothing is asked of them.
+fn answer(view: &Value) -> Option<Value> {
+    let legal = view["legal"].as_array().filter(|l| !l.is_empty())?;
+    if view["ruleset"] == "bardagi" && legal[0]["type"] == "Plan" {
+        return Some(crate::program_mail::plan_with_program(view));
+    }
+    Some(legal[0].clone())
+}
+
+/// What one game came to: each seat's mails with their dates, and the rounds.
+struct Paced {
+    mails: Vec<Vec<(DateTime<Utc>, String)>>,
+    rounds: u64,
+    answers: usize,
+}
+
+fn play_by_mail(ruleset: &str) -> Paced {
+    let sink = SmtpSink::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = settings(tmp.path());
+    TestApp::smtp_to(sink.port)(&mut s);
+    s.mail.gather_minutes = 5.0;
+    let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    let app = TestApp::start_with_clock(s, clock.clone());
+    let seats: Vec<Value> =
+        (0..PLAYERS).map(|i| json!({"name": format!("Player {}", i + 1), "email": address(i)})).collect();
+    let created = app.post("/api/v1/games", None, &json!({"ruleset": ruleset, "seats": seats})).ok().clone();
+    let game = str_of(&created, "game_id").to_owned();
+
+    let mut seen = 0;
+    let mut handled: BTreeSet<String> = BTreeSet::new();
+    let mut answers = 0;
+    let mut idle = 0;
+    let mut round_words: BTreeSet<u64> = BTreeSet::new();
+    for step in 0.. {
+        assert!(step < 2000, "{ruleset}: no end after {step} steps");
+        // Every mail that arrived is read by its player, who answers what it
+        // asks (from the view its link opens), if it still asks anything.
+        let received = sink.received();
+        let fresh: Vec<Received> = received[seen..].to_vec();
+        seen = received.len();
+        let mut answered = 0;
+        for m in &fresh {
+            let id = m.header("Message-ID").expect("a Message-ID");
+            assert!(handled.insert(id.clone()), "{ruleset}: a mail came twice: {id}");
+            let text = m.text();
+            round_words.extend(rounds_told(&text));
+            let Some(token) = token_in(m) else { continue };
+            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&token));
+            if view.status != 200 {
+                continue;
+            }
+            let view = view.json.clone();
+            if let Some(command) = answer(&view) {
+                let head = view["head"].as_u64().expect("a head");
+                app.submit_at(&game, &token, command, Some(head)).ok();
+                answered += 1;
+            }
+        }
+        answers += answered;
+        let over = app.get(&format!("/api/v1/games/{game}"), None).ok()["status"] == "over";
+        let told_the_end = sink.received().iter().filter(|m| m.header("Subject").unwrap().contains("is over")).count();
+        if over && told_the_end == PLAYERS && outbox_depth(&app) == 0 {
+            break;
+        }
+        idle = if answered == 0 && fresh.is_empty() { idle + 1 } else { 0 };
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        assert!(idle < 4, "{ruleset}: the game waits, and nobody was mailed: {}", summary["pending"]);
+        // The clock moves on past the gathering time; everything due leaves.
+        clock.advance(chrono::Duration::minutes(5) + chrono::Duration::seconds(1));
+        let t = Instant::now();
+        while outbox_depth(&app) > 0 {
+            assert!(t.elapsed() < Duration::from_secs(120), "{ruleset}: the outbox does not empty");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let rounds = round_words.iter().copied().max().expect("the mails tell the rounds");
+
+    let mut mails = vec![Vec::new(); PLAYERS];
+    for m in sink.received() {
+        let seat = (0..PLAYERS).find(|&s| m.to[0] == address(s)).expect("a player's mail");
+        let date = DateTime::parse_from_rfc2822(&m.header("Date").expect("a Date")).expect("a date").to_utc();
+        mails[seat].push((date, m.header("Subject").unwrap_or_default()));
+    }
+    Paced { mails, rounds, answers }
+}
+
+fn check(ruleset: &str) {
+    let paced = play_by_mail(ruleset);
+    let mut per_seat = BTreeMap::new();
+    for (seat, mails) in paced.mails.iter().enumerate() {
+        for pair in mails.windows(2) {
+            let gap = pair[1].0 - pair[0].0;
+            assert!(
+                gap >= chrono::Duration::minutes(5),
+                "{ruleset}: two mails to seat {seat} {} s apart: {:?} then {:?}",
+                gap.num_seconds(),
+                pair[0],
+                pair[1]
+            );
+        }
+        per_seat.insert(seat, mails.len());
+    }
+    let total: usize = per_seat.values().sum();
+    let mean = total as f64 / (PLAYERS as f64 * paced.rounds as f64);
+    eprintln!(
+        "{ruleset}, {PLAYERS} players, {} rounds: mails per seat {per_seat:?} (invitation and end included), \
+         {mean:.2} per seat per round; {} answers",
+        paced.rounds, paced.answers
+    );
+    assert!(mean <= 1.5, "{ruleset}: {mean:.2} mails per seat per round");
+}
+
+#[test]
+fn a_bardagi_game_by_mail_sends_each_seat_about_one_mail_per_round() {
+    check("bardagi");
+}
+
+#[test]
+fn a_realms_game_by_mail_sends_each_seat_about_one_mail_per_round() {
+    check("realms");
+}

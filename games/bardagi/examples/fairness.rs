@@ -12,8 +12,10 @@
 //! colour grows and where it is squeezed. The games use fixed seeds
 //! (`1,000,000 × players + game`); `SEED_OFFSET=N` in the environment adds N
 //! to every seed, to check a board tuned on the fixed seeds on other games.
+//! `RULES=2018` measures the 2018 revision instead of the printed rules.
 
 use runestone_bardagi::board::Colour;
+use runestone_bardagi::rules2018::Rules;
 use runestone_bardagi::{Bardagi, Options, State};
 use runestone_engine::{Game, GameRng, Seed};
 
@@ -66,7 +68,12 @@ fn main() {
         .map(|c| c.split(',').filter_map(|x| x.trim().parse().ok()).collect())
         .unwrap_or_else(|| (2..=5).collect());
     let custom_board = args.get(2).map(|p| std::fs::read_to_string(p).expect("the board file is readable"));
-    let options = Options { custom_board, ..Options::default() };
+    let rules = match std::env::var("RULES").as_deref() {
+        Ok("2018") => Rules::Y2018,
+        Ok("2014") | Err(_) => Rules::Y2014,
+        Ok(other) => panic!("RULES is \"2014\" or \"2018\", not {other:?}"),
+    };
+    let options = Options { custom_board, rules, ..Options::default() };
     let areas = std::env::var("AREAS").is_ok_and(|v| v == "1");
     let offset: u64 = match std::env::var("SEED_OFFSET") {
         Ok(v) => v.trim().parse().unwrap_or_else(|_| panic!("SEED_OFFSET must be a whole number, not {v:?}")),

@@ -54,7 +54,7 @@ pub struct Bardagi;
 /// The rules version games are created with now. Bump it (and gate the
 /// changed rule on it) whenever a change alters play; see RULES-NOTES.md,
 /// "Rules versions".
-pub const RULES_VERSION: u32 = 6;
+pub const RULES_VERSION: u32 = 7;
 
 /// Game options.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]

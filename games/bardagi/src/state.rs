@@ -821,6 +821,13 @@ impl State {
     pub fn v2(&self) -> bool {
         self.rules >= 2
     }
+    /// Version 7: a Kaupmadur's one card trades and refills only with goods
+    /// already in storage; a move within the own land costs movement; a
+    /// Knerrir's journey ends with its squares; Plunder pays per area
+    /// attacked (see RULES-NOTES.md, "Rules versions").
+    pub fn v7(&self) -> bool {
+        self.rules >= 7
+    }
     /// Whether the game is played by the 2018 revision (`rules2018`).
     pub fn y2018(&self) -> bool {
         self.edition == Rules::Y2018
@@ -1140,8 +1147,14 @@ pub fn apply(s: &mut State, e: &Event) {
             }
         }
         Event::KnerrirReturned { seat } => {
+            let v7 = s.v7();
             if let Some(p) = s.players.get_mut(*seat as usize) {
                 p.ship = ShipLoc::Home;
+                // Version 7: "continue his current action movement": the
+                // squares a card left unsailed end with its journey.
+                if v7 {
+                    p.moves[3] = None;
+                }
             }
         }
         Event::UnitRetreated { seat, unit, to, .. } => {
@@ -1163,7 +1176,14 @@ pub fn apply(s: &mut State, e: &Event) {
                 p.supply += defender_lost;
                 p.units[0] = Loc::Fallen;
             }
+            let v7 = s.v7();
             if let Some(p) = s.players.get_mut(*seat as usize) {
+                // Version 7: Plunder's "each area attacked with your
+                // Berserkur": a fight that only defeats a Berserkur counts,
+                // an area once however many fights it saw.
+                if v7 && p.fought != Some(*area) {
+                    p.attacks += 1;
+                }
                 p.moves[0] = None;
                 p.fought = Some(*area);
                 p.may_attack = false;
@@ -1180,6 +1200,7 @@ pub fn apply(s: &mut State, e: &Event) {
             s.axe_supply += axes;
         }
         Event::AreaOvertaken { seat, area, from, by, spent, placed, recruit } => {
+            let v7 = s.v7();
             let defenders = s.areas.get(*area as usize).map(|a| a.disks).unwrap_or(0);
             if let Some(f) = from {
                 if let Some(p) = s.players.get_mut(*f as usize) {
@@ -1203,7 +1224,9 @@ pub fn apply(s: &mut State, e: &Event) {
                     p.taken += 1;
                 }
                 if *by == Unit::Berserkur {
-                    p.attacks += 1;
+                    if !v7 || p.fought != Some(*area) {
+                        p.attacks += 1;
+                    }
                     p.moves[0] = None;
                     p.fought = Some(*area);
                     p.may_attack = false;

@@ -240,6 +240,9 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
         }
     }
     let gold = check_deals(cx, seat, deals)?;
+    if cx.s.v7() && !deals.is_empty() {
+        refill_from_storage(cx, seat, deals, refill)?;
+    }
     let p = &cx.s.players[seat as usize];
     let chosen = matches!(cx.free, Some((Effect::HomeActionAnywhere, _)));
     let no_card = p.hand.get(super::super::state::Card::Kaupmadur) == 0;
@@ -267,6 +270,37 @@ pub fn trade(cx: &mut Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> R
             let home = cx.s.players[seat as usize].home;
             cx.emit(Event::BerserkurReturned { seat, area: home });
         }
+    }
+    Ok(())
+}
+
+/// Version 7: "Kaupmadur can trade AND / OR refill ... with one card at his
+/// home area. The goods need to be available for trade and refill at his
+/// storage to do this": the goods a card's deals give and its refills pay
+/// must all be in storage before it, so a refill never pays with goods the
+/// same card just traded for (that takes a second card, as the book's
+/// example does).
+fn refill_from_storage(cx: &Ctx, seat: Seat, deals: &[Deal], refill: &[Building]) -> Result<(), RuleError> {
+    let p = &cx.s.players[seat as usize];
+    let mut left: [i32; 6] = p.goods.map(|g| g as i32);
+    for deal in deals {
+        // Only what the deals give up counts; what they bring comes too late.
+        for (g, d) in left.iter_mut().zip(goods_delta(std::slice::from_ref(deal))) {
+            *g += (d as i32).min(0);
+        }
+    }
+    for b in refill {
+        let g = b.refill_good();
+        if left[g.idx()] < 4 {
+            reject!(
+                "refilling {} costs 4 {} from storage, and the storage holds {} besides what the deals give; \
+                 goods traded for with this card cannot pay for its refills (trade with one card, refill with another)",
+                b.name(),
+                g.name(),
+                left[g.idx()].max(0)
+            );
+        }
+        left[g.idx()] -= 4;
     }
     Ok(())
 }

@@ -208,6 +208,12 @@ pub fn move_unit(cx: &mut Ctx, seat: Seat, unit: Unit, to: AreaId) -> Result<(),
     if cost == u8::MAX {
         reject!("the {} cannot reach {} by land from {}", unit.name(), s.board.area(to).name, s.board.area(from).name);
     }
+    // Version 7: "You can use one card to move any of the 3 units freely
+    // within your area ... You still need the appropriate card": a move
+    // through the own interconnected land is one area's movement, never free.
+    if s.v7() && cost == 0 {
+        cost = 1;
+    }
     // Version 2: the Berserkur's free retreat goes back to the area next to
     // his new one that he stepped from, so the step is recorded.
     let via = if s.v2() && unit == Unit::Berserkur { last_step(s, seat, unit, from, to, cost) } else { None };

@@ -35,10 +35,11 @@ fn berserkur_moves_one_area_per_card_godi_and_kaupmadur_two() {
 fn interconnected_own_areas_count_as_one_area() {
     let (mut d, blue) = blue_turn([1, 0, 0, 0]);
     d.own(blue, &[7, 8, 9], 1);
-    // Home -> Quarry -> Iron mine -> Cattle, all own: one card, no cost; then one more area.
-    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 9 }).unwrap();
+    // Home -> Quarry -> Iron mine -> Cattle, all own, then out onto Sheep 3:
+    // the own land is one area, so it is one area's move, one card.
+    let ev = d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 3 }).unwrap();
+    assert!(matches!(ev[1], Event::UnitMoved { cost: 1, .. }), "{ev:?}");
     assert!(d.state.players[blue as usize].hand.total() == 0);
-    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 3 }).unwrap();
     let e = d.refused(blue, &Command::Move { unit: Unit::Berserkur, to: 2 });
     assert!(e.contains("no Berserkur card left"), "{e}");
 }
@@ -365,11 +366,13 @@ fn kaupmadur_trades_and_refills_every_building_with_one_card_at_home() {
     let p = &mut d.state.players[blue as usize];
     p.disks = [0, 1, 2];
     p.supply = 22 + 9;
-    p.goods = [0, 4, 4, 2, 1, 0];
-    let deals = vec![Deal::MineForBasic { give: Good::Stone, get: [Good::Hide, Good::Hide] }];
+    p.goods = [4, 4, 4, 4, 0, 0];
+    let gold = p.gold;
+    let deals = vec![Deal::Sell { give: vec![Good::Timber; 4] }];
     d.act(blue, &Command::Trade { deals, refill: vec![Building::Virki, Building::Hof, Building::Verslun] }).unwrap();
     assert_eq!(d.state.players[blue as usize].disks, [6, 6, 6]);
     assert_eq!(d.state.players[blue as usize].goods, [0; 6]);
+    assert_eq!(d.state.players[blue as usize].gold, gold + 1);
     assert_eq!(d.state.players[blue as usize].played.total(), 1);
 }
 

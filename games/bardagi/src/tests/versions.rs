@@ -3,8 +3,9 @@
 //! shows version 2, then the same play under version 1 as it was).
 
 use crate::board::Colour;
+use crate::board::SeaNode;
 use crate::build::{Effect, TILES};
-use crate::state::{AxeOrder, Building, Card, Command, Event, Good, Loc, Orders, Unit};
+use crate::state::{AxeOrder, Building, Card, Command, Deal, Event, Good, Loc, Orders, ShipLoc, Unit};
 use crate::{Options, RULES_VERSION};
 
 use super::phases::finish_round;
@@ -640,11 +641,11 @@ fn version_6_plays_the_summer_board_of_version_6_with_its_row_for_5_players() {
     use std::sync::Arc;
     let home = |d: &Driver, c: Colour| d.state.players.iter().find(|p| p.colour == Some(c)).map(|p| p.home);
     let board = Board::summer_v6();
-    // Given new Summer games (version 6) for 2 to 5 players,
+    // Given new Summer games (version 6 and later) for 2 to 5 players,
     for seats in 2..=5u8 {
         let d = Driver::new(&Options::default(), seats, 1).unwrap();
         let started = serde_json::to_value(&d.log[0].event).unwrap();
-        assert_eq!(started["rules"], 6);
+        assert_eq!(started["rules"], RULES_VERSION);
         match seats {
             5 => {
                 // then 5 players play the version 6 board's row for 5, the
@@ -675,4 +676,110 @@ fn version_6_plays_the_summer_board_of_version_6_with_its_row_for_5_players() {
     let old = Driver::new(&Options { rules_version: Some(5), ..Options::default() }, 5, 1).unwrap();
     assert!(Arc::ptr_eq(&old.state.board.0, &Board::summer_v5()));
     assert_eq!((home(&old, Colour::Black), home(&old, Colour::Green)), (Some(31), Some(59)));
+}
+
+// --- Version 7 ------------------------------------------------------------------------
+
+#[test]
+fn the_goods_need_to_be_available_for_trade_and_refill_at_his_storage() {
+    // Given blue's Kaupmadur at home with 2 hide and a stone, Verslun low,
+    let given = |v: u32| {
+        let mut d = mini_v(4, v, false);
+        let blue = d.seat(Colour::Blue);
+        d.turn_of(blue, [0, 0, 2, 0]);
+        let p = &mut d.state.players[blue as usize];
+        p.disks = [6, 6, 2];
+        p.supply = 20;
+        p.goods = [0, 0, 0, 2, 1, 0];
+        (d, blue)
+    };
+    let deals = || vec![Deal::MineForBasic { give: Good::Stone, get: [Good::Hide, Good::Hide] }];
+    // when one card trades the stone for 2 hide and refills Verslun with them,
+    // then it is refused in words: the 4 hide were not in storage;
+    let (mut d, blue) = given(7);
+    let e = d.refused(blue, &Command::Trade { deals: deals(), refill: vec![Building::Verslun] });
+    assert!(e.contains("goods traded for with this card cannot pay for its refills"), "{e}");
+    // the book's example spends two cards: trade with one, refill with another.
+    d.act(blue, &Command::Trade { deals: deals(), refill: vec![] }).unwrap();
+    d.act(blue, &Command::Trade { deals: vec![], refill: vec![Building::Verslun] }).unwrap();
+    let p = &d.state.players[blue as usize];
+    assert_eq!((p.disks[2], p.played.total()), (6, 2));
+    // Goods in storage beside the deals still trade and refill with one card.
+    let (mut d, blue) = given(7);
+    d.state.players[blue as usize].goods = [0, 0, 0, 4, 1, 0];
+    let meat = vec![Deal::MineForBasic { give: Good::Stone, get: [Good::Meat, Good::Meat] }];
+    d.act(blue, &Command::Trade { deals: meat, refill: vec![Building::Verslun] }).unwrap();
+    assert_eq!(d.state.players[blue as usize].played.total(), 1);
+    // By version 6 the card refilled with what it had just traded for.
+    let (mut d, blue) = given(6);
+    d.act(blue, &Command::Trade { deals: deals(), refill: vec![Building::Verslun] }).unwrap();
+    assert_eq!(d.state.players[blue as usize].played.total(), 1);
+}
+
+#[test]
+fn you_can_use_one_card_to_move_any_of_the_3_units_freely_within_your_area() {
+    // Given blue owning the quarry and the iron mine beside its home,
+    for (v, cards) in [(7, 2), (6, 1)] {
+        let mut d = mini_v(4, v, false);
+        let blue = d.seat(Colour::Blue);
+        d.turn_of(blue, [3, 0, 0, 0]);
+        d.own(blue, &[7, 8], 1);
+        // when the Berserkur moves within that land twice,
+        let ev = d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 8 }).unwrap();
+        assert!(matches!(ev[1], Event::UnitMoved { cost, .. } if cost == (v == 7) as u8), "{ev:?}");
+        d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 7 }).unwrap();
+        // then each move lays down its card (by version 6 the second was free).
+        assert_eq!(d.state.players[blue as usize].played.berserkur, cards, "version {v}");
+    }
+}
+
+#[test]
+fn a_knerrir_card_moves_him_on_his_current_journey_only() {
+    for (v, cards) in [(7, 2), (6, 1)] {
+        // Given blue's Kaupmadur sailing 2 of a card's 3 squares to the green home,
+        let mut d = mini_v(4, v, false);
+        let blue = d.seat(Colour::Blue);
+        d.turn_of(blue, [0, 0, 2, 2]);
+        d.act(blue, &Command::Board { unit: Unit::Kaupmadur }).unwrap();
+        let route = vec![SeaNode::Ocean(0), SeaNode::Harbour(14)];
+        d.act(blue, &Command::Sail { route, sea_rune: false }).unwrap();
+        // when he goes ashore (the journey ends) and boards again for a new one,
+        d.act(blue, &Command::Disembark { unit: Unit::Kaupmadur }).unwrap();
+        assert_eq!(d.state.players[blue as usize].ship, ShipLoc::Home);
+        d.act(blue, &Command::Board { unit: Unit::Kaupmadur }).unwrap();
+        d.act(blue, &Command::Sail { route: vec![SeaNode::Ocean(0)], sea_rune: false }).unwrap();
+        // then the new journey takes a new card (version 6 sailed on the old one's square).
+        assert_eq!(d.state.players[blue as usize].played.knerrir, cards, "version {v}");
+    }
+}
+
+#[test]
+fn gain_one_gold_for_each_area_attacked_with_your_berserkur() {
+    for (v, attacks) in [(7, 1), (6, 0)] {
+        // Given red's Berserkur on red's forest beside blue's home,
+        let mut d = mini_v(4, v, false);
+        let blue = d.seat(Colour::Blue);
+        let red = d.seat(Colour::Red);
+        d.turn_of(blue, [2, 0, 0, 0]);
+        d.own(red, &[1], 1);
+        put(&mut d, red, Unit::Berserkur, 1);
+        d.state.players[blue as usize].disks[0] = 5;
+        // when blue's Berserkur attacks there and only defeats him,
+        d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+        d.act(blue, &Command::Attack { claim: false, reinforce: 0 }).unwrap();
+        // then the area counts as attacked for Plunder (by version 6 it did not).
+        assert_eq!(d.state.players[blue as usize].attacks, attacks, "version {v}");
+    }
+    // An area fought for and then taken counts once.
+    let mut d = mini_v(4, 7, false);
+    let blue = d.seat(Colour::Blue);
+    let red = d.seat(Colour::Red);
+    d.turn_of(blue, [2, 0, 0, 0]);
+    d.own(red, &[1], 1);
+    put(&mut d, red, Unit::Berserkur, 1);
+    d.state.players[blue as usize].disks[0] = 7;
+    d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+    d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
+    assert_eq!(d.state.areas[1].owner, Some(blue));
+    assert_eq!(d.state.players[blue as usize].attacks, 1);
 }

@@ -118,9 +118,13 @@ impl Policy {
     pub fn ladder_words(&self) -> String {
         let mut steps = Vec::new();
         if self.grace_hours > 0.0 {
-            steps.push(format!("a missed deadline gets one extension of {}", hours_words(self.grace_hours)));
+            steps.push(format!(
+                "a missed deadline gets one extension of {}, then your standing orders, or else the bot, decide that once",
+                hours_words(self.grace_hours)
+            ));
+        } else {
+            steps.push("at a missed deadline your standing orders, or else the bot, decide that once".to_owned());
         }
-        steps.push("then your standing orders, or else the bot, decide that once".to_owned());
         if self.bot_after > 0 {
             steps.push(format!("after {} the bot plays for you until you say you are back", missed(self.bot_after)));
         }

@@ -221,3 +221,59 @@ fn a_digest_player_gets_one_mail_a_day_at_eight_local_time() {
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(sink.received().len(), 4, "one digest, not one per move");
 }
+
+/// A seat that misses a deadline is played by the bot (the policy's
+/// `bot_after` is 1 here); its page says so, tells the ladder in words,
+/// and its "I'm back" button gives the seat back to its player.
+#[test]
+fn a_player_the_bot_plays_is_told_so_on_their_page_and_comes_back_by_its_button() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let policy = json!({"plan_hours": 24, "turn_hours": 24, "small_hours": 12, "grace_hours": 0,
+                        "bot_after": 1, "substitute_after": 2});
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": "duel", "options": {"rounds": 5}, "seats": seats, "deadlines": policy}),
+        )
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = crate::helpers::seat_tokens(&created);
+    let summary = |app: &TestApp| app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+    // Ása answers whatever is asked of her; Bjarni never does, and the
+    // clock passes his deadline.
+    let t = Instant::now();
+    while summary(&app)["deadlines"]["bot_plays"][1] != true {
+        assert!(t.elapsed() < Duration::from_secs(120), "the bot never took Bjarni's seat: {}", summary(&app));
+        let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok().clone();
+        let owed = view["pending"].as_array().unwrap().iter().any(|p| p["seat"] == 0 && p["submitted"] == false);
+        if let Some(cmd) = view["legal"].as_array().and_then(|l| l.first()).cloned().filter(|_| owed) {
+            app.submit_at(&game, &tokens[0], cmd, view["head"].as_u64()).ok();
+            continue;
+        }
+        clock.advance(Hours::hours(13));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let ladder = summary(&app)["deadlines"]["ladder"].as_str().unwrap().to_owned();
+    assert!(ladder.contains("after 1 missed deadline the bot plays for you"), "{ladder}");
+
+    let mut b = crate::browser::Browser::new(&app);
+    b.sign_in(&game, &tokens[1]);
+    let page = b.get(&format!("/games/{game}"));
+    assert!(page.html.contains("id=\"bot-plays\"") && page.html.contains("id=\"back\""), "{}", page.html);
+    assert!(page.html.contains(&ladder), "the ladder in words on the page");
+    let csrf = b.csrf();
+    let back = b.post(&format!("/games/{game}/back"), &[("csrf", &csrf)]);
+    assert!(!back.html.contains("id=\"bot-plays\""), "{}", back.html);
+    assert_eq!(summary(&app)["deadlines"]["bot_plays"][1], false);
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok().to_string();
+    assert!(events.contains("Bjarni is back and plays their seat again"), "{events}");
+    // Said twice, it is refused in words.
+    let again = app
+        .post(&format!("/api/v1/games/{game}/clock"), Some(&tokens[1]), &json!({"action": "back", "seat": 1}))
+        .problem(422);
+    assert!(again.contains("plays it already"), "{again}");
+}

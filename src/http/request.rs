@@ -203,13 +203,23 @@ pub(super) fn query_number(req: &HttpRequest, name: &str) -> ApiResult<Option<u6
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == name).then(|| percent_decode(v))
     });
+    let shown = |v: &str| {
+        let cut: String = v.chars().take(40).collect();
+        let more = if v.chars().count() > 40 { "…" } else { "" };
+        format!("{cut:?}{more}")
+    };
     match raw {
         None => Ok(None),
+        // Digits past 64 bits are no event number any log can reach: said
+        // so, rather than read as the largest number and named as that.
+        Some(v) if whole(&v).is_some() && v.parse::<u64>().is_err() => Err(ApiError::bad_request(format!(
+            "the query parameter `{name}` is {}, larger than any event number can be",
+            shown(&v)
+        ))),
         Some(v) => whole(&v).map(Some).ok_or_else(|| {
-            let shown: String = v.chars().take(40).collect();
-            let more = if v.chars().count() > 40 { "…" } else { "" };
             ApiError::bad_request(format!(
-                "the query parameter `{name}` must be a whole number of 0 or more, not {shown:?}{more}"
+                "the query parameter `{name}` must be a whole number of 0 or more, not {}",
+                shown(&v)
             ))
         }),
     }

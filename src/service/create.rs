@@ -68,6 +68,7 @@ pub struct CreateGame {
 
 /// What a new game's creator receives. Tokens appear only here.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreatedGame {
     pub game_id: String,
     pub ruleset: String,
@@ -83,6 +84,7 @@ pub struct CreatedGame {
 
 /// A seat's token and link, as given to its player.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SeatToken {
     pub seat: u8,
     pub name: String,

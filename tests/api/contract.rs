@@ -248,8 +248,15 @@ fn view_at_answers_only_positions_that_exist() {
     assert!(d.contains(&format!("head is event {head}")), "{d}");
     let d = view("at=0").problem(400);
     assert!(d.contains("1 or more"), "{d}");
-    // A number past 64 bits is still a number: beyond the head.
-    view("at=99999999999999999999999").problem(422);
+    // A number past 64 bits is named as it was sent, never as a number it
+    // was cut to.
+    let d = view("at=99999999999999999999999").problem(400);
+    assert!(d.contains("99999999999999999999999") && d.contains("larger than any event number"), "{d}");
+    assert!(!d.contains(&u64::MAX.to_string()), "{d}");
+    let d = view(&format!("at={}", u64::MAX)).problem(422);
+    assert!(d.contains(&format!("after event {} yet", u64::MAX)), "{d}");
+    let d = app.get(&format!("/api/v1/games/{game}/events?from=123456789012345678901234567890"), None).problem(400);
+    assert!(d.contains("`from` is \"123456789012345678901234567890\""), "{d}");
     for bad in ["-1", "abc", "1.5", "", "1e3"] {
         let d = view(&format!("at={bad}")).problem(400);
         assert!(d.contains("`at` must be a whole number"), "{bad}: {d}");

@@ -99,7 +99,10 @@ impl Application {
         let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port))
             .with_context(|| format!("cannot listen on {}:{}", settings.server.host, settings.server.port))?;
         let port = listener.local_addr()?.port();
-        let public_url = if settings.server.port == 0 {
+        // On a port chosen at start the listening address is the public
+        // one, unless an https address is configured (a proxy in front of
+        // it ends TLS, and names it).
+        let public_url = if settings.server.port == 0 && !settings.server.public_url.starts_with("https://") {
             format!("http://{}:{port}", settings.server.host)
         } else {
             settings.server.public_url.clone()

@@ -86,6 +86,12 @@ pub fn serve(
                     if let Ok(v) = HeaderValue::from_str(&id) {
                         headers.insert(HeaderName::from_static("x-request-id"), v);
                     }
+                    if svc.as_ref().is_some_and(|s| s.https()) {
+                        headers.insert(
+                            HeaderName::from_static("strict-transport-security"),
+                            HeaderValue::from_static("max-age=31536000"),
+                        );
+                    }
                     let status = match &res {
                         Ok(r) => r.status(),
                         Err(r) => r.status(),

@@ -272,6 +272,12 @@ impl Service {
     pub fn keys(&self) -> &Keys {
         &self.keys
     }
+    /// Whether the server is reached at an https address (its public URL):
+    /// its cookies are then `Secure` and its answers ask browsers to keep
+    /// to https (HSTS), whatever scheme the connection from a proxy used.
+    pub fn https(&self) -> bool {
+        self.options.public_url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    }
     pub fn store(&self) -> &Arc<dyn EventStore> {
         &self.store
     }

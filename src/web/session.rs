@@ -22,8 +22,12 @@ pub(super) struct Csrf {
     pub(super) cookie: Option<Cookie<'static>>,
 }
 
+/// Whether the browser reached this server over https: the connection
+/// said so, or the server's public URL is an https one (a proxy in front
+/// ends TLS).
 pub(super) fn is_https(req: &HttpRequest) -> bool {
     req.connection_info().scheme() == "https"
+        || req.app_data::<web::Data<crate::service::Service>>().is_some_and(|s| s.https())
 }
 
 impl Csrf {

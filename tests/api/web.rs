@@ -1247,3 +1247,51 @@ fn the_berserkur_attacks_by_choosing_his_area_on_the_map_in_headless_chromium() 
 fn text_of(d: &Driver, css: &str) -> String {
     d.eval(&format!("return document.querySelector(\"{css}\").textContent;")).as_str().unwrap_or_default().to_owned()
 }
+
+/// Under an https public URL (a proxy in front ends TLS) every cookie the
+/// pages set is `Secure` and every answer asks browsers to keep to https
+/// (HSTS); under a plain http one neither is said.
+#[test]
+fn under_an_https_public_url_cookies_are_secure_and_answers_carry_hsts() {
+    fn cookies_and_hsts(app: &TestApp, game: &str, token: &str) -> (Vec<String>, Option<String>) {
+        let agent = crate::browser::page_agent();
+        let mut set = Vec::new();
+        let landing = agent.get(&format!("{}/play/{game}?token={token}", app.base)).call().expect("the landing page");
+        let hsts = landing.headers().get("strict-transport-security").map(|v| v.to_str().unwrap().to_owned());
+        set.extend(landing.headers().get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_owned()));
+        let mut landing = landing;
+        let html = landing.body_mut().read_to_string().unwrap();
+        let csrf_cookie = set[0].split(';').next().unwrap().to_owned();
+        let field = html.split("name=\"csrf\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+        let entered = agent
+            .post(&format!("{}/play/{game}", app.base))
+            .header("Cookie", &csrf_cookie)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .send(crate::browser::form_body(&[("csrf", &field), ("token", token)]))
+            .expect("the landing's button");
+        assert_eq!(entered.status().as_u16(), 303);
+        set.extend(entered.headers().get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_owned()));
+        let api = agent.get(&format!("{}/healthz", app.base)).call().expect("health");
+        assert_eq!(
+            api.headers().get("strict-transport-security").map(|v| v.to_str().unwrap().to_owned()),
+            hsts,
+            "the API's answers say the same as the pages'"
+        );
+        (set, hsts)
+    }
+    let secure = TestApp::spawn_with(|s| s.server.public_url = "https://games.example.org".into());
+    let created = secure.create("duel", 2, json!({}));
+    let (game, token) = (str_of(&created, "game_id").to_owned(), seat_tokens(&created)[0].clone());
+    let (set, hsts) = cookies_and_hsts(&secure, &game, &token);
+    assert_eq!(set.len(), 2, "the CSRF cookie and the seat's session: {set:?}");
+    assert!(set.iter().all(|c| c.split(';').any(|a| a.trim().eq_ignore_ascii_case("secure"))), "{set:?}");
+    assert_eq!(hsts.as_deref(), Some("max-age=31536000"));
+
+    let plain = TestApp::spawn();
+    let created = plain.create("duel", 2, json!({}));
+    let (game, token) = (str_of(&created, "game_id").to_owned(), seat_tokens(&created)[0].clone());
+    let (set, hsts) = cookies_and_hsts(&plain, &game, &token);
+    assert_eq!(set.len(), 2, "{set:?}");
+    assert!(set.iter().all(|c| !c.split(';').any(|a| a.trim().eq_ignore_ascii_case("secure"))), "{set:?}");
+    assert_eq!(hsts, None);
+}

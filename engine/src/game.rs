@@ -254,8 +254,10 @@ pub trait Game: Send + Sync + 'static {
     fn outcome(state: &Self::State) -> Option<Outcome>;
 
     /// One event told in words, for logs, mail and pages. `names` are the
-    /// seats' display names; `state` is the game's current position (for
-    /// names of places and things that do not change during a game).
+    /// seats' display names; `state` is the position the event was written
+    /// on (the one just before it was applied), so its words never change
+    /// after the fact: the season orders were given for, the worth of the
+    /// goods given, as they were then.
     fn describe(state: &Self::State, event: &Self::Event, names: &[String]) -> String {
         let _ = (state, names);
         serde_json::to_value(event)

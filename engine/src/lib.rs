@@ -32,4 +32,4 @@ pub use program::{Fallback, ProgramStep, Programmable, StepOutcome};
 pub use rng::{GameRng, Seed};
 /// Derive for a game's internally tagged `Event` (see [`Game::read_event`]).
 pub use runestone_derive::TagFirst;
-pub use table::{FoldError, Holders, KernelError, Table};
+pub use table::{FoldError, Holders, KernelError, Table, Told};

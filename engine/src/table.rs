@@ -224,6 +224,37 @@ fn game_body(game: &dyn DynGame, event: Json) -> Body {
     Body::Game { v: game.event_version(), event }
 }
 
+/// An event told in words on the position it was written on ([`Table::tell`]):
+/// fixed once written, whatever the game's position is later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// As those who may see the event read it.
+    pub seen: String,
+    /// As the others read it (its redacted form); `None` for a public event.
+    pub unseen: Option<String>,
+}
+
+impl Told {
+    /// The words `viewer` reads of `env` (the event told); `over`: the game
+    /// is over and every event is seen.
+    pub fn for_viewer(&self, env: &Envelope, viewer: Viewer, over: bool) -> &str {
+        match &self.unseen {
+            Some(unseen) if !env.visible_to(viewer, over) => unseen,
+            _ => &self.seen,
+        }
+    }
+
+    /// The bytes its words take.
+    pub fn len(&self) -> usize {
+        self.seen.len() + self.unseen.as_ref().map_or(0, String::len)
+    }
+
+    /// Whether it has no words at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl Table {
     /// The drafts that create a game: `GameCreated`, then the game's setup,
     /// by the rules version the options ask for (the newest unless the game
@@ -542,11 +573,47 @@ impl Table {
         self.game.fallback(&self.state, seat)
     }
 
+    /// `env` told in words on this position. An event's words are those of
+    /// the position it was written on (the one just before it, as
+    /// [`Table::tell`] and [`Table::tell_on`] tell it): on a later one a
+    /// game may name another season or another worth.
     pub fn describe(&self, env: &Envelope) -> String {
         match &env.body {
             Body::Game { v, event } => self.game.describe(&self.state, *v, event, &self.created.seats),
             Body::Kernel { event } => describe_kernel(event, &self.created.seats),
         }
+    }
+
+    /// `env` told in words on this position, which is the one it was
+    /// written on (just before it): as those who see it read it and, for an
+    /// event not public, as the others read its redacted form.
+    pub fn tell(&self, env: &Envelope) -> Told {
+        let seen = self.describe(env);
+        let unseen =
+            (!env.visible_to(Viewer::Public, false)).then(|| self.describe(&env.redacted_for(Viewer::Public, false)));
+        Told { seen, unseen }
+    }
+
+    /// Each of `events` told on the position it was written on, this
+    /// position moved on past each as it is told: the first of `events`
+    /// follows this position's head. Where an event cannot be folded on (a
+    /// rollback or an undo), `refold(seq)` answers the position after event
+    /// `seq`, folded from its whole log.
+    pub fn tell_on(
+        &mut self,
+        events: &[Envelope],
+        mut refold: impl FnMut(u64) -> Result<Table, FoldError>,
+    ) -> Result<Vec<Told>, FoldError> {
+        let mut told = Vec::with_capacity(events.len());
+        for e in events {
+            told.push(self.tell(e));
+            match self.push(e) {
+                Ok(()) => {}
+                Err(FoldError::NeedsRefold) => *self = refold(e.seq)?,
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(told)
     }
 
     /// Decide a seat's command: the generic checks, then the game's rules.

@@ -136,7 +136,10 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
                                 _ => fresh.push(e.clone()),
                             }
                         }
-                        for v in st.svc.stream_views(&st.table, &fresh, st.viewer) {
+                        let Ok(views) = st.svc.stream_views(&st.table, &fresh, st.viewer) else {
+                            return None;
+                        };
+                        for v in views {
                             st.queue.push_back(serde_json::to_value(v).expect("JSON"));
                         }
                         if st.closing.is_none() && st.table.seed_revealed.is_some() {

@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use runestone_engine::{Envelope, Seed, Table};
+use runestone_engine::{Envelope, Hash, Seed, Table, Told};
 use tokio::sync::broadcast;
 
 use super::{parse_record, record_key, shown, GameRecord, Result, Service, ServiceError};
@@ -58,6 +58,39 @@ pub(crate) struct Slot {
     /// The folded game's size as counted against `storage.cache_bytes`:
     /// the length of its saved form (0 until folded).
     pub(super) bytes: AtomicU64,
+    /// Its events told in words on the positions they were written on
+    /// ([`Told`]), by seq and hash (the hash names the event itself: words
+    /// of an event that was never made durable fit no stored event).
+    pub(super) told: std::sync::Mutex<HashMap<u64, (Hash, Told)>>,
+    /// The bytes of `told`'s words, counted against `storage.cache_bytes`
+    /// with `bytes`.
+    pub(super) told_bytes: AtomicU64,
+}
+
+impl Slot {
+    /// The words of `events` held, by position in `events` (`None` where
+    /// none are held for the event).
+    pub(super) fn told_of(&self, events: &[Envelope]) -> Vec<Option<Told>> {
+        let held = self.told.lock().expect("told lock");
+        events.iter().map(|e| held.get(&e.seq).filter(|(h, _)| *h == e.hash).map(|(_, t)| t.clone())).collect()
+    }
+
+    /// Hold the words of `events`.
+    pub(super) fn remember(&self, events: &[Envelope], told: &[Told]) {
+        let mut held = self.told.lock().expect("told lock");
+        for (e, t) in events.iter().zip(told) {
+            let added = t.len() as u64;
+            if let Some((_, old)) = held.insert(e.seq, (e.hash, t.clone())) {
+                self.told_bytes.fetch_sub(old.len() as u64, Ordering::Relaxed);
+            }
+            self.told_bytes.fetch_add(added, Ordering::Relaxed);
+        }
+    }
+
+    /// The bytes it holds against `storage.cache_bytes`.
+    fn size(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed) + self.told_bytes.load(Ordering::Relaxed)
+    }
 }
 
 /// The folded games in memory, bounded by count and by their saved size.
@@ -86,14 +119,16 @@ impl Cache {
             abandoned: AtomicBool::new(false),
             tx: broadcast::channel(256).0,
             bytes: AtomicU64::new(0),
+            told: std::sync::Mutex::new(HashMap::new()),
+            told_bytes: AtomicU64::new(0),
         });
         self.slots.insert(game.to_owned(), (slot.clone(), tick));
         slot
     }
 
-    /// The saved size of every folded game held.
+    /// The saved size of every folded game held, with its events' words.
     fn bytes(&self) -> u64 {
-        self.slots.values().map(|(s, _)| s.bytes.load(Ordering::Relaxed)).sum()
+        self.slots.values().map(|(s, _)| s.size()).sum()
     }
 
     /// Drop the least recently used idle games until a tenth of the room
@@ -103,7 +138,7 @@ impl Cache {
             .slots
             .iter()
             .filter(|(_, (s, _))| Arc::strong_count(s) == 1 && s.tx.receiver_count() == 0)
-            .map(|(g, (s, used))| (*used, g.clone(), s.bytes.load(Ordering::Relaxed)))
+            .map(|(g, (s, used))| (*used, g.clone(), s.size()))
             .collect();
         idle.sort_unstable();
         let count_goal = self.capacity.saturating_sub(self.capacity / 10 + 1);

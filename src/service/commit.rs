@@ -273,31 +273,28 @@ impl Service {
         refold_ok: bool,
     ) -> Result<Option<(Table, Vec<(u64, Vec<u8>)>)>> {
         let mut next = t.clone();
-        let mut refold = false;
         let interval = self.options.snapshot_interval;
         let mut inside = Vec::new();
-        for e in events {
+        // Each event is told in words on the position it is written on,
+        // as it is folded in.
+        let mut told = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            told.push(next.tell(e));
             match next.push(e) {
-                Ok(()) if snapshot_due(next.head, interval) => inside.push((next.head, next.snapshot())),
                 Ok(()) => {}
+                Err(FoldError::NeedsRefold) if !refold_ok => return Ok(None),
                 Err(FoldError::NeedsRefold) => {
-                    refold = true;
-                    break;
+                    let mut log = self.store.load(&t.game_id, 0, None)?;
+                    log.extend(events[..=i].iter().cloned());
+                    next = Table::fold(&self.registry, &log)?;
                 }
                 Err(e) => return Err(e.into()),
             }
-        }
-        if refold && !refold_ok {
-            return Ok(None);
-        }
-        if refold {
-            let mut log = self.store.load(&t.game_id, 0, None)?;
-            log.extend(events.iter().cloned());
-            next = Table::fold(&self.registry, &log)?;
             if snapshot_due(next.head, interval) {
                 inside.push((next.head, next.snapshot()));
             }
         }
+        self.slot(&t.game_id).remember(events, &told);
         Ok(Some((next, inside)))
     }
     /// [`Service::commit`] for a submit whose game's appends are written in

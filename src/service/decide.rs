@@ -127,7 +127,7 @@ impl Service {
             }
         };
         let viewer = Viewer::Seat(seat);
-        let mut text = Vec::new();
+        let mut text = Ok(Vec::new());
         if queued {
             let side = |events: &[Envelope], next: &Table| {
                 text = self.submit_text(next, events, viewer);
@@ -153,21 +153,23 @@ impl Service {
             settling.0 = None;
             settled?;
             Metrics::inc(&self.metrics.commands_accepted);
-            return Ok(Some(Written { status: 200, text }));
+            return Ok(Some(Written { status: 200, text: text? }));
         }
         self.commit(&slot, loaded, drafts, |events, next| {
             text = self.submit_text(next, events, viewer);
             // Only an idempotent request keeps its answer, as JSON.
-            key.and_then(|key| {
-                let body = serde_json::from_slice(&text).expect("an answer written as JSON reads back");
-                Self::answer_write(Some(key), req, 200, &body)
-            })
-            .into_iter()
-            .collect()
+            let text = text.as_ref().ok();
+            key.zip(text)
+                .and_then(|(key, text)| {
+                    let body = serde_json::from_slice(text).expect("an answer written as JSON reads back");
+                    Self::answer_write(Some(key), req, 200, &body)
+                })
+                .into_iter()
+                .collect()
         })
         .await?;
         Metrics::inc(&self.metrics.commands_accepted);
-        Ok(Some(Written { status: 200, text }))
+        Ok(Some(Written { status: 200, text: text? }))
     }
     /// A command this game cannot read is malformed (400) unless it is a
     /// command of another hosted game: then the request is well formed (the
@@ -190,22 +192,23 @@ impl Service {
             None => e.into(),
         }
     }
-    pub(super) fn submit_answer(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Value {
-        serde_json::from_slice(&self.submit_text(table, events, viewer)).expect("an answer written as JSON reads back")
+    pub(super) fn submit_answer(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Result<Value> {
+        Ok(serde_json::from_slice(&self.submit_text(table, events, viewer)?)
+            .expect("an answer written as JSON reads back"))
     }
     /// The answer to an accepted command (`types::Accepted`) as JSON text,
     /// written straight from its parts (no `Value` in between).
-    fn submit_text(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Vec<u8> {
+    fn submit_text(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Result<Vec<u8>> {
         // The rules are asked once for both lists.
         let (submitted, pending) = table.pending().into_iter().partition(|p| p.submitted);
-        serde_json::to_vec(&AcceptedAnswer {
+        Ok(serde_json::to_vec(&AcceptedAnswer {
             head: table.head,
-            events: self.event_views(table, events, viewer, None),
+            events: self.event_views(table, events, viewer, None)?,
             pending,
             submitted,
             over: table.is_over(),
         })
-        .expect("JSON")
+        .expect("JSON"))
     }
     /// Take back a seat's own last steps.
     pub async fn undo(&self, game: &str, claims: &Claims) -> Result<Value> {
@@ -217,7 +220,7 @@ impl Service {
         let loaded = self.loaded(game, &mut guard).await?;
         let draft = loaded.table.undo(seat)?;
         let events = self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
-        Ok(self.submit_answer(&loaded.table, &events, Viewer::Seat(seat)))
+        self.submit_answer(&loaded.table, &events, Viewer::Seat(seat))
     }
 }
 

@@ -622,11 +622,13 @@ impl Service {
         window.extend(events.iter().filter(|e| e.seq >= from).cloned());
         let voided = runestone_engine::table::voided(&window);
         let reader = after.created.seats.get(seat as usize).cloned().unwrap_or_default();
+        let told = self.told(&after.game_id, &window)?;
         let lines: Vec<(RecapLine, bool)> = window
             .iter()
+            .zip(&told)
             .enumerate()
-            .map(|(i, e)| {
-                let text = after.describe(&e.redacted_for(Viewer::Seat(seat), false));
+            .map(|(i, (e, told))| {
+                let text = told.for_viewer(e, Viewer::Seat(seat), false).to_owned();
                 let mine = !reader.is_empty() && text.contains(&reader);
                 let voided = if voided[i] { Some(voided_by(&window, i)) } else { None };
                 (RecapLine { text, voided }, mine)

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use runestone_engine::table::in_force;
-use runestone_engine::{Body, Envelope, Table, Viewer};
+use runestone_engine::{Body, Envelope, Table, Told, Viewer};
 use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -50,27 +50,75 @@ struct ViewAnswerRest<'a> {
 }
 
 impl Service {
+    /// The events as `viewer` may see them, each told in the words of the
+    /// position it was written on ([`Service::told`]). `table` is the game
+    /// at or after the last of them (it says whether the game is over).
     pub(super) fn event_views(
         &self,
         table: &Table,
         events: &[Envelope],
         viewer: Viewer,
         live: Option<&[bool]>,
-    ) -> Vec<EventView> {
+    ) -> Result<Vec<EventView>> {
         let over = table.seed_revealed.is_some();
-        events
+        let told = self.told(&table.game_id, events)?;
+        Ok(events
             .iter()
+            .zip(told)
             .enumerate()
-            .map(|(i, e)| {
-                let r = e.redacted_for(viewer, over);
-                EventView {
-                    hidden: !e.visible_to(viewer, over),
-                    in_force: live.is_none_or(|l| l.get(i).copied().unwrap_or(true)),
-                    text: table.describe(&r),
-                    envelope: r,
-                }
+            .map(|(i, (e, told))| EventView {
+                hidden: !e.visible_to(viewer, over),
+                in_force: live.is_none_or(|l| l.get(i).copied().unwrap_or(true)),
+                text: told.for_viewer(e, viewer, over).to_owned(),
+                envelope: e.redacted_for(viewer, over),
             })
-            .collect()
+            .collect())
+    }
+    /// Each of `events` (stored events of `game`, in order of seq, or the
+    /// ones just committed) told on the position it was written on: the
+    /// words held in the game's slot, and the others told while the log is
+    /// folded from the position before the first of them (a snapshot and
+    /// the events after it), never refolded per event; all held after.
+    pub(super) fn told(&self, game: &str, events: &[Envelope]) -> Result<Vec<Told>> {
+        let slot = self.slot(game);
+        let mut told = slot.told_of(events);
+        let missing = |told: &[Option<Told>]| told.iter().position(Option::is_none);
+        while let Some(first) = missing(&told) {
+            // The run of events from the first without words, for as long
+            // as the seqs follow one another.
+            let run = events[first..].windows(2).take_while(|w| w[1].seq == w[0].seq + 1).count() + 1;
+            let run = &events[first..first + run];
+            let refold = |seq: u64| {
+                self.position_at(game, seq, true).map_err(|e| runestone_engine::FoldError::Chain {
+                    seq,
+                    problem: format!("the position after it could not be read back: {e}"),
+                })
+            };
+            let fresh = match run[0].seq.checked_sub(1) {
+                // The game's first event is told on the position it makes
+                // (its words name only the seats).
+                None => {
+                    let mut position = Table::fold(&self.registry, &run[..1])?;
+                    let mut fresh = vec![position.tell(&run[0])];
+                    fresh.extend(position.tell_on(&run[1..], refold)?);
+                    fresh
+                }
+                Some(before) => {
+                    let mut position = self.position_at(game, before, true)?;
+                    if position.head != before {
+                        return Err(ServiceError::Conflict(format!(
+                            "the log of game {game} does not reach event {before} yet; read it again"
+                        )));
+                    }
+                    position.tell_on(run, refold)?
+                }
+            };
+            slot.remember(run, &fresh);
+            for (i, t) in fresh.into_iter().enumerate() {
+                told[first + i] = Some(t);
+            }
+        }
+        Ok(told.into_iter().map(|t| t.expect("every event told")).collect())
     }
     /// The game's summary, for anyone.
     pub async fn summary(&self, game: &str) -> Result<Value> {
@@ -217,7 +265,7 @@ impl Service {
             }
         }
         let from = from as usize;
-        Ok(self.event_views(&table, &log[from..], viewer, Some(&live[from..])))
+        self.event_views(&table, &log[from..], viewer, Some(&live[from..]))
     }
     /// Subscribe to the game's new events (subscribe before reading the
     /// backlog, so nothing falls between).
@@ -233,7 +281,7 @@ impl Service {
         self.with_game(game, |l| Ok(l.table.clone())).await
     }
     /// Stream form of a batch of events for one viewer.
-    pub fn stream_views(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Vec<EventView> {
+    pub fn stream_views(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Result<Vec<EventView>> {
         self.event_views(table, events, viewer, None)
     }
 }

@@ -243,3 +243,76 @@ fn a_realm_gives_a_seasons_orders_through_the_pages_in_headless_chromium() {
     let errors: Vec<&String> = errors.iter().filter(|e| !(e.contains("/commands - ") && e.contains("422"))).collect();
     assert!(errors.is_empty(), "the pages ran without console errors: {errors:#?}");
 }
+
+/// An event's words are those of the season it was written in: a realm's
+/// "gave orders for spring" still says spring a season, and a year, later,
+/// to the public and to the realm itself, in the log and in the answer
+/// that accepted the orders.
+#[test]
+fn orders_given_in_spring_still_read_spring_seasons_later() {
+    let app = TestApp::spawn();
+    let seats = json!([{"name": "Ása"}, {"name": "Bjarni"}]);
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": "realms", "seats": seats, "options": {"mode": "basic", "years": 1}}),
+        )
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    // Every text seen, by viewer, seq and whether it was hidden then.
+    let mut told: std::collections::BTreeMap<(Option<usize>, u64, bool), String> = Default::default();
+    let check = |told: &mut std::collections::BTreeMap<(Option<usize>, u64, bool), String>| {
+        for viewer in [None, Some(0)] {
+            let list =
+                app.get(&format!("/api/v1/games/{game}/events"), viewer.map(|s| tokens[s].as_str())).ok().clone();
+            for e in list["events"].as_array().unwrap() {
+                let key = (viewer, e["seq"].as_u64().unwrap(), e["hidden"] == true);
+                let text = e["text"].as_str().unwrap().to_owned();
+                let first = told.entry(key).or_insert_with(|| text.clone());
+                assert_eq!(*first, text, "event {} as {viewer:?} saw it first, and now", key.1);
+            }
+        }
+    };
+    let mut answers = Vec::new();
+    loop {
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        if summary["status"] == "over" {
+            break;
+        }
+        for p in summary["pending"].as_array().unwrap().clone() {
+            let seat = p["seat"].as_u64().unwrap() as usize;
+            let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+            let r = app.post(
+                &format!("/api/v1/games/{game}/commands"),
+                Some(&tokens[seat]),
+                &json!({"command": view["legal"][0], "expected_seq": view["head"]}),
+            );
+            for e in r.ok()["events"].as_array().unwrap() {
+                answers.push((
+                    seat,
+                    e["seq"].as_u64().unwrap(),
+                    e["hidden"] == true,
+                    e["text"].as_str().unwrap().to_owned(),
+                ));
+            }
+            assert!(answers.len() < 2_000, "no end");
+        }
+        check(&mut told);
+    }
+    check(&mut told);
+    for season in ["spring", "summer", "autumn", "winter"] {
+        let line = format!("Ása gave orders for {season}");
+        assert!(told.values().any(|t| t == &line), "no line {line:?} in {:#?}", told.values().collect::<Vec<_>>());
+    }
+    // The answer that accepted a realm's orders told them as the log
+    // still tells them to that realm.
+    let mine = app.get(&format!("/api/v1/games/{game}/events"), Some(&tokens[0])).ok().clone();
+    for (seat, seq, _, text) in answers.iter().filter(|a| a.0 == 0 && !a.2) {
+        let later = &mine["events"][*seq as usize];
+        assert_eq!(later["seq"], *seq);
+        assert_eq!(later["text"].as_str(), Some(text.as_str()), "event {seq} of seat {seat}");
+    }
+}

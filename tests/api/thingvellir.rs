@@ -337,3 +337,79 @@ fn until_or_over(app: &TestApp, game: &str, tokens: &[String]) -> Option<Value> 
     }
     None
 }
+
+/// An event's words are those of the position it was written on: a gothi's
+/// Goods committed in a feud are named by their colour and Worth as they
+/// were then (never by a place number, nor as the Wealth left after), and
+/// every line of the log reads the same rounds later. The game follows
+/// the script of the page test above, its feud not sealed.
+#[test]
+fn goods_committed_in_a_feud_are_told_as_they_were_then_and_stay_told_so() {
+    let app = TestApp::spawn();
+    let created = app.create("thingvellir", 3, json!({"lawspeaker": 1}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let mut told: std::collections::BTreeMap<(u64, bool), String> = Default::default();
+    let check = |told: &mut std::collections::BTreeMap<(u64, bool), String>| {
+        let list = app.get(&format!("/api/v1/games/{game}/events"), None).ok().clone();
+        for e in list["events"].as_array().unwrap() {
+            let key = (e["seq"].as_u64().unwrap(), e["hidden"] == true);
+            let text = e["text"].as_str().unwrap().to_owned();
+            let first = told.entry(key).or_insert_with(|| text.clone());
+            assert_eq!(*first, text, "event {} as first told, and now", key.0);
+        }
+        list
+    };
+    let mut commits = Vec::new();
+    for step in 0..600 {
+        if over(&app, &game) {
+            break;
+        }
+        let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
+        let seat = summary["pending"][0]["seat"].as_u64().expect("someone to act") as usize;
+        let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[seat])).ok().clone();
+        if view["view"]["round"].as_u64().unwrap() > 5 {
+            break;
+        }
+        // Seat 0 does what the page test does in its pages; its feud's
+        // Goods are committed one by one.
+        let command = scripted(&view, seat).unwrap_or_else(|| match asked(&view).as_str() {
+            "Vote" => json!({"type": "vote", "vote": {"vote": "support"}}),
+            "Resolve(Raid)" => json!({"type": "sail_out", "thingmen": 2}),
+            "Resolve(Ride)" => {
+                json!({"type": "ride", "set_forth": [19], "moves": [{"from": 19, "count": 1, "path": [7]}]})
+            }
+            _ => {
+                let legal = view["legal"].as_array().unwrap();
+                legal.iter().find(|c| c["type"] == "commit").unwrap_or(&legal[0]).clone()
+            }
+        });
+        let r = app.post(
+            &format!("/api/v1/games/{game}/commands"),
+            Some(&tokens[seat]),
+            &json!({"command": command, "expected_seq": view["head"]}),
+        );
+        let answer = r.ok().clone();
+        if command["type"] == "commit" {
+            let acted = answer["events"].as_array().unwrap().iter().find(|e| e["body"]["event"]["command"] == command);
+            commits.push(acted.expect("the commitment in the answer")["text"].as_str().unwrap().to_owned());
+        }
+        if step % 10 == 0 {
+            check(&mut told);
+        }
+    }
+    let list = check(&mut told);
+    assert!(!commits.is_empty(), "the script's feud committed no Goods");
+    for (t, e) in commits.iter().zip(
+        list["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["body"]["event"]["type"] == "acted" && e["body"]["event"]["command"]["type"] == "commit"),
+    ) {
+        let later = e["text"].as_str().unwrap();
+        assert_eq!(t, later, "the answer's words and the log's, later");
+        assert!(t.contains(": commit the ") && t.contains(" Good of Worth "), "{t}");
+        assert!(!t.contains("place"), "{t}");
+    }
+}

@@ -279,11 +279,19 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
         }
         Event::Reshuffled { .. } => "The Doom is shuffled into the orlog".into(),
         Event::Hidden { seat } => format!("{} chose in secret", name(names, *seat)),
-        Event::Acted { seat, command } => format!("{}: {}", name(names, *seat), label(s, *seat, command)),
+        Event::Acted { seat, command } => {
+            format!("{}: {}", name(names, *seat), words(s, *seat, command, &|to| name(names, to)))
+        }
     }
 }
 
 pub fn label(s: &State, seat: Seat, command: &Command) -> String {
+    words(s, seat, command, &|to| format!("seat {to}"))
+}
+
+/// `seat`'s command in words on the position it is given on (its Goods
+/// named by their colour and Worth), other gothar named by `who`.
+fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String) -> String {
     let d = data();
     let dist = |i: usize| d.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
     let edge = |e: usize| {
@@ -295,8 +303,11 @@ pub fn label(s: &State, seat: Seat, command: &Command) -> String {
     let colour = |c: usize| d.colours.get(c).cloned().unwrap_or_else(|| format!("colour {c}"));
     let worth = |place: usize| {
         s.players.get(seat as usize).and_then(|p| p.wealth.get(place)).map_or_else(
-            || format!("the Good at place {place}"),
-            |c| format!("the Good of Worth {}", d.cards[*c as usize].worth),
+            || "a Good".to_owned(),
+            |c| {
+                let card = &d.cards[*c as usize];
+                format!("the {} Good of Worth {}", colour(card.colour), card.worth)
+            },
         )
     };
     match command {
@@ -347,20 +358,20 @@ pub fn label(s: &State, seat: Seat, command: &Command) -> String {
                 .iter()
                 .map(|g| {
                     let goods: Vec<String> = g.goods.iter().map(|p| worth(*p)).collect();
-                    format!("{} to seat {}", goods.join(" and "), g.to)
+                    format!("{} to {}", goods.join(" and "), who(g.to))
                 })
                 .collect();
             format!("give {}", v.join("; "))
         }
         Command::Murder { bondi, edge: e, victim } => {
-            format!("murder seat {victim}'s Thingmen on {} with {} Bondi", edge(*e), bondi.len())
+            format!("murder the Thingmen of {} on {} with {} Bondi", who(*victim), edge(*e), bondi.len())
         }
         Command::Burn { district, .. } => format!("burn {}", dist(*district)),
         Command::Capture { district, weapon, .. } => {
             format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
         }
         Command::Pass => "pass".into(),
-        Command::Commit { good } => format!("commit {} (place {good})", worth(*good)),
+        Command::Commit { good } => format!("commit {}", worth(*good)),
         Command::Accept { colour: c } => format!("accept the {} conflict", colour(*c)),
         Command::Seal { goods } => format!("seal {} Goods", goods.len()),
         Command::Challenge { fight: true } => "fight the band".into(),

@@ -121,6 +121,11 @@ impl Application {
             },
         ));
         service.set_access(crate::limits::Access::new(&settings.access));
+        service.set_press_limits(crate::service::press::PressLimits {
+            max_chars: settings.press.max_chars.max(1),
+            rate: crate::limits::Limiter::new(settings.press.per_hour, std::time::Duration::from_secs(3600)),
+            quiet_minutes: settings.press.quiet_minutes.max(1),
+        });
         if settings.storage.backend == "sled" {
             service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
         }

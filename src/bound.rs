@@ -30,6 +30,7 @@ use tokio::sync::broadcast;
 
 use crate::auth::Claims;
 use crate::problem::ApiError;
+use crate::service::press::{Message, Messages};
 use crate::service::{Answer, EventView, Service, ServiceError, Written};
 use crate::store::StoreError;
 
@@ -174,6 +175,41 @@ impl OffWorker {
     ) -> Result<Written> {
         let (game, claims, key) = (game.to_owned(), claims.clone(), idempotency.map(str::to_owned));
         off_worker(&self.0, move |s| async move { s.submit_written(&game, &claims, req, key.as_deref()).await }).await
+    }
+
+    pub async fn post_message(&self, game: &str, claims: &Claims, req: Value) -> Result<Message> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.post_message(&game, &claims, req).await }).await
+    }
+
+    pub async fn messages(
+        &self,
+        game: &str,
+        claims: Option<&Claims>,
+        channel: Option<&str>,
+        since: Option<u64>,
+        limit: Option<u64>,
+    ) -> Result<Messages> {
+        let (game, claims, channel) = (game.to_owned(), claims.cloned(), channel.map(str::to_owned));
+        off_worker(&self.0, move |s| async move {
+            s.messages(&game, claims.as_ref(), channel.as_deref(), since, limit).await
+        })
+        .await
+    }
+
+    pub async fn message_for(&self, game: &str, claims: Option<&Claims>, seq: u64) -> Result<Option<Message>> {
+        let (game, claims) = (game.to_owned(), claims.cloned());
+        off_worker(&self.0, move |s| async move { s.message_for(&game, claims.as_ref(), seq).await }).await
+    }
+
+    pub async fn hide_message(&self, game: &str, claims: &Claims, seq: u64, req: Value) -> Result<Message> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.hide_message(&game, &claims, seq, req).await }).await
+    }
+
+    pub async fn report_message(&self, game: &str, claims: &Claims, seq: u64, req: Value) -> Result<Message> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.report_message(&game, &claims, seq, req).await }).await
     }
 
     pub async fn undo(&self, game: &str, claims: &Claims) -> Result<Value> {

@@ -16,6 +16,21 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub mail: MailSettings,
     pub access: AccessSettings,
+    pub press: PressSettings,
+}
+
+/// Messages between the players of a game.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PressSettings {
+    /// Longest message, in characters.
+    pub max_chars: usize,
+    /// Messages one writer (a seat, the host, the referee) may write to one
+    /// game per hour (0: no bound).
+    pub per_hour: u32,
+    /// When a seat received messages and no other mail of the game is due,
+    /// one mail gathers them this many minutes after the latest one.
+    pub quiet_minutes: i64,
 }
 
 #[derive(Clone, Debug, Deserialize)]

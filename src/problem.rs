@@ -128,6 +128,7 @@ impl From<ServiceError> for ApiError {
                 )
             }
             ServiceError::Reserve(d) => ApiError::new(S::INSUFFICIENT_STORAGE, "Disk nearly full", d),
+            ServiceError::TooLarge(d) => ApiError::new(S::PAYLOAD_TOO_LARGE, "Too long", d),
             ServiceError::TooMany(d, secs) => {
                 ApiError { retry_after: Some(secs), ..ApiError::new(S::TOO_MANY_REQUESTS, "Too many requests", d) }
             }

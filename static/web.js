@@ -253,6 +253,62 @@
   };
   boardInput();
 
+  // The conversation panel: how many messages of each thread are new to
+  // this browser (the last one read of each thread is kept in it; a thread
+  // open on the screen is read), and the panel redrawn from the page as
+  // the server now draws it, keeping which threads are open, what is being
+  // typed and where the focus is.
+  var pressKey = function (p) { return "rs-read-" + p.getAttribute("data-key"); };
+  var unread = function () {
+    var p = document.getElementById("press");
+    if (!p) { return; }
+    var marks = {};
+    try { marks = JSON.parse(window.localStorage.getItem(pressKey(p)) || "{}") || {}; } catch (e) { marks = {}; }
+    var total = 0;
+    Array.prototype.forEach.call(p.querySelectorAll("details.thread[data-channel]"), function (t) {
+      var ch = t.getAttribute("data-channel");
+      var last = parseInt(t.getAttribute("data-last"), 10) || 0;
+      if (t.open && last > (marks[ch] || 0)) { marks[ch] = last; }
+      var seen = marks[ch] || 0;
+      var n = 0;
+      Array.prototype.forEach.call(t.querySelectorAll("li[data-seq]"), function (li) {
+        if (!li.classList.contains("mine") && parseInt(li.getAttribute("data-seq"), 10) > seen) { n += 1; }
+      });
+      var badge = t.querySelector("[data-unread]");
+      if (badge) { badge.textContent = n ? n + " new" : ""; }
+      total += n;
+    });
+    try { window.localStorage.setItem(pressKey(p), JSON.stringify(marks)); } catch (e) { /* counts stay for this page */ }
+    var sum = document.getElementById("press-unread");
+    if (sum) { sum.textContent = total ? total + " new" : ""; }
+  };
+  var wirePress = function () {
+    var p = document.getElementById("press");
+    if (!p) { return; }
+    Array.prototype.forEach.call(p.querySelectorAll("details.thread"), function (t) { t.addEventListener("toggle", unread); });
+    unread();
+  };
+  wirePress();
+  var swapPress = function (doc) {
+    var now = document.getElementById("press");
+    var next = doc.getElementById("press");
+    if (!now || !next) { return; }
+    var focused = document.activeElement && now.contains(document.activeElement) ? document.activeElement.id : null;
+    Array.prototype.forEach.call(next.querySelectorAll("details.thread"), function (d) {
+      var was = document.getElementById(d.id);
+      if (was) { d.open = was.open; }
+    });
+    Array.prototype.forEach.call(next.querySelectorAll("textarea, input[type=checkbox]"), function (x) {
+      var was = document.getElementById(x.id);
+      if (!was) { return; }
+      if (x.type === "checkbox") { x.checked = was.checked; } else { x.value = was.value; }
+    });
+    now.replaceWith(next);
+    enhance(next);
+    wirePress();
+    if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
+  };
+
   // At the head of a running game the page follows the game live: each
   // new event redraws the header, the boards, the log and the decision
   // from the page as the server now draws it, without a reload. A
@@ -311,6 +367,7 @@
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
           ["table", "my-board", "board", "other-boards", "log"].forEach(function (id) { swap(doc, id); });
+          swapPress(doc);
           var mine = told.length > 3 ? told.slice(0, 3).join("; ") + " and " + (told.length - 3) + " more (see the log)" : told.join("; ");
           if (composing && document.getElementById("decide")) {
             notice((rollback ? "The game was rolled back while you were choosing: " + rollback + ". " : "While you were choosing: " + mine + ". ") +
@@ -337,11 +394,30 @@
           if (again) { again = false; redraw(); }
         });
     };
+    // A message written at the table: the panel alone is redrawn.
+    var pressBusy = false;
+    var pressAgain = false;
+    var redrawPress = function () {
+      if (pressBusy) { pressAgain = true; return; }
+      pressBusy = true;
+      fetch(live.getAttribute("data-page") || window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) { swapPress(new DOMParser().parseFromString(html, "text/html")); })
+        .catch(function () { notice("A new message came, but the page could not be redrawn: reload it to read it.", false); })
+        .then(function () {
+          pressBusy = false;
+          if (pressAgain) { pressAgain = false; redrawPress(); }
+        });
+    };
     var pending = null;
     var es = new EventSource(live.getAttribute("data-stream") + "?from=" + (head + 1));
     es.addEventListener("event", function (m) {
       try {
         var e = JSON.parse(m.data);
+        // A message's event (its envelope is for no seat; this stream is
+        // the public's): the panel alone is redrawn, from the page as this
+        // seat reads it.
+        if (e.visibility && e.visibility.seats && e.visibility.seats.length === 0 && e.actor === "system") { redrawPress(); return; }
         var k = e.body && e.body.kind === "kernel" && e.body.event ? e.body.event.type : null;
         if (k === "RolledBack" || k === "Undone") { rollback = e.text; } else if (e.text) { told.push(e.text); }
       } catch (err) { /* redraw all the same */ }

@@ -16,6 +16,7 @@ pub mod harness;
 pub mod log;
 pub mod pack;
 pub mod present;
+pub mod press;
 pub mod program;
 pub mod rng;
 pub mod table;

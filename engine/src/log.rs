@@ -20,6 +20,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::game::{Seat, Viewer, Visibility};
+use crate::press::AfterEnd;
 use crate::rng::Seed;
 
 /// `prev_hash` of the first event of every log.
@@ -272,6 +273,55 @@ pub enum KernelEvent {
     /// A seat the bot played after missed deadlines is played by its
     /// player again: its count of missed deadlines starts over.
     SeatReturned { seat: Seat },
+    /// A message written at the table (see [`crate::press`]): the rules
+    /// never read it. `to` is its channel's seats, empty for everyone; `at`
+    /// when it was written. Who reads it is the message's own rule
+    /// ([`crate::press::sees`]), not its envelope's visibility.
+    MessageSent {
+        from: Actor,
+        to: Vec<Seat>,
+        text: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        anonymous: bool,
+        #[serde(default)]
+        after_end: AfterEnd,
+        at: String,
+    },
+    /// The host or the referee hid the message written at seq `message`
+    /// (whose channel is `to`) from its readers, for `reason`.
+    MessageHidden { message: u64, by: Actor, to: Vec<Seat>, reason: String },
+    /// A seat reported the message written at seq `message` to the host and
+    /// the referee, for `reason`.
+    MessageReported { message: u64, by: Seat, reason: String },
+}
+
+impl KernelEvent {
+    /// Whether `viewer` may read this event, when it is one of press (a
+    /// message, a hiding, a report): `None` for every other kernel event.
+    pub fn press_seen_by(&self, viewer: Viewer, over: bool) -> Option<bool> {
+        match self {
+            KernelEvent::MessageSent { from, to, after_end, .. } => {
+                Some(crate::press::sees(viewer, *from, to, *after_end, over))
+            }
+            KernelEvent::MessageHidden { to, .. } => Some(match viewer {
+                Viewer::Seat(s) => to.is_empty() || to.contains(&s),
+                Viewer::Referee => true,
+                Viewer::Public => false,
+            }),
+            KernelEvent::MessageReported { by, .. } => {
+                Some(matches!(viewer, Viewer::Referee) || viewer == Viewer::Seat(*by))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this is an event of press, which the rules never read.
+    pub fn is_press(&self) -> bool {
+        matches!(
+            self,
+            KernelEvent::MessageSent { .. } | KernelEvent::MessageHidden { .. } | KernelEvent::MessageReported { .. }
+        )
+    }
 }
 
 /// An envelope's body: a kernel event or a game's own event.
@@ -824,7 +874,11 @@ pub fn differs_words(parts: &[Sealed]) -> String {
 
 impl Envelope {
     /// Whether `viewer` may see the body. Once `over`, everything is public.
+    /// A message of press is read by its own rule ([`crate::press::sees`]).
     pub fn visible_to(&self, viewer: Viewer, over: bool) -> bool {
+        if let Some(seen) = self.kernel().and_then(|k| k.press_seen_by(viewer, over)) {
+            return seen;
+        }
         over || viewer.sees(&self.visibility)
     }
 
@@ -846,6 +900,12 @@ impl Envelope {
                 },
                 Body::Kernel { .. } => Body::Game { v: 0, event: Json::new(&serde_json::json!({ "type": "Hidden" })) },
             };
+        } else if let Body::Kernel { event: KernelEvent::MessageSent { from, anonymous: true, .. } } = &mut e.body {
+            // An anonymous message names its writer to the writer and the
+            // referee only.
+            if viewer != Viewer::Referee && !matches!((*from, viewer), (Actor::Seat(a), Viewer::Seat(b)) if a == b) {
+                *from = Actor::System;
+            }
         }
         if !self.command_visible_to(viewer, over) {
             if let Some(d) = &mut e.decision {

@@ -17,6 +17,7 @@ use crate::log::{
 };
 use crate::pack;
 use crate::present::CommandTemplate;
+use crate::press::Conversation;
 use crate::rng::{GameRng, Seed};
 
 /// Why a command or a kernel request was refused.
@@ -136,6 +137,8 @@ pub struct Table {
     /// The clocks: the deadline policy, whether the host stopped them, the
     /// consecutive timeouts and forfeits per seat, vacations.
     pub clock: Clocks,
+    /// The messages written at the table so far (never read by the rules).
+    pub press: Arc<Conversation>,
 }
 
 /// The current token generations of the host and the referee (0 until one
@@ -193,6 +196,8 @@ struct Saved {
     undo: Vec<UndoStep>,
     #[serde(default)]
     clock: Clocks,
+    #[serde(default, skip_serializing_if = "Conversation::is_empty")]
+    press: Conversation,
 }
 
 /// What a snapshot holds ([`Table::snapshot`]): the position less what its
@@ -212,6 +217,9 @@ struct Held {
     setup_end: u64,
     undo: Vec<UndoStep>,
     clock: Clocks,
+    /// Left out while no message was written (as in snapshots made before).
+    #[serde(default, skip_serializing_if = "Conversation::is_empty")]
+    press: Conversation,
     state: Value,
 }
 
@@ -403,6 +411,7 @@ impl Table {
                 forfeited: vec![false; seats.len()],
                 vacation_until: vec![None; seats.len()],
             },
+            press: Arc::default(),
         })
     }
 
@@ -501,6 +510,9 @@ impl Table {
                     *t = 0;
                 }
             }
+            KernelEvent::MessageSent { .. }
+            | KernelEvent::MessageHidden { .. }
+            | KernelEvent::MessageReported { .. } => Arc::make_mut(&mut self.press).apply(seq, event),
         }
         Ok(())
     }
@@ -746,6 +758,7 @@ impl Table {
             setup_end: self.setup_end,
             undo: self.undo.clone(),
             clock: self.clock.clone(),
+            press: (*self.press).clone(),
         })
         .expect("JSON")
     }
@@ -765,6 +778,7 @@ impl Table {
             setup_end: self.setup_end,
             undo: self.undo.clone(),
             clock: self.clock.clone(),
+            press: (*self.press).clone(),
             state: self.game.save(&self.state),
         };
         let held = serde_json::to_value(held).expect("JSON");
@@ -795,6 +809,7 @@ impl Table {
                 t.setup_end = h.setup_end;
                 t.undo = h.undo;
                 t.clock = h.clock;
+                t.press = Arc::new(h.press);
                 Ok(t)
             }
             Some((b'{', _)) => {
@@ -831,6 +846,7 @@ impl Table {
             setup_end: s.setup_end,
             undo: s.undo,
             clock: s.clock,
+            press: Arc::new(s.press),
         })
     }
 }
@@ -934,6 +950,23 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::SubstituteSeated { seat, name: n } => format!("{n} takes over seat {}", seat + 1),
         KernelEvent::SeatForfeited { seat, reason } => format!("{} forfeits: {reason}", name(seat)),
         KernelEvent::SeatReturned { seat } => format!("{} is back and plays their seat again", name(seat)),
+        KernelEvent::MessageSent { from, to, text, .. } => {
+            let who = match from {
+                Actor::Seat(s) => name(s),
+                Actor::Host => "The host".into(),
+                Actor::Referee => "The referee".into(),
+                Actor::System => "Someone".into(),
+            };
+            let whom = match to.as_slice() {
+                [] => "everyone".to_owned(),
+                seats => seats.iter().map(name).collect::<Vec<_>>().join(", "),
+            };
+            format!("{who} to {whom}: {text}")
+        }
+        KernelEvent::MessageHidden { message, reason, .. } => format!("Message {message} hidden: {reason}"),
+        KernelEvent::MessageReported { message, by, reason } => {
+            format!("{} reported message {message}: {reason}", name(by))
+        }
     }
 }
 

@@ -16,6 +16,7 @@ mod head;
 mod host;
 pub mod limits;
 mod mail;
+mod messages;
 pub mod openapi;
 mod ops;
 mod request;
@@ -65,6 +66,10 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::POST, "/api/v1/games/{id}/undo", web::post().to(undo)),
         (Method::GET, "/api/v1/games/{id}/events", web::get().to(events)),
         (Method::GET, "/api/v1/games/{id}/stream", web::get().to(stream)),
+        (Method::GET, "/api/v1/games/{id}/messages", web::get().to(messages::list)),
+        (Method::POST, "/api/v1/games/{id}/messages", web::post().to(messages::post)),
+        (Method::POST, "/api/v1/games/{id}/messages/{seq}/hide", web::post().to(messages::hide)),
+        (Method::POST, "/api/v1/games/{id}/messages/{seq}/report", web::post().to(messages::report)),
         (Method::POST, "/api/v1/games/{id}/rollback", web::post().to(rollback)),
         (Method::POST, "/api/v1/games/{id}/fork", web::post().to(fork)),
         (Method::GET, "/api/v1/games/{id}/verify", web::get().to(verify)),

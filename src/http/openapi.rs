@@ -55,6 +55,11 @@ fn seat() -> Value {
             "description": "the seat number, from 0; a seat the game does not have is 422" })
 }
 
+fn message_seq() -> Value {
+    json!({ "name": "seq", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 },
+            "description": "the message's seq (its id); one the token does not read is 404" })
+}
+
 fn idem() -> Value {
     json!({ "name": "Idempotency-Key", "in": "header", "required": false,
             "schema": { "type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[!-~]([ -~]*[!-~])?$" },
@@ -231,6 +236,10 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     g.subschema_for::<t::Rollback>();
     g.subschema_for::<t::Fork>();
     g.subschema_for::<t::Reissue>();
+    g.subschema_for::<t::Message>();
+    g.subschema_for::<t::Messages>();
+    g.subschema_for::<t::NewMessage>();
+    g.subschema_for::<t::MessageReason>();
     let mut defs = g.take_definitions(true);
     // Two fields the server reads as free JSON, described by their own schemas.
     if let Some(props) = defs.get_mut("CreateGame").and_then(|c| c.get_mut("properties")) {
@@ -405,13 +414,35 @@ pub fn document(registry: &Registry) -> Value {
                 "responses": responses(read, json!({ "200": ok_linked("events from `from` to `to`, both included; empty when from > to", "Events", events_links()) })) } },
             "/api/v1/games/{id}/stream": { "get": { "operationId": "streamEvents",
                 "summary": "server-sent events as the log grows (`Last-Event-ID` resumes; `?token=` for browsers, only here)",
-                "description": "Frames `event: event` carry Event objects (id: the seq). The stream ends with one `event: closed` frame (a StreamClosed object): `over` once the game has ended, `revoked` when the seat's links were revoked (nothing after the revocation is sent). Open streams are bounded per client (`server.max_streams_per_client`, default 16: past it 429) and in total (`server.max_streams`: past it 503), both with `Retry-After`.",
+                "description": "Frames `event: event` carry Event objects (id: the seq); after the event of a message the token reads (or of its hiding), a frame `event: message` carries the Message as the token reads it. The stream ends with one `event: closed` frame (a StreamClosed object): `over` once the game has ended, `revoked` when the seat's links were revoked (nothing after the revocation is sent). Open streams are bounded per client (`server.max_streams_per_client`, default 16: past it 429) and in total (`server.max_streams`: past it 503), both with `Retry-After`.",
                 "security": [{}, { "bearer": [] }],
                 "parameters": [id(), number("from", 0, "replay the log from this event first"),
                     { "name": "token", "in": "query", "required": false, "schema": { "type": "string" }, "description": "the token, for clients that cannot set headers (only this route takes it)" }],
                 "responses": responses(read, json!({ "200": { "description": "text/event-stream of Event objects, then one StreamClosed", "content": { "text/event-stream": { "schema": { "type": "string" } } } },
                     "429": problem("this client holds the most event streams one client may (see Retry-After)"),
                     "503": problem("the server holds the most event streams it keeps open (see Retry-After), or the store is unavailable") })) } },
+            "/api/v1/games/{id}/messages": {
+                "get": { "operationId": "listMessages", "summary": "the conversation the token reads, oldest first, in pages", "security": [{}, { "bearer": [] }],
+                    "description": "A message is read only by its channel's seats and its writer while the game runs (the channel of everyone: every seat, the host and the referee); after the end as the game's `press.after_end` says. Without a token only messages made public after the end are listed.",
+                    "parameters": [id(),
+                        { "name": "channel", "in": "query", "required": false, "schema": { "type": "string", "maxLength": 200, "pattern": "^(all|[0-9]{1,3}(-[0-9]{1,3})*)$" }, "description": "only this channel: \"all\", or its seats in order joined by \"-\" (\"0-2\")" },
+                        number("since", 0, "only messages written after this seq"),
+                        { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 200 }, "description": "at most this many (default and most: 200); `next` says where the next page starts" }],
+                    "responses": responses(read, json!({ "200": ok("one page of messages", "Messages") })) },
+                "post": { "operationId": "postMessage", "summary": "write a message to everyone or to a set of seats (a seat, the host or the referee)", "security": [{ "bearer": [] }],
+                    "description": "Plain text; links are shown as text and never followed. The game's press options decide who may write what and when (422 says why not). Each writer may write `press.per_hour` messages an hour (429 with Retry-After past it); a message past `press.max_chars` characters is 413.",
+                    "parameters": [id()], "requestBody": body("NewMessage", true),
+                    "responses": responses(seat_takes, json!({ "201": ok("written: the message as its writer sees it", "Message"),
+                        "409": problem("the game is over"),
+                        "413": problem("the body is over the size limit, or the message is longer than a message may be"),
+                        "422": problem("the game's press options do not allow it now, an empty message, or a seat it does not have"),
+                        "429": too_many("this writer wrote as many messages as one may in an hour") })) } },
+            "/api/v1/games/{id}/messages/{seq}/hide": { "post": { "operationId": "hideMessage", "summary": "hide a message from its readers, with a reason (host or referee); the moderators still read it",
+                "security": [{ "bearer": [] }], "parameters": [id(), message_seq()], "requestBody": body("MessageReason", true),
+                "responses": responses(seat_takes, json!({ "200": ok("hidden", "Message"), "409": problem("the game is over"), "422": problem("hidden already") })) } },
+            "/api/v1/games/{id}/messages/{seq}/report": { "post": { "operationId": "reportMessage", "summary": "report a message to the host and the referee (a seat that reads it)",
+                "security": [{ "bearer": [] }], "parameters": [id(), message_seq()], "requestBody": body("MessageReason", true),
+                "responses": responses(seat_takes, json!({ "200": ok("reported", "Message"), "409": problem("the game is over"), "422": problem("reported already") })) } },
             "/api/v1/games/{id}/rollback": { "post": { "operationId": "rollback", "summary": "void every event after to_seq, with a reason (host or referee); appended, never deleted",
                 "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("Rollback", true),
                 "responses": responses(seat_takes, json!({ "200": ok_linked("rolled back", "Accepted", events_links()), "409": problem("the game is over"), "422": problem("bad target") })) } },

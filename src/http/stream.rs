@@ -58,6 +58,8 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         svc: Svc,
         game: String,
         viewer: Viewer,
+        /// The token's claims, for the messages it reads.
+        claims: Option<crate::auth::Claims>,
         /// The seat and token generation a seat's stream was opened with.
         seat: Option<(runestone_engine::Seat, u32)>,
         rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
@@ -77,6 +79,7 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         svc: svc.clone(),
         game,
         viewer,
+        claims: c.clone(),
         seat,
         rx,
         queue: backlog,
@@ -95,11 +98,15 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
             if let Some(v) = st.queue.pop_front() {
                 let seq = v["seq"].as_u64().unwrap_or(0);
                 st.last = Some(seq);
+                let press = st.message_after(&v, seq).await;
                 let data = match through::<types::Event>(v) {
                     Ok(e) => serde_json::to_string(&e).expect("JSON"),
                     Err(v) => v.to_string(),
                 };
-                let frame = format!("id: {seq}\nevent: event\ndata: {data}\n\n");
+                let mut frame = format!("id: {seq}\nevent: event\ndata: {data}\n\n");
+                if let Some(m) = press {
+                    frame.push_str(&format!("event: message\ndata: {m}\n\n"));
+                }
                 return Some((Ok::<_, actix_web::Error>(Bytes::from(frame)), st));
             }
             if let Some(why) = st.closing.take() {
@@ -185,6 +192,26 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         }
     });
     impl St {
+        /// The `message` frame's data after the event `v` at `seq`: the
+        /// message it wrote, hid or reported, as this token reads it now.
+        async fn message_after(&self, v: &Value, seq: u64) -> Option<String> {
+            let event = &v["body"]["event"];
+            let target = match (v["body"]["kind"].as_str(), event["type"].as_str()) {
+                (Some("kernel"), Some("MessageSent")) => seq,
+                (Some("kernel"), Some("MessageHidden" | "MessageReported")) => event["message"].as_u64()?,
+                // The host reads the table's messages though the public cut of
+                // the log hides them.
+                _ if v["hidden"] == Value::Bool(true) => seq,
+                _ => return None,
+            };
+            let m = self.svc.message_for(&self.game, self.claims.as_ref(), target).await.ok()??;
+            let v = serde_json::to_value(m).expect("JSON");
+            Some(match through::<types::Message>(v) {
+                Ok(m) => serde_json::to_string(&m).expect("JSON"),
+                Err(v) => v.to_string(),
+            })
+        }
+
         /// Queues the events after the last one queued, read back from the
         /// log (after a lag, or appended through another node), once the
         /// link is checked again; a link no longer good closes the stream

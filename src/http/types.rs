@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::service::policy_or_null;
+pub use crate::service::press::{Message, MessageReason, Messages, NewMessage, PressOptions};
 
 fn any_command(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "$ref": "#/components/schemas/AnyCommand", "description": "a command of the game's ruleset (its Command schema)" })
@@ -280,6 +281,8 @@ pub struct Summary {
     pub forked_from: Option<ForkOrigin>,
     pub outcome: Option<Outcome>,
     pub deadlines: Deadlines,
+    /// Messages between the players: what the game allows.
+    pub press: PressOptions,
 }
 
 /// Who an answer is cut for: the public (also hosts), one seat, or the referee.
@@ -322,6 +325,10 @@ pub struct View {
     pub unavailable: Vec<UnavailableAction>,
     pub over: bool,
     pub outcome: Option<Outcome>,
+    /// The conversation as it stood at the position shown: the latest
+    /// messages (at most 100) the viewer reads, oldest first. The host
+    /// reads its own through `GET …/messages`.
+    pub messages: Vec<Message>,
 }
 
 fn template_base(_: &mut SchemaGenerator) -> Schema {
@@ -492,6 +499,29 @@ pub enum KernelEvent {
     },
     SeatReturned {
         seat: u8,
+    },
+    /// A message; `to` is its channel's seats (empty: everyone at the table).
+    MessageSent {
+        from: Actor,
+        to: Vec<u8>,
+        text: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        anonymous: bool,
+        after_end: runestone_engine::press::AfterEnd,
+        at: String,
+    },
+    /// The host or the referee hid the message written at seq `message`.
+    MessageHidden {
+        message: u64,
+        by: Actor,
+        to: Vec<u8>,
+        reason: String,
+    },
+    /// A seat reported the message written at seq `message`.
+    MessageReported {
+        message: u64,
+        by: u8,
+        reason: String,
     },
 }
 

@@ -64,6 +64,9 @@ pub struct CreateGame {
     /// The deadline policy; stored as given until deadlines are enforced.
     #[serde(default)]
     pub deadlines: Value,
+    /// Messages between the players: full press unless chosen otherwise.
+    #[serde(default)]
+    pub press: Option<super::press::PressOptions>,
 }
 
 /// What a new game's creator receives. Tokens appear only here.
@@ -188,6 +191,7 @@ impl Service {
             }
         }
         let policy = super::deadlines::Policy::parse(&spec.deadlines).map_err(ServiceError::Unprocessable)?;
+        let press = spec.press.unwrap_or_default().checked()?;
         if let Some(Some(address)) = &held {
             self.access().confirmations.take(address).map_err(|wait| {
                 ServiceError::too_many(&format!("confirmations were mailed to {address} too often"), wait)
@@ -217,6 +221,7 @@ impl Service {
             deadlines: spec.deadlines,
             clocks: Default::default(),
             mail_held: held.is_some(),
+            press,
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })

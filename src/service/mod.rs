@@ -34,6 +34,7 @@ mod ladder_tests;
 mod notify;
 #[cfg(test)]
 mod pace_tests;
+pub mod press;
 mod seats;
 mod view;
 mod words;
@@ -90,6 +91,9 @@ pub enum ServiceError {
     /// seconds until it may ask again.
     #[error("{0}")]
     TooMany(String, u64),
+    /// What was sent is past its bound (a message too long to keep).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl ServiceError {
@@ -121,6 +125,9 @@ pub(crate) struct GameRecord {
     /// address (a game created without the instance key).
     #[serde(default)]
     pub mail_held: bool,
+    /// The game's press options.
+    #[serde(default)]
+    pub press: press::PressOptions,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -184,6 +191,8 @@ pub struct Service {
     /// How far each game's chain has been checked by this service (a fold
     /// from the store hashes only the events after it).
     chain: crate::store::codec::ChainMemory,
+    /// The bounds on messages ([`Service::set_press_limits`]).
+    press: std::sync::OnceLock<press::PressLimits>,
 }
 
 /// Whether the position after event `seq` is kept as a snapshot: only at the
@@ -260,6 +269,7 @@ impl Service {
             access: std::sync::OnceLock::new(),
             clock_behind: Default::default(),
             chain: Default::default(),
+            press: std::sync::OnceLock::new(),
         }
     }
     /// The service's clock.

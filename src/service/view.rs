@@ -47,6 +47,7 @@ struct ViewAnswerRest<'a> {
     unavailable: Vec<runestone_engine::Unavailable>,
     over: bool,
     outcome: Option<runestone_engine::Outcome>,
+    messages: Vec<super::press::Message>,
 }
 
 impl Service {
@@ -138,6 +139,7 @@ impl Service {
                 "seed_commitment": t.created.seed_commitment,
                 "seed": t.seed_revealed,
                 "forked_from": t.created.forked_from,
+                "press": l.record.press,
                 "outcome": t.outcome(),
                 "deadlines": {
                     "policy": t.clock.policy,
@@ -234,6 +236,7 @@ impl Service {
             unavailable,
             over: is_over,
             outcome: position.outcome(),
+            messages: super::press::latest_for(position, viewer, over),
         };
         // `{first…,"view":VIEW,…rest}`: both parts are objects with members.
         let mut out = Vec::with_capacity(view.len() + 1024);

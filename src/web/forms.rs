@@ -405,6 +405,7 @@ pub fn create_request(form: &Form, rows: usize, fields: &[Value]) -> Result<Valu
         return Err(Value::Object(errors));
     }
     let mut request = json!({ "ruleset": ruleset, "options": options, "seats": seats, "deadlines": deadlines });
+    request["press"] = super::press::options_of(form);
     if !host.is_null() {
         request["host"] = host;
     }

@@ -167,13 +167,19 @@ pub(super) async fn render_game(
         None => None,
     };
     let pending = pending_list(&decisions(&view), &names, me, &summary, tz.as_deref());
+    let dots = board::seat_classes(rules, &view["view"], names.len());
+    let mut facts = super::press::page_facts(svc, game, claims, &summary).await;
+    facts["at_head"] = json!(at_head);
+    let thread = entered.values.get("channel").cloned().or_else(|| query(req).get("thread").cloned());
+    let press = super::press::panel(&view, &names, me, &facts, &dots, &entered, thread.as_deref());
     let mut ctx = json!({
         "table": table_header(rules, &summary, &view["view"], &names, &pending, me),
         "game": game,
         "summary": summary,
         "names": names,
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
-        "dots": board::seat_classes(rules, &view["view"], names.len()),
+        "dots": dots,
+        "press": press,
         "problem": problem,
         "pending": pending,
         "my_turn": my_turn,

@@ -26,8 +26,14 @@ pub(super) async fn log_and_position(
     let seq = view["seq"].as_u64().unwrap_or(head);
     let ruleset = view["ruleset"].as_str().unwrap_or_default();
     let rules = svc.registry().get(ruleset).map(|g| g.as_ref());
+    // Messages are shown in the conversation panel, not in the log.
+    let press = |e: &runestone_engine::Envelope| {
+        e.actor == runestone_engine::Actor::System
+            && matches!(&e.visibility, runestone_engine::Visibility::Seats(s) if s.is_empty())
+    };
     let log: Vec<Value> = events
         .iter()
+        .filter(|e| !press(&e.envelope))
         .map(|e| {
             let round = match (&e.envelope.body, rules) {
                 (runestone_engine::Body::Game { v, event }, Some(g)) if e.in_force => g.round_begun(*v, event),

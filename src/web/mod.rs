@@ -28,6 +28,7 @@ mod landing;
 mod log;
 mod new_game;
 mod page;
+mod press;
 mod rules;
 mod session;
 mod summary;
@@ -62,6 +63,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/games/{game}/commands").route(web::post().to(game::command)))
     .service(web::resource("/games/{game}/undo").route(web::post().to(game::undo)))
     .service(web::resource("/games/{game}/back").route(web::post().to(game::back)))
+    .service(web::resource("/games/{game}/messages").route(web::post().to(press::post)))
     .service(
         web::resource("/host/new")
             .route(web::get().to(new_game::host_new))

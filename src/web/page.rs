@@ -20,6 +20,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("landing.html", include_str!("../../templates/web/landing.html")),
     ("game.html", include_str!("../../templates/web/game.html")),
     ("forms.html", include_str!("../../templates/web/forms.html")),
+    ("press.html", include_str!("../../templates/web/press.html")),
     ("command_templates.html", include_str!("../../templates/web/command_templates.html")),
     ("host_new.html", include_str!("../../templates/web/host_new.html")),
     ("host_created.html", include_str!("../../templates/web/host_created.html")),

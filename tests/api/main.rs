@@ -22,6 +22,7 @@ mod openapi;
 mod pace;
 mod paused_store;
 mod postgres;
+mod press;
 mod process;
 mod program_mail;
 mod program_web;

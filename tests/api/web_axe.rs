@@ -89,6 +89,24 @@ fn axe_finds_no_serious_or_critical_violation_on_any_page_or_mail() {
         }
     }
 
+    // The conversation panel with a thread open and a new message counted.
+    let created = app.create("thingvellir", 3, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    for (from, to) in [(1, json!([0])), (2, json!(null))] {
+        let mut body = json!({"text": "Shall we talk before the Thing?"});
+        if !to.is_null() {
+            body["to"] = to;
+        }
+        let r = app.post(&format!("/api/v1/games/{game}/messages"), Some(&tokens[from]), &body);
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    d.go(&format!("{}/play/{game}?token={}", app.base, tokens[0]));
+    d.loads(|| d.click(&d.find("#enter")));
+    d.go(&format!("{}/games/{game}?thread=0-1", app.base));
+    d.wait_until("the unread count", || d.text("#press-unread") == "1 new");
+    check(&d, "the conversation panel, a thread open");
+
     // A Bardagi turn, with one of the clan's units selected on the map (the
     // board as the input: its lit areas are buttons).
     let created = app.create("bardagi", 2, json!({}));

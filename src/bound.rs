@@ -227,6 +227,17 @@ impl OffWorker {
         off_worker(&self.0, move |s| async move { s.reissue(&game, &claims, seat, reason).await }).await
     }
 
+    pub async fn reissue_holder(
+        &self,
+        game: &str,
+        claims: &Claims,
+        holder: runestone_engine::Holder,
+        reason: String,
+    ) -> Result<Value> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.reissue_holder(&game, &claims, holder, reason).await }).await
+    }
+
     pub async fn fork(&self, game: &str, claims: &Claims, req: Value) -> Result<Answer> {
         let (game, claims) = (game.to_owned(), claims.clone());
         off_worker(&self.0, move |s| async move { s.fork(&game, &claims, req).await }).await

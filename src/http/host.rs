@@ -27,7 +27,37 @@ pub(super) async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String,
     let (game, seat) = path.into_inner();
     let c = required_claims(&svc, &req, &game).await?;
     let seat = seat_param(&svc, &game, &seat).await?;
-    let reason = match read_json(&req, body).await {
+    let reason = reason_of(&req, body).await?;
+    Ok(typed::<types::NewLink>(svc.reissue(&game, &c, seat, reason).await?))
+}
+
+/// The host's own new token, or the referee's: the old one revoked.
+pub(super) async fn reissue_role(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: Payload,
+) -> ApiResult {
+    let (game, role) = path.into_inner();
+    let c = required_claims(&svc, &req, &game).await?;
+    let holder = match role.as_str() {
+        "host" => runestone_engine::Holder::Host,
+        "referee" => runestone_engine::Holder::Referee,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "there is no role \"{}\" with a token to reissue: it is host or referee",
+                shown(other)
+            )))
+        }
+    };
+    let reason = reason_of(&req, body).await?;
+    Ok(typed::<types::RoleLink>(svc.reissue_holder(&game, &c, holder, reason).await?))
+}
+
+/// The optional `{"reason": "..."}` of a new link or token (an empty body
+/// gives none).
+async fn reason_of(req: &HttpRequest, body: Payload) -> ApiResult<String> {
+    Ok(match read_json(req, body).await {
         Ok(Value::Object(o)) => {
             if let Some(k) = o.keys().find(|k| *k != "reason") {
                 return Err(ApiError::bad_request(format!(
@@ -44,8 +74,7 @@ pub(super) async fn reissue(svc: Svc, req: HttpRequest, path: web::Path<(String,
         Ok(_) => return Err(ApiError::bad_request("the body must be a JSON object: {\"reason\": \"...\"}")),
         Err(e) if e.status == StatusCode::BAD_REQUEST && e.detail.contains("empty") => String::new(),
         Err(e) => return Err(e),
-    };
-    Ok(typed::<types::NewLink>(svc.reissue(&game, &c, seat, reason).await?))
+    })
 }
 
 pub(super) async fn substitute(

@@ -39,7 +39,7 @@ pub use server::{serve, Serving};
 
 use crate::service::shown;
 use games::{create_game, events, game_summary, ruleset, rulesets, submit, undo, verify, view};
-use host::{clock, dead_letters, fork, reissue, retry_dead_letter, rollback, substitute};
+use host::{clock, dead_letters, fork, reissue, reissue_role, retry_dead_letter, rollback, substitute};
 use ops::{healthz, metrics, openapi_json};
 use stream::stream;
 
@@ -75,6 +75,7 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::GET, "/api/v1/games/{id}/verify", web::get().to(verify)),
         (Method::POST, "/api/v1/games/{id}/seats/{seat}/token", web::post().to(reissue)),
         (Method::POST, "/api/v1/games/{id}/seats/{seat}/substitute", web::post().to(substitute)),
+        (Method::POST, "/api/v1/games/{id}/roles/{role}/token", web::post().to(reissue_role)),
         (Method::POST, "/api/v1/games/{id}/clock", web::post().to(clock)),
         (Method::GET, "/api/v1/games/{id}/dead-letters", web::get().to(dead_letters)),
         (Method::POST, "/api/v1/games/{id}/dead-letters/{mail}/retry", web::post().to(retry_dead_letter)),

@@ -240,6 +240,7 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     g.subschema_for::<t::Messages>();
     g.subschema_for::<t::NewMessage>();
     g.subschema_for::<t::MessageReason>();
+    g.subschema_for::<t::RoleLink>();
     let mut defs = g.take_definitions(true);
     // Two fields the server reads as free JSON, described by their own schemas.
     if let Some(props) = defs.get_mut("CreateGame").and_then(|c| c.get_mut("properties")) {
@@ -457,6 +458,10 @@ pub fn document(registry: &Registry) -> Value {
             "/api/v1/games/{id}/seats/{seat}/token": { "post": { "operationId": "reissueSeatToken", "summary": "revoke a seat's links and issue a new one (host); its open streams close",
                 "security": [{ "bearer": [] }], "parameters": [id(), seat()], "requestBody": body("Reissue", false),
                 "responses": responses(seat_takes, json!({ "200": ok("the new link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat") })) } },
+            "/api/v1/games/{id}/roles/{role}/token": { "post": { "operationId": "reissueRoleToken", "summary": "revoke the host's own token or the referee's and issue a new one (host); the old one stops working at once",
+                "security": [{ "bearer": [] }], "parameters": [id(), { "name": "role", "in": "path", "required": true, "schema": { "type": "string", "enum": ["host", "referee"] },
+                    "description": "whose token: host or referee; any other is 400" }], "requestBody": body("Reissue", false),
+                "responses": responses(seat_takes, json!({ "200": ok("the new token (and the host's link)", "RoleLink") })) } },
             "/api/v1/games/{id}/seats/{seat}/substitute": { "post": { "operationId": "substituteSeat", "summary": "seat a substitute (host): old links revoked (their streams close), the new player invited",
                 "security": [{ "bearer": [] }], "parameters": [id(), seat()], "requestBody": body("SeatSpec", true),
                 "responses": responses(seat_takes, json!({ "200": ok("the substitute's link", "NewLink"), "409": problem("the game is over"), "422": problem("no such seat, bad name, address or time zone"), "429": too_many("more mail than the game's host may cause per hour") })) } },

@@ -62,6 +62,9 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         claims: Option<crate::auth::Claims>,
         /// The seat and token generation a seat's stream was opened with.
         seat: Option<(runestone_engine::Seat, u32)>,
+        /// The holder (host or referee) and token generation of a host's
+        /// or a referee's stream.
+        holder: Option<(runestone_engine::Holder, u32)>,
         rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
         queue: VecDeque<Value>,
         last: Option<u64>,
@@ -75,12 +78,18 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         _slot: Option<super::limits::StreamSlot>,
     }
     let seat = c.as_ref().and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat).map(|s| (s, c.gen)));
+    let holder = c.as_ref().and_then(|c| match c.role {
+        crate::auth::Role::Host => Some((runestone_engine::Holder::Host, c.gen)),
+        crate::auth::Role::Referee => Some((runestone_engine::Holder::Referee, c.gen)),
+        crate::auth::Role::Seat => None,
+    });
     let st = St {
         svc: svc.clone(),
         game,
         viewer,
         claims: c.clone(),
         seat,
+        holder,
         rx,
         queue: backlog,
         last: from.checked_sub(1),
@@ -125,6 +134,13 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
                                 {
                                     fresh.push(e.clone());
                                     st.closing = Some(closing_revoked(*seat, reason));
+                                    break;
+                                }
+                                Some(runestone_engine::KernelEvent::RoleTokenRevoked { role, generation, reason })
+                                    if st.holder.is_some_and(|(h, g)| h == *role && g != *generation) =>
+                                {
+                                    fresh.push(e.clone());
+                                    st.closing = Some(closing_role_revoked(*role, reason));
                                     break;
                                 }
                                 Some(runestone_engine::KernelEvent::RolledBack { .. }) if st.seat.is_some() => {
@@ -266,6 +282,21 @@ pub(super) fn closing_revoked(seat: runestone_engine::Seat, reason: &str) -> typ
         detail: format!(
             "the links of seat {seat} were revoked by the host{why}; this stream is closed. \
              Use the newest link you were sent"
+        ),
+        head: None,
+        outcome: None,
+    }
+}
+
+/// The stream's final event when the host's or the referee's token it was
+/// opened with is replaced.
+fn closing_role_revoked(holder: runestone_engine::Holder, reason: &str) -> types::StreamClosed {
+    let why = if reason.is_empty() { String::new() } else { format!(" ({reason})") };
+    types::StreamClosed {
+        reason: types::ClosedReason::Revoked,
+        detail: format!(
+            "the {} token this stream was opened with was replaced by the host{why}; this stream is closed",
+            holder.name()
         ),
         head: None,
         outcome: None,

@@ -679,6 +679,19 @@ pub struct NewLink {
     pub link: String,
 }
 
+/// The host's or the referee's new token (the old one revoked).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoleLink {
+    /// `host` or `referee`.
+    pub role: String,
+    pub generation: u32,
+    pub token: String,
+    /// The host's new link to the host page; null for the referee, whose
+    /// token is for the API.
+    pub link: Option<String>,
+}
+
 /// A pending decision's clock.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

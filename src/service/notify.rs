@@ -509,7 +509,7 @@ impl Service {
     /// An alert to the host, if the host gave an address.
     pub(crate) fn host_alert(&self, t: &Table, record: &GameRecord, seq: u64, alert: &str) -> Option<SideWrite> {
         let host = record.host.as_ref()?;
-        let token = self.keys().issue(&t.game_id, Role::Host, None, 0, self.now());
+        let token = self.keys().issue(&t.game_id, Role::Host, None, t.holders.host, self.now());
         let ctx = json!({
             "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
             "alert": alert, "link": self.link(&t.game_id, &token),

@@ -1,7 +1,7 @@
 //! The seats: checking a token, issuing a seat's new link, a seat's name,
 //! and its mail preferences.
 
-use runestone_engine::Actor;
+use runestone_engine::{Actor, Holder};
 use serde_json::{json, Value};
 
 use super::{again_on_conflict, record_key, shown, Result, Service, ServiceError};
@@ -23,6 +23,25 @@ impl Service {
                 shown(&claims.sub),
                 shown(game)
             )));
+        }
+        if let Some(holder) = holder_of(claims.role) {
+            let slot = self.slot(game);
+            let mut guard = slot.game.lock().await;
+            let loaded = self.loaded(game, &mut guard).await?;
+            let current = loaded.table.holders.of(holder);
+            if claims.gen > current {
+                return Err(ServiceError::Unauthorized(format!(
+                    "this token names generation {} of the {} token, which the game never issued",
+                    claims.gen,
+                    holder.name()
+                )));
+            }
+            if claims.gen != current {
+                return Err(ServiceError::Unauthorized(format!(
+                    "this {} token was replaced by a newer one; use the newest",
+                    holder.name()
+                )));
+            }
         }
         if let (Role::Seat, Some(seat)) = (claims.role, claims.seat) {
             let slot = self.slot(game);
@@ -65,6 +84,30 @@ impl Service {
         let gen = loaded.table.generations[seat as usize];
         let token = self.keys.issue(game, Role::Seat, Some(seat), gen, self.clock.now());
         Ok(json!({ "seat": seat, "generation": gen, "link": self.link(game, &token), "token": token }))
+    }
+    /// Revoke the host's own token or the referee's, and issue a new one
+    /// (host only): the old one stops working at once. The host's new token
+    /// comes with its link; the referee's is for the API.
+    pub async fn reissue_holder(&self, game: &str, claims: &Claims, holder: Holder, reason: String) -> Result<Value> {
+        if claims.role != Role::Host {
+            return Err(ServiceError::Forbidden(format!("only the host can issue a new {} token", holder.name())));
+        }
+        let slot = self.slot(game);
+        let mut guard = self.settled(&slot).await;
+        let loaded = self.loaded(game, &mut guard).await?;
+        limits::text("the reason", &reason, limits::TEXT_MAX).map_err(ServiceError::BadRequest)?;
+        let reason =
+            if reason.trim().is_empty() { format!("new {} token issued by the host", holder.name()) } else { reason };
+        let draft = loaded.table.revoke_holder(Actor::Host, holder, &reason);
+        self.commit(&slot, loaded, vec![draft], |_, _| Vec::new()).await?;
+        let generation = loaded.table.holders.of(holder);
+        let role = match holder {
+            Holder::Host => Role::Host,
+            Holder::Referee => Role::Referee,
+        };
+        let token = self.keys.issue(game, role, None, generation, self.clock.now());
+        let link = (holder == Holder::Host).then(|| self.link(game, &token));
+        Ok(json!({ "role": holder.name(), "generation": generation, "token": token, "link": link }))
     }
     /// A seat's display name.
     pub async fn seat_name(&self, game: &str, seat: u8) -> Result<String> {
@@ -136,5 +179,15 @@ impl Service {
             Ok(())
         })
         .await
+    }
+}
+
+/// The holder a role's token belongs to (the host or the referee), whose
+/// tokens are revoked by generation; `None` for a seat's.
+fn holder_of(role: Role) -> Option<Holder> {
+    match role {
+        Role::Host => Some(Holder::Host),
+        Role::Referee => Some(Holder::Referee),
+        Role::Seat => None,
     }
 }

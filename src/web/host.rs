@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use actix_web::http::StatusCode;
 use actix_web::web;
 use actix_web::HttpRequest;
+use runestone_engine::Holder;
 use serde_json::{json, Value};
 
 use super::board;
@@ -13,7 +14,7 @@ use super::forms::{Entered, Form};
 use super::log::log_and_position;
 use super::new_game::created_page;
 use super::page::{render, see_other, words, PageError, PageResult};
-use super::session::{at_of, check_csrf, game_id, host_claims, query, Csrf};
+use super::session::{at_of, check_csrf, game_id, host_claims, query, session_cookie, Csrf, Kind};
 use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list, when};
 use super::Svc;
 use crate::auth::Claims;
@@ -192,6 +193,46 @@ pub(super) async fn host_reissue(
             render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await
         }
         Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("reissue", error, entered)).await,
+    }
+}
+
+/// The host's own new token or the referee's, once the host ticked that
+/// the old one stops working. The host's session moves to its new token.
+pub(super) async fn host_reissue_role(
+    svc: Svc,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Form>,
+) -> PageResult {
+    let HostForm { game, claims, entered } = HostForm::check(&svc, &req, path, &form).await?;
+    let holder = match form.get("role").unwrap_or_default().trim() {
+        "host" => Holder::Host,
+        "referee" => Holder::Referee,
+        other => {
+            let error = format!("{other:?} is not a token the host can reissue; choose the host's or the referee's");
+            return refused(&svc, &req, &game, &claims, HostNote::refused("role", error, entered)).await;
+        }
+    };
+    if form.get("confirm") != Some("yes") {
+        let error = format!(
+            "tick the box to confirm: the old {} token stops working at once, and nothing was changed",
+            holder.name()
+        );
+        return refused(&svc, &req, &game, &claims, HostNote::refused("role", error, entered)).await;
+    }
+    let reason = form.get("reason").unwrap_or_default().trim().to_owned();
+    match svc.reissue_holder(&game, &claims, holder, reason).await.map_err(words) {
+        Ok(v) => {
+            let token = v["token"].as_str().unwrap_or_default().to_owned();
+            let claims = if holder == Holder::Host { svc.authorize(&game, &token).await? } else { claims };
+            let note = HostNote { form: Some("role"), new_link: Some(v), ..HostNote::default() };
+            let mut res = render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await?;
+            if holder == Holder::Host {
+                let _ = res.add_cookie(&session_cookie(&req, Kind::Host, &game, &token, &claims));
+            }
+            Ok(res)
+        }
+        Err(error) => refused(&svc, &req, &game, &claims, HostNote::refused("role", error, entered)).await,
     }
 }
 

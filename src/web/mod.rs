@@ -72,6 +72,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/host/{game}").route(web::get().to(host::host_page)))
     .service(web::resource("/host/{game}/rollback").route(web::post().to(host::host_rollback)))
     .service(web::resource("/host/{game}/reissue").route(web::post().to(host::host_reissue)))
+    .service(web::resource("/host/{game}/reissue-role").route(web::post().to(host::host_reissue_role)))
     .service(web::resource("/host/{game}/fork").route(web::post().to(host::host_fork)))
     .service(web::resource("/host/{game}/clock").route(web::post().to(host::host_clock)))
     .service(web::resource("/host/{game}/substitute").route(web::post().to(host::host_substitute)));

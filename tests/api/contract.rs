@@ -121,6 +121,43 @@ fn a_revoked_link_cuts_off_its_open_stream_at_once_with_a_final_event_saying_why
     }
 }
 
+/// A referee's or a host's open stream ends as soon as the host replaces
+/// the token it was opened with, before any later event (a referee's
+/// stream would show every secret).
+#[test]
+fn a_replaced_referee_or_host_token_cuts_off_its_open_stream() {
+    let app = TestApp::spawn();
+    let created = app.create("duel", 2, json!({"rounds": 1}));
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let referee = str_of(&created, "referee_token").to_owned();
+    let seats = seat_tokens(&created);
+    let path = format!("/api/v1/games/{game}/stream");
+    let referee_stream = open_stream(&app, &path, Some(&referee));
+    let host_stream = open_stream(&app, &path, Some(&host));
+    app.post(&format!("/api/v1/games/{game}/roles/referee/token"), Some(&host), &json!({"reason": "leaked"})).ok();
+    app.submit(&game, &seats[0], json!({"type": "Bid", "amount": 3})).ok();
+    let (before, closed) = until_closed(&referee_stream);
+    assert_eq!(closed.data["reason"], "revoked", "{}", closed.data);
+    assert!(
+        closed.data["detail"].as_str().unwrap().contains("referee token")
+            && closed.data["detail"].as_str().unwrap().contains("leaked"),
+        "{}",
+        closed.data
+    );
+    for f in &before {
+        assert_ne!(f.data["body"]["event"]["type"], "BidPlaced", "the old referee token saw a later bid: {}", f.data);
+    }
+    let f = next(&host_stream).expect("the host's stream goes on");
+    assert_eq!(f.data["body"]["event"]["type"], "RoleTokenRevoked", "{}", f.data);
+    let new_host = app.post(&format!("/api/v1/games/{game}/roles/host/token"), Some(&host), &json!({})).ok().clone();
+    let (_, closed) = until_closed(&host_stream);
+    assert_eq!(closed.data["reason"], "revoked", "{}", closed.data);
+    assert!(closed.data["detail"].as_str().unwrap().contains("host token"), "{}", closed.data);
+    app.raw("GET", &path, Some(&host), None, &[]).problem(401);
+    app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(str_of(&new_host, "token"))).ok();
+}
+
 #[test]
 fn the_stream_ends_with_the_game_and_a_stream_of_an_ended_game_closes_after_its_backlog() {
     let app = TestApp::spawn();

@@ -167,3 +167,44 @@ fn a_host_can_revoke_a_seat_link_and_issue_a_new_one() {
     app.submit(&game, &token, json!({"type": "Bid", "amount": 1})).ok();
     app.post(&format!("/api/v1/games/{game}/seats/1/token"), Some(&seats[0]), &json!({})).problem(403);
 }
+
+/// The host can replace its own token and the referee's: the old one stops
+/// working at once (its holder is told so in words), the new one works, and
+/// the log says it happened. Only the host may; the role is host or referee.
+#[test]
+fn a_host_can_replace_its_own_token_and_the_referees() {
+    let app = TestApp::spawn();
+    let created = app.create("duel", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let referee = str_of(&created, "referee_token").to_owned();
+    let seats = seat_tokens(&created);
+    let role = |r: &str| format!("/api/v1/games/{game}/roles/{r}/token");
+    let view = |t: &str| app.get(&format!("/api/v1/games/{game}/view"), Some(t));
+    app.post(&role("host"), Some(&seats[0]), &json!({})).problem(403);
+    app.post(&role("referee"), Some(&referee), &json!({})).problem(403);
+    let d = app.post(&role("judge"), Some(&host), &json!({})).problem(400);
+    assert!(d.contains("host or referee"), "{d}");
+    app.post(&role("referee"), Some(&host), &json!({"sneaky": 1})).problem(400);
+
+    let fresh =
+        app.post(&role("referee"), Some(&host), &json!({"reason": "the referee's laptop was stolen"})).ok().clone();
+    assert_eq!((fresh["role"].as_str(), fresh["generation"].as_u64()), (Some("referee"), Some(1)), "{fresh}");
+    assert!(fresh["link"].is_null(), "a referee's token is for the API: {fresh}");
+    let d = view(&referee).problem(401);
+    assert!(d.contains("replaced by a newer one"), "{d}");
+    assert_eq!(view(str_of(&fresh, "token")).ok()["viewer"], json!("referee"));
+
+    let mine = app.post(&role("host"), Some(&host), &json!({})).ok().clone();
+    assert_eq!((mine["role"].as_str(), mine["generation"].as_u64()), (Some("host"), Some(1)), "{mine}");
+    let new_host = str_of(&mine, "token").to_owned();
+    assert!(str_of(&mine, "link").ends_with(&format!("/play/{game}?token={new_host}")), "{mine}");
+    let d = app.post(&role("referee"), Some(&host), &json!({})).problem(401);
+    assert!(d.contains("replaced by a newer one"), "{d}");
+    let again = app.post(&role("referee"), Some(&new_host), &json!({})).ok().clone();
+    assert_eq!(again["generation"], 2);
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok().clone();
+    let texts: Vec<&str> = events["events"].as_array().unwrap().iter().filter_map(|e| e["text"].as_str()).collect();
+    assert_eq!(texts.iter().filter(|t| t.starts_with("The referee's old links revoked")).count(), 2, "{texts:#?}");
+    assert_eq!(texts.iter().filter(|t| t.starts_with("The host's old links revoked")).count(), 1, "{texts:#?}");
+}

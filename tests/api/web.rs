@@ -1295,3 +1295,43 @@ fn under_an_https_public_url_cookies_are_secure_and_answers_carry_hsts() {
     assert!(set.iter().all(|c| !c.split(';').any(|a| a.trim().eq_ignore_ascii_case("secure"))), "{set:?}");
     assert_eq!(hsts, None);
 }
+
+/// The host page issues the host a new token of its own, or the referee
+/// one, only once its box is ticked: the old token stops working at once,
+/// the host's browser stays signed in with the new one, and the page shows
+/// the new link or token.
+#[test]
+fn the_host_page_replaces_the_hosts_own_token_or_the_referees_once_confirmed() {
+    let app = TestApp::spawn();
+    let created = app.create("duel", 2, json!({}));
+    let game = str_of(&created, "game_id").to_owned();
+    let old_host = str_of(&created, "host_token").to_owned();
+    let old_referee = str_of(&created, "referee_token").to_owned();
+    let mut host = Browser::new(&app);
+    host.sign_in(&game, &old_host);
+    let page = host.get(&format!("/host/{game}"));
+    assert!(page.html.contains("id=\"role-form\"") && page.html.contains("id=\"role-confirm\""), "{}", page.html);
+    let csrf = host.csrf();
+    let path = format!("/host/{game}/reissue-role");
+    let unconfirmed = host.post(&path, &[("csrf", &csrf), ("role", "host")]);
+    assert_eq!(unconfirmed.status, 422, "{}", unconfirmed.html);
+    assert!(unconfirmed.html.contains("tick the box to confirm"), "{}", unconfirmed.html);
+    app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&old_host)).ok();
+
+    let referee = host.post(&path, &[("csrf", &csrf), ("role", "referee"), ("confirm", "yes")]);
+    assert_eq!(referee.status, 200, "{}", referee.html);
+    let token = referee.html.split("id=\"role-token\" class=\"wrap\">").nth(1).unwrap().split('<').next().unwrap();
+    assert_eq!(app.get(&format!("/api/v1/games/{game}/view"), Some(token)).ok()["viewer"], json!("referee"));
+    app.get(&format!("/api/v1/games/{game}/view"), Some(&old_referee)).problem(401);
+
+    let mine =
+        host.post(&path, &[("csrf", &csrf), ("role", "host"), ("confirm", "yes"), ("reason", "shared by mistake")]);
+    assert_eq!(mine.status, 200, "{}", mine.html);
+    assert!(mine.html.contains("id=\"role-link\""), "{}", mine.html);
+    assert!(mine.set_cookies.contains_key(&format!("rs_host_{game}")), "the session moves to the new token");
+    let d = app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&old_host)).problem(401);
+    assert!(d.contains("replaced by a newer one"), "{d}");
+    let again = host.get(&format!("/host/{game}"));
+    assert_eq!(again.status, 200, "the host is still signed in: {}", again.html);
+    assert!(again.html.contains("host&#x27;s old links revoked: shared by mistake"), "{}", again.html);
+}

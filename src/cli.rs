@@ -775,11 +775,13 @@ impl SimStats {
         if table.game().round_begun(*v, event).is_some() {
             self.rounds += 1;
         }
-        if !event.as_str().contains(r#""ProgramStep""#) {
+        // A game names its step event "ProgramStep" or, with snake_case tags, "program_step".
+        let text = event.as_str();
+        if !text.contains(r#""ProgramStep""#) && !text.contains(r#""program_step""#) {
             return;
         }
         let event = event.value();
-        if event.get("type").and_then(|t| t.as_str()) == Some("ProgramStep") {
+        if matches!(event.get("type").and_then(|t| t.as_str()), Some("ProgramStep" | "program_step")) {
             match event.get("outcome").and_then(|o| o.as_str()) {
                 Some("done") => self.steps_ran += 1,
                 Some("asked") => self.steps_asked += 1,

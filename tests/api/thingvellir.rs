@@ -168,6 +168,8 @@ fn scripted(view: &Value, seat: usize) -> Option<Value> {
     let a = asked(view);
     let first = view["legal"][0].clone();
     Some(match (a.as_str(), seat, round) {
+        // Each season played by hand: every decision is asked as it comes.
+        ("Season", _, _) => json!({"type": "season", "program": {}}),
         ("Propose", _, 2) => json!({"type": "propose", "law": 3}),
         ("Propose", _, _) => json!({"type": "propose", "law": 1}),
         ("Vote", 0, 1) => return None,

@@ -7,8 +7,9 @@ use runestone_engine::Seat;
 use crate::actions::guests;
 use crate::council::{proposable, proposed_action, suable};
 use crate::data::{data, Action};
+use crate::program::{Answers, ChallengeAnswer, Fallback, KeepAnswer, Otherwise, Program, ProgramStep, SwearAnswer};
 use crate::rules::{ask_of, execute, Ask};
-use crate::state::{BandMove, Choosing, Command, Gift, OrderDo, Orders, State, Vote};
+use crate::state::{BandMove, Choosing, Command, Gift, OrderDo, Orders, Phase, State, Step, Vote};
 
 fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
     let mut probe = s.clone();
@@ -22,6 +23,10 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     let p = &s.players[seat as usize];
     let mut out = Vec::new();
     match ask {
+        Ask::Season => {
+            out.push(Command::Season { program: season_program(s, seat) });
+            out.push(Command::Season { program: Program::default() });
+        }
         Ask::Propose => out.extend(proposable(s).into_iter().map(|(law, _)| Command::Propose { law })),
         Ask::Vote => {
             out.push(Command::Vote { vote: Vote::Support });
@@ -188,6 +193,7 @@ pub fn fallback(s: &State, seat: Seat) -> Option<Command> {
 pub fn passive(s: &State, seat: Seat) -> Option<Command> {
     let ask = ask_of(s, seat)?;
     Some(match ask {
+        Ask::Season => Command::Season { program: Program::default() },
         Ask::Propose => Command::Propose { law: proposable(s).first()?.0 },
         Ask::Vote => Command::Vote { vote: Vote::Support },
         Ask::Resolve(_) => Command::Pass,
@@ -244,6 +250,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
     let ask = ask_of(s, seat)?;
     let first = |f: &dyn Fn(&Command) -> bool| legal.iter().find(|c| f(c)).cloned();
     let pick = match ask {
+        Ask::Season => Some(Command::Season { program: season_program(s, seat) }),
         Ask::Propose => {
             let want = |a: Action| -> i32 {
                 match a {
@@ -519,4 +526,138 @@ pub fn default_farm_choice(s: &State) -> Option<Command> {
         Some(edge) => Command::Raze { district: crate::actions::default_raze(s, call.loser, edge)?, colour },
         None => Command::RemoveFarm { colour },
     })
+}
+
+/// The bot's answers to the decisions asked outside its own actions, as
+/// it decides them: commit two Goods in a feud, fight a band riding
+/// through with two Goods in hand, keep the cards of greatest Worth, swear
+/// the best card when there is room.
+pub fn bot_answers() -> Answers {
+    Answers {
+        feud: Some(2),
+        challenge: Some(ChallengeAnswer::FightWith { goods: 2 }),
+        keep: Some(KeepAnswer::Worth),
+        swear: Some(SwearAnswer::Best),
+        by_hand: false,
+    }
+}
+
+/// The bot's choice for resolving `action` at `strength` if it were asked
+/// now (on a copy of the board with nothing else pending).
+fn resolve_now(s: &State, seat: Seat, action: Action, strength: u8) -> Option<Command> {
+    let mut q = s.clone();
+    q.phase = Phase::Resolve;
+    q.feud = None;
+    q.choosing = None;
+    q.farm_calls.clear();
+    q.challenges.clear();
+    q.feuds.clear();
+    q.queue.clear();
+    q.hunting = true;
+    for p in &mut q.players {
+        p.season = None;
+    }
+    q.current = Some(Step { seat, action, strength, initiator: seat, group: 0, bondi: false });
+    choose(&q, seat, false).filter(|c| !matches!(c, Command::Pass))
+}
+
+/// The bot's program for the season, written as the round begins from
+/// what its seat sees then (nothing of the others' programs): as
+/// Lawspeaker the proposal it would make; for each action it may come to
+/// resolve (the statutes that may be proposed, the one its orders sue for,
+/// and its Bondi's in Hunting for Sheep), the command it would give now,
+/// at the strength it expects (every gothi supporting in the Council, its
+/// farms' in Hunting for Sheep), the next one of the same action on the
+/// board the one before leaves. A step the rules refuse when it comes is
+/// left to the bot then; its votes and answers are the bot's, for this
+/// season only.
+pub fn season_program(s: &State, seat: Seat) -> Program {
+    let d = data();
+    let mut steps = Vec::new();
+    let hunting = capture_choice(s, seat).is_some();
+    let orders = if hunting { hunting_orders() } else { bot_orders() };
+    let mut now = s.clone();
+    now.phase = Phase::Propose;
+    for p in &mut now.players {
+        p.season = None;
+    }
+    // The actions it may resolve this season.
+    let mut actions: Vec<Action> = Vec::new();
+    let mut add = |a: Action| {
+        if a != Action::Pledge && !actions.contains(&a) {
+            actions.push(a);
+        }
+    };
+    if s.lawspeaker == seat {
+        if let Some(c @ Command::Propose { law }) = choose(&now, seat, false) {
+            steps.push(ProgramStep { step: c, fallback: Fallback::Bot });
+            if let Some(a) = proposed_action(&now, law) {
+                add(a);
+            }
+        }
+    } else {
+        for (law, _) in proposable(&now) {
+            if let Some(a) = proposed_action(&now, law) {
+                add(a);
+            }
+        }
+    }
+    for (_, what) in &orders.rules {
+        if let OrderDo::SueFor { action } = what {
+            add(*action);
+        }
+    }
+    let p = &s.players[seat as usize];
+    let council = s.alive().count() as u8;
+    let colours_of = |a: Action| -> Vec<usize> {
+        d.laws.iter().filter(|l| l.statutes.iter().any(|st| st.action == a)).map(|l| l.colour).collect()
+    };
+    let mut hunted: Vec<(Action, u8)> = Vec::new();
+    for &a in &actions {
+        for colour in colours_of(a) {
+            let st = d.strength(p.farms[colour]);
+            // The Home Stead Bondi and every Bondi of the colour.
+            hunted.push((a, st));
+            for &c in &p.oaths {
+                let card = &d.cards[c as usize];
+                if card.colour == colour && card.action != Action::Pledge {
+                    hunted.push((card.action, st));
+                }
+            }
+        }
+    }
+    for a in actions.clone() {
+        let mut board = s.clone();
+        let mut tries = vec![council];
+        let mut seen = 0;
+        for &(h, st) in &hunted {
+            if h == a && st > 0 && seen < 2 {
+                tries.push(st);
+                seen += 1;
+            }
+        }
+        for st in tries {
+            if steps.len() >= crate::program::MAX_STEPS {
+                break;
+            }
+            let Some(c) = resolve_now(&board, seat, a, st) else { break };
+            let mut after = board.clone();
+            after.current = Some(Step { seat, action: a, strength: st, initiator: seat, group: 0, bondi: false });
+            after.phase = Phase::Resolve;
+            after.hunting = true;
+            after.queue.clear();
+            after.feud = None;
+            after.choosing = None;
+            after.farm_calls.clear();
+            after.challenges.clear();
+            after.feuds.clear();
+            for q in &mut after.players {
+                q.season = None;
+            }
+            let _ = execute(&mut after, seat, &c);
+            steps.push(ProgramStep { step: c, fallback: Fallback::Bot });
+            board = after;
+        }
+    }
+    Program { steps, votes: Some(orders), answers: bot_answers(), otherwise: Otherwise::Bot }
 }

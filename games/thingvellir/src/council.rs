@@ -100,6 +100,10 @@ pub fn ordered(s: &State, seat: Seat, orders: &Orders) -> Option<Vote> {
 /// until one must be asked; resolve the council when all have voted.
 pub fn auto_votes(s: &mut State) {
     while let Some(v) = s.voter {
+        if s.version >= 2 {
+            // Version 2 casts them in `decide`, each told in the log.
+            return;
+        }
         let Some(orders) = s.players[v as usize].orders.clone() else { return };
         let Some(vote) = ordered(s, v, &orders) else { return };
         s.votes[v as usize] = Some(vote);

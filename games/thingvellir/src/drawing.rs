@@ -194,6 +194,7 @@ fn disks(s: &mut String, x: f64, y: f64, men: &[(u8, u8)]) {
 
 fn phase_words(p: Phase) -> &'static str {
     match p {
+        Phase::Season => "every gothi gives the season's program",
         Phase::Propose => "the Law Council: the Lawspeaker proposes",
         Phase::Vote => "the Law Council: the gothar vote",
         Phase::Resolve => "the actions are resolved",

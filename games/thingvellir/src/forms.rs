@@ -27,6 +27,7 @@ pub const GIVE: &str = "thingvellir-give";
 pub const SEAL: &str = "thingvellir-seal";
 pub const ORDERS: &str = "thingvellir-orders";
 pub const CHOICES: &str = "thingvellir-choices";
+pub const ANSWERS: &str = "thingvellir-answers";
 
 const ACTIONS: [Action; 6] =
     [Action::Settle, Action::Ride, Action::Raid, Action::Foster, Action::Pledge, Action::Feast];
@@ -110,7 +111,21 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
         }
     };
 
-    if asked == "Propose" {
+    if asked == "Season" {
+        parts.push(
+            Note::new(format!(
+                "Round {} begins. Every gothi gives the whole season at once: as Lawspeaker the statute to propose, the actions to resolve in order (each with what to do if the board has changed by then), the votes and the answers to feuds and bands riding through. It stays secret until it runs, and you may replace it until it begins. Or play the season by hand: you are asked each decision as it comes.",
+                view.round
+            ))
+            .lead("Your season:", "season-what")
+            .into(),
+        );
+        let c = pick(legal, labels, |c| matches!(c, Command::Season { .. }))
+            .enumerate()
+            .map(|(i, (c, l))| (c, if i == 0 { format!("Let the bot write my program: {l}") } else { capital(&l) }))
+            .collect();
+        parts.extend(choose_one("season", "Your season", c, entered));
+    } else if asked == "Propose" {
         let commands: Vec<(Command, String)> = pick(legal, labels, |c| matches!(c, Command::Propose { .. }))
             .map(|(c, l)| {
                 let words = match c {
@@ -313,6 +328,9 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             parts.push(orders_form(mine, if again(ORDERS) { Some(entered) } else { None }));
         }
         parts.push(choices_form(mine));
+        if view.rules_version >= 2 {
+            parts.push(answers_form(mine));
+        }
     }
     Some(Forms { parts })
 }
@@ -757,6 +775,144 @@ fn choices_form(mine: &PlayerView) -> Part {
     .into()
 }
 
+/// One standing answer as a list to choose from; the blank asks.
+fn answer_field(id: &str, label: &str, options: Vec<Choice>, value: String) -> Part {
+    Field::new(
+        format!("answer-{id}"),
+        id,
+        label,
+        Input::One { options, blank: Some("(ask me)".into()), required: false },
+    )
+    .value(value)
+    .into()
+}
+
+/// The standing answers: what to answer, without being asked, in a feud,
+/// when a band rides through, keeping cards from a raid and swearing Bondi;
+/// and whether to play each season by hand.
+fn answers_form(mine: &PlayerView) -> Part {
+    use crate::program::{ChallengeAnswer, KeepAnswer, SwearAnswer};
+    let cur = mine.answers.clone().unwrap_or_default();
+    let colour_choices = |prefix: &str, what: &str| -> Vec<Choice> {
+        COLOURS
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Choice::new(format!("{prefix}:{i}"), format!("{what} {c} first")))
+            .collect()
+    };
+    let feud = vec![
+        Choice::new("0", "commit nothing, accept each conflict"),
+        Choice::new("1", "commit my Good of greatest Worth"),
+        Choice::new("2", "commit my 2 Goods of greatest Worth"),
+        Choice::new("3", "commit my 3 Goods of greatest Worth"),
+    ];
+    let challenge = vec![
+        Choice::new("fight", "fight it"),
+        Choice::new("let_pass", "let it pass"),
+        Choice::new("fight_with:2", "fight when I hold 2 Goods or more"),
+    ];
+    let mut keep = vec![Choice::new("worth", "the cards of greatest Worth")];
+    keep.extend(colour_choices("colour", "the"));
+    let mut swear = vec![Choice::new("best", "the card of greatest Worth"), Choice::new("nothing", "nothing")];
+    swear.extend(colour_choices("colour", "a"));
+    let inside = vec![
+        Part::Refusal { build: ANSWERS.into() },
+        Note::small("An answer decides for you without asking, and the log says it was your standing answer; \"ask me\" waits for you. Only you see them.").into(),
+        answer_field("feud", "In a feud", feud, cur.feud.map(|n| n.min(3).to_string()).unwrap_or_default()),
+        answer_field(
+            "challenge",
+            "When a band rides through one of my Districts",
+            challenge,
+            match cur.challenge {
+                Some(ChallengeAnswer::Fight) => "fight".into(),
+                Some(ChallengeAnswer::LetPass) => "let_pass".into(),
+                Some(ChallengeAnswer::FightWith { goods }) => format!("fight_with:{goods}"),
+                None => String::new(),
+            },
+        ),
+        answer_field(
+            "keep",
+            "Returning laden from a raid, keep",
+            keep,
+            match cur.keep {
+                Some(KeepAnswer::Worth) => "worth".into(),
+                Some(KeepAnswer::Colour { colour }) => format!("colour:{colour}"),
+                None => String::new(),
+            },
+        ),
+        answer_field(
+            "swear",
+            "Pledging, swear as a Bondi",
+            swear,
+            match cur.swear {
+                Some(SwearAnswer::Best) => "best".into(),
+                Some(SwearAnswer::Nothing) => "nothing".into(),
+                Some(SwearAnswer::Colour { colour }) => format!("colour:{colour}"),
+                None => String::new(),
+            },
+        ),
+        Field::new(
+            "answer-by-hand",
+            "by_hand",
+            "Play every season by hand (do not ask me for a season's program)",
+            Input::Checkbox { checked: cur.by_hand },
+        )
+        .into(),
+        Submit::new("Set standing answers").id("answers-submit").into(),
+    ];
+    let set = cur.feud.is_some() || cur.challenge.is_some() || cur.keep.is_some() || cur.swear.is_some();
+    let summary = if set { "Your standing answers (set)" } else { "Standing answers (ask me)" };
+    Group::new(
+        Frame::Folded { summary: summary.into(), open: false },
+        vec![Form::new(inside).id("answers-form").build(ANSWERS).into()],
+    )
+    .class("orders")
+    .into()
+}
+
+/// The standing answers posted.
+fn answers_command(posted: &Posted) -> Result<Command, String> {
+    use crate::program::{Answers, ChallengeAnswer, KeepAnswer, SwearAnswer};
+    let get = |k: &str| posted.get(k).filter(|v| !v.is_empty());
+    let colour = |v: &str| -> Result<usize, String> {
+        let c = number(v, "the colour")?;
+        if c < 4 {
+            Ok(c)
+        } else {
+            Err(format!("there is no colour number {c}"))
+        }
+    };
+    let feud = get("feud").map(|v| number(v, "the number of Goods").map(|n| n.min(3) as u8)).transpose()?;
+    let challenge = match get("challenge") {
+        None => None,
+        Some("fight") => Some(ChallengeAnswer::Fight),
+        Some("let_pass") => Some(ChallengeAnswer::LetPass),
+        Some(v) => match v.strip_prefix("fight_with:") {
+            Some(n) => Some(ChallengeAnswer::FightWith { goods: number(n, "the number of Goods")?.min(99) as u8 }),
+            None => return Err(format!("\"{v}\" is not an answer to a band riding through")),
+        },
+    };
+    let keep = match get("keep") {
+        None => None,
+        Some("worth") => Some(KeepAnswer::Worth),
+        Some(v) => match v.strip_prefix("colour:") {
+            Some(c) => Some(KeepAnswer::Colour { colour: colour(c)? }),
+            None => return Err(format!("\"{v}\" is not an answer to which cards to keep")),
+        },
+    };
+    let swear = match get("swear") {
+        None => None,
+        Some("best") => Some(SwearAnswer::Best),
+        Some("nothing") => Some(SwearAnswer::Nothing),
+        Some(v) => match v.strip_prefix("colour:") {
+            Some(c) => Some(SwearAnswer::Colour { colour: colour(c)? }),
+            None => return Err(format!("\"{v}\" is not an answer to what to swear")),
+        },
+    };
+    let by_hand = posted.get("by_hand").is_some_and(|v| v == "on");
+    Ok(Command::Answers { answers: Answers { feud, challenge, keep, swear, by_hand } })
+}
+
 fn number(posted: &str, what: &str) -> Result<usize, String> {
     posted.trim().parse().map_err(|_| format!("{what} \"{posted}\" is not a number from the form"))
 }
@@ -779,6 +935,7 @@ pub fn command_of_form(build: &str, posted: &Posted, view: &View) -> Option<Resu
             .collect::<Result<Vec<_>, _>>()
             .map(|goods| Command::Seal { goods }),
         ORDERS => orders_command(posted),
+        ANSWERS => answers_command(posted),
         CHOICES => Ok(Command::Choices {
             choices: crate::state::Choices {
                 farm: posted.get("farm").is_some_and(|v| v == "on"),

@@ -20,6 +20,7 @@ pub mod data;
 pub mod drawing;
 pub mod feud;
 pub mod forms;
+pub mod program;
 pub mod rules;
 pub mod seasons;
 pub mod setup;
@@ -38,6 +39,11 @@ use serde::{Deserialize, Serialize};
 
 use state::{Command, Event, Phase, State};
 
+/// The newest rules version. 2: each round begins with every seat's
+/// season program given at once, and standing answers decide the
+/// decisions asked outside a seat's own actions (`program.rs`).
+pub const RULES_VERSION: u32 = 2;
+
 /// The game's options.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -53,6 +59,10 @@ pub struct Options {
     pub arson: bool,
     /// The first Lawspeaker; `None` picks one at random.
     pub lawspeaker: Option<Seat>,
+    /// Play by an older rules version (1: every decision asked as it
+    /// comes, without season programs or standing answers); `None`: the newest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_version: Option<u32>,
 }
 
 pub struct Thingvellir;
@@ -124,7 +134,7 @@ impl Game for Thingvellir {
             name: "The Road to Thingvellir".into(),
             min_seats: 2,
             max_seats: 6,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).expect("options serialise"),
             options_help: vec![
                 (
@@ -144,6 +154,10 @@ impl Game for Thingvellir {
                     "Arson: Feast B may burn a rival's District where you have a Thingman (a Bondi discarded, the District loses 1, the burner outlawed), with 4 Arson tokens a round".into(),
                 ),
                 (
+                    "rules_version".into(),
+                    "Rules version: 2 (the newest) gives each round's actions in one program per seat; 1 asks every decision as it comes".into(),
+                ),
+                (
                     "lawspeaker".into(),
                     "The first Lawspeaker's seat (the wisest and most learned); empty for a random one".into(),
                 ),
@@ -157,10 +171,14 @@ impl Game for Thingvellir {
     fn setup(
         options: &Options,
         seats: u8,
-        _rules_version: u32,
+        rules_version: u32,
         rng: &mut GameRng,
     ) -> Result<Vec<Emit<Event>>, RuleError> {
-        setup::setup(options, seats, rng)
+        setup::setup(options, seats, rules_version, rng)
+    }
+
+    fn rules_version_of(options: &Options) -> u32 {
+        options.rules_version.unwrap_or(RULES_VERSION)
     }
 
     fn decide(state: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
@@ -227,6 +245,7 @@ impl Game for Thingvellir {
 pub fn class_of(kind: &str) -> DecisionClass {
     match kind {
         "propose" | "resolve" => DecisionClass::Turn,
+        "season" => DecisionClass::Plan,
         _ => DecisionClass::Small,
     }
 }

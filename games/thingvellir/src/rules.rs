@@ -20,6 +20,8 @@ pub enum Ask {
     Challenge,
     /// The winner chooses a farm to raze or remove (standing choice "ask me").
     Farm,
+    /// Rules version 2: the season's program, given by every seat at once.
+    Season,
 }
 
 /// Whom the game waits for and on what. `submitted` marks a sealed feud
@@ -47,6 +49,10 @@ pub fn asks(s: &State) -> Vec<(Seat, Ask, bool)> {
         return vec![(c.owner, Ask::Challenge, false)];
     }
     match s.phase {
+        Phase::Season => crate::program::season_asked(s)
+            .into_iter()
+            .map(|x| (x, Ask::Season, s.players[x as usize].season.is_some()))
+            .collect(),
         Phase::Propose => vec![(s.lawspeaker, Ask::Propose, false)],
         Phase::Vote => s.voter.map(|v| vec![(v, Ask::Vote, false)]).unwrap_or_default(),
         _ => vec![],
@@ -84,6 +90,10 @@ pub fn pending(s: &State) -> Vec<Pending> {
                 }
                 Ask::Feud => ("feud", "Commit a Good, or accept a conflict".to_owned()),
                 Ask::Challenge => ("challenge", "A band rode through your District: fight or let it pass".to_owned()),
+                Ask::Season => (
+                    "season",
+                    format!("Give your program for round {}: your actions in order, your votes and answers", s.round),
+                ),
             };
             Pending { seat, kind: kind.into(), class: class_of(kind), prompt, submitted }
         })
@@ -107,6 +117,22 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
                 }
             }
             Command::Choices { choices } => s.players[seat as usize].choices = *choices,
+            Command::Answers { answers } => {
+                if s.version < 2 {
+                    return Err("this game is played by the first rules, which have no standing answers".into());
+                }
+                s.players[seat as usize].answers = answers.clone();
+            }
+            Command::Season { program } => {
+                if s.version < 2 {
+                    return Err("this game is played by the first rules, which have no season's programs".into());
+                }
+                crate::program::check(program)?;
+                if s.players[seat as usize].season.as_ref().is_some_and(|r| r.started) {
+                    return Err("your program for this season has begun to run; it can no longer be replaced".into());
+                }
+                s.players[seat as usize].season = Some(crate::program::Running::new(program.clone()));
+            }
             _ => unreachable!("only standing orders"),
         }
         seasons::advance(s);
@@ -153,6 +179,11 @@ pub fn execute(s: &mut State, seat: Seat, command: &Command) -> Result<(), Strin
         }
         (Ask::Farm, _) => return Err("choose the farm to raze or remove first".into()),
         (Ask::Challenge, _) => return Err("decide whether to fight the band first".into()),
+        (Ask::Season, _) => return Err("give your program for the season first (or play it by hand)".into()),
+    }
+    // Answered by hand: a program waiting for this answer goes on.
+    if let Some(r) = s.players[seat as usize].season.as_mut() {
+        r.hold = false;
     }
     seasons::advance(s);
     Ok(())
@@ -243,7 +274,10 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
 /// Standing orders: voting orders and standing choices, which a seated
 /// gothi still in the game may give at any time.
 pub fn standing(command: &Command) -> bool {
-    matches!(command, Command::Orders { .. } | Command::Choices { .. })
+    matches!(
+        command,
+        Command::Orders { .. } | Command::Choices { .. } | Command::Answers { .. } | Command::Season { .. }
+    )
 }
 
 /// Whether the command's body is secret to the seat (a hand while choosing,
@@ -257,31 +291,49 @@ fn secret(command: &Command) -> bool {
             | Command::Orders { .. }
             | Command::Choices { .. }
             | Command::Replace { .. }
+            | Command::Answers { .. }
+            | Command::Season { .. }
     )
 }
 
-pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
-    let mut out = Vec::new();
-    let mut probe = s.clone();
-    // The orlog runs low: the Doom is shuffled beneath it before anything draws.
+/// The orlog runs low: the Doom is shuffled beneath it before anything draws.
+pub fn reshuffle(probe: &mut State, rng: &mut GameRng, out: &mut Vec<Emit<Event>>) {
     if probe.deck.len() < 30 && !probe.doom.is_empty() {
         let mut doom: Vec<CardId> = probe.doom.clone();
         rng.shuffle(&mut doom);
         doom.extend_from_slice(&probe.deck);
         let e = Event::Reshuffled { deck: doom };
-        apply(&mut probe, &e);
+        apply(probe, &e);
         out.push(Emit::secret(e, vec![], Event::Reshuffled { deck: vec![] }));
     }
+}
+
+pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    let mut out = Vec::new();
+    let mut probe = s.clone();
+    reshuffle(&mut probe, rng, &mut out);
     execute(&mut probe, seat, command).map_err(RuleError::new)?;
     let e = Event::Acted { seat, command: command.clone() };
     out.push(if secret(command) { Emit::secret(e, vec![seat], Event::Hidden { seat }) } else { Emit::public(e) });
+    // Rules version 2: the programs and standing answers that now decide.
+    crate::program::run(&mut probe, rng, &mut out);
     Ok(out)
 }
 
 pub fn apply(s: &mut State, event: &Event) {
     match event {
-        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, arson, deck } => {
-            setup::apply_setup(s, *seats, *lawspeaker, *sealed_feuds, *advanced_outlawry, *district_goods, *arson, deck)
+        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, arson, deck, version } => {
+            setup::apply_setup(
+                s,
+                *seats,
+                *lawspeaker,
+                *sealed_feuds,
+                *advanced_outlawry,
+                *district_goods,
+                *arson,
+                deck,
+                *version,
+            )
         }
         Event::Reshuffled { deck } => {
             s.deck = deck.clone();
@@ -291,6 +343,10 @@ pub fn apply(s: &mut State, event: &Event) {
             let _ = execute(s, *seat, command);
         }
         Event::Hidden { .. } => {}
+        Event::ProgramStep { seat, step, outcome, command, .. } => {
+            crate::program::apply_told(s, *seat, Some((*step, *outcome)), command)
+        }
+        Event::Answered { seat, command, .. } => crate::program::apply_told(s, *seat, None, command),
     }
 }
 
@@ -317,6 +373,9 @@ pub fn fits(s: &State, event: &Event) -> Result<(), String> {
             cards(deck)
         }
         Event::Reshuffled { deck } => cards(deck),
-        Event::Acted { seat: k, .. } | Event::Hidden { seat: k } => seat(*k),
+        Event::Acted { seat: k, .. }
+        | Event::Hidden { seat: k }
+        | Event::ProgramStep { seat: k, .. }
+        | Event::Answered { seat: k, .. } => seat(*k),
     }
 }

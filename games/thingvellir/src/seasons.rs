@@ -22,6 +22,13 @@ pub fn advance(s: &mut State) {
             s.phase = Phase::Over;
             return;
         }
+        if s.phase == Phase::Season {
+            // Every program asked for is given: the round begins.
+            if crate::program::season_ready(s) {
+                s.phase = Phase::Propose;
+            }
+            return;
+        }
         if s.feud.is_some() || s.choosing.is_some() || s.current.is_some() {
             return;
         }
@@ -138,6 +145,7 @@ fn winter(s: &mut State) {
         p.longhall += p.slain;
         p.slain = 0;
         p.took = None;
+        p.season = None;
         if !s.advanced_outlawry {
             p.outlawed = false;
         }
@@ -148,7 +156,12 @@ fn winter(s: &mut State) {
     s.round += 1;
     s.hunting = false;
     s.votes = vec![None; s.seats as usize];
-    s.phase = if ended(s) { Phase::Over } else { Phase::Propose };
+    s.phase = match ended(s) {
+        true => Phase::Over,
+        // Rules version 2: the next round begins with every seat's program.
+        false if s.version >= 2 => Phase::Season,
+        false => Phase::Propose,
+    };
 }
 
 /// Advanced Outlawry (designed; see RULES-NOTES.md): an outlawed gothi pays

@@ -6,10 +6,18 @@
 use runestone_engine::{Emit, GameRng, RuleError, Seat};
 
 use crate::data::{data, CardId};
-use crate::state::{Event, Player, State};
+use crate::state::{Event, Phase, Player, State};
 use crate::Options;
 
-pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+pub fn setup(options: &Options, seats: u8, version: u32, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+    if !(1..=crate::RULES_VERSION).contains(&version) {
+        return Err(RuleError::new(format!(
+            "The Road to Thingvellir has rules versions 1 to {}, not {version}",
+            crate::RULES_VERSION
+        )));
+    }
+    // Version 1 is recorded by the field's absence, as in every older log.
+    let version = (version >= 2).then_some(version);
     if !(2..=6).contains(&seats) {
         return Err(RuleError::new(format!("The Road to Thingvellir is for 2 to 6 players, not {seats}")));
     }
@@ -33,6 +41,7 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         district_goods: options.district_goods,
         arson: options.arson,
         deck,
+        version,
     };
     let public = Event::Setup {
         seats,
@@ -42,6 +51,7 @@ pub fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit
         district_goods: options.district_goods,
         arson: options.arson,
         deck: vec![],
+        version,
     };
     Ok(vec![Emit::secret(full, vec![], public)])
 }
@@ -57,9 +67,13 @@ pub fn apply_setup(
     goods: bool,
     arson: bool,
     deck: &[CardId],
+    version: Option<u32>,
 ) {
     let d = data();
+    let version = version.unwrap_or(1);
     *s = State {
+        version,
+        phase: if version >= 2 { Phase::Season } else { Phase::Propose },
         seats,
         round: 1,
         sealed_feuds: sealed,

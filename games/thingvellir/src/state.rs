@@ -180,6 +180,17 @@ pub enum Command {
     Seal {
         goods: Vec<usize>,
     },
+    /// The season's program (rules version 2): given by every seat at once
+    /// as the round begins, secret until it runs, replaceable until it
+    /// begins to run.
+    Season {
+        program: crate::program::Program,
+    },
+    /// Set the standing answers to the decisions asked outside one's own
+    /// actions (rules version 2); given at any time.
+    Answers {
+        answers: crate::program::Answers,
+    },
     /// A District's gothi decides on a band that rode through.
     Challenge {
         fight: bool,
@@ -201,6 +212,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         arson: bool,
         deck: Vec<CardId>,
+        /// The rules version the game is played by; absent in games of
+        /// version 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version: Option<u32>,
     },
     /// The Doom shuffled into a new orlog.
     Reshuffled { deck: Vec<CardId> },
@@ -208,6 +223,27 @@ pub enum Event {
     Acted { seat: Seat, command: Command },
     /// A secret command, as the others see it.
     Hidden { seat: Seat },
+    /// One step of a seat's season program as it ran (or the program's
+    /// `otherwise` where no step was left for the decision: `step` 0), in
+    /// words; `command` is what it did, judged as the same command by hand.
+    ProgramStep {
+        seat: Seat,
+        step: u8,
+        outcome: crate::program::StepOutcome,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<Command>,
+    },
+    /// A decision answered by a standing (or this season's) order or answer,
+    /// told as such; `command` is the answer, judged as if given by hand.
+    /// Absent for the others when the answer is secret.
+    Answered {
+        seat: Seat,
+        by: crate::program::By,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<Command>,
+    },
 }
 
 /// A Thingman-count per seat.
@@ -237,6 +273,12 @@ pub struct Player {
     pub hand: Vec<CardId>,
     #[serde(default)]
     pub choices: Choices,
+    /// Standing answers (rules version 2).
+    #[serde(default)]
+    pub answers: crate::program::Answers,
+    /// This season's program as it runs (rules version 2).
+    #[serde(default)]
+    pub season: Option<crate::program::Running>,
 }
 
 /// One action waiting to be resolved.
@@ -318,6 +360,8 @@ pub struct ChallengeCall {
 pub enum Phase {
     #[default]
     Propose,
+    /// Rules version 2: every seat gives its season's program at once.
+    Season,
     Vote,
     Resolve,
     Over,
@@ -325,6 +369,9 @@ pub enum Phase {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct State {
+    /// The rules version (0 and 1: the first).
+    #[serde(default)]
+    pub version: u32,
     pub seats: u8,
     pub round: u32,
     pub phase: Phase,

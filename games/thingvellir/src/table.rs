@@ -88,6 +88,11 @@ fn phase(view: &View, seats: &[String]) -> String {
     });
     match view.phase {
         Phase::Over => "The game is over: first to 22 Wordfame, or the last gothi with a farm in Iceland".to_owned(),
+        Phase::Season => format!(
+            "Round {round} begins: every gothi gives the season's program at once (the proposal as Lawspeaker, \
+             the actions to resolve, the votes and answers); {} is Lawspeaker",
+            name(view.lawspeaker)
+        ),
         Phase::Propose => format!(
             "Round {round}, I. The Law Council: {}, the Lawspeaker, proposes a statute; the others will support it \
              or sue for another",
@@ -149,6 +154,7 @@ fn phase(view: &View, seats: &[String]) -> String {
 pub fn round_begun(event: &Event) -> Option<u32> {
     match event {
         Event::Acted { command: crate::state::Command::Propose { .. }, .. } => Some(0),
+        Event::ProgramStep { command: Some(crate::state::Command::Propose { .. }), .. } => Some(0),
         _ => None,
     }
 }

@@ -77,6 +77,12 @@ pub struct PlayerView {
     pub orders: Option<Orders>,
     /// The standing choices; only to the seat itself.
     pub choices: Option<Choices>,
+    /// The standing answers; only to the seat itself.
+    #[serde(default)]
+    pub answers: Option<crate::program::Answers>,
+    /// This season's program and the steps used; only to the seat itself.
+    #[serde(default)]
+    pub season: Option<crate::program::Running>,
 }
 
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
@@ -122,6 +128,9 @@ pub struct LawView {
 pub struct View {
     pub round: u32,
     pub phase: Phase,
+    /// The rules version the game is played by.
+    #[serde(default)]
+    pub rules_version: u32,
     pub lawspeaker: Seat,
     pub laws: Vec<LawView>,
     pub token: Option<(usize, usize)>,
@@ -197,6 +206,8 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 hand: (own && !p.hand.is_empty()).then(|| p.hand.iter().map(|c| card(*c)).collect()),
                 orders: if own { p.orders.clone() } else { None },
                 choices: own.then_some(p.choices),
+                answers: own.then(|| p.answers.clone()),
+                season: if own { p.season.clone() } else { None },
             }
         })
         .collect();
@@ -263,6 +274,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         district_goods: s.district_goods,
         arson: s.arson,
         burned: s.burned.clone(),
+        rules_version: s.version.max(1),
         asked: me.and_then(|m| ask_of(s, m)).map(|a| format!("{a:?}")),
         me,
     }
@@ -282,6 +294,9 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
         Event::Acted { seat, command } => {
             format!("{}: {}", name(names, *seat), words(s, *seat, command, &|to| name(names, to)))
         }
+        Event::ProgramStep { seat, step: 0, text, .. } => format!("{}'s program: {text}", name(names, *seat)),
+        Event::ProgramStep { seat, step, text, .. } => format!("{}'s program, step {step}: {text}", name(names, *seat)),
+        Event::Answered { seat, text, .. } => format!("{}: {text}", name(names, *seat)),
     }
 }
 
@@ -321,6 +336,22 @@ fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String)
         }
         Command::Orders { orders: Some(_) } => "set standing voting orders".into(),
         Command::Orders { orders: None } => "clear standing voting orders".into(),
+        Command::Season { program }
+            if program.steps.is_empty() && program.otherwise == crate::program::Otherwise::Ask =>
+        {
+            "play the season by hand, each decision as it comes".into()
+        }
+        Command::Season { program } => format!(
+            "give the season's program ({} step{}; otherwise {})",
+            program.steps.len(),
+            if program.steps.len() == 1 { "" } else { "s" },
+            match program.otherwise {
+                crate::program::Otherwise::Ask => "ask me",
+                crate::program::Otherwise::Bot => "the bot decides",
+                crate::program::Otherwise::Pass => "pass",
+            }
+        ),
+        Command::Answers { .. } => "set standing answers".into(),
         Command::Subsume { district, colour: c } => format!("settle {} (a {} farm)", dist(*district), colour(*c)),
         Command::Expand { steps } => {
             let v: Vec<String> = steps.iter().map(|(x, c)| format!("{} (+{})", dist(*x), colour(*c))).collect();

@@ -3,6 +3,7 @@
 
 mod playout;
 mod present;
+mod program;
 mod rules;
 mod table;
 
@@ -19,12 +20,14 @@ pub struct Driver {
 }
 
 impl Driver {
+    /// A game by `options`, of rules version 1 unless they name another
+    /// (the rules tests play each decision by hand).
     pub fn new(options: &Options, seats: u8, seed: u64) -> Result<Driver, RuleError> {
         let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = Thingvellir::setup(options, seats, Thingvellir::rules_version_of(options), &mut rng)?;
+        let emits = Thingvellir::setup(options, seats, options.rules_version.unwrap_or(1), &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed, inputs: vec![0; seats as usize] };
         d.absorb(emits);
         Ok(d)

@@ -22,6 +22,8 @@ fn options_for(i: u64) -> Options {
         district_goods: i % 4 == 1,
         arson: i % 4 == 3,
         lawspeaker: None,
+        // Every other game by the newest rules (season programs).
+        rules_version: Some(1 + ((i / 4 + i / 8) % 2) as u32),
     }
 }
 
@@ -45,6 +47,8 @@ fn check_secrets(s: &State, viewer: Viewer, game: u64) {
         if viewer != Viewer::Seat(i as Seat) {
             assert!(p["hand"].is_null(), "game {game}: seat {i}'s hand shows to {viewer:?}");
             assert!(p["orders"].is_null(), "game {game}: seat {i}'s orders show to {viewer:?}");
+            assert!(p["answers"].is_null(), "game {game}: seat {i}'s answers show to {viewer:?}");
+            assert!(p["season"].is_null(), "game {game}: seat {i}'s program shows to {viewer:?}");
         }
     }
     assert!(v.get("deck").is_none(), "game {game}: the orlog's order shows");

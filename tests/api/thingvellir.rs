@@ -117,8 +117,10 @@ fn the_map_draws_every_district_once_with_its_gothi_and_every_edge_law_and_track
     let names: Vec<String> = (0..4).map(|i| format!("Player {}", i + 1)).collect();
     let mut checked = 0;
     let mut most_owned = 0;
+    // A round by season programs is one command per gothi: the board is
+    // looked at every few commands.
     for step in 0..400 {
-        if step % 20 == 0 {
+        if step % 3 == 0 {
             let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
             let label = format!("after {step} commands");
             let board = runestone::web::board::render(Some(renderer), &view["view"], &names);

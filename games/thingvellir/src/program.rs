@@ -16,35 +16,29 @@
 //! standing (or this season's) order or answer took. `decide` runs them
 //! (`run`); `apply` only folds the events, so replay needs no program logic.
 
+use runestone_engine::program::{self, Programmable};
 use runestone_engine::{Emit, GameRng, Seat};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{data, Action, Colour};
 use crate::rules::{apply, asks, execute, Ask};
 use crate::state::{Choosing, Command, Event, Orders, Phase, State};
+use crate::Thingvellir;
 
 /// The most steps a season's program may hold.
 pub const MAX_STEPS: usize = 24;
 /// The most entries in one list inside a programmed command or orders.
 const MAX_LIST: usize = 16;
 
-/// What a step does when the rules refuse it by the time it runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Fallback {
-    /// Ask me for this decision (the program goes on with later ones).
-    #[default]
-    Ask,
-    /// Leave the step out: the next step for the same decision, or the
-    /// program's `otherwise`.
-    Skip,
-    /// Do nothing with this action (each action is "up to").
-    Pass,
-    /// Try this command instead; if the rules refuse it too, ask me.
-    Try { step: Box<Command> },
-    /// Let the bot decide this decision from the board as it is then.
-    Bot,
-}
+/// What a step does when the rules refuse it by the time it runs (the
+/// kernel's): ask me for this decision (the program goes on with later
+/// ones), skip to the next step for the same decision, end the turn (here:
+/// pass on this action), try another command, or let the bot decide this
+/// decision from the board as it is then.
+pub type Fallback = program::Fallback<Command>;
+/// One step: a command of one's own decisions and its fallback (the kernel's).
+pub type ProgramStep = program::ProgramStep<Command>;
+pub use program::StepOutcome;
 
 /// What the program does for a decision no step is left for and nothing
 /// standing decides.
@@ -58,15 +52,6 @@ pub enum Otherwise {
     Bot,
     /// Pass on an action; ask me anything else.
     Pass,
-}
-
-/// One step: a command of one's own decisions and its fallback.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProgramStep {
-    pub step: Command,
-    #[serde(default)]
-    pub fallback: Fallback,
 }
 
 /// A season's program.
@@ -146,24 +131,6 @@ pub struct Running {
     pub hold: bool,
 }
 
-/// What became of a programmed step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StepOutcome {
-    /// Taken as programmed.
-    Done,
-    /// Refused; the alternative was taken.
-    FellBack,
-    /// Refused and left out.
-    Skipped,
-    /// Refused (or no step was left); the action was passed.
-    Passed,
-    /// Refused (or no step was left); the bot decided.
-    Bot,
-    /// Refused; the gothi is asked.
-    Asked,
-}
-
 /// What decided a decision without asking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -219,32 +186,58 @@ fn longest_list(c: &Command) -> usize {
     }
 }
 
-/// Check a program's shape when it is given; its steps are judged when
-/// they run, on the board as it is then.
-pub fn check(p: &Program) -> Result<(), String> {
-    if p.steps.len() > MAX_STEPS {
-        return Err(format!("a season's program holds at most {MAX_STEPS} steps, not {}", p.steps.len()));
+/// A season's steps are a proposal and the commands of an action; a step
+/// answers one decision, so no step ends a turn of its own.
+impl Programmable for Thingvellir {
+    const MAX_STEPS: usize = MAX_STEPS;
+
+    fn programmable(c: &Command) -> Result<(), String> {
+        match matches!(c, Command::Propose { .. }) || action_of(c).is_some() {
+            true => Ok(()),
+            false => Err(
+                "only a proposal and the commands of an action (settle, ride, raid, foster, feast) can be programmed"
+                    .into(),
+            ),
+        }
     }
-    let allowed = |c: &Command| matches!(c, Command::Propose { .. }) || action_of(c).is_some();
+
+    /// Ending the turn is passing on the action being resolved.
+    fn end_turn(s: &State, seat: Seat) -> Option<Command> {
+        matches!(crate::rules::ask_of(s, seat), Some(Ask::Resolve(_))).then_some(Command::Pass)
+    }
+
+    /// A step's turn is the one decision it answers.
+    fn turn_over(start: &State, now: &State, seat: Seat) -> bool {
+        let ask = crate::rules::ask_of(start, seat);
+        ask.is_none()
+            || crate::rules::ask_of(now, seat) != ask
+            || now.current != start.current
+            || now.round != start.round
+            || now.phase == Phase::Over
+    }
+
+    fn step_words(s: &State, seat: Seat, c: &Command) -> String {
+        words(s, seat, c)
+    }
+
+    fn told(seat: Seat, step: u8, outcome: StepOutcome, text: String) -> Event {
+        Event::ProgramStep { seat, step, outcome, text, command: None }
+    }
+}
+
+/// Check a program's shape when it is given (the kernel's check of its
+/// steps, and bounds on what each names); its steps are judged when they
+/// run, on the board as it is then.
+pub fn check(p: &Program) -> Result<(), String> {
+    if !p.steps.is_empty() {
+        program::check::<Thingvellir>(&p.steps).map_err(|e| e.message)?;
+    }
     for (i, s) in p.steps.iter().enumerate() {
-        if !allowed(&s.step) {
-            return Err(format!(
-                "program step {}: only a proposal and the commands of an action (settle, ride, raid, foster, feast) can be programmed",
-                i + 1
-            ));
-        }
-        if let Fallback::Try { step } = &s.fallback {
-            if !allowed(step) && !matches!(**step, Command::Pass) {
-                return Err(format!(
-                    "program step {}: the alternative must be a proposal or an action's command",
-                    i + 1
-                ));
-            }
-            if longest_list(step) > MAX_LIST {
-                return Err(format!("program step {}: the alternative names more than {MAX_LIST} things", i + 1));
-            }
-        }
-        if longest_list(&s.step) > MAX_LIST {
+        let alt = match &s.fallback {
+            program::Fallback::Try { step } => longest_list(step),
+            _ => 0,
+        };
+        if longest_list(&s.step).max(alt) > MAX_LIST {
             return Err(format!("program step {}: it names more than {MAX_LIST} things", i + 1));
         }
     }
@@ -321,11 +314,11 @@ fn steps(s: &State, seat: Seat, r: &Running, ask: Ask) -> Option<Vec<Event>> {
         };
         let asked = |text: String| step_event(seat, n, StepOutcome::Asked, text, None);
         let e = match &ps.fallback {
-            Fallback::Skip => {
+            program::Fallback::Skip => {
                 out.push(step_event(seat, n, StepOutcome::Skipped, format!("{what}: skipped because {why}"), None));
                 continue;
             }
-            Fallback::Try { step } => {
+            program::Fallback::Try { step } => {
                 let alt = words(s, seat, step);
                 match accepted(s, seat, step) {
                     Ok(()) => step_event(
@@ -340,28 +333,31 @@ fn steps(s: &State, seat: Seat, r: &Running, ask: Ask) -> Option<Vec<Event>> {
                     }
                 }
             }
-            Fallback::Pass if matches!(ask, Ask::Resolve(_)) => step_event(
+            program::Fallback::EndTurn if matches!(ask, Ask::Resolve(_)) => step_event(
                 seat,
                 n,
-                StepOutcome::Passed,
-                format!("{what}: refused because {why}; passed"),
+                StepOutcome::EndedTurn,
+                format!("{what}: refused because {why}; passed on the action"),
                 Some(Command::Pass),
             ),
-            Fallback::Pass => asked(format!("{what}: refused because {why}; there is no passing here, so asked")),
-            Fallback::Bot => match crate::bot::choose(s, seat, false).filter(|c| accepted(s, seat, c).is_ok()) {
+            program::Fallback::EndTurn => {
+                asked(format!("{what}: refused because {why}; there is no passing here, so asked"))
+            }
+            program::Fallback::Bot => match crate::bot::choose(s, seat, false).filter(|c| accepted(s, seat, c).is_ok())
+            {
                 Some(c) => {
                     let b = words(s, seat, &c);
                     step_event(
                         seat,
                         n,
-                        StepOutcome::Bot,
+                        StepOutcome::FellBack,
                         format!("{what}: refused because {why}; the bot chose {b}"),
                         Some(c),
                     )
                 }
                 None => asked(format!("{what}: refused because {why}; the bot has no choice here either; asked")),
             },
-            Fallback::Ask => asked(format!("{what}: refused because {why}; asked")),
+            program::Fallback::Ask => asked(format!("{what}: refused because {why}; asked")),
         };
         out.push(e);
         return Some(out);
@@ -482,11 +478,11 @@ fn auto(s: &State, seat: Seat, ask: Ask) -> Option<Vec<Event>> {
         Otherwise::Bot => {
             let c = crate::bot::choose(s, seat, false).filter(|c| accepted(s, seat, c).is_ok())?;
             let text = format!("{} (the bot chose: no step was left for this decision)", words(s, seat, &c));
-            Some(vec![step_event(seat, 0, StepOutcome::Bot, text, Some(c))])
+            Some(vec![step_event(seat, 0, StepOutcome::FellBack, text, Some(c))])
         }
         Otherwise::Pass if matches!(ask, Ask::Resolve(_)) => {
             let text = "pass (no step was left for this action)".to_owned();
-            Some(vec![step_event(seat, 0, StepOutcome::Passed, text, Some(Command::Pass))])
+            Some(vec![step_event(seat, 0, StepOutcome::EndedTurn, text, Some(Command::Pass))])
         }
         Otherwise::Pass => None,
     }

@@ -252,17 +252,17 @@ fn a_refused_step_takes_its_fallback_each_told_in_words() {
         data().home_steads[1].colours.iter().filter(|c| **c == 3).count() as u8 + 1
     );
     // Pass: the action is passed.
-    let (d, ev) = refused_step(Fallback::Pass, false);
-    assert_eq!(steps_of(&ev, 1)[0].1, StepOutcome::Passed);
+    let (d, ev) = refused_step(Fallback::EndTurn, false);
+    assert_eq!(steps_of(&ev, 1)[0].1, StepOutcome::EndedTurn);
     assert_eq!(d.state.districts_of(1).len(), 1);
     // Bot: the bot decides, from the board as it is then.
     let (d, ev) = refused_step(Fallback::Bot, false);
     let told = steps_of(&ev, 1);
-    assert_eq!(told[0].1, StepOutcome::Bot);
+    assert_eq!(told[0].1, StepOutcome::FellBack);
     assert!(told[0].2.contains("the bot chose"), "{}", told[0].2);
     assert!(ev
         .iter()
-        .any(|e| matches!(e, Event::ProgramStep { seat: 1, command: Some(_), outcome: StepOutcome::Bot, .. })));
+        .any(|e| matches!(e, Event::ProgramStep { seat: 1, command: Some(_), outcome: StepOutcome::FellBack, .. })));
     let _ = d;
 }
 

@@ -545,6 +545,12 @@ pub fn bot_answers() -> Answers {
 /// The bot's choice for resolving `action` at `strength` if it were asked
 /// now (on a copy of the board with nothing else pending).
 fn resolve_now(s: &State, seat: Seat, action: Action, strength: u8) -> Option<Command> {
+    choose(&resolving(s, seat, action, strength), seat, false).filter(|c| !matches!(c, Command::Pass))
+}
+
+/// A copy of the board where `seat` resolves `action` at `strength` and
+/// nothing else is pending.
+fn resolving(s: &State, seat: Seat, action: Action, strength: u8) -> State {
     let mut q = s.clone();
     q.phase = Phase::Resolve;
     q.feud = None;
@@ -558,7 +564,7 @@ fn resolve_now(s: &State, seat: Seat, action: Action, strength: u8) -> Option<Co
         p.season = None;
     }
     q.current = Some(Step { seat, action, strength, initiator: seat, group: 0, bondi: false });
-    choose(&q, seat, false).filter(|c| !matches!(c, Command::Pass))
+    q
 }
 
 /// The bot's program for the season, written as the round begins from
@@ -641,19 +647,7 @@ pub fn season_program(s: &State, seat: Seat) -> Program {
                 break;
             }
             let Some(c) = resolve_now(&board, seat, a, st) else { break };
-            let mut after = board.clone();
-            after.current = Some(Step { seat, action: a, strength: st, initiator: seat, group: 0, bondi: false });
-            after.phase = Phase::Resolve;
-            after.hunting = true;
-            after.queue.clear();
-            after.feud = None;
-            after.choosing = None;
-            after.farm_calls.clear();
-            after.challenges.clear();
-            after.feuds.clear();
-            for q in &mut after.players {
-                q.season = None;
-            }
+            let mut after = resolving(&board, seat, a, st);
             let _ = execute(&mut after, seat, &c);
             steps.push(ProgramStep { step: c, fallback: Fallback::Bot });
             board = after;

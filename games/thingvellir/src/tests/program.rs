@@ -3,6 +3,7 @@
 
 use runestone_engine::{Game, Seat, Viewer, Visibility};
 
+use super::rules::{district, edge};
 use super::Driver;
 use crate::data::{data, Action};
 use crate::program::{
@@ -20,17 +21,6 @@ fn v2(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
     let o =
         Options { rules_version: Some(2), lawspeaker: Some(lawspeaker), sealed_feuds: sealed, ..Options::default() };
     Driver::new(&o, seats, 7).expect("setup")
-}
-
-fn edge(a: &str, b: &str) -> usize {
-    let d = data();
-    let i = |n: &str| d.districts.iter().position(|x| x == n).expect("district");
-    let (a, b) = (i(a), i(b));
-    d.edges.iter().position(|e| *e == (a, b) || *e == (b, a)).expect("edge")
-}
-
-fn district(n: &str) -> usize {
-    data().districts.iter().position(|x| x == n).expect("district")
 }
 
 fn support() -> Orders {

@@ -54,14 +54,14 @@ fn pass_until(d: &mut Driver, seat: Seat) {
     }
 }
 
-fn edge(a: &str, b: &str) -> usize {
+pub(super) fn edge(a: &str, b: &str) -> usize {
     let d = data();
     let i = |n: &str| d.districts.iter().position(|x| x == n).expect("district");
     let (a, b) = (i(a), i(b));
     d.edges.iter().position(|e| *e == (a, b) || *e == (b, a)).expect("edge")
 }
 
-fn district(n: &str) -> usize {
+pub(super) fn district(n: &str) -> usize {
     data().districts.iter().position(|x| x == n).expect("district")
 }
 

@@ -63,4 +63,5 @@ echo "== schemathesis with the host's token, the host's operations =="
 run --header "Authorization: Bearer $host" --exclude-checks negative_data_rejection \
   --include-operation-id rollback --include-operation-id fork --include-operation-id reissueSeatToken \
   --include-operation-id substituteSeat --include-operation-id clockAction --include-operation-id listDeadLetters \
-  --include-operation-id retryDeadLetter --include-operation-id getView --include-operation-id getEvents
+  --include-operation-id retryDeadLetter --include-operation-id getView --include-operation-id getEvents \
+  --include-operation-id postMessage --include-operation-id listMessages --include-operation-id hideMessage

@@ -950,8 +950,11 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::SubstituteSeated { seat, name: n } => format!("{n} takes over seat {}", seat + 1),
         KernelEvent::SeatForfeited { seat, reason } => format!("{} forfeits: {reason}", name(seat)),
         KernelEvent::SeatReturned { seat } => format!("{} is back and plays their seat again", name(seat)),
-        KernelEvent::MessageSent { from, to, text, .. } => {
+        KernelEvent::MessageSent { from, to, text, anonymous, .. } => {
             let who = match from {
+                // The words are the same for every reader: an anonymous
+                // message never names its writer in them.
+                Actor::Seat(_) if *anonymous => "Someone".into(),
                 Actor::Seat(s) => name(s),
                 Actor::Host => "The host".into(),
                 Actor::Referee => "The referee".into(),

@@ -20,6 +20,9 @@ use crate::limits;
 pub const REASON_MAX: usize = limits::TEXT_MAX;
 /// Most messages one page of `GET …/messages` holds.
 pub const PAGE_MAX: usize = 200;
+/// The published form of a message's rule: plain text, line breaks and tabs
+/// but no other control character.
+pub const TEXT_PATTERN: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
 /// Most messages a view carries (the latest ones).
 pub const VIEW_MAX: usize = 100;
 
@@ -231,8 +234,9 @@ pub struct NewMessage {
     #[schemars(length(min = 1, max = 64))]
     pub to: Option<Vec<Seat>>,
     /// Plain text, 1 to `press.max_chars` characters (2000 unless the
-    /// server says otherwise); line breaks and tabs are kept.
-    #[schemars(length(min = 1))]
+    /// server says otherwise); line breaks and tabs are kept, no other
+    /// control character is taken.
+    #[schemars(length(min = 1), pattern(TEXT_PATTERN))]
     pub text: String,
 }
 
@@ -348,7 +352,7 @@ fn why_not(t: &Table, options: &PressOptions, reader: Reader) -> Option<String> 
 /// control characters but line breaks and tabs. Too long is its own error
 /// (413).
 fn checked_text(text: &str, max: usize) -> Result<String> {
-    let text = text.replace("\r\n", "\n");
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let t = text.trim();
     if t.is_empty() {
         return Err(ServiceError::Unprocessable("the message is empty; write 1 character or more".into()));
@@ -359,7 +363,7 @@ fn checked_text(text: &str, max: usize) -> Result<String> {
             "the message is {n} characters long; a message holds at most {max}: split it in two"
         )));
     }
-    if let Some(c) = t.chars().find(|c| (c.is_control() && !matches!(c, '\n' | '\t')) || *c == '\u{2029}') {
+    if let Some(c) = t.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
         return Err(ServiceError::BadRequest(format!(
             "the message contains a control character ({}); a message is plain text with line breaks and tabs",
             c.escape_unicode()
@@ -472,7 +476,8 @@ impl Service {
             }
         };
         if let Some(c) = channel {
-            let fine = c == "all" || (c.len() <= 200 && c.split('-').all(|s| s.parse::<u8>().is_ok()));
+            let seat = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+            let fine = c == "all" || (c.len() <= 200 && c.split('-').all(seat));
             if !fine {
                 return Err(ServiceError::BadRequest(format!(
                     "`channel` is {}; a channel is \"all\" or its seats in order joined by \"-\" (\"0-2\")",
@@ -549,6 +554,11 @@ impl Service {
         self.press_event(game, reader, seq, |t, m| {
             if !reads(reader, m, t.seed_revealed.is_some()) {
                 return Err(ServiceError::NotFound(format!("there is no message at seq {seq} you read")));
+            }
+            if m.from == Actor::Seat(me) {
+                return Err(ServiceError::Unprocessable(format!(
+                    "message {seq} is your own: a seat reports what others wrote (the host can hide a message)"
+                )));
             }
             if m.reports.iter().any(|r| r.by == me) {
                 return Err(ServiceError::Unprocessable(format!("you reported message {seq} already")));

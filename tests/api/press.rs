@@ -397,6 +397,7 @@ fn limits_and_options_are_answered_in_words() {
     assert_eq!(read["messages"][0]["from"]["role"], "anonymous");
     let events = app.get(&format!("/api/v1/games/{}/events", anon.id), Some(&anon.seats[1])).ok().to_string();
     assert!(events.contains("guess who") && !events.contains("\"from\":{\"seat\":0}"), "{events}");
+    assert!(!events.contains("Player 1 to"), "the event's words name no writer: {events}");
     let by_ref = app.get(&format!("/api/v1/games/{}/messages", anon.id), Some(&anon.referee)).ok().clone();
     assert_eq!(by_ref["messages"][0]["from"]["seat"], 0);
 }

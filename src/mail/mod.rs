@@ -305,6 +305,8 @@ impl Templates {
             ("bot_plays.html", include_str!("../../templates/email/bot_plays.html")),
             ("confirm_host.txt", include_str!("../../templates/email/confirm_host.txt")),
             ("confirm_host.html", include_str!("../../templates/email/confirm_host.html")),
+            ("press.txt", include_str!("../../templates/email/press.txt")),
+            ("press.html", include_str!("../../templates/email/press.html")),
         ] {
             env.add_template(name, src).expect("embedded templates parse");
         }

@@ -35,6 +35,7 @@ mod notify;
 #[cfg(test)]
 mod pace_tests;
 pub mod press;
+mod press_mail;
 mod seats;
 mod view;
 mod words;
@@ -154,6 +155,13 @@ pub(crate) struct SeatRecord {
     /// sooner than the gathering time after it.
     #[serde(default)]
     pub last_mail_ms: i64,
+    /// The seat asked for no mail of messages.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub press_mail_off: bool,
+    /// The seat's mail of messages, gathering until a quiet interval has
+    /// passed since the latest (`press_mail`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub press_digest: Option<press_mail::PressDigest>,
 }
 
 /// Tuning of the service.

@@ -94,7 +94,7 @@ fn outbox_write(due: DateTime<Utc>, mail: &Mail) -> SideWrite {
 
 /// The outbox record of a game's `mail` due at `due`: queued, or held while
 /// the game's host has not confirmed their address (`GameRecord::mail_held`).
-fn game_mail_write(record: &GameRecord, due: DateTime<Utc>, mail: &Mail) -> SideWrite {
+pub(super) fn game_mail_write(record: &GameRecord, due: DateTime<Utc>, mail: &Mail) -> SideWrite {
     if record.mail_held {
         SideWrite {
             side: Side::Outbox,
@@ -275,7 +275,7 @@ impl Service {
     }
 
     /// Render one mail to a seat, if it has an address and wants mail.
-    fn render_seat_mail(
+    pub(super) fn render_seat_mail(
         &self,
         table: &Table,
         record: &GameRecord,

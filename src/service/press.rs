@@ -403,6 +403,11 @@ impl Service {
         self.press.get_or_init(PressLimits::default)
     }
 
+    /// Minutes after a seat's latest message its mail of messages leaves.
+    pub(super) fn press_quiet_minutes(&self) -> i64 {
+        self.press_limits().quiet_minutes
+    }
+
     /// Set the press limits (once, at start).
     pub fn set_press_limits(&self, limits: PressLimits) {
         let _ = self.press.set(limits);
@@ -442,15 +447,29 @@ impl Service {
         self.press_limits().rate.take(&key).map_err(|wait| {
             ServiceError::too_many("you have written as many messages as one writer may in an hour", wait)
         })?;
-        let event = KernelEvent::MessageSent {
+        let said = Said {
+            seq: t.head + 1,
+            at: stamp(self.now()),
             from,
             to,
             text,
             anonymous: options.anonymous && matches!(from, Actor::Seat(_)),
             after_end: options.after_end,
-            at: stamp(self.now()),
+            hidden: None,
+            reports: Vec::new(),
         };
-        let events = self.commit(&slot, loaded, vec![press_draft(event)], |_, _| Vec::new()).await?;
+        let mut record = loaded.record.clone();
+        let mail = self.press_mail(t, &mut record, &said);
+        loaded.record = record;
+        let event = KernelEvent::MessageSent {
+            from: said.from,
+            to: said.to,
+            text: said.text,
+            anonymous: said.anonymous,
+            after_end: said.after_end,
+            at: said.at,
+        };
+        let events = self.commit(&slot, loaded, vec![press_draft(event)], move |_, _| mail).await?;
         let seq = events[0].seq;
         let t = &loaded.table;
         let m = t.press.get(seq).expect("the message just folded");

@@ -150,15 +150,7 @@ impl Service {
         if let Some(Some(z)) = &tz {
             super::notify::parse_tz(z).map_err(ServiceError::Unprocessable)?;
         }
-        again_on_conflict(true, || async {
-            let slot = self.slot(game);
-            let mut guard = self.settled(&slot).await;
-            let loaded = self.loaded(game, &mut guard).await?;
-            let mut record = loaded.record.clone();
-            let s = record
-                .seats
-                .get_mut(seat as usize)
-                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
+        self.change_seat_record(game, seat, |s| {
             if let Some(m) = mail {
                 s.mail = m;
             }
@@ -168,6 +160,28 @@ impl Service {
             if let Some(z) = &tz {
                 s.tz = z.clone();
             }
+        })
+        .await
+    }
+    /// Change a seat's part of the game's private record, without an event:
+    /// an append without events over the record as read (see
+    /// [`Service::set_mail_preferences`]).
+    pub(super) async fn change_seat_record(
+        &self,
+        game: &str,
+        seat: u8,
+        change: impl Fn(&mut super::SeatRecord),
+    ) -> Result<()> {
+        again_on_conflict(true, || async {
+            let slot = self.slot(game);
+            let mut guard = self.settled(&slot).await;
+            let loaded = self.loaded(game, &mut guard).await?;
+            let mut record = loaded.record.clone();
+            let s = record
+                .seats
+                .get_mut(seat as usize)
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
+            change(s);
             let bytes = serde_json::to_vec(&record).expect("JSON");
             let side = vec![SideWrite { side: Side::Games, key: record_key(game), value: Some(bytes.clone()) }];
             let unchanged = self.record_as_read(game, &loaded.record_bytes);

@@ -64,6 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/games/{game}/undo").route(web::post().to(game::undo)))
     .service(web::resource("/games/{game}/back").route(web::post().to(game::back)))
     .service(web::resource("/games/{game}/messages").route(web::post().to(press::post)))
+    .service(web::resource("/games/{game}/messages/mail").route(web::post().to(press::mail)))
     .service(
         web::resource("/host/new")
             .route(web::get().to(new_game::host_new))

@@ -124,14 +124,22 @@ pub(super) fn panel(
         "error": entered.values.get(PRESS_ERROR),
         "text": entered.values.get("text"),
         "channel": entered.values.get("channel"),
+        "mail": page["mail"],
     })
 }
 
 /// What the panel needs of the game's press beyond the view: the options in
-/// words, the mode, whether the reader may write now.
+/// words, the mode, whether the reader may write now, whether the seat gets
+/// mail of its messages.
 pub(super) async fn page_facts(svc: &Svc, game: &str, claims: Option<&Claims>, summary: &Value) -> Value {
     let page = svc.messages(game, claims, None, Some(u64::MAX), Some(1)).await.ok();
+    let seat = claims.and_then(|c| c.seat.filter(|_| c.role == crate::auth::Role::Seat));
+    let mail = match seat {
+        Some(s) => svc.press_mail_on(game, s).await.ok(),
+        None => None,
+    };
     json!({
+        "mail": mail,
         "press": page.as_ref().map(|p| p.press.clone()),
         "can_write": page.as_ref().is_some_and(|p| p.can_write),
         "why_not": page.as_ref().and_then(|p| p.why_not.clone()),
@@ -182,6 +190,25 @@ pub(super) async fn post(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
     match result {
         Ok(m) => Ok(see_other(&format!("/games/{game}?thread={}#thread-{}", m.channel, m.channel))),
         Err((status, msg)) => {
+            entered.values.insert(PRESS_ERROR.into(), msg);
+            render_game(&svc, &req, &game, Some(&claims), None, None, status, None, entered).await
+        }
+    }
+}
+
+/// `POST /games/{game}/messages/mail`: the seat turns the mail of its
+/// messages on (`mail=on`) or off.
+pub(super) async fn mail(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
+    let game = game_id(path)?;
+    check_csrf(&req, &form)?;
+    let claims = seat_claims(&svc, &req, &game).await?;
+    let seat = claims.seat.unwrap_or_default();
+    let on = form.get("mail") == Some("on");
+    match svc.set_press_mail(&game, seat, on).await {
+        Ok(()) => Ok(see_other(&format!("/games/{game}#press"))),
+        Err(e) => {
+            let (status, msg) = split(e);
+            let mut entered = Entered::default();
             entered.values.insert(PRESS_ERROR.into(), msg);
             render_game(&svc, &req, &game, Some(&claims), None, None, status, None, entered).await
         }

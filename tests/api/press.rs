@@ -526,3 +526,133 @@ fn two_gothar_agree_on_a_vote_in_a_private_thread_that_the_third_never_sees_in_h
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
+
+#[test]
+fn messages_a_seat_received_join_its_next_game_mail_and_never_a_mail_per_message() {
+    use crate::smtp::SmtpSink;
+    let sink = SmtpSink::start();
+    let app = TestApp::spawn_with(TestApp::smtp_to(sink.port));
+    let seats: Vec<Value> = (0..3)
+        .map(|i| json!({"name": format!("Player {}", i + 1), "email": format!("p{}@example.org", i + 1)}))
+        .collect();
+    let created = app
+        .post("/api/v1/games", None, &json!({"ruleset": "duel", "options": {"rounds": 2}, "seats": seats}))
+        .ok()
+        .clone();
+    let g = Game {
+        id: str_of(&created, "game_id").to_owned(),
+        seats: seat_tokens(&created),
+        host: str_of(&created, "host_token").to_owned(),
+        referee: str_of(&created, "referee_token").to_owned(),
+    };
+    sink.wait_for(3, 120);
+    // Ten messages to Player 1 within the hour, and one it does not read.
+    for i in 0..10 {
+        let from = if i % 2 == 0 { Who::Seat(1) } else { Who::Seat(2) };
+        post_message(&app, &g, from, Some(&[0]), &format!("MAILMARK-{i}-for-player-one")).ok();
+    }
+    post_message(&app, &g, Who::Seat(1), Some(&[2]), "MAILMARK-not-for-player-one").ok();
+    // The bids: Player 1 wins the round and is the one asked to claim.
+    for (seat, amount) in [(0, 9), (1, 1), (2, 2)] {
+        app.submit(&g.id, &g.seats[seat], json!({"type": "Bid", "amount": amount})).ok();
+    }
+    let all = sink.wait_for(4, 120);
+    let to_one: Vec<_> = all.iter().filter(|m| m.to[0] == "p1@example.org").collect();
+    assert_eq!(to_one.len(), 2, "the invitation and the one mail of the move: none per message");
+    let text = to_one[1].text();
+    assert!(text.contains("claim the die"), "{text}");
+    for i in 0..10 {
+        assert!(text.contains(&format!("MAILMARK-{i}-for-player-one")), "message {i} joins the mail:\n{text}");
+    }
+    assert!(!text.contains("MAILMARK-not-for"), "a message it does not read never reaches its mail:\n{text}");
+    for m in &all {
+        if m.to[0] != "p1@example.org" {
+            assert!(!m.text().contains("MAILMARK"), "{}", m.text());
+        }
+    }
+}
+
+/// Mail waiting in the outbox, from the metrics.
+fn outbox_depth(app: &TestApp) -> u64 {
+    let metrics = app.get("/metrics", None).text;
+    metrics.lines().find_map(|l| l.strip_prefix("runestone_outbox_depth ")).and_then(|n| n.trim().parse().ok()).unwrap()
+}
+
+#[test]
+fn ten_messages_within_an_hour_are_one_mail_after_a_quiet_spell_and_none_for_a_seat_that_turned_them_off() {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use runestone::clock::ManualClock;
+
+    use crate::smtp::SmtpSink;
+    let sink = SmtpSink::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = crate::helpers::settings(tmp.path());
+    TestApp::smtp_to(sink.port)(&mut s);
+    s.press.quiet_minutes = 30;
+    s.press.per_hour = 50;
+    let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    let app = TestApp::start_with_clock(s, clock.clone());
+    let seats: Vec<Value> = (0..3)
+        .map(|i| json!({"name": format!("Player {}", i + 1), "email": format!("p{}@example.org", i + 1)}))
+        .collect();
+    let created = app.post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats})).ok().clone();
+    let g = Game {
+        id: str_of(&created, "game_id").to_owned(),
+        seats: seat_tokens(&created),
+        host: str_of(&created, "host_token").to_owned(),
+        referee: str_of(&created, "referee_token").to_owned(),
+    };
+    sink.wait_for(3, 120);
+    let settle = |n: usize| {
+        let t = Instant::now();
+        while outbox_depth(&app) > 0 || sink.received().len() < n {
+            assert!(t.elapsed() < Duration::from_secs(120), "the outbox does not empty");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let press_mails = |to: &str| -> Vec<String> {
+        sink.received()
+            .iter()
+            .filter(|m| m.to[0] == to && m.header("Subject").unwrap().contains("new message"))
+            .map(|m| m.text())
+            .collect()
+    };
+
+    // Ten messages to Player 1 over 45 minutes: one mail, half an hour after the last.
+    for i in 0..10 {
+        let from = if i % 2 == 0 { Who::Seat(1) } else { Who::Seat(2) };
+        post_message(&app, &g, from, Some(&[0]), &format!("QUIET-{i}-to-one")).ok();
+        clock.advance(chrono::Duration::minutes(5));
+    }
+    assert_eq!(outbox_depth(&app), 1, "one mail waits, not ten");
+    clock.advance(chrono::Duration::minutes(31));
+    settle(4);
+    let mails = press_mails("p1@example.org");
+    assert_eq!(mails.len(), 1, "{mails:#?}");
+    for i in 0..10 {
+        assert!(mails[0].contains(&format!("QUIET-{i}-to-one")), "message {i} in the one mail:\n{}", mails[0]);
+    }
+    assert!(press_mails("p2@example.org").is_empty() && press_mails("p3@example.org").is_empty(), "writers get none");
+
+    // Player 2 turns the mail of messages off on the game page: none comes.
+    let mut b = Browser::new(&app);
+    b.sign_in(&g.id, &g.seats[1]);
+    let page = b.get(&format!("/games/{}", g.id));
+    assert!(page.html.contains("id=\"press-mail-off\""), "the page offers to stop them");
+    let csrf = b.csrf();
+    let off = b.post(&format!("/games/{}/messages/mail", g.id), &[("csrf", &csrf), ("mail", "off")]);
+    assert_eq!(off.status, 303, "{}", off.html);
+    assert!(b.get(&format!("/games/{}", g.id)).html.contains("id=\"press-mail-on\""));
+    for i in 0..10 {
+        post_message(&app, &g, Who::Seat(0), Some(&[1]), &format!("OFF-{i}-to-two")).ok();
+    }
+    // Player 3's mail of a later message leaves after any to Player 2 would.
+    post_message(&app, &g, Who::Seat(0), Some(&[2]), "MARKER-to-three").ok();
+    clock.advance(chrono::Duration::minutes(31));
+    settle(5);
+    assert_eq!(press_mails("p3@example.org").len(), 1);
+    assert!(press_mails("p2@example.org").is_empty(), "press mail off sends none");
+    assert!(sink.received().iter().all(|m| !m.text().contains("OFF-")), "no mail tells them");
+}

@@ -2,7 +2,8 @@
 //! over HTTP, the board drawn with every city once and its owner, a battle
 //! between two seats that are never online together resolved from standing
 //! orders and told round by round, and a seat playing a whole turn in
-//! headless Chromium through the pages.
+//! headless Chromium through the pages; all by rules version 1, where each
+//! step of a turn is its own decision.
 
 use serde_json::{json, Value};
 
@@ -123,7 +124,7 @@ fn four_kingdoms_play_a_whole_game_over_http_until_the_winners_are_announced() {
     let info = app.get("/api/v1/rulesets", None);
     let fk = info.ok()["rulesets"].as_array().unwrap().iter().find(|r| r["id"] == RULESET).cloned().expect("offered");
     assert_eq!((fk["min_seats"].as_u64(), fk["max_seats"].as_u64()), (Some(3), Some(6)));
-    let created = app.create(RULESET, 4, json!({"hidden_scoring": true}));
+    let created = app.create(RULESET, 4, json!({"hidden_scoring": true, "rules_version": 1}));
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
     play_to_the_end(
@@ -163,7 +164,7 @@ fn the_board_draws_every_city_once_with_its_owner_at_several_positions_of_a_play
     let registry = runestone::games::registry();
     let renderer = registry.get(RULESET).expect("Fallen Kingdoms is hosted").as_ref();
     for seats in [3usize, 5] {
-        let created = app.create(RULESET, seats, json!({}));
+        let created = app.create(RULESET, seats, json!({"rules_version": 1}));
         let game = str_of(&created, "game_id").to_owned();
         let tokens = seat_tokens(&created);
         let names: Vec<String> = (0..seats).map(|i| format!("Player {}", i + 1)).collect();
@@ -203,7 +204,7 @@ fn the_board_draws_every_city_once_with_its_owner_at_several_positions_of_a_play
 #[test]
 fn a_battle_between_two_seats_never_online_together_resolves_without_either_being_asked_and_is_told_round_by_round() {
     let app = TestApp::spawn();
-    let created = app.create(RULESET, 3, json!({}));
+    let created = app.create(RULESET, 3, json!({"rules_version": 1}));
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
     standing_defence(&app, &game, &tokens);
@@ -251,7 +252,7 @@ fn a_battle_between_two_seats_never_online_together_resolves_without_either_bein
 #[test]
 fn a_seat_plays_a_whole_turn_in_headless_chromium_production_placement_movement_and_a_battle() {
     let app = TestApp::spawn();
-    let created = app.create(RULESET, 3, json!({}));
+    let created = app.create(RULESET, 3, json!({"rules_version": 1}));
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
     standing_defence(&app, &game, &tokens);
@@ -395,8 +396,14 @@ fn a_battle_whose_orders_ask_waits_for_that_seat_with_the_short_deadline_and_res
     let app = TestApp::start_with_clock(crate::helpers::settings(tmp.path()), clock.clone());
     let seats: Vec<Value> = (1..=3).map(|i| json!({"name": format!("Player {i}")})).collect();
     let policy = json!({"plan_hours": 48, "turn_hours": 48, "small_hours": 2});
-    let created =
-        app.post("/api/v1/games", None, &json!({"ruleset": RULESET, "seats": seats, "deadlines": policy})).ok().clone();
+    let created = app
+        .post(
+            "/api/v1/games",
+            None,
+            &json!({"ruleset": RULESET, "seats": seats, "deadlines": policy, "options": {"rules_version": 1}}),
+        )
+        .ok()
+        .clone();
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
     standing_defence(&app, &game, &tokens);

@@ -171,7 +171,8 @@ pub fn resume(
         } else {
             let left = cx.s.cities[city as usize].units;
             let d = &cx.s.players[defender as usize].defence;
-            if d.retreat_at > 0 && left <= d.retreat_at && !answered {
+            let at = d.threshold(city);
+            if at > 0 && left <= at && !answered {
                 if let Some(to) = refuge(&cx.s, defender, city) {
                     if d.ask {
                         return Fought::Asked { attacker: false, round: r };
@@ -226,7 +227,7 @@ fn finish(cx: &mut Ctx, order: &AttackOrder, won: bool, first: bool, attacked: &
     check_fall(cx, seat, Some(defender));
     if won && first && order.occupy {
         if let Some(r) = order.rampage {
-            rampage(cx, seat, city, r, attacked);
+            rampage(cx, seat, city, r, order.rampage_units, attacked);
         }
     }
     Fought::Over { won }
@@ -316,7 +317,7 @@ fn back_home(origins: &[(u8, u8)], units: u8) -> Vec<(u8, u8)> {
 }
 
 /// Rampage (5.2.6): after a first-roll win, 2 dice once against a road-adjacent city.
-pub fn rampage(cx: &mut Ctx, seat: Seat, from: u8, to: u8, attacked: &mut Vec<u8>) {
+pub fn rampage(cx: &mut Ctx, seat: Seat, from: u8, to: u8, move_in: Option<u8>, attacked: &mut Vec<u8>) {
     let s = &cx.s;
     if attacked.contains(&to)
         || !s.board.road_adjacent(from).contains(&to)
@@ -335,9 +336,13 @@ pub fn rampage(cx: &mut Ctx, seat: Seat, from: u8, to: u8, attacked: &mut Vec<u8
     let lost = u8::from(hits == 0);
     cx.emit(Event::Rampaged { seat, from, to, dice, hits, lost });
     if cx.s.cities[to as usize].units == 0 {
-        let units = cx.s.cities[from as usize].units - 1;
-        cx.emit(Event::Moved { seat, from, to, units });
-        captured(cx, seat, to);
+        // 5.2.6 "any amount of units": as the attack's orders say, else all but one.
+        let most = cx.s.cities[from as usize].units - 1;
+        let units = move_in.map_or(most, |k| k.min(most));
+        if units > 0 {
+            cx.emit(Event::Moved { seat, from, to, units });
+            captured(cx, seat, to);
+        }
     }
     check_fall(cx, victim, Some(seat));
 }

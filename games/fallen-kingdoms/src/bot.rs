@@ -4,16 +4,76 @@
 use runestone_engine::{GameRng, Seat, Seed};
 
 use crate::data::{data, Ability};
-use crate::state::{AttackOrder, Command, InvasionPath, Move, Phase, State, Step, TRACK};
+use runestone_engine::program::Fallback;
+
+use crate::state::{AttackOrder, Command, InvasionOrder, InvasionPath, Move, Phase, ProgramStep, State, Step, TRACK};
 use crate::turn::{ability, building_spots, copyable, fixed_points, needs_target, targets};
 use crate::{pending, Ctx};
 
 /// Whether `decide` would accept `c` (tried on a copy with a throwaway seed:
-/// only legality is asked, never the dice).
+/// only legality is asked, never the dice; the other seats' programs are
+/// left out of the copy, so nothing of them runs or is learnt).
 pub fn accepts(s: &State, seat: Seat, c: &Command) -> bool {
     let mut rng = GameRng::new(Seed([0; 32]), 0);
-    let mut cx = Ctx::new(s.clone(), &mut rng);
+    let mut cx = Ctx::new(without_programs(s), &mut rng);
     crate::run(&mut cx, seat, c).is_ok()
+}
+
+/// The position without any seat's secret program (version 2).
+fn without_programs(s: &State) -> State {
+    let mut h = s.clone();
+    for p in h.players.iter_mut() {
+        p.program = None;
+        p.places.clear();
+        p.at_invasion = InvasionOrder::Ask;
+    }
+    h
+}
+
+/// Version 2: the bot's god and starting placements, written before
+/// anyone has placed: the cities it would take on the empty map, each with
+/// the bot's own choice as its fallback (the map will have filled by then).
+pub fn setup(s: &State, seat: Seat, god: u8) -> Command {
+    let mut h = without_programs(s);
+    let mut places = Vec::new();
+    for _ in 0..crate::program::PLACES {
+        let Some(Command::PlaceGroup { city }) = placement(&h, seat) else { break };
+        let temple = h.players[seat as usize].placed == 0;
+        crate::state::apply(&mut h, &crate::state::Event::GroupPlaced { seat, city, temple });
+        places.push(ProgramStep::new(Command::PlaceGroup { city }, Fallback::Bot));
+    }
+    Command::Setup { god, places }
+}
+
+/// Version 2: the bot's program of its coming turn, written from the
+/// position it sees now (nothing of the other seats' programs): the turn it
+/// would play if it began now, every step falling back to the bot's own
+/// choice when the turn comes; at the invasion, the bot decides then.
+pub fn program(s: &State, seat: Seat) -> Command {
+    let mut h = without_programs(s);
+    let turn = s.turn;
+    crate::state::apply(&mut h, &crate::state::Event::TurnBegan { seat, turn });
+    let mut rng = GameRng::new(Seed([0; 32]), 0);
+    let mut cx = Ctx::new(h, &mut rng);
+    crate::turn::advance(&mut cx);
+    let mut steps = Vec::new();
+    for _ in 0..crate::program::MAX_STEPS {
+        let s = &cx.s;
+        if s.phase != Phase::Players || s.current != seat || s.turn != turn || s.asked.is_some() {
+            break;
+        }
+        let Some(c) = command(s, seat) else { break };
+        if crate::run(&mut cx, seat, &c).is_err() {
+            break;
+        }
+        let last = matches!(c, Command::Move { .. });
+        steps.push(ProgramStep::new(c, Fallback::Bot));
+        if last {
+            // The movement ends the player phase.
+            break;
+        }
+    }
+    Command::Program { steps, invasion: InvasionOrder::Bot }
 }
 
 /// A sample of the legal commands (every choice where the choices are few;
@@ -29,6 +89,13 @@ pub fn legal(s: &State, seat: Seat) -> Vec<Command> {
             for &g in s.players[seat as usize].dealt.iter().flatten() {
                 v.push(Command::ChooseGod { god: g });
             }
+            if s.rules.version >= 2 {
+                v.extend(command(s, seat));
+            }
+        }
+        Phase::Programs => {
+            v.push(Command::Program { steps: Vec::new(), invasion: InvasionOrder::Ask });
+            v.push(program(s, seat));
         }
         Phase::Placement => {
             for c in crate::setup::placeable(s, seat) {
@@ -125,22 +192,13 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
                     (x.ability != Ability::None, x.intimidation)
                 })
                 .unwrap_or(0);
+            if s.rules.version >= 2 {
+                return Some(setup(s, seat, g));
+            }
             Command::ChooseGod { god: g }
         }
-        Phase::Placement => {
-            let ok = crate::setup::placeable(s, seat);
-            let score = |c: u8| -> i32 {
-                let b = &s.board.cities[c as usize];
-                let mine = s.cities[c as usize].owner == Some(seat);
-                let open = s.board.adjacent(c).iter().filter(|&&a| s.cities[a as usize].owner.is_none()).count() as i32;
-                (if mine { -5 - s.cities[c as usize].units as i32 } else { 10 })
-                    + open * 2
-                    + b.port as i32
-                    + if b.shape == Some(crate::data::Shape::Square) { 3 } else { 0 }
-            };
-            let c = ok.iter().copied().max_by_key(|&c| (score(c), std::cmp::Reverse(c))).unwrap_or(0);
-            Command::PlaceGroup { city: c }
-        }
+        Phase::Programs => program(s, seat),
+        Phase::Placement => return placement(s, seat),
         // The standing default, as if asked nothing: the side retreats as its
         // orders said.
         Phase::Players if s.asked.is_some() => Command::AnswerBattle { retreat: true, to: None },
@@ -166,6 +224,28 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
             }
         },
         Phase::Invasion => invasion(s, seat).filter(|c| accepts(s, seat, c)).unwrap_or(Command::PassInvasion),
+        _ => return None,
+    };
+    Some(c)
+}
+
+/// The bot's starting placement for `seat` (3.8).
+fn placement(s: &State, seat: Seat) -> Option<Command> {
+    let c = match s.phase {
+        Phase::ChooseGods | Phase::Placement => {
+            let ok = crate::setup::placeable(s, seat);
+            let score = |c: u8| -> i32 {
+                let b = &s.board.cities[c as usize];
+                let mine = s.cities[c as usize].owner == Some(seat);
+                let open = s.board.adjacent(c).iter().filter(|&&a| s.cities[a as usize].owner.is_none()).count() as i32;
+                (if mine { -5 - s.cities[c as usize].units as i32 } else { 10 })
+                    + open * 2
+                    + b.port as i32
+                    + if b.shape == Some(crate::data::Shape::Square) { 3 } else { 0 }
+            };
+            let c = ok.iter().copied().max_by_key(|&c| (score(c), std::cmp::Reverse(c)))?;
+            Command::PlaceGroup { city: c }
+        }
         _ => return None,
     };
     Some(c)
@@ -297,8 +377,17 @@ pub fn movement(s: &State, seat: Seat) -> Command {
                 .min_by_key(|&r| s.cities[r as usize].units);
             // On even turns the bot asks to be asked before its last unit
             // rolls (and then answers as ordered), so that path is played too.
-            let ask = s.turn.is_multiple_of(2);
-            attacks.push(AttackOrder { city: t, retreat_at: 1, rampage, occupy: true, call_off_if_lost: false, ask });
+            // (Version 1 only: under version 2 the bot's turn is one program.)
+            let ask = s.turn.is_multiple_of(2) && s.rules.version < 2;
+            attacks.push(AttackOrder {
+                city: t,
+                retreat_at: 1,
+                rampage,
+                rampage_units: None,
+                occupy: true,
+                call_off_if_lost: false,
+                ask,
+            });
             continue;
         }
         if let Some(e) = near.iter().copied().find(|&a| s.cities[a as usize].owner.is_none() && !targeted.contains(&a))

@@ -65,6 +65,7 @@ pub fn turn_words(v: &View, seats: &[String]) -> String {
         Phase::Setup => "Setting up".into(),
         Phase::ChooseGods => "Setup: every player chooses a god in secret".into(),
         Phase::Placement => "Setup: players place their starting units in turn".into(),
+        Phase::Programs => format!("Turn {} · every player gives the program of their turn", v.turn),
         Phase::Players => format!(
             "Turn {} · {}'s player phase · {}",
             v.turn,

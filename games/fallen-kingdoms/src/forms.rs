@@ -131,6 +131,13 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             "Choose your god, in secret",
             "The gods are revealed together once every player has chosen; you may change your mind until then. The lowest intimidation plays first.",
         )),
+        Phase::Programs => parts.push(buttons(
+            input,
+            "fk-program",
+            "Your whole turn, given now",
+            "Every player gives their turn at once; the programs run in turn order, each step checked when it comes \
+             (a step no longer possible then is left to the bot). Play it by hand instead, and you are asked each step.",
+        )),
         Phase::Placement => parts.push(buttons(
             input,
             "fk-start",

@@ -50,7 +50,11 @@ pub fn advance(cx: &mut Ctx) -> bool {
             let next = (1..n).map(step).find(|&k| !cx.s.players[k as usize].invader).unwrap_or(first);
             cx.emit(Event::FirstPlayer { seat: next });
             let turn = cx.s.turn + 1;
-            cx.emit(Event::TurnBegan { seat: next, turn });
+            if cx.s.rules.version >= 2 {
+                crate::program::ask_programs(cx, turn);
+            } else {
+                cx.emit(Event::TurnBegan { seat: next, turn });
+            }
             true
         }
     }

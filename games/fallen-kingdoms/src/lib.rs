@@ -23,6 +23,7 @@ pub mod drawing;
 pub mod forms;
 pub mod invasion;
 pub mod movement;
+pub mod program;
 pub mod scoring;
 pub mod setup;
 pub mod state;
@@ -47,6 +48,10 @@ use state::{Phase, Step};
 
 /// The ruleset.
 pub struct FallenKingdoms;
+
+/// The rules version games are created with now (RULES-NOTES.md, "Rules
+/// versions"): 2, a seat's whole turn in one decision.
+pub const RULES_VERSION: u32 = 2;
 
 /// Game options: the optional rules of section 8.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -74,6 +79,12 @@ pub struct Options {
     /// 8.6 Powered down temples: temples give no immunity.
     #[serde(default)]
     pub powered_down_temples: bool,
+    /// The rules version the game is played by (the newest unless given):
+    /// 1, each step of a turn its own decision; 2, a seat's whole turn in
+    /// one program, all given at once at the start of the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = RULES_VERSION), extend("default" = RULES_VERSION))]
+    pub rules_version: Option<u32>,
 }
 
 fn two() -> u8 {
@@ -96,6 +107,7 @@ impl Default for Options {
             reverse_first_player: false,
             reverse_priority: false,
             powered_down_temples: false,
+            rules_version: None,
         }
     }
 }
@@ -164,7 +176,9 @@ impl<'r> Ctx<'r> {
 
 /// Run one command on the decision's copy, then every step that needs no input.
 pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
-    if cx.s.asked.is_some() && !matches!(c, Command::AnswerBattle { .. } | Command::SetDefence { .. }) {
+    if cx.s.asked.is_some()
+        && !matches!(c, Command::AnswerBattle { .. } | Command::SetDefence { .. } | Command::Program { .. })
+    {
         runestone_engine::reject!("a battle waits for an answer first: retreat, or roll on");
     }
     match c {
@@ -184,6 +198,8 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
         Command::AnswerBattle { retreat, to } => battle::answer(cx, seat, *retreat, *to)?,
         Command::Invade { surrender_to, paths, temple } => invasion::invade(cx, seat, *surrender_to, paths, *temple)?,
         Command::PassInvasion => invasion::pass(cx, seat)?,
+        Command::Setup { god, places } => program::setup(cx, seat, *god, places)?,
+        Command::Program { steps, invasion } => program::give(cx, seat, steps, invasion)?,
     }
     turn::advance(cx);
     Ok(())
@@ -224,6 +240,25 @@ pub fn pending(s: &State) -> Vec<Pending> {
             ),
             None => Vec::new(),
         },
+        Phase::Programs => s
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Pending {
+                seat: i as Seat,
+                kind: "program".into(),
+                class: DecisionClass::Plan,
+                prompt: if p.programmed {
+                    format!("your program of turn {} is given; you may replace it until your turn begins", s.turn)
+                } else {
+                    format!(
+                        "give your whole turn {} as a program (each step with a fallback), or choose to play it by hand",
+                        s.turn
+                    )
+                },
+                submitted: p.programmed,
+            })
+            .collect(),
         Phase::Players if s.asked.is_some() => {
             let a = s.asked.as_ref().expect("asked");
             one(a.seat, "battle", DecisionClass::Small, battle::question(s, a))
@@ -288,10 +323,13 @@ impl Present for FallenKingdoms {
     /// events carry no mark of a turn's first player phase (each player's
     /// begins with a `TurnBegan`), and folding at each of those would hide
     /// the turn's earlier players as soon as the next one begins. Turn 1
-    /// has the page's last entries.
+    /// has the page's last entries. Under rules version 2 a turn begins
+    /// with the call for every seat's program (`ProgramsAsked`), turn 1's
+    /// included: the round is from there.
     fn round_begun(event: &Event) -> Option<u32> {
         match event {
-            Event::RoundEnded { turn, depleted } if *depleted < 2 => Some(turn + 1),
+            Event::RoundEnded { turn, depleted, programs: false } if *depleted < 2 => Some(turn + 1),
+            Event::ProgramsAsked { turn } => Some(*turn),
             _ => None,
         }
     }
@@ -333,7 +371,7 @@ impl Game for FallenKingdoms {
             name: "Fallen Kingdoms".into(),
             min_seats: 3,
             max_seats: 6,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).expect("JSON"),
             options_help: vec![
                 ("hidden_scoring".into(), "8.1: glory points are hidden from the other players".into()),
@@ -346,18 +384,29 @@ impl Game for FallenKingdoms {
                 ("reverse_first_player".into(), "8.4: the first player card moves counter-clockwise".into()),
                 ("reverse_priority".into(), "8.5: the strongest players invade first".into()),
                 ("powered_down_temples".into(), "8.6: temples give no immunity".into()),
+                (
+                    "rules_version".into(),
+                    format!(
+                        "the rules version to play by: 1 (each step of a turn asked on its own) or 2 (a whole \
+                         turn in one program, given at once by everyone), default {RULES_VERSION}"
+                    ),
+                ),
             ],
             description: "Norse gods guide kingdoms that rise, fall and are swept away by invaders.".into(),
         }
     }
 
+    fn rules_version_of(options: &Options) -> u32 {
+        options.rules_version.unwrap_or(RULES_VERSION)
+    }
+
     fn setup(
         options: &Options,
         seats: u8,
-        _rules_version: u32,
+        rules_version: u32,
         rng: &mut GameRng,
     ) -> Result<Vec<Emit<Event>>, RuleError> {
-        setup::setup(options, seats, rng)
+        setup::setup(options, seats, rules_version, rng)
     }
 
     fn decide(s: &State, seat: Seat, c: &Command, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
@@ -366,7 +415,7 @@ impl Game for FallenKingdoms {
         }
         // Standing defence orders may be given at any time (5.3); every
         // other command only by a seat the game waits for.
-        if !matches!(c, Command::SetDefence { .. }) && !pending(s).iter().any(|p| p.seat == seat) {
+        if !Self::standing_order(s, seat, c) && !pending(s).iter().any(|p| p.seat == seat) {
             runestone_engine::reject!("nothing is asked of you now");
         }
         let mut cx = Ctx::new(s.clone(), rng);
@@ -395,9 +444,14 @@ impl Game for FallenKingdoms {
     }
 
     /// Standing defence orders may be replaced at any time (5.3), not only
-    /// while the seat owes a decision.
-    fn standing_order(_: &State, _: Seat, c: &Command) -> bool {
-        matches!(c, Command::SetDefence { .. })
+    /// while the seat owes a decision; under rules version 2 a program
+    /// until the seat's turn begins.
+    fn standing_order(s: &State, seat: Seat, c: &Command) -> bool {
+        match c {
+            Command::SetDefence { .. } => true,
+            Command::Program { .. } => s.rules.version >= 2 && program::turn_to_come(s, seat),
+            _ => false,
+        }
     }
 
     fn fallback(s: &State, seat: Seat) -> Option<Command> {

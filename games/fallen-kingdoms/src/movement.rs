@@ -56,6 +56,9 @@ pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrde
         }
     }
     let mut order: Vec<u8> = Vec::new();
+    if s.rules.version < 2 && attacks.iter().any(|a| a.rampage_units.is_some()) {
+        reject!("rampage_units comes with rules version 2; this game is played by version 1");
+    }
     for a in attacks {
         if !targets.contains(&a.city) {
             reject!("you give orders for an attack on {}, but no units attack it", s.city_name(a.city));
@@ -176,6 +179,18 @@ pub fn set_defence(cx: &mut Ctx, seat: Seat, d: &Defence) -> Result<(), RuleErro
     }
     if let Some(c) = d.prefer.iter().find(|&&c| c as usize >= cx.s.cities.len()) {
         reject!("there is no city {c} on this map to retreat to");
+    }
+    if !d.per_city.is_empty() && cx.s.rules.version < 2 {
+        reject!("thresholds per city come with rules version 2; this game is played by version 1");
+    }
+    if d.per_city.len() > cx.s.cities.len() {
+        reject!("give at most one threshold per city");
+    }
+    if let Some(&(c, _)) = d.per_city.iter().find(|x| x.0 as usize >= cx.s.cities.len()) {
+        reject!("there is no city {c} on this map to give a threshold");
+    }
+    if let Some(&(_, n)) = d.per_city.iter().find(|x| x.1 > MAX_UNITS) {
+        reject!("a threshold must be 0 (never) to {MAX_UNITS}, not {n}");
     }
     if let Some(c) = d.replace_first.iter().find(|&&c| c as usize >= cx.s.cities.len()) {
         reject!("there is no city {c} on this map to replace first");

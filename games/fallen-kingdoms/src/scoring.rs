@@ -31,7 +31,8 @@ pub fn score_turn(cx: &mut Ctx, seat: Seat) {
 pub fn end_round(cx: &mut Ctx) {
     let depleted = cx.s.depleted();
     let turn = cx.s.turn;
-    cx.emit(Event::RoundEnded { turn, depleted });
+    let programs = cx.s.rules.version >= 2;
+    cx.emit(Event::RoundEnded { turn, depleted, programs });
     if depleted >= 2 {
         adjust_rumors(cx);
         let winners = winners(&cx.s);

@@ -27,14 +27,18 @@ pub fn rules(o: &Options) -> Result<Rules, RuleError> {
         reverse_first_player: o.reverse_first_player,
         reverse_priority: o.reverse_priority,
         powered_down_temples: o.powered_down_temples,
+        version: 1,
     })
 }
 
-pub fn setup(o: &Options, seats: u8, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
+pub fn setup(o: &Options, seats: u8, version: u32, rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
     if !(3..=6).contains(&seats) {
         reject!("Fallen Kingdoms is played by 3 to 6 players, not {seats}");
     }
-    let rules = rules(o)?;
+    if !(1..=crate::RULES_VERSION).contains(&version) {
+        reject!("there is no rules version {version} of Fallen Kingdoms (1 to {})", crate::RULES_VERSION);
+    }
+    let rules = Rules { version, ..rules(o)? };
     let d = data();
     let board = crate::board::random(seats, rng);
     let stack = (rules.trophies_per_player as usize * seats as usize).min(18);
@@ -157,8 +161,12 @@ pub fn place_group(cx: &mut Ctx, seat: Seat, city: u8) -> Result<(), RuleError> 
     let temple = cx.s.players[seat as usize].placed == 0;
     cx.emit(Event::GroupPlaced { seat, city, temple });
     if cx.s.placements.is_empty() {
-        let first = cx.s.first;
-        cx.emit(Event::TurnBegan { seat: first, turn: 1 });
+        if cx.s.rules.version >= 2 {
+            crate::program::ask_programs(cx, 1);
+        } else {
+            let first = cx.s.first;
+            cx.emit(Event::TurnBegan { seat: first, turn: 1 });
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use runestone_engine::program::ProgramStep as Step_;
 use runestone_engine::Seat;
 
 use crate::board::Board;
@@ -25,6 +26,37 @@ pub struct Rules {
     pub reverse_first_player: bool,
     pub reverse_priority: bool,
     pub powered_down_temples: bool,
+    /// The rules version the game is played by (RULES-NOTES.md, "Rules
+    /// versions"); absent from the events of version 1 games.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub version: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+/// One step of a turn program: a command of the turn and its fallback.
+pub type ProgramStep = Step_<Command>;
+
+/// Rules version 2: what a seat's program does at this turn's invasion
+/// phase, when the seat's time to invade or pass comes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum InvasionOrder {
+    /// Ask the seat then (a decision with its own deadline).
+    #[default]
+    Ask,
+    /// Do not invade.
+    Pass,
+    /// Let the bot decide from the map as it is then.
+    Bot,
+    /// This invasion (or pass), with its fallback.
+    Step { step: Box<ProgramStep> },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -65,6 +97,17 @@ pub struct Defence {
     /// own cities (those with most units first, never leaving one empty).
     #[serde(default, skip_serializing_if = "no")]
     pub complete_from_board: bool,
+    /// Rules version 2: a threshold of its own for some cities, (city,
+    /// retreat_at), in place of `retreat_at` there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_city: Vec<(u8, u8)>,
+}
+
+impl Defence {
+    /// The retreat threshold of the defenders of `city`.
+    pub fn threshold(&self, city: u8) -> u8 {
+        self.per_city.iter().find(|x| x.0 == city).map_or(self.retreat_at, |x| x.1)
+    }
 }
 
 fn no(b: &bool) -> bool {
@@ -94,6 +137,25 @@ pub struct Player {
     pub defence: Defence,
     /// Units placed during setup.
     pub placed: u8,
+    /// Rules version 2 (secret to the seat): the setup placements given
+    /// with the god, one per placement turn still to come.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<ProgramStep>,
+    /// Rules version 2 (secret): the program of the coming player phase,
+    /// until it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<Vec<ProgramStep>>,
+    /// Rules version 2 (secret): what to do at this turn's invasion phase.
+    #[serde(default, skip_serializing_if = "is_ask")]
+    pub at_invasion: InvasionOrder,
+    /// Rules version 2: the seat has answered this turn's call for
+    /// programs (with a program, or to play by hand).
+    #[serde(default, skip_serializing_if = "no")]
+    pub programmed: bool,
+}
+
+fn is_ask(o: &InvasionOrder) -> bool {
+    *o == InvasionOrder::Ask
 }
 
 /// Where the player whose turn it is stands in the player phase (1.2 A).
@@ -115,6 +177,9 @@ pub enum Phase {
     Setup,
     ChooseGods,
     Placement,
+    /// Rules version 2: every seat gives the program of its coming turn
+    /// (or chooses to play it by hand), all at once.
+    Programs,
     Players,
     Invasion,
     Over,
@@ -270,6 +335,10 @@ pub struct AttackOrder {
     /// Rampage into this road-adjacent city if the battle allows it (5.2.6).
     #[serde(default)]
     pub rampage: Option<u8>,
+    /// Rules version 2: units to move into a city the rampage empties
+    /// (5.2.6 "any amount of units"); absent, all but one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rampage_units: Option<u8>,
     /// After a win, move the troops into the city (true) or all back to where
     /// they came from (5.2.2).
     #[serde(default = "yes")]
@@ -291,7 +360,15 @@ pub struct AttackOrder {
 impl AttackOrder {
     /// The orders an attack gets when none are given: fight to the last, move in.
     pub fn plain(city: u8) -> Self {
-        AttackOrder { city, retreat_at: 0, rampage: None, occupy: true, call_off_if_lost: false, ask: false }
+        AttackOrder {
+            city,
+            retreat_at: 0,
+            rampage: None,
+            rampage_units: None,
+            occupy: true,
+            call_off_if_lost: false,
+            ask: false,
+        }
     }
 }
 
@@ -407,6 +484,24 @@ pub enum Command {
     },
     /// Do not invade this turn.
     PassInvasion,
+    /// Rules version 2: the god and every setup placement in one decision
+    /// (secret until the gods are revealed; replaceable until then). Each
+    /// placement (a `place_group` step with its fallback) runs when that
+    /// placement turn comes.
+    Setup {
+        god: u8,
+        places: Vec<ProgramStep>,
+    },
+    /// Rules version 2: the whole coming turn, given any time before it
+    /// begins (secret until it runs, replaceable until then): the player
+    /// phase's steps in order, each with its fallback (no steps: play the
+    /// turn by hand), and what to do at this turn's invasion phase.
+    Program {
+        #[serde(default)]
+        steps: Vec<ProgramStep>,
+        #[serde(default)]
+        invasion: InvasionOrder,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, runestone_engine::TagFirst, schemars::JsonSchema)]
@@ -453,6 +548,35 @@ pub enum Event {
     TurnBegan {
         seat: Seat,
         turn: u32,
+    },
+    /// Rules version 2: the setup placements given with the god (secret).
+    SetupGiven {
+        seat: Seat,
+        places: Option<Vec<ProgramStep>>,
+    },
+    /// Rules version 2: every seat is asked for the program of turn `turn`.
+    ProgramsAsked {
+        turn: u32,
+    },
+    /// Rules version 2: a seat's program of its coming turn (secret; the
+    /// others read that it was given). `steps` empty: the turn is played by hand.
+    ProgramGiven {
+        seat: Seat,
+        steps: Option<Vec<ProgramStep>>,
+        invasion: Option<InvasionOrder>,
+    },
+    /// A program begins to run (`steps` steps): the placement's, the player
+    /// phase's or the invasion's, by the phase it runs in.
+    ProgramStarted {
+        seat: Seat,
+        steps: u8,
+    },
+    /// What a program's step did, in words.
+    ProgramStep {
+        seat: Seat,
+        step: u8,
+        outcome: runestone_engine::StepOutcome,
+        text: String,
     },
     StepReached {
         step: Step,
@@ -570,6 +694,10 @@ pub enum Event {
     RoundEnded {
         turn: u32,
         depleted: u8,
+        /// Rules version 2: the next turn begins with the call for
+        /// programs (`ProgramsAsked`), which is where its round begins.
+        #[serde(default, skip_serializing_if = "no")]
+        programs: bool,
     },
     RumorsGiven {
         from: Seat,
@@ -721,7 +849,40 @@ pub fn apply(s: &mut State, e: &Event) {
             let p = &mut s.players[*seat as usize];
             p.chosen = *god;
             p.has_chosen = true;
+            // A god chosen again replaces the placements given with it.
+            p.places.clear();
         }
+        Event::SetupGiven { seat, places } => {
+            if let Some(v) = places {
+                s.players[*seat as usize].places = v.clone();
+            }
+        }
+        Event::ProgramsAsked { turn } => {
+            s.phase = Phase::Programs;
+            s.turn = *turn;
+            for p in s.players.iter_mut() {
+                p.programmed = false;
+                p.places.clear();
+            }
+        }
+        Event::ProgramGiven { seat, steps, invasion } => {
+            let p = &mut s.players[*seat as usize];
+            p.programmed = true;
+            p.program = steps.clone().filter(|v| !v.is_empty());
+            p.at_invasion = invasion.clone().unwrap_or_default();
+        }
+        Event::ProgramStarted { seat, .. } => {
+            let phase = s.phase;
+            let p = &mut s.players[*seat as usize];
+            match phase {
+                Phase::Placement if !p.places.is_empty() => {
+                    p.places.remove(0);
+                }
+                Phase::Invasion => p.at_invasion = InvasionOrder::Ask,
+                _ => p.program = None,
+            }
+        }
+        Event::ProgramStep { .. } => {}
         Event::GodsRevealed { gods, first } => {
             for (p, g) in s.players.iter_mut().zip(gods) {
                 p.god = Some(*g);
@@ -874,8 +1035,9 @@ pub fn apply(s: &mut State, e: &Event) {
             let cards = std::mem::take(&mut p.knowledge);
             s.public_knowledge.extend(cards);
         }
-        Event::TurnEnded { .. } => {
+        Event::TurnEnded { seat } => {
             s.played += 1;
+            s.players[*seat as usize].program = None;
         }
         Event::RoundEnded { .. } => s.played = 0,
         Event::RumorsGiven { from, to, cards } => {
@@ -894,6 +1056,7 @@ pub fn apply(s: &mut State, e: &Event) {
         }
         Event::InvaderCardDiscarded { seat } => {
             let p = &mut s.players[*seat as usize];
+            p.at_invasion = InvasionOrder::Ask;
             p.invader = false;
             p.blockers.clear();
             if let Some(i) = &mut s.invasion {
@@ -964,7 +1127,8 @@ pub fn apply(s: &mut State, e: &Event) {
                 s.players[*seat as usize].defence = d.clone();
             }
         }
-        Event::InvasionPassed { .. } | Event::InvasionEnded { .. } => {
+        Event::InvasionPassed { seat } | Event::InvasionEnded { seat } => {
+            s.players[*seat as usize].at_invasion = InvasionOrder::Ask;
             if let Some(i) = &mut s.invasion {
                 i.next += 1;
                 i.reserve = 0;
@@ -1002,7 +1166,11 @@ pub fn fits(s: &State, e: &Event) -> Result<(), String> {
             n => Err(format!("a game of {n} seats on {} cities is not one the rules set up", board.n())),
         },
         Event::StacksShuffled { .. } | Event::RumorDeck { .. } | Event::StepReached { .. } => Ok(()),
-        Event::RoundEnded { .. } | Event::BattleAsked { .. } => Ok(()),
+        Event::RoundEnded { .. } | Event::BattleAsked { .. } | Event::ProgramsAsked { .. } => Ok(()),
+        Event::SetupGiven { seat: k, .. }
+        | Event::ProgramGiven { seat: k, .. }
+        | Event::ProgramStarted { seat: k, .. }
+        | Event::ProgramStep { seat: k, .. } => seat(*k),
         Event::KnowledgeShown { card } => below("knowledge card", *card, d.knowledge.len()),
         Event::BuildingShown { tile } => below("building tile", *tile, d.buildings.len()),
         Event::GodsDealt { seat: k, gods } => {

@@ -51,6 +51,11 @@ pub fn phase(v: &View, seats: &[String]) -> String {
                 .to_owned()
         }
         Phase::Placement => "Setup: the players take turns placing their starting units and temple".to_owned(),
+        Phase::Programs => format!(
+            "Turn {}: every player gives the program of their whole turn at once (or chooses to play it by hand); \
+             the programs run in turn order, each when its player's turn begins",
+            v.turn
+        ),
         Phase::Players => match &v.battle {
             Some(b) => format!(
                 "Turn {}, player phase of {}: the battle for {} waits for {} to retreat or fight on",

@@ -322,11 +322,21 @@ pub fn advance(cx: &mut Ctx) {
                     {
                         cx.emit(Event::StepReached { step: Step::Move })
                     }
-                    _ => return,
+                    _ => {
+                        // Version 2: the seat's program, if it gave one, runs now.
+                        if !crate::program::run_due(cx) {
+                            return;
+                        }
+                    }
                 }
             }
             Phase::Invasion => {
-                if !crate::invasion::advance(cx) {
+                if !crate::invasion::advance(cx) && !crate::program::run_due(cx) {
+                    return;
+                }
+            }
+            Phase::Placement => {
+                if !crate::program::run_due(cx) {
                     return;
                 }
             }

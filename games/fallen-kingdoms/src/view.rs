@@ -11,7 +11,7 @@ use runestone_engine::{Seat, Viewer};
 
 use crate::board::Board;
 use crate::data::data;
-use crate::state::{Command, Defence, Event, Phase, State, Step};
+use crate::state::{Command, Defence, Event, InvasionOrder, Phase, State, Step};
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CityView {
@@ -232,6 +232,28 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             c(*city)
         ),
         Event::TurnBegan { seat, turn } => format!("Turn {turn}: {} plays", w(*seat)),
+        Event::SetupGiven { seat, places: Some(v) } => {
+            format!("{} gives {} starting cities to take in turn", w(*seat), v.len())
+        }
+        Event::SetupGiven { seat, places: None } => format!("{} gives their starting cities, in secret", w(*seat)),
+        Event::ProgramsAsked { turn } => {
+            format!("Turn {turn}: every player gives the program of their turn, or chooses to play it by hand")
+        }
+        Event::ProgramGiven { seat, steps: Some(v), invasion } if v.is_empty() => format!(
+            "{} will play the turn by hand; at the invasion: {}",
+            w(*seat),
+            invasion.as_ref().map_or_else(|| "ask".into(), |o| invasion_words(s, *seat, o))
+        ),
+        Event::ProgramGiven { seat, steps: Some(v), invasion } => format!(
+            "{} gives a program of {} steps: {}; at the invasion: {}",
+            w(*seat),
+            v.len(),
+            v.iter().map(|p| label(s, *seat, &p.step)).collect::<Vec<_>>().join(", "),
+            invasion.as_ref().map_or_else(|| "ask".into(), |o| invasion_words(s, *seat, o))
+        ),
+        Event::ProgramGiven { seat, steps: None, .. } => format!("{} gives their program, in secret", w(*seat)),
+        Event::ProgramStarted { seat, steps } => format!("{}'s program runs ({steps} steps)", w(*seat)),
+        Event::ProgramStep { seat, step, text, .. } => format!("{}'s program, step {step}: {text}", w(*seat)),
         Event::StepReached { step } => format!("Next: {:?}", step).to_lowercase(),
         Event::GodPower { seat, god, target } => format!(
             "{} uses the power of {}{}",
@@ -299,7 +321,7 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             by.map(|b| format!(" to {}", w(b))).unwrap_or_default()
         ),
         Event::TurnEnded { seat } => format!("{} ends their turn", w(*seat)),
-        Event::RoundEnded { turn, depleted } => format!("Turn {turn} is over; {depleted} trophy types are depleted"),
+        Event::RoundEnded { turn, depleted, .. } => format!("Turn {turn} is over; {depleted} trophy types are depleted"),
         Event::RumorsGiven { from, to, cards } => match to {
             Some(t) => format!("{} gives {} rumor cards to {}", w(*from), cards.len(), w(*t)),
             None => format!("{} discards {} rumor cards", w(*from), cards.len()),
@@ -359,22 +381,28 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
 }
 
 /// A command in a few words.
-pub fn label(s: &State, _seat: Seat, c: &Command) -> String {
+pub fn label(s: &State, seat: Seat, c: &Command) -> String {
     let d = data();
     match c {
-        Command::ChooseGod { god } => format!("choose {}", d.gods[*god as usize].name),
+        Command::ChooseGod { god } => format!("choose {}", god_word(*god)),
         Command::PlaceGroup { city } => format!("place 3 units in {}", s.city_name(*city)),
         Command::UseGod { target, copy } => format!(
             "use the god's power{}{}",
-            copy.map(|g| format!(" of {}", d.gods[g as usize].name)).unwrap_or_default(),
+            copy.map(|g| format!(" of {}", god_word(g))).unwrap_or_default(),
             target.map(|t| format!(" on {}", s.city_name(t))).unwrap_or_default()
         ),
         Command::SkipGod => "skip the god's power".into(),
         Command::Produce { free } => {
             format!("spend {} on units, {} on buildings, {} on knowledge", free[0], free[1], free[2])
         }
-        Command::TakeKnowledge { card } => format!("develop {}", d.knowledge[*card as usize].name),
-        Command::TakeBuilding { tile } => format!("take a {}", d.buildings[*tile as usize].name()),
+        Command::TakeKnowledge { card } => match d.knowledge.get(*card as usize) {
+            Some(k) => format!("develop {}", k.name),
+            None => format!("develop knowledge card {card}"),
+        },
+        Command::TakeBuilding { tile } => match d.buildings.get(*tile as usize) {
+            Some(b) => format!("take a {}", b.name()),
+            None => format!("take building tile {tile}"),
+        },
         Command::PlaceProduced { units, buildings } => {
             format!("place {} units and {} buildings", units.len(), buildings.len())
         }
@@ -393,5 +421,29 @@ pub fn label(s: &State, _seat: Seat, c: &Command) -> String {
         Command::AnswerBattle { .. } => "retreat as your standing orders say".into(),
         Command::Invade { paths, .. } => format!("invade by {} paths", paths.len()),
         Command::PassInvasion => "do not invade".into(),
+        Command::Setup { god, places } => {
+            format!("choose {} and {} starting cities", god_word(*god), places.len())
+        }
+        Command::Program { steps, .. } if steps.is_empty() => "play the coming turn by hand".into(),
+        Command::Program { steps, invasion } => format!(
+            "program of the coming turn: {}; at the invasion, {}",
+            steps.iter().map(|p| label(s, seat, &p.step)).collect::<Vec<_>>().join("; "),
+            invasion_words(s, seat, invasion)
+        ),
+    }
+}
+
+/// A god by its card, whatever the number given.
+fn god_word(g: u8) -> String {
+    data().gods.get(g as usize).map_or_else(|| format!("god card {g}"), |x| x.name.clone())
+}
+
+/// What a program will do at the invasion phase, in words.
+pub fn invasion_words(s: &State, seat: Seat, o: &InvasionOrder) -> String {
+    match o {
+        InvasionOrder::Ask => "ask at the invasion phase".into(),
+        InvasionOrder::Pass => "do not invade".into(),
+        InvasionOrder::Bot => "let the bot decide at the invasion phase".into(),
+        InvasionOrder::Step { step } => label(s, seat, &step.step),
     }
 }

@@ -53,7 +53,9 @@ fn a_seat_that_owes_nothing_may_replace_its_standing_defence_orders_but_nothing_
     let game = reg.get("fallen-kingdoms").expect("registered").clone();
     let seed = Seed([3; 32]);
     let names: Vec<String> = ["Ann", "Bo", "Cy"].iter().map(|s| s.to_string()).collect();
-    let drafts = Table::create(game.as_ref(), &serde_json::json!({}), names, &seed, None).expect("create");
+    // Version 1, where seats owe decisions one after another.
+    let options = serde_json::json!({ "rules_version": 1 });
+    let drafts = Table::create(game.as_ref(), &options, names, &seed, None).expect("create");
     let mut log = seal("g0000000000000000", None, drafts, "2026-11-23T10:00:00Z", &seed);
     let mut table = Table::fold(&reg, &log).expect("fold");
     // Given a position where seat 2 owes no decision (the fallbacks play until then).

@@ -7,6 +7,7 @@ mod kernel;
 mod playout;
 mod present;
 mod production;
+mod program;
 mod scoring;
 mod setup;
 mod table;
@@ -29,7 +30,9 @@ impl Driver {
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let seed = Seed(bytes);
         let mut rng = GameRng::new(seed.clone(), 1);
-        let emits = FallenKingdoms::setup(options, seats, FallenKingdoms::rules_version_of(options), &mut rng)?;
+        // Rules version 1 (each step its own decision) unless the options name one.
+        let version = options.rules_version.unwrap_or(1);
+        let emits = FallenKingdoms::setup(options, seats, version, &mut rng)?;
         let mut d = Driver { state: State::default(), log: Vec::new(), seed };
         d.absorb(emits);
         Ok(d)

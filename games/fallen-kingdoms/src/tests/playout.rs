@@ -19,6 +19,8 @@ fn options_for(i: u64) -> Options {
         reverse_first_player: i % 6 == 5,
         reverse_priority: i % 4 == 3,
         powered_down_temples: i % 5 == 4,
+        // Both rules versions: turns step by step, and turns as programs.
+        rules_version: Some(1 + (i % 2) as u32),
     }
 }
 
@@ -78,6 +80,8 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
                 Event::GodChosen { god, .. } => god.is_none(),
                 Event::Glory { delta, .. } => delta.is_none(),
                 Event::DefenceSet { defence, .. } => defence.is_none(),
+                Event::SetupGiven { places, .. } => places.is_none(),
+                Event::ProgramGiven { steps, invasion, .. } => steps.is_none() && invasion.is_none(),
                 Event::StacksShuffled { knowledge, buildings, .. } => knowledge.is_none() && buildings.is_none(),
                 _ => false,
             };

@@ -171,6 +171,7 @@ fn scripted(view: &Value, seat: usize) -> Option<Value> {
     let first = view["legal"][0].clone();
     Some(match (a.as_str(), seat, round) {
         // Each season played by hand: every decision is asked as it comes.
+        ("Season", 0, 1) => return None,
         ("Season", _, _) => json!({"type": "season", "program": {}}),
         ("Propose", _, 2) => json!({"type": "propose", "law": 3}),
         ("Propose", _, _) => json!({"type": "propose", "law": 1}),
@@ -223,6 +224,18 @@ fn a_gothi_votes_resolves_an_action_and_seals_goods_in_a_feud_through_the_pages_
     d.go(str_of(&created["seats"][0], "link"));
     d.loads(|| d.click(&d.find("#enter")));
     let page = format!("{}/games/{game}", app.base);
+
+    // Round 1 begins: seat 0 is asked for its season's program in the page
+    // (the composer, the bot's program, or the season by hand) and plays it by hand.
+    let view = until_the_page(&app, &game, &tokens);
+    assert_eq!(asked(&view), "Season");
+    d.go(&page);
+    assert!(d.exists("#season-form"), "the season's composer");
+    assert!(!d.text("#season-form").contains("As Lawspeaker"), "seat 0 is not Lawspeaker");
+    assert!(d.text("#decide").contains("When I resolve Settle"), "{}", d.text("#decide"));
+    d.screenshot("thingvellir-00-season");
+    d.loads(|| d.press("Play the season by hand, each decision as it comes"));
+    assert!(!d.exists("#error"), "the season by hand is accepted");
 
     // Round 1: the vote, in the page.
     let view = until_the_page(&app, &game, &tokens);

@@ -28,6 +28,7 @@ pub const SEAL: &str = "thingvellir-seal";
 pub const ORDERS: &str = "thingvellir-orders";
 pub const CHOICES: &str = "thingvellir-choices";
 pub const ANSWERS: &str = "thingvellir-answers";
+pub const SEASON: &str = "thingvellir-season";
 
 const ACTIONS: [Action; 6] =
     [Action::Settle, Action::Ride, Action::Raid, Action::Foster, Action::Pledge, Action::Feast];
@@ -125,6 +126,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             .map(|(i, (c, l))| (c, if i == 0 { format!("Let the bot write my program: {l}") } else { capital(&l) }))
             .collect();
         parts.extend(choose_one("season", "Your season", c, entered));
+        parts.push(season_form(view, mine, me, if again(SEASON) { Some(entered) } else { None }));
     } else if asked == "Propose" {
         let commands: Vec<(Command, String)> = pick(legal, labels, |c| matches!(c, Command::Propose { .. }))
             .map(|(c, l)| {
@@ -775,6 +777,241 @@ fn choices_form(mine: &PlayerView) -> Part {
     .into()
 }
 
+/// The actions a season's program holds a step for, by field name.
+const SEASON_ACTIONS: [(&str, Action); 5] = [
+    ("settle", Action::Settle),
+    ("ride", Action::Ride),
+    ("raid", Action::Raid),
+    ("foster", Action::Foster),
+    ("feast", Action::Feast),
+];
+
+/// What a step does when the rules refuse it by then, in words.
+fn fallback_choices() -> Vec<Choice> {
+    vec![
+        Choice::new("ask", "ask me then"),
+        Choice::new("bot", "let the bot decide then"),
+        Choice::new("skip", "leave it out"),
+        Choice::new("pass", "pass on the action"),
+    ]
+}
+
+/// A step's commands one may choose for `action`, from what the seat sees now.
+fn season_options(view: &View, mine: &PlayerView, me: u8, action: Action) -> Vec<Choice> {
+    let d = crate::data::data();
+    let owned = |x: usize| view.districts.get(x).and_then(|v| v.owner);
+    let mut my: Vec<usize> = (0..view.districts.len()).filter(|x| owned(*x) == Some(me)).collect();
+    my.sort_unstable();
+    let touches = |e: usize| my.contains(&d.edges[e].0) || my.contains(&d.edges[e].1);
+    let mut out: Vec<(Command, String)> = Vec::new();
+    match action {
+        Action::Settle => {
+            for x in 0..view.districts.len() {
+                let next = d.edges.iter().any(|&(a, b)| (a == x && my.contains(&b)) || (b == x && my.contains(&a)));
+                if owned(x).is_none() && next && mine.small_tokens > 0 {
+                    for (c, colour) in COLOURS.iter().enumerate() {
+                        let words = format!("settle {} (a {colour} farm)", view.districts[x].name);
+                        out.push((Command::Subsume { district: x, colour: c }, words));
+                    }
+                }
+            }
+            for &x in &my {
+                if view.districts[x].value < 4 {
+                    for (c, colour) in COLOURS.iter().enumerate() {
+                        let words = format!("expand {} (a {colour} farm)", view.districts[x].name);
+                        out.push((Command::Expand { steps: vec![(x, c)] }, words));
+                    }
+                }
+            }
+        }
+        Action::Ride => {
+            for e in (0..d.edges.len()).filter(|e| touches(*e)) {
+                for n in 1..=mine.longhall.min(4) {
+                    let words =
+                        format!("set forth {n} Thingm{} to {}", if n == 1 { "an" } else { "en" }, edge_words(view, e));
+                    out.push((Command::Ride { set_forth: vec![e; n as usize], moves: vec![] }, words));
+                }
+            }
+        }
+        Action::Raid => {
+            out.push((Command::ReturnLaden, "return laden with riches".into()));
+            for n in 1..=mine.longhall.min(6) {
+                let words = format!("send {n} Thingm{} to sea", if n == 1 { "an" } else { "en" });
+                out.push((Command::SailOut { thingmen: n }, words));
+            }
+        }
+        Action::Foster => {
+            for c in view.pool.iter().flatten() {
+                out.push((Command::FosterPersona { persona: c.id }, format!("foster {}", c.persona_label())));
+            }
+            for c in &mine.hird {
+                out.push((Command::SendOff { persona: c.id }, format!("send off {}", c.persona_label())));
+            }
+        }
+        Action::Feast => {
+            let mut guests: Vec<u8> = Vec::new();
+            for (e, ev) in view.edges.iter().enumerate() {
+                let (a, b) = d.edges[e];
+                for (x, y) in [(a, b), (b, a)] {
+                    if my.contains(&x) {
+                        if let Some(o) = owned(y).filter(|o| *o != me) {
+                            guests.push(o);
+                        }
+                    }
+                }
+                if touches(e) {
+                    guests.extend(
+                        ev.thingmen
+                            .iter()
+                            .enumerate()
+                            .filter(|(s, n)| **n > 0 && *s != me as usize)
+                            .map(|(s, _)| s as u8),
+                    );
+                }
+            }
+            guests.sort_unstable();
+            guests.dedup();
+            guests.retain(|g| view.players.get(*g as usize).is_some_and(|p| !p.out));
+            for g in &guests {
+                for good in &mine.wealth {
+                    let words =
+                        format!("give the Good of Worth {} (place {}) to {}", good.worth, good.place, seat_words(*g));
+                    out.push((Command::Give { gifts: vec![Gift { to: *g, goods: vec![good.place] }] }, words));
+                }
+            }
+            if !mine.oaths.is_empty() {
+                for x in 0..view.districts.len() {
+                    let held = d.edges_of(x).any(|e| view.edges[e].thingmen.get(me as usize).is_some_and(|n| *n > 0));
+                    if owned(x).is_some_and(|o| o != me) && held {
+                        let words = format!("try to capture {} with a Bondi", view.districts[x].name);
+                        out.push((Command::Capture { bondi: 0, weapon: None, district: x, pay: true }, words));
+                    }
+                }
+            }
+        }
+        Action::Pledge => {}
+    }
+    out.into_iter().map(|(c, w)| Choice::new(json(&c), capital(&w))).collect()
+}
+
+/// The season's program composed on the page: as Lawspeaker the statute
+/// to propose; for each action one may come to resolve, one step from what
+/// the seat sees now and what to do if the rules refuse it by then; and
+/// what to do for a decision no step is for.
+fn season_form(view: &View, mine: &PlayerView, me: u8, entered: Option<&BTreeMap<String, String>>) -> Part {
+    let val = |k: &str, default: &str| entered.and_then(|e| e.get(k).cloned()).unwrap_or_else(|| default.to_owned());
+    let mut inside = vec![
+        Part::Refusal { build: SEASON.into() },
+        Note::small("Each step runs when its decision comes, judged as the same choice made by hand then; the others' programs are secret too, so the board may have changed by then. Your votes follow your standing orders, and your standing answers decide feuds and bands riding through.").into(),
+    ];
+    if view.lawspeaker == me {
+        let options: Vec<Choice> = (0..view.laws.len())
+            .filter_map(|law| {
+                let level = match view.token {
+                    Some((l, lv)) if l == law => lv + 1,
+                    _ => 0,
+                };
+                (level < view.laws[law].statutes.len()).then(|| {
+                    Choice::new(json(&Command::Propose { law }), format!("Propose {}", statute_words(view, law, level)))
+                })
+            })
+            .collect();
+        inside.push(
+            Field::new(
+                "season-propose",
+                "step.propose",
+                "As Lawspeaker",
+                Input::One { options, blank: Some("(ask me)".into()), required: false },
+            )
+            .value(val("step.propose", ""))
+            .into(),
+        );
+    }
+    for (key, action) in SEASON_ACTIONS {
+        let options = season_options(view, mine, me, action);
+        if options.is_empty() {
+            continue;
+        }
+        let step = Field::new(
+            format!("season-{key}"),
+            format!("step.{key}"),
+            format!("When I resolve {}", action.name()),
+            Input::One { options, blank: Some("(no step)".into()), required: false },
+        )
+        .value(val(&format!("step.{key}"), ""));
+        let fallback = Field::new(
+            format!("season-{key}-fallback"),
+            format!("fallback.{key}"),
+            format!("If the rules refuse that {} by then", action.name()),
+            Input::One { options: fallback_choices(), blank: None, required: true },
+        )
+        .value(val(&format!("fallback.{key}"), "ask"));
+        inside.push(Group::new(Frame::Box, vec![step.into(), fallback.into()]).into());
+    }
+    inside.push(
+        Field::new(
+            "season-otherwise",
+            "otherwise",
+            "For a decision no step is for",
+            Input::One {
+                options: vec![
+                    Choice::new("ask", "ask me"),
+                    Choice::new("bot", "let the bot decide"),
+                    Choice::new("pass", "pass on an action; ask me anything else"),
+                ],
+                blank: None,
+                required: true,
+            },
+        )
+        .value(val("otherwise", "ask"))
+        .into(),
+    );
+    inside.push(Submit::new("Give my season's program").id("season-submit").class("primary").into());
+    Group::new(
+        Frame::Fieldset { legend: "Or compose your season".into() },
+        vec![Form::new(inside).id("season-form").build(SEASON).into()],
+    )
+    .into()
+}
+
+/// The season's program posted by the composer.
+fn season_command(posted: &Posted) -> Result<Command, String> {
+    use crate::program::{Fallback, Otherwise, Program, ProgramStep};
+    let mut steps = Vec::new();
+    let command = |v: &str, what: &str| -> Result<Command, String> {
+        serde_json::from_str::<Command>(v).map_err(|_| format!("the {what} step is not one the form offered"))
+    };
+    if let Some(v) = posted.get("step.propose").filter(|v| !v.is_empty()) {
+        let c = command(v, "proposal")?;
+        if !matches!(c, Command::Propose { .. }) {
+            return Err("the proposal step is not a proposal".into());
+        }
+        steps.push(ProgramStep { step: c, fallback: Fallback::Ask });
+    }
+    for (key, action) in SEASON_ACTIONS {
+        let Some(v) = posted.get(&format!("step.{key}")).filter(|v| !v.is_empty()) else { continue };
+        let c = command(v, action.name())?;
+        if crate::program::action_of(&c) != Some(action) {
+            return Err(format!("the step for {} is not one of its commands", action.name()));
+        }
+        let fallback = match posted.get(&format!("fallback.{key}")).unwrap_or("ask") {
+            "ask" | "" => Fallback::Ask,
+            "bot" => Fallback::Bot,
+            "skip" => Fallback::Skip,
+            "pass" => Fallback::EndTurn,
+            other => return Err(format!("\"{other}\" is not a fallback: ask me, the bot, leave it out or pass")),
+        };
+        steps.push(ProgramStep { step: c, fallback });
+    }
+    let otherwise = match posted.get("otherwise").unwrap_or("ask") {
+        "ask" | "" => Otherwise::Ask,
+        "bot" => Otherwise::Bot,
+        "pass" => Otherwise::Pass,
+        other => return Err(format!("\"{other}\" is not what to do otherwise: ask me, the bot or pass")),
+    };
+    Ok(Command::Season { program: Program { steps, otherwise, ..Program::default() } })
+}
+
 /// One standing answer as a list to choose from; the blank asks.
 fn answer_field(id: &str, label: &str, options: Vec<Choice>, value: String) -> Part {
     Field::new(
@@ -936,6 +1173,7 @@ pub fn command_of_form(build: &str, posted: &Posted, view: &View) -> Option<Resu
             .map(|goods| Command::Seal { goods }),
         ORDERS => orders_command(posted),
         ANSWERS => answers_command(posted),
+        SEASON => season_command(posted),
         CHOICES => Ok(Command::Choices {
             choices: crate::state::Choices {
                 farm: posted.get("farm").is_some_and(|v| v == "on"),

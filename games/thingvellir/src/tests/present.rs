@@ -150,3 +150,96 @@ fn the_standing_choices_form_shows_the_choices_and_builds_them_back() {
     let mut rng = GameRng::new(d.seed.clone(), 7);
     Thingvellir::decide(&d.state, seat, &c, &mut rng).expect("accepted from a seat asked nothing");
 }
+
+/// The first option of the field named `name` in the forms, as posted.
+fn option_of(forms: &serde_json::Value, name: &str) -> Option<String> {
+    fn walk(v: &serde_json::Value, name: &str) -> Option<String> {
+        match v {
+            serde_json::Value::Object(m) => {
+                if m.get("name").and_then(|n| n.as_str()) == Some(name) {
+                    let first = m.get("input")?.get("options")?.as_array()?.first()?;
+                    return first.get("value").and_then(|x| x.as_str()).map(str::to_owned);
+                }
+                m.values().find_map(|x| walk(x, name))
+            }
+            serde_json::Value::Array(a) => a.iter().find_map(|x| walk(x, name)),
+            _ => None,
+        }
+    }
+    walk(forms, name)
+}
+
+#[test]
+fn the_season_composer_builds_a_program_the_rules_accept_and_it_runs() {
+    let o = Options { rules_version: Some(2), lawspeaker: Some(0), ..Options::default() };
+    let mut d = Driver::new(&o, 3, 1).expect("setup");
+    let seat = 0;
+    let v = typed(view(&d.state, Viewer::Seat(seat)));
+    let legal: Vec<Command> = Thingvellir::legal(&d.state, seat);
+    let json: Vec<serde_json::Value> = legal.iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+    let labels: Vec<String> = legal.iter().map(|c| Thingvellir::label(&d.state, seat, c)).collect();
+    let entered = BTreeMap::new();
+    let forms = Thingvellir::forms(&FormsInput { seat, view: &v, legal: &json, labels: &labels, entered: &entered })
+        .expect("forms");
+    let tree = serde_json::to_value(&forms).unwrap();
+    let text = tree.to_string();
+    assert!(text.contains("season-form") && text.contains("As Lawspeaker"), "{text}");
+    assert!(text.contains("When I resolve Settle") && text.contains("If the rules refuse that Settle by then"));
+    assert!(text.contains("Let the bot write my program"), "{text}");
+    assert!(text.contains("answers-form"), "the standing answers beside it");
+    // The Lawspeaker proposes the first statute offered and settles the first District offered.
+    let propose = option_of(&tree, "step.propose").expect("a proposal offered");
+    let settle = option_of(&tree, "step.settle").expect("a Settle step offered");
+    let p = posted(&[
+        ("step.propose", propose),
+        ("step.settle", settle.clone()),
+        ("fallback.settle", "bot".into()),
+        ("step.raid", String::new()),
+        ("otherwise", "pass".into()),
+    ]);
+    let c = Thingvellir::command_of_form(crate::forms::SEASON, &p, &v).expect("the composer").expect("built");
+    assert!(accepted(&d, seat, &c), "{c}");
+    let c: Command = serde_json::from_value(c).unwrap();
+    let Command::Season { program } = &c else { panic!("{c:?}") };
+    assert_eq!(program.steps.len(), 2);
+    assert_eq!(program.steps[1].fallback, crate::program::Fallback::Bot);
+    assert_eq!(program.otherwise, crate::program::Otherwise::Pass);
+    d.act(seat, &c).unwrap();
+    let bad = posted(&[("step.settle", "{\"type\":\"ride\",\"set_forth\":[1],\"moves\":[]}".into())]);
+    let err = Thingvellir::command_of_form(crate::forms::SEASON, &bad, &v).expect("the composer").unwrap_err();
+    assert!(err.contains("the step for Settle is not one of its commands"), "{err}");
+    let bad = posted(&[("step.settle", settle), ("fallback.settle", "flee".into())]);
+    let err = Thingvellir::command_of_form(crate::forms::SEASON, &bad, &v).expect("the composer").unwrap_err();
+    assert!(err.contains("\"flee\" is not a fallback"), "{err}");
+}
+
+#[test]
+fn the_standing_answers_form_builds_the_answers_it_shows() {
+    use crate::program::{Answers, ChallengeAnswer, KeepAnswer, SwearAnswer};
+    let o = Options { rules_version: Some(2), ..Options::default() };
+    let d = Driver::new(&o, 3, 1).expect("setup");
+    let v = typed(view(&d.state, Viewer::Seat(1)));
+    let p = posted(&[
+        ("feud", "2".into()),
+        ("challenge", "fight_with:2".into()),
+        ("keep", "colour:3".into()),
+        ("swear", "nothing".into()),
+    ]);
+    let c = Thingvellir::command_of_form(crate::forms::ANSWERS, &p, &v).expect("the answers form").expect("built");
+    assert!(accepted(&d, 1, &c), "{c}");
+    let c: Command = serde_json::from_value(c).unwrap();
+    let want = Answers {
+        feud: Some(2),
+        challenge: Some(ChallengeAnswer::FightWith { goods: 2 }),
+        keep: Some(KeepAnswer::Colour { colour: 3 }),
+        swear: Some(SwearAnswer::Nothing),
+        by_hand: false,
+    };
+    assert_eq!(c, Command::Answers { answers: want });
+    let none = Thingvellir::command_of_form(crate::forms::ANSWERS, &posted(&[("by_hand", "on".into())]), &v);
+    let none: Command = serde_json::from_value(none.unwrap().unwrap()).unwrap();
+    assert_eq!(none, Command::Answers { answers: Answers { by_hand: true, ..Answers::default() } }, "blank asks me");
+    let bad = posted(&[("keep", "colour:9".into())]);
+    let err = Thingvellir::command_of_form(crate::forms::ANSWERS, &bad, &v).expect("the form").unwrap_err();
+    assert!(err.contains("no colour number 9"), "{err}");
+}

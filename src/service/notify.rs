@@ -430,6 +430,23 @@ impl Service {
                 again.insert(seat);
             }
         }
+        // A seat that decided and is still asked something (the same kind
+        // of decision again, or one it owed already) is mailed too, once the
+        // gathering time passed without its answer: it may have left the
+        // page.
+        let acted: BTreeSet<u8> = events
+            .iter()
+            .filter_map(|e| match (e.actor, &e.decision) {
+                (runestone_engine::Actor::Seat(s), Some(_)) => Some(s),
+                _ => None,
+            })
+            .collect();
+        for seat in acted {
+            let digest = record.seats.get(seat as usize).is_none_or(|s| s.digest);
+            if asked.contains(&seat) && !newly.contains(&seat) && !digest && self.unsent(record, seat).is_none() {
+                again.insert(seat);
+            }
+        }
         for seat in again {
             out.extend(self.gather_move_mail(before, after, events, record, seat)?);
         }

@@ -33,18 +33,17 @@ fn token_in(m: &Received) -> Option<String> {
     text[at + 6..].split_whitespace().next().map(str::to_owned)
 }
 
-/// The rounds a mail names as "round N of M" (where the game stands): N.
-fn rounds_told(text: &str) -> Vec<u64> {
-    let number = |s: &str| s.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse::<u64>().ok());
-    text.match_indices("round ")
-        .filter_map(|(at, _)| {
-            let rest = &text[at + 6..];
-            let n = number(rest)?;
-            let of = rest.split_once(" of ")?.1;
-            rest.split_once(" of ")?.0.chars().all(|c| c.is_ascii_digit()).then_some(())?;
-            number(of).map(|_| n)
-        })
-        .collect()
+/// The rounds a game played, from its public view at the end: Bardagi's
+/// rounds, Realms' seasons, Fallen Kingdoms' turns, Thingvellir's rounds.
+fn rounds_played(ruleset: &str, view: &Value) -> u64 {
+    let n = |k: &str| view[k].as_u64().unwrap_or_else(|| panic!("{ruleset}: no {k} in the view: {view}"));
+    match ruleset {
+        "bardagi" => n("round"),
+        "realms" => n("years") * 4,
+        "fallen-kingdoms" => n("turn"),
+        "thingvellir" => n("round"),
+        other => panic!("no rounds known for {other}"),
+    }
 }
 
 /// Messages waiting in the outbox (the metrics' gauge).
@@ -75,7 +74,7 @@ struct Paced {
     answers: usize,
 }
 
-fn play_by_mail(ruleset: &str) -> Paced {
+fn play_by_mail(ruleset: &str, options: Value) -> Paced {
     let sink = SmtpSink::start();
     let tmp = tempfile::tempdir().unwrap();
     let mut s = settings(tmp.path());
@@ -85,14 +84,14 @@ fn play_by_mail(ruleset: &str) -> Paced {
     let app = TestApp::start_with_clock(s, clock.clone());
     let seats: Vec<Value> =
         (0..PLAYERS).map(|i| json!({"name": format!("Player {}", i + 1), "email": address(i)})).collect();
-    let created = app.post("/api/v1/games", None, &json!({"ruleset": ruleset, "seats": seats})).ok().clone();
+    let created =
+        app.post("/api/v1/games", None, &json!({"ruleset": ruleset, "options": options, "seats": seats})).ok().clone();
     let game = str_of(&created, "game_id").to_owned();
 
     let mut seen = 0;
     let mut handled: BTreeSet<String> = BTreeSet::new();
     let mut answers = 0;
     let mut idle = 0;
-    let mut round_words: BTreeSet<u64> = BTreeSet::new();
     for step in 0.. {
         assert!(step < 2000, "{ruleset}: no end after {step} steps");
         // Every mail that arrived is read by its player, who answers what it
@@ -104,8 +103,6 @@ fn play_by_mail(ruleset: &str) -> Paced {
         for m in &fresh {
             let id = m.header("Message-ID").expect("a Message-ID");
             assert!(handled.insert(id.clone()), "{ruleset}: a mail came twice: {id}");
-            let text = m.text();
-            round_words.extend(rounds_told(&text));
             let Some(token) = token_in(m) else { continue };
             let view = app.get(&format!("/api/v1/games/{game}/view"), Some(&token));
             if view.status != 200 {
@@ -135,7 +132,8 @@ fn play_by_mail(ruleset: &str) -> Paced {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    let rounds = round_words.iter().copied().max().expect("the mails tell the rounds");
+    let view = app.get(&format!("/api/v1/games/{game}/view"), None).ok().clone();
+    let rounds = rounds_played(ruleset, &view["view"]);
 
     let mut mails = vec![Vec::new(); PLAYERS];
     for m in sink.received() {
@@ -146,8 +144,10 @@ fn play_by_mail(ruleset: &str) -> Paced {
     Paced { mails, rounds, answers }
 }
 
-fn check(ruleset: &str) {
-    let paced = play_by_mail(ruleset);
+/// One game by mail: no two mails to a seat within five minutes, and at
+/// most `mean` mails per seat per round.
+fn check(ruleset: &str, options: Value, mean_at_most: Option<f64>) {
+    let paced = play_by_mail(ruleset, options);
     let mut per_seat = BTreeMap::new();
     for (seat, mails) in paced.mails.iter().enumerate() {
         for pair in mails.windows(2) {
@@ -169,15 +169,26 @@ fn check(ruleset: &str) {
          {mean:.2} per seat per round; {} answers",
         paced.rounds, paced.answers
     );
-    assert!(mean <= 1.5, "{ruleset}: {mean:.2} mails per seat per round");
+    if let Some(most) = mean_at_most {
+        assert!(mean <= most, "{ruleset}: {mean:.2} mails per seat per round");
+    }
 }
 
 #[test]
 fn a_bardagi_game_by_mail_sends_each_seat_about_one_mail_per_round() {
-    check("bardagi");
+    check("bardagi", json!({}), Some(1.5));
 }
 
 #[test]
 fn a_realms_game_by_mail_sends_each_seat_about_one_mail_per_round() {
-    check("realms");
+    check("realms", json!({}), Some(1.5));
+}
+
+/// Thingvellir still asks several decisions of a seat per round (its season
+/// programs are to come), so its mean is only told; the game still reaches
+/// its end by mail alone (a seat that decided and is asked again is mailed),
+/// and no two mails reach one seat within five minutes.
+#[test]
+fn a_thingvellir_game_by_mail_reaches_its_end_with_mail_at_the_pace_of_the_game() {
+    check("thingvellir", json!({}), None);
 }

@@ -437,6 +437,7 @@ fn carry_preferences(into: &mut GameRecord, from: &GameRecord) {
         s.mail = f.mail;
         s.digest = f.digest;
         s.tz = f.tz.clone();
+        s.press_mail_off = f.press_mail_off;
     }
 }
 

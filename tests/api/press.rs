@@ -167,6 +167,21 @@ fn outputs(
     out
 }
 
+/// The markers in outputs whose readers may not read them.
+fn leaks_in(all: &BTreeMap<Who, BTreeMap<String, String>>, reads: impl Fn(Who, &Sent) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for (who, outs) in all {
+        for m in sent() {
+            for (name, text) in outs {
+                if text.contains(m.mark) && !reads(*who, &m) {
+                    found.push(format!("{who:?} reads {} in its {name}", m.mark));
+                }
+            }
+        }
+    }
+    found
+}
+
 /// Checks every output against `reads`: a marker in an output its reader
 /// may not read is a leak; the conversation (`messages`, and for a seat
 /// its view too) holds every marker its reader may read. Returns the leaks.
@@ -209,9 +224,57 @@ fn signed_in<'a>(app: &'a TestApp, g: &Game, who: Who) -> Browser<'a> {
 
 #[test]
 fn four_seats_talk_in_public_two_and_three_seat_channels_and_nothing_leaks_in_any_output() {
-    let app = TestApp::spawn();
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use runestone::clock::ManualClock;
+
+    use crate::smtp::SmtpSink;
+    let sink = SmtpSink::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut settings = crate::helpers::settings(tmp.path());
+    TestApp::smtp_to(sink.port)(&mut settings);
+    let clock = Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()));
+    let app = TestApp::start_with_clock(settings, clock.clone());
+    // Every mail due is sent: the clock past the quiet spell, the outbox empty.
+    let flush = || {
+        clock.advance(chrono::Duration::minutes(61));
+        let t = Instant::now();
+        while outbox_depth(&app) > 0 {
+            assert!(t.elapsed() < Duration::from_secs(120), "the outbox does not empty");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // Each seat's mail from the `from`th received on, split into those of
+    // the game running and its end.
+    let mails_of = |from: usize, seat: usize, over: bool| -> String {
+        sink.received()[from..]
+            .iter()
+            .filter(|m| m.to[0] == format!("seat{seat}@example.org"))
+            .filter(|m| m.header("Subject").unwrap_or_default().contains("is over") == over)
+            .map(|m| format!("{}\n{}\n{}", m.header("Subject").unwrap_or_default(), m.text(), m.html()))
+            .collect()
+    };
     for after_end in ["private", "players", "public"] {
-        let g = new_game(&app, "duel", 4, json!({"rounds": 1}), json!({"after_end": after_end}));
+        let first_mail = sink.received().len();
+        let seat_list: Vec<Value> = (0..4)
+            .map(|i| json!({"name": format!("Player {}", i + 1), "email": format!("seat{i}@example.org")}))
+            .collect();
+        let created = app
+            .post(
+                "/api/v1/games",
+                None,
+                &json!({"ruleset": "duel", "options": {"rounds": 1}, "seats": seat_list, "press": {"after_end": after_end}}),
+            )
+            .ok()
+            .clone();
+        let g = Game {
+            id: str_of(&created, "game_id").to_owned(),
+            seats: seat_tokens(&created),
+            host: str_of(&created, "host_token").to_owned(),
+            referee: str_of(&created, "referee_token").to_owned(),
+        };
+
         for m in sent() {
             let r = post_message(&app, &g, m.from, m.to.as_deref(), m.mark);
             assert_eq!(r.status, 201, "{}", r.text);
@@ -230,6 +293,14 @@ fn four_seats_talk_in_public_two_and_three_seat_channels_and_nothing_leaks_in_an
             let mut b = signed_in(&app, &g, who);
             all.insert(who, outputs(&app, &g, who, Some(&mut b), Some(running)));
         }
+        flush();
+        for s in 0..4 {
+            let mails = mails_of(first_mail, s, false);
+            assert!(mails.contains("Your seat"), "seat {s} was mailed its invitation");
+            all.get_mut(&Who::Seat(s)).unwrap().insert("mails".into(), mails);
+        }
+        // The mail of messages reached each seat that read one it did not write.
+        assert!(sink.received()[first_mail..].iter().any(|m| m.header("Subject").unwrap().contains("new message")));
         let found = leaks(&all, reads_running);
         assert!(found.is_empty(), "while the game runs ({after_end}): {found:#?}");
 
@@ -244,6 +315,15 @@ fn four_seats_talk_in_public_two_and_three_seat_channels_and_nothing_leaks_in_an
             let mut b = signed_in(&app, &g, who);
             all.insert(who, outputs(&app, &g, who, Some(&mut b), None));
         }
+        flush();
+        let mut running = BTreeMap::new();
+        for s in 0..4 {
+            // Mails written while the game ran (moves), and the end's.
+            running.insert(Who::Seat(s), BTreeMap::from([("mails".to_owned(), mails_of(first_mail, s, false))]));
+            all.get_mut(&Who::Seat(s)).unwrap().insert("end mail".into(), mails_of(first_mail, s, true));
+        }
+        let found = leaks_in(&running, reads_running);
+        assert!(found.is_empty(), "mails while the game ran ({after_end}): {found:#?}");
         let found = leaks(&all, |w, m| reads_after(w, m, after_end));
         assert!(found.is_empty(), "after the end ({after_end}): {found:#?}");
         // Exactly what the option says: every reader it names reads them all.
@@ -419,7 +499,7 @@ fn two_gothar_agree_on_a_vote_in_a_private_thread_that_the_third_never_sees_in_h
         .post(
             "/api/v1/games",
             None,
-            &json!({"ruleset": "thingvellir", "options": {"lawspeaker": 1}, "seats": seats, "press": press}),
+            &json!({"ruleset": "thingvellir", "options": {"lawspeaker": 1, "rules_version": 1}, "seats": seats, "press": press}),
         )
         .ok()
         .clone();

@@ -410,21 +410,44 @@
         });
     };
     var pending = null;
-    var es = new EventSource(live.getAttribute("data-stream") + "?from=" + (head + 1));
-    es.addEventListener("event", function (m) {
-      try {
-        var e = JSON.parse(m.data);
-        // A message's event (its envelope is for no seat; this stream is
-        // the public's): the panel alone is redrawn, from the page as this
-        // seat reads it.
-        if (e.visibility && e.visibility.seats && e.visibility.seats.length === 0 && e.actor === "system") { redrawPress(); return; }
-        var k = e.body && e.body.kind === "kernel" && e.body.event ? e.body.event.type : null;
-        if (k === "RolledBack" || k === "Undone") { rollback = e.text; } else if (e.text) { told.push(e.text); }
-      } catch (err) { /* redraw all the same */ }
-      // A move is several events in a burst: redraw once they are in.
-      if (pending) { clearTimeout(pending); }
-      pending = setTimeout(function () { pending = null; redraw(); }, 150);
+    // The last event this page has heard of (each frame's id is its seq).
+    var seen = head;
+    var es = null;
+    var connect = function () {
+      if (es) { return; }
+      es = new EventSource(live.getAttribute("data-stream") + "?from=" + (seen + 1));
+      es.addEventListener("event", function (m) {
+        var seq = parseInt(m.lastEventId, 10);
+        if (seq <= seen) { return; }
+        if (seq > seen) { seen = seq; }
+        try {
+          var e = JSON.parse(m.data);
+          // A message's event (its envelope is for no seat; this stream is
+          // the public's): the panel alone is redrawn, from the page as this
+          // seat reads it.
+          if (e.visibility && e.visibility.seats && e.visibility.seats.length === 0 && e.actor === "system") { redrawPress(); return; }
+          var k = e.body && e.body.kind === "kernel" && e.body.event ? e.body.event.type : null;
+          if (k === "RolledBack" || k === "Undone") { rollback = e.text; } else if (e.text) { told.push(e.text); }
+        } catch (err) { /* redraw all the same */ }
+        // A move is several events in a burst: redraw once they are in.
+        if (pending) { clearTimeout(pending); }
+        pending = setTimeout(function () { pending = null; redraw(); }, 150);
+      });
+    };
+    var disconnect = function () {
+      if (es) { es.close(); es = null; }
+    };
+    // A page nobody sees holds no connection: a browser opens about six
+    // to one server, and streams kept by hidden tabs or by pages in the
+    // back-forward cache would make the next page load wait for one. The
+    // stream is opened again, from the last event heard, when the page is
+    // seen again; what happened meanwhile is redrawn then.
+    window.addEventListener("pagehide", disconnect);
+    window.addEventListener("pageshow", function (ev) { if (ev.persisted) { connect(); } });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "hidden") { disconnect(); } else { connect(); }
     });
+    connect();
     live.textContent = "This page follows the game as it moves.";
   }
 })();

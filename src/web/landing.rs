@@ -10,7 +10,7 @@ use serde_json::json;
 use super::board;
 use super::forms::Form;
 use super::page::{render, see_other, PageError, PageResult};
-use super::session::{check_csrf, game_id, query, session_cookie, Csrf, Kind};
+use super::session::{check_csrf, game_id, query, session, session_cookie, Csrf, Kind};
 use super::summary::{decisions, game_name, game_of, names_of, pending_list};
 use super::Svc;
 use crate::auth::Role;
@@ -26,6 +26,16 @@ pub(super) async fn landing(svc: Svc, req: HttpRequest, path: web::Path<String>)
         ));
     };
     let claims = svc.authorize(&game, &token).await?;
+    // A browser that already holds this seat (or the host's page) goes
+    // straight to its page: the landing page is for a browser that does
+    // not, and only its POST ever starts a session.
+    if let Some((kind, to)) = destination(claims.role, &game) {
+        if let (Some(held), _) = session(&svc, &req, kind, &game).await {
+            if held.seat == claims.seat {
+                return Ok(see_other(&to));
+            }
+        }
+    }
     let summary = svc.summary(&game).await?;
     let names = names_of(&summary);
     let who = match (claims.role, claims.seat) {
@@ -59,18 +69,24 @@ pub(super) async fn landing_post(
     check_csrf(&req, &form)?;
     let token = form.get("token").unwrap_or_default().trim().to_owned();
     let claims = svc.authorize(&game, &token).await?;
-    let (kind, to) = match claims.role {
-        Role::Seat => (Kind::Seat, format!("/games/{game}")),
-        Role::Host => (Kind::Host, format!("/host/{game}")),
-        Role::Referee => {
-            return Err(PageError::new(
-                StatusCode::FORBIDDEN,
-                "Referee links are for the API",
-                "The web pages serve seats and the host; a referee uses the REST API with this token.",
-            ))
-        }
+    let Some((kind, to)) = destination(claims.role, &game) else {
+        return Err(PageError::new(
+            StatusCode::FORBIDDEN,
+            "Referee links are for the API",
+            "The web pages serve seats and the host; a referee uses the REST API with this token.",
+        ));
     };
     let mut res = see_other(&to);
     let _ = res.add_cookie(&session_cookie(&req, kind, &game, &token, &claims));
     Ok(res)
+}
+
+/// The session a link of `role` opens and the page it leads to (none for a
+/// referee, who uses the API).
+fn destination(role: Role, game: &str) -> Option<(Kind, String)> {
+    match role {
+        Role::Seat => Some((Kind::Seat, format!("/games/{game}"))),
+        Role::Host => Some((Kind::Host, format!("/host/{game}"))),
+        Role::Referee => None,
+    }
 }

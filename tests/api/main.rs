@@ -37,3 +37,4 @@ mod tokens;
 mod web;
 mod web_axe;
 mod web_first;
+mod web_loads;

@@ -466,7 +466,9 @@ impl Game for Bardagi {
                 ),
                 (
                     "rules".into(),
-                    "the rulebook: \"2014\" (the printed rules, default) or \"2018\" (the January 2018 revision)"
+                    "the rulebook: \"2014\" (the printed rules, default) or \"2018\" (the January 2018 revision; \
+                     not balanced on the Summer board: in 300 bot games of 4 players Red won 80% and Blue none, \
+                     see RULES-NOTES.md)"
                         .into(),
                 ),
             ],

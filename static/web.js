@@ -352,9 +352,18 @@
         now.remove();
       } else if (!now && next) {
         // A part the page did not have (a decision that became ours):
-        // put it where the new page has it.
-        var after = next.nextElementSibling && next.nextElementSibling.id && document.getElementById(next.nextElementSibling.id);
-        if (after) { after.before(next); enhance(next); }
+        // put it where the new page has it, before the first part after
+        // it that this page has too (a part, or the wrapper around one).
+        var after = null;
+        for (var sib = next.nextElementSibling; sib && !after; sib = sib.nextElementSibling) {
+          var known = sib.id ? sib : sib.querySelector("[id]");
+          var here = known && document.getElementById(known.id);
+          if (!here) { continue; }
+          // Climb as far above the known part as the wrapper is in the new page.
+          for (var up = known; up !== sib && here; up = up.parentElement) { here = here.parentElement; }
+          after = here;
+        }
+        if (after) { after.before(next); enhance(next); } else { notice("It is your decision now: reload the page to make it.", false); }
       }
     };
     var redraw = function () {

@@ -1,5 +1,6 @@
 //! Mail at the pace of the game, against the outbox itself: a Fallen
-//! Kingdoms game whose players answer on their pages, each decision within
+//! Kingdoms game played step by step (rules version 1, each step of a turn
+//! its own decision) whose players answer on their pages, each decision within
 //! half a minute or after several (many decisions of one seat in a row,
 //! decisions reaching a seat while its mail gathers), with the server stopped
 //! and started again on the same store halfway. Sending is played by the
@@ -40,7 +41,11 @@ async fn a_seat_gets_one_mail_per_gathering_time_however_many_decisions_reach_it
     let start = || Arc::new(test_service(store.clone(), clock.clone(), 64, 1 << 24));
     let mut svc = start();
     let seats: Vec<_> = (0..SEATS).map(|i| json!({"name": format!("Player {}", i + 1), "email": address(i)})).collect();
-    let created = svc.create(json!({"ruleset": "fallen-kingdoms", "seats": seats}), None).await.expect("create").body;
+    let created = svc
+        .create(json!({"ruleset": "fallen-kingdoms", "options": {"rules_version": 1}, "seats": seats}), None)
+        .await
+        .expect("create")
+        .body;
     let game = created["game_id"].as_str().expect("a game id").to_owned();
     let claims =
         |seat: u8| Claims { sub: game.clone(), role: Role::Seat, seat: Some(seat), gen: 0, iat: 0, exp: i64::MAX };

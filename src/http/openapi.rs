@@ -56,7 +56,7 @@ fn seat() -> Value {
 }
 
 fn message_seq() -> Value {
-    json!({ "name": "seq", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 },
+    json!({ "name": "seq", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0, "maximum": u64::MAX },
             "description": "the message's seq (its id); one the token does not read is 404" })
 }
 
@@ -66,8 +66,11 @@ fn idem() -> Value {
             "description": "a repeated request with the same key gets the first answer again and changes nothing" })
 }
 
+/// A number of the query: the server reads 64 bits, so the schema says so
+/// (a longer number is refused in words, and is not a valid request).
 fn number(name: &str, minimum: u64, desc: &str) -> Value {
-    json!({ "name": name, "in": "query", "required": false, "schema": { "type": "integer", "minimum": minimum }, "description": desc })
+    json!({ "name": name, "in": "query", "required": false,
+            "schema": { "type": "integer", "minimum": minimum, "maximum": u64::MAX }, "description": desc })
 }
 
 /// The statuses every operation on a game may answer, by what it takes.

@@ -266,8 +266,21 @@ fn a_full_disk_costs_no_store_no_acknowledged_command_and_no_mail_storm() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    let (_, health) = call(&a, "GET", &format!("{base}/healthz"), None, None).expect("healthz");
-    assert_eq!(health["status"], "ok", "{health}");
+    // /healthz tells the store's state as its probe last found it (it asks
+    // every second, off the request), so it says ok once the probe has
+    // seen the store take writes again.
+    let t = Instant::now();
+    loop {
+        let (_, health) = call(&a, "GET", &format!("{base}/healthz"), None, None).expect("healthz");
+        if health["status"] == "ok" {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "/healthz did not say ok within 60 s of the store recovering: {health}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let (_, metrics) = {
         let mut resp = a.get(&format!("{base}/metrics")).call().expect("metrics");
         (resp.status().as_u16(), resp.body_mut().read_to_string().expect("text"))

@@ -753,32 +753,32 @@ fn a_knerrir_card_moves_him_on_his_current_journey_only() {
     }
 }
 
-#[test]
-fn gain_one_gold_for_each_area_attacked_with_your_berserkur() {
-    for (v, attacks) in [(7, 1), (6, 0)] {
-        // Given red's Berserkur on red's forest beside blue's home,
-        let mut d = mini_v(4, v, false);
-        let blue = d.seat(Colour::Blue);
-        let red = d.seat(Colour::Red);
-        d.turn_of(blue, [2, 0, 0, 0]);
-        d.own(red, &[1], 1);
-        put(&mut d, red, Unit::Berserkur, 1);
-        d.state.players[blue as usize].disks[0] = 5;
-        // when blue's Berserkur attacks there and only defeats him,
-        d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
-        d.act(blue, &Command::Attack { claim: false, reinforce: 0 }).unwrap();
-        // then the area counts as attacked for Plunder (by version 6 it did not).
-        assert_eq!(d.state.players[blue as usize].attacks, attacks, "version {v}");
-    }
-    // An area fought for and then taken counts once.
-    let mut d = mini_v(4, 7, false);
+/// Red's Berserkur on red's Forest 1 beside blue's home, and blue's
+/// Berserkur (Virki holding `disks`) moved onto it, by rules version `v`.
+fn blue_meets_red_on_forest_1(v: u32, disks: u8) -> (Driver, u8) {
+    let mut d = mini_v(4, v, false);
     let blue = d.seat(Colour::Blue);
     let red = d.seat(Colour::Red);
     d.turn_of(blue, [2, 0, 0, 0]);
     d.own(red, &[1], 1);
     put(&mut d, red, Unit::Berserkur, 1);
-    d.state.players[blue as usize].disks[0] = 7;
+    d.state.players[blue as usize].disks[0] = disks;
     d.act(blue, &Command::Move { unit: Unit::Berserkur, to: 1 }).unwrap();
+    (d, blue)
+}
+
+#[test]
+fn gain_one_gold_for_each_area_attacked_with_your_berserkur() {
+    for (v, attacks) in [(7, 1), (6, 0)] {
+        // Given blue's Berserkur on red's forest, where red's Berserkur stands,
+        let (mut d, blue) = blue_meets_red_on_forest_1(v, 5);
+        // when he attacks there and only defeats him,
+        d.act(blue, &Command::Attack { claim: false, reinforce: 0 }).unwrap();
+        // then the area counts as attacked for Plunder (by version 6 it did not).
+        assert_eq!(d.state.players[blue as usize].attacks, attacks, "version {v}");
+    }
+    // An area fought for and then taken counts once.
+    let (mut d, blue) = blue_meets_red_on_forest_1(7, 7);
     d.act(blue, &Command::Attack { claim: true, reinforce: 0 }).unwrap();
     assert_eq!(d.state.areas[1].owner, Some(blue));
     assert_eq!(d.state.players[blue as usize].attacks, 1);

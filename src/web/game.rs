@@ -13,7 +13,7 @@ use super::board;
 use super::forms::{self, Entered, Form};
 use super::log::{can_undo, fold_log, log_and_position};
 use super::page::{render, see_other, split, PageResult};
-use super::session::{at_of, check_csrf, game_id, query, seat_claims, session, Csrf, Kind};
+use super::session::{at_of, check_csrf_session, game_id, query, seat_claims, session, Csrf, Kind};
 use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list};
 use super::Svc;
 use crate::auth::Claims;
@@ -101,7 +101,7 @@ pub(super) async fn render_game(
     error: Option<String>,
     entered: Entered,
 ) -> PageResult {
-    let csrf = Csrf::of(req);
+    let csrf = Csrf::for_session(req, Kind::Seat, game);
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
     let viewer = claims.map_or(Viewer::Public, Claims::viewer);
@@ -231,8 +231,8 @@ pub(super) fn unavailable_groups(list: &Value) -> Value {
 
 pub(super) async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
-    check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
+    check_csrf_session(&req, &form, Kind::Seat, &game)?;
     let entered = Entered::of(&form);
     let built = match form.get("build") {
         // A form of the game's own: the game builds the command.
@@ -276,8 +276,8 @@ pub(super) async fn command(svc: Svc, req: HttpRequest, path: web::Path<String>,
 /// A player the bot plays after missed deadlines plays their seat again.
 pub(super) async fn back(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
-    check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
+    check_csrf_session(&req, &form, Kind::Seat, &game)?;
     let action = json!({"action": "back", "seat": claims.seat});
     match svc.clock_action(&game, &claims, action).await {
         Ok(_) => Ok(see_other(&format!("/games/{game}"))),
@@ -290,8 +290,8 @@ pub(super) async fn back(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
 
 pub(super) async fn undo(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
-    check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
+    check_csrf_session(&req, &form, Kind::Seat, &game)?;
     match svc.undo(&game, &claims).await {
         Ok(_) => Ok(see_other(&format!("/games/{game}"))),
         Err(e) => {

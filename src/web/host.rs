@@ -14,7 +14,7 @@ use super::forms::{Entered, Form};
 use super::log::log_and_position;
 use super::new_game::created_page;
 use super::page::{render, see_other, words, PageError, PageResult};
-use super::session::{at_of, check_csrf, game_id, host_claims, query, session_cookie, Csrf, Kind};
+use super::session::{at_of, check_csrf_session, game_id, host_claims, query, session_cookie, Csrf, Kind};
 use super::summary::{decisions, game_name, game_of, names_of, outcome_rows, pending_list, when};
 use super::Svc;
 use crate::auth::Claims;
@@ -74,12 +74,15 @@ pub(super) struct HostNote {
     new_link: Option<Value>,
     /// The confirmation of an action just taken.
     done: Option<String>,
+    /// The host session this response sets (a replaced host link), for
+    /// the page's forms to act under.
+    session: Option<String>,
 }
 
 impl HostNote {
     /// The form `form` was refused with `error`; what was entered stays.
     fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
-        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None }
+        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None, session: None }
     }
 }
 
@@ -93,8 +96,8 @@ pub(super) struct HostForm {
 impl HostForm {
     async fn check(svc: &Svc, req: &HttpRequest, path: web::Path<String>, form: &Form) -> Result<HostForm, PageError> {
         let game = game_id(path)?;
-        check_csrf(req, form)?;
         let claims = host_claims(svc, req, &game).await?;
+        check_csrf_session(req, form, Kind::Host, &game)?;
         Ok(HostForm { game, claims, entered: Entered::of(form).values })
     }
 }
@@ -113,7 +116,10 @@ pub(super) async fn render_host(
     status: StatusCode,
     note: HostNote,
 ) -> PageResult {
-    let csrf = Csrf::of(req);
+    let csrf = match &note.session {
+        Some(token) => Csrf::under(req, token),
+        None => Csrf::for_session(req, Kind::Host, game),
+    };
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
     let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
@@ -225,7 +231,8 @@ pub(super) async fn host_reissue_role(
         Ok(v) => {
             let token = v["token"].as_str().unwrap_or_default().to_owned();
             let claims = if holder == Holder::Host { svc.authorize(&game, &token).await? } else { claims };
-            let note = HostNote { form: Some("role"), new_link: Some(v), ..HostNote::default() };
+            let session = (holder == Holder::Host).then(|| token.clone());
+            let note = HostNote { form: Some("role"), new_link: Some(v), session, ..HostNote::default() };
             let mut res = render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await?;
             if holder == Holder::Host {
                 let _ = res.add_cookie(&session_cookie(&req, Kind::Host, &game, &token, &claims));

@@ -11,9 +11,11 @@
 //! ever act as the seat and game its token names, and a revoked link's
 //! session ends at once.
 //!
-//! CSRF: every form carries the value of a random `rs_csrf` cookie in a
-//! hidden field (double submit); a POST whose field does not match the
-//! cookie is refused with a page that says so.
+//! CSRF: every form carries, in a hidden field, a signature of a random
+//! `rs_csrf` cookie and of the session the form acts under (signed double
+//! submit); a POST whose field is not that signature for the browser's own
+//! cookie and session is refused with a page that says so. A planted
+//! cookie is useless without the server's key and the player's session.
 //!
 //! Where to read: [`page`] renders and answers errors, [`session`] holds the
 //! CSRF and session checks, then one module per page: [`landing`], [`game`]

@@ -14,7 +14,7 @@ use super::board;
 use super::forms::{Entered, Form};
 use super::game::render_game;
 use super::page::{see_other, split, PageResult};
-use super::session::{check_csrf, game_id, seat_claims};
+use super::session::{check_csrf_session, game_id, seat_claims, Kind};
 use super::Svc;
 use crate::auth::Claims;
 
@@ -152,8 +152,8 @@ pub(super) async fn page_facts(svc: &Svc, game: &str, claims: Option<&Claims>, s
 /// seats ticked (`seat`, once per seat).
 pub(super) async fn post(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
-    check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
+    check_csrf_session(&req, &form, Kind::Seat, &game)?;
     let mut entered = Entered::of(&form);
     entered.values.remove(PRESS_ERROR);
     let text = form.get("text").unwrap_or_default().to_owned();
@@ -200,8 +200,8 @@ pub(super) async fn post(svc: Svc, req: HttpRequest, path: web::Path<String>, fo
 /// messages on (`mail=on`) or off.
 pub(super) async fn mail(svc: Svc, req: HttpRequest, path: web::Path<String>, form: web::Form<Form>) -> PageResult {
     let game = game_id(path)?;
-    check_csrf(&req, &form)?;
     let claims = seat_claims(&svc, &req, &game).await?;
+    check_csrf_session(&req, &form, Kind::Seat, &game)?;
     let seat = claims.seat.unwrap_or_default();
     let on = form.get("mail") == Some("on");
     match svc.set_press_mail(&game, seat, on).await {

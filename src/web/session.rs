@@ -17,6 +17,13 @@ use crate::auth::{Claims, Role};
 const CSRF_COOKIE: &str = "rs_csrf";
 
 /// The page's CSRF value, and the cookie to set when it is new.
+///
+/// The value a form carries is not the cookie itself but a signature of
+/// it and of the session the form acts under (the seat's or host's token
+/// for this game, or nothing on the pages before a session): a value
+/// planted in the browser by someone else (a sibling domain can set
+/// cookies) is useless without this server's key and the player's own
+/// session token, and a form from one session never passes for another.
 pub(super) struct Csrf {
     pub(super) value: String,
     pub(super) cookie: Option<Cookie<'static>>,
@@ -30,16 +37,44 @@ pub(super) fn is_https(req: &HttpRequest) -> bool {
         || req.app_data::<web::Data<crate::service::Service>>().is_some_and(|s| s.https())
 }
 
+/// The browser's CSRF cookie, when it holds one this server could have made.
+fn csrf_cookie(req: &HttpRequest) -> Option<String> {
+    let c = req.cookie(CSRF_COOKIE)?;
+    let v = c.value();
+    (v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_owned())
+}
+
+/// The session token the browser holds for `kind` of `game` ("" for none).
+fn session_token(req: &HttpRequest, kind: Kind, game: &str) -> String {
+    req.cookie(&cookie_name(kind, game)).map(|c| c.value().to_owned()).unwrap_or_default()
+}
+
+/// The form value for the cookie `cookie` under the session `token`.
+fn signed(req: &HttpRequest, cookie: &str, token: &str) -> String {
+    let svc = req.app_data::<web::Data<crate::service::Service>>().expect("the web pages run inside the service");
+    svc.keys().link_signature("csrf", &format!("{cookie}\0{token}"))
+}
+
 impl Csrf {
+    /// For a page whose forms need no session (the landing, the new-game form).
     pub(super) fn of(req: &HttpRequest) -> Csrf {
-        if let Some(c) = req.cookie(CSRF_COOKIE) {
-            let v = c.value();
-            if v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Csrf { value: v.to_owned(), cookie: None };
-            }
+        Csrf::under(req, "")
+    }
+
+    /// For a page whose forms act under the browser's `kind` session of `game`.
+    pub(super) fn for_session(req: &HttpRequest, kind: Kind, game: &str) -> Csrf {
+        Csrf::under(req, &session_token(req, kind, game))
+    }
+
+    /// For a page whose forms act under `token`, a session set by this very
+    /// response (a host's replaced link).
+    pub(super) fn under(req: &HttpRequest, token: &str) -> Csrf {
+        if let Some(cookie) = csrf_cookie(req) {
+            return Csrf { value: signed(req, &cookie, token), cookie: None };
         }
-        let value = hex::encode(crate::random_bytes::<32>());
-        let cookie = Cookie::build(CSRF_COOKIE, value.clone())
+        let fresh = hex::encode(crate::random_bytes::<32>());
+        let value = signed(req, &fresh, token);
+        let cookie = Cookie::build(CSRF_COOKIE, fresh)
             .path("/")
             .http_only(true)
             .same_site(SameSite::Lax)
@@ -54,19 +89,29 @@ pub(super) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Refuse a form whose CSRF field does not match the cookie.
+/// Refuse a form whose CSRF field is not this browser's value for a form
+/// that needs no session.
 pub(super) fn check_csrf(req: &HttpRequest, form: &Form) -> Result<(), PageError> {
-    let cookie = req.cookie(CSRF_COOKIE).map(|c| c.value().to_owned()).unwrap_or_default();
+    check_under(req, form, "")
+}
+
+/// Refuse a form whose CSRF field is not this browser's value for its
+/// `kind` session of `game` (check the session itself first: a browser
+/// without one is told to open its link, not that the form is stale).
+pub(super) fn check_csrf_session(req: &HttpRequest, form: &Form, kind: Kind, game: &str) -> Result<(), PageError> {
+    check_under(req, form, &session_token(req, kind, game))
+}
+
+fn check_under(req: &HttpRequest, form: &Form, token: &str) -> Result<(), PageError> {
     let field = form.get("csrf").unwrap_or_default();
-    if cookie.len() == 64 && same(&cookie, field) {
-        Ok(())
-    } else {
-        Err(PageError::new(
+    match csrf_cookie(req) {
+        Some(cookie) if same(&signed(req, &cookie, token), field) => Ok(()),
+        _ => Err(PageError::new(
             StatusCode::FORBIDDEN,
             "This form was not accepted",
             "The form did not carry this browser's security value (it may be from an old page, another site, \
-             or cookies may be blocked). Nothing was changed: go back, reload the page and try again.",
-        ))
+             another sign-in, or cookies may be blocked). Nothing was changed: go back, reload the page and try again.",
+        )),
     }
 }
 

@@ -54,11 +54,13 @@ pub(crate) struct Browser<'a> {
     pub(crate) app: &'a TestApp,
     pub(crate) agent: ureq::Agent,
     pub(crate) cookies: BTreeMap<String, String>,
+    /// The CSRF field of the last page that carried one.
+    pub(crate) csrf: Option<String>,
 }
 
 impl<'a> Browser<'a> {
     pub(crate) fn new(app: &'a TestApp) -> Browser<'a> {
-        Browser { app, agent: page_agent(), cookies: BTreeMap::new() }
+        Browser { app, agent: page_agent(), cookies: BTreeMap::new(), csrf: None }
     }
 
     pub(crate) fn cookie_header(&self) -> String {
@@ -79,6 +81,9 @@ impl<'a> Browser<'a> {
         let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let status = resp.status().as_u16();
         let html = resp.body_mut().read_to_string().unwrap_or_default();
+        if let Some(rest) = html.split("name=\"csrf\" value=\"").nth(1) {
+            self.csrf = rest.split('"').next().map(str::to_owned);
+        }
         Page { status, location, set_cookies, html }
     }
 
@@ -99,8 +104,11 @@ impl<'a> Browser<'a> {
         self.finish(r, &format!("POST {path}"))
     }
 
+    /// The CSRF value of the last page that carried forms, as a browser
+    /// posts it: bound to this browser's cookie and the session the page
+    /// ran under, so a value from another session is refused.
     pub(crate) fn csrf(&self) -> String {
-        self.cookies.get("rs_csrf").cloned().expect("a CSRF cookie was set by an earlier page")
+        self.csrf.clone().expect("an earlier page carried a form with its CSRF value")
     }
 
     /// Open a magic link and press its button, as a player would.
@@ -115,6 +123,9 @@ impl<'a> Browser<'a> {
         let csrf = self.csrf();
         let entered = self.post(&format!("/play/{game}"), &[("csrf", &csrf), ("token", token)]);
         assert_eq!(entered.status, 303, "{}", entered.html);
+        // The browser follows the redirect to the page the link opens.
+        let opened = self.get(&entered.location);
+        assert!(opened.status < 400, "{}: {}", entered.location, opened.html);
         entered
     }
 

@@ -57,6 +57,18 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     let wrong = "0".repeat(64);
     let bad_csrf = ann.post(&format!("/games/{game}/commands"), &[("csrf", &wrong), ("cmd", &cmd)]);
     assert_eq!(bad_csrf.status, 403);
+    // The form value is bound to the browser's cookie and its session: the
+    // cookie's own value (what a planted cookie would let a stranger send)
+    // is refused, and so is a value from another seat's session.
+    let cookie = ann.cookies["rs_csrf"].clone();
+    let planted = ann.post(&format!("/games/{game}/commands"), &[("csrf", &cookie), ("cmd", &cmd)]);
+    assert_eq!(planted.status, 403, "{}", planted.html);
+    let bo_csrf = bo.csrf();
+    let mut as_bo = Browser::new(&app);
+    as_bo.cookies = ann.cookies.clone();
+    as_bo.cookies.insert("rs_csrf".into(), bo.cookies["rs_csrf"].clone());
+    let crossed = as_bo.post(&format!("/games/{game}/commands"), &[("csrf", &bo_csrf), ("cmd", &cmd)]);
+    assert_eq!(crossed.status, 403, "a value from seat 1's session is no value for seat 0's: {}", crossed.html);
     assert_eq!(head(&app, &game), before, "nothing recorded");
 
     // A secret plan is not tied to the position shown (the other seat's
@@ -246,6 +258,8 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     let dash = host.get(&format!("/host/{game}"));
     assert_eq!(dash.status, 200, "{}", dash.html);
     assert!(dash.html.contains("Roll back") && dash.html.contains("Fork"));
+    // The host page's forms act under the host's session: their value is the page's.
+    let csrf = host.csrf();
 
     // A failed rollback keeps its fields and says why beside the form.
     let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "99"), ("reason", "oops")]);
@@ -289,6 +303,8 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     let mut bo = Browser::new(&app);
     ann.sign_in(&game, &token(&links[0]));
     bo.sign_in(&game, &token(&links[1]));
+    host.get(&format!("/host/{game}"));
+    let csrf = host.csrf();
     assert_eq!(ann.command(&game, &json!({"type": "Bid", "amount": 5})).status, 303);
     let waiting = bo.get(&format!("/games/{game}"));
     assert!(waiting.html.contains("(has decided; may still change it)"), "{}", waiting.html);

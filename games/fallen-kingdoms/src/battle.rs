@@ -101,9 +101,15 @@ pub enum Fought {
 pub fn fight(cx: &mut Ctx, seat: Seat, origins: &[(u8, u8)], order: &AttackOrder, attacked: &mut Vec<u8>) -> Fought {
     let city = order.city;
     let Some(defender) = cx.s.cities[city as usize].owner.filter(|&o| o != seat) else {
-        // The city was emptied or taken earlier this turn: the units just move in.
+        // The city is empty, or was emptied or taken earlier this turn: the units just move in.
+        let empty = cx.s.cities[city as usize].owner.is_none();
         for &(from, units) in origins {
             cx.emit(Event::Moved { seat, from, to: city, units });
+        }
+        // 5.2.6 "or if the city is empty, the attacker is allowed to
+        // rampage" (rules version 3).
+        if let (true, true, Some(r)) = (empty && cx.s.rules.version >= 3, order.occupy, order.rampage) {
+            rampage(cx, seat, city, r, order.rampage_units, attacked);
         }
         return Fought::Over { won: true };
     };

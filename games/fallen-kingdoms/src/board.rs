@@ -106,13 +106,21 @@ impl Board {
     }
 }
 
-/// Every way to pick tiles and sides for `seats` players: 4 tiles for 3-4,
-/// all 6 for 5-6, with 6 cities per player in all.
-pub fn layouts(seats: u8) -> Vec<Vec<(u8, String)>> {
+/// Every way to pick tiles and sides for `seats` players with `per` cities
+/// per player in all: 4 tiles for 3-4, all 6 for 5-6 (3.1); for another
+/// size of map (8.3), the other count of tiles when the rule's cannot make it.
+pub fn layouts(seats: u8, per: u8) -> Vec<Vec<(u8, String)>> {
+    let rule = if seats <= 4 { 4 } else { 6 };
+    let out = layouts_of(rule, per as usize * seats as usize);
+    if out.is_empty() && per != 6 {
+        return layouts_of(10 - rule, per as usize * seats as usize);
+    }
+    out
+}
+
+fn layouts_of(tiles: u32, want: usize) -> Vec<Vec<(u8, String)>> {
     let d = data();
     let count = |id: u8, side: &str| d.tiles.iter().find(|t| t.id == id && t.side == side).map_or(0, |t| t.city.len());
-    let tiles = if seats <= 4 { 4 } else { 6 };
-    let want = 6 * seats as usize;
     let mut out = Vec::new();
     for mask in 0u32..(1 << 6) {
         if mask.count_ones() != tiles {
@@ -223,9 +231,9 @@ pub fn build(tiles: &[(u8, String)]) -> Board {
     b
 }
 
-/// Pick a layout for `seats` players at random and build it.
-pub fn random(seats: u8, rng: &mut GameRng) -> Board {
-    let all = layouts(seats);
+/// Pick a layout for `seats` players (`per` cities each) at random and build it.
+pub fn random(seats: u8, per: u8, rng: &mut GameRng) -> Board {
+    let all = layouts(seats, per);
     let mut pick = all[rng.pick(all.len())].clone();
     rng.shuffle(&mut pick);
     build(&pick)

@@ -57,6 +57,10 @@ pub fn program(s: &State, seat: Seat) -> Command {
     let mut cx = Ctx::new(h, &mut rng);
     crate::turn::advance(&mut cx);
     let mut steps = Vec::new();
+    // Version 3: standing defence orders first, when the bot's differ.
+    if let Some(c) = defence(&cx.s, seat).filter(|c| crate::run(&mut cx, seat, c).is_ok()) {
+        steps.push(ProgramStep::new(c, Fallback::Bot));
+    }
     for _ in 0..crate::program::MAX_STEPS {
         let s = &cx.s;
         if s.phase != Phase::Players || s.current != seat || s.turn != turn || s.asked.is_some() {
@@ -229,6 +233,23 @@ pub fn command(s: &State, seat: Seat) -> Option<Command> {
     Some(c)
 }
 
+/// Version 3: the bot's standing defence orders, if they differ from the
+/// seat's: defenders down to one unit retreat (5.2.3) to the strongest
+/// neighbour, except in the temple's city, which fights to the last; a
+/// kingdom surrendered to it is completed from its own cities (7.2.2).
+/// Whether the seat asked to be asked is kept.
+fn defence(s: &State, seat: Seat) -> Option<Command> {
+    if s.rules.version < 3 {
+        return None;
+    }
+    let now = &s.players[seat as usize].defence;
+    let mut d = now.clone();
+    d.retreat_at = d.retreat_at.max(1);
+    d.per_city = s.temple_of(seat).map(|t| (t, 0)).into_iter().collect();
+    d.complete_from_board = true;
+    (d != *now).then_some(Command::SetDefence { defence: d })
+}
+
 /// The bot's starting placement for `seat` (3.8).
 fn placement(s: &State, seat: Seat) -> Option<Command> {
     let c = match s.phase {
@@ -351,6 +372,7 @@ fn place(s: &State, seat: Seat) -> Command {
 
 /// Attack weaker neighbours from strong cities, expand into empty ones.
 pub fn movement(s: &State, seat: Seat) -> Command {
+    let v3 = s.rules.version >= 3;
     let mut moves: Vec<Move> = Vec::new();
     let mut attacks: Vec<AttackOrder> = Vec::new();
     let mut targeted: Vec<u8> = Vec::new();
@@ -379,13 +401,16 @@ pub fn movement(s: &State, seat: Seat) -> Command {
             // rolls (and then answers as ordered), so that path is played too.
             // (Version 1 only: under version 2 the bot's turn is one program.)
             let ask = s.turn.is_multiple_of(2) && s.rules.version < 2;
+            // Version 3: an attack after the first is called off if a
+            // battle before it was lost (5.2.3).
+            let call_off_if_lost = v3 && !attacks.is_empty();
             attacks.push(AttackOrder {
                 city: t,
                 retreat_at: 1,
                 rampage,
                 rampage_units: None,
                 occupy: true,
-                call_off_if_lost: false,
+                call_off_if_lost,
                 ask,
             });
             continue;
@@ -394,6 +419,20 @@ pub fn movement(s: &State, seat: Seat) -> Command {
         {
             targeted.push(e);
             moves.push(Move { from: c, to: e, units: units / 2 });
+            // Version 3: moving into an empty city, rampage from it into a
+            // weak enemy city next to it by road (5.2.6 "or if the city is empty").
+            if v3 && units / 2 >= 2 {
+                let weak = s
+                    .board
+                    .road_adjacent(e)
+                    .into_iter()
+                    .filter(|&r| s.cities[r as usize].owner.is_some_and(|o| o != seat) && !near.contains(&r))
+                    .filter(|&r| s.cities[r as usize].units <= 2)
+                    .min_by_key(|&r| s.cities[r as usize].units);
+                if let Some(r) = weak {
+                    attacks.push(AttackOrder { rampage: Some(r), ..AttackOrder::plain(e) });
+                }
+            }
         }
     }
     attacks.retain(|a| a.rampage.is_none_or(|r| !targeted.contains(&r)));
@@ -406,6 +445,7 @@ pub fn invasion(s: &State, seat: Seat) -> Option<Command> {
     if s.has_kingdom(seat) && cities > 3 {
         return None;
     }
+    let v3 = s.rules.version >= 3;
     let heirs = crate::invasion::heirs(s, seat);
     let surrender_to =
         if s.has_kingdom(seat) { heirs.iter().copied().min_by_key(|&h| s.controlled(h).len()) } else { None };
@@ -418,35 +458,62 @@ pub fn invasion(s: &State, seat: Seat) -> Option<Command> {
     let start = (0..n)
         .filter(|&p| crate::invasion::open_path(s, p as u8) && open(s.board.paths[p].city))
         .min_by_key(|&p| s.cities[s.board.paths[p].city as usize].units)?;
+    let depth = s.rules.cities_per_path as usize;
+    let weakest = |v: Vec<u8>, taken: &[u8]| {
+        v.into_iter().filter(|&c| open(c) && !taken.contains(&c)).min_by_key(|&c| s.cities[c as usize].units)
+    };
     let mut queue = vec![start];
     while let Some(p) = queue.pop() {
         if paths.len() >= 3 {
             break;
         }
-        let city = s.board.paths[p].city;
-        if used.contains(&p) || !crate::invasion::open_path(s, p as u8) || !open(city) || taken.contains(&city) {
+        let path = &s.board.paths[p];
+        let city = path.city;
+        if used.contains(&p) || !crate::invasion::open_path(s, p as u8) {
             continue;
         }
-        used.push(p);
-        taken.push(city);
-        let then: Vec<u8> = s
-            .board
-            .road_adjacent(city)
-            .into_iter()
-            .filter(|&c| open(c) && !taken.contains(&c))
-            .min_by_key(|&c| s.cities[c as usize].units)
-            .into_iter()
-            .collect();
-        taken.extend(&then);
-        paths.push(InvasionPath { path: p as u8, first: city, then });
+        if v3 && path.sea && taken.contains(&city) {
+            // 7.2.3, 7.2.5: a second arrow into a port taken before: go on
+            // from it by a navigation route (two cities) or by road (one).
+            let by_sea = weakest(s.board.sea_adjacent(city), &taken);
+            let Some(first) = by_sea.or_else(|| weakest(s.board.road_adjacent(city), &taken)) else { continue };
+            let then: Vec<u8> = match by_sea {
+                Some(_) if depth > 1 => weakest(s.board.road_adjacent(first), &taken).into_iter().collect(),
+                _ => Vec::new(),
+            };
+            used.push(p);
+            taken.push(first);
+            taken.extend(&then);
+            paths.push(InvasionPath { path: p as u8, first, then });
+        } else if v3 && crate::invasion::guarded(s, city) && !paths.is_empty() {
+            // The "Invasion Blockers" box: an arrow into a temple takes the blocker only.
+            used.push(p);
+            paths.push(InvasionPath { path: p as u8, first: city, then: Vec::new() });
+            continue;
+        } else {
+            if !open(city) || taken.contains(&city) {
+                continue;
+            }
+            used.push(p);
+            taken.push(city);
+            let then: Vec<u8> = weakest(s.board.road_adjacent(city), &taken).into_iter().collect();
+            taken.extend(&then);
+            paths.push(InvasionPath { path: p as u8, first: city, then });
+        }
         queue.insert(0, (p + 1) % n);
         queue.insert(0, (p + n - 1) % n);
     }
-    let c = Command::Invade { surrender_to, paths: paths.clone(), temple: None };
+    // Version 3: the temple in the first city taken (7.2.6), and the
+    // reserve's units stacked first where the invasion began, on the edge.
+    let (temple, stack) = match (v3, paths.first()) {
+        (true, Some(f)) => (Some(f.first), vec![(f.then.last().copied().unwrap_or(f.first), 3)]),
+        _ => (None, Vec::new()),
+    };
+    let c = Command::Invade { surrender_to, paths: paths.clone(), temple, stack: stack.clone() };
     if accepts(s, seat, &c) {
         return Some(c);
     }
     paths.truncate(1);
     paths[0].then.clear();
-    Some(Command::Invade { surrender_to, paths, temple: None })
+    Some(Command::Invade { surrender_to, paths, temple, stack })
 }

@@ -426,7 +426,7 @@ where its orders say \"ask me\", and then has a short time to answer. Battles ar
                     f.city(
                         id("rampage"),
                         name("rampage"),
-                        "After a win by 3 or more, rampage into",
+                        "If the first roll kills or drives off every defender, rampage (2 units or more) into",
                         rampage,
                         "no rampage",
                     ),

@@ -95,14 +95,30 @@ pub fn invade(
     surrender_to: Option<Seat>,
     paths: &[InvasionPath],
     temple: Option<u8>,
+    stack: &[(u8, u8)],
 ) -> Result<(), RuleError> {
     my_turn(&cx.s, seat)?;
     let n = cx.s.cities.len();
+    let v3 = cx.s.rules.version >= 3;
     if paths.is_empty() || paths.len() > 3 {
         reject!("an invasion uses 1 to 3 invasion paths, not {}", paths.len());
     }
     if let Some(t) = temple.filter(|&t| t as usize >= n) {
         reject!("there is no city {t} on this map for your temple");
+    }
+    if !stack.is_empty() && !v3 {
+        reject!("stacking the reserve comes with rules version 3; this game spreads it evenly");
+    }
+    if stack.len() > n {
+        reject!("name each city at most once to stack your reserve in");
+    }
+    for (k, &(c, _)) in stack.iter().enumerate() {
+        if c as usize >= n {
+            reject!("there is no city {c} on this map to stack your reserve in");
+        }
+        if stack[..k].iter().any(|x| x.0 == c) {
+            reject!("{} is named twice to stack your reserve in", cx.s.city_name(c));
+        }
     }
     let heirs = heirs(&cx.s, seat);
     if cx.s.has_kingdom(seat) {
@@ -116,10 +132,28 @@ pub fn invade(
     } else if surrender_to.is_some() {
         reject!("you have no kingdom to surrender");
     }
+    if v3 {
+        check_paths(&cx.s, paths)?;
+    }
     cx.emit(Event::InvaderCardTaken { seat });
     if cx.s.has_kingdom(seat) {
         surrender(cx, seat, surrender_to);
     }
+    if v3 {
+        for ip in paths {
+            invade_path(cx, seat, ip);
+        }
+    } else {
+        invade_v1(cx, seat, paths)?;
+    }
+    finish(cx, seat, temple, stack);
+    Ok(())
+}
+
+/// The paths as rules versions 1 and 2 play them: each checked as it
+/// comes, a path whose attack failed ending there.
+fn invade_v1(cx: &mut Ctx, seat: Seat, paths: &[InvasionPath]) -> Result<(), RuleError> {
+    let n = cx.s.cities.len();
     let depth = cx.s.rules.cities_per_path as usize;
     let mut used: Vec<usize> = Vec::new();
     for (i, ip) in paths.iter().enumerate() {
@@ -178,8 +212,132 @@ pub fn invade(
             prev = Some(target);
         }
     }
-    finish(cx, seat, temple);
     Ok(())
+}
+
+/// Whether a path re-invades the invader's own port (7.2.3, 7.2.5): its
+/// first city is not the arrow's but one next to the port it leads to.
+fn through_port(s: &State, ip: &InvasionPath) -> bool {
+    s.board.paths.get(ip.path as usize).is_some_and(|p| p.city != ip.first)
+}
+
+/// Rules version 3: everything about the paths that no die can change,
+/// checked before any is rolled, so a planned invasion is never refused
+/// half-way. Each path: an open arrow, next to one used before (7.2.5),
+/// its cities joined by roads, each path at most `cities_per_path` cities.
+/// A path may re-invade a port the invader will hold by then (7.2.3, 7.2.5):
+/// its first city is then one next to that port, and "the first attack is
+/// ignored because they are already occupying the place": the port counts
+/// as the path's first city when the path goes on by road (the rulebook's
+/// example takes H, then G), and not when it goes on by "a 2nd navigation
+/// route" (the ports example takes city 3, then 4 or 5). A path whose arrow
+/// leads to a temple (7.2.3 "Cities which have a temple cannot be invaded")
+/// may still be used to place the blocker, with no city named after it
+/// (the "Invasion Blockers" box).
+pub fn check_paths(s: &State, paths: &[InvasionPath]) -> Result<(), RuleError> {
+    let n = s.cities.len();
+    let depth = s.rules.cities_per_path as usize;
+    let mut used: Vec<usize> = Vec::new();
+    for (i, ip) in paths.iter().enumerate() {
+        let k = i + 1;
+        let p = ip.path as usize;
+        let Some(path) = s.board.paths.get(p) else {
+            reject!("path {k}: there is no invasion arrow {p} on this map");
+        };
+        if used.contains(&p) {
+            reject!("path {k}: arrow {p} is used already");
+        }
+        if !open_path(s, ip.path) {
+            reject!("path {k}: arrow {p} is blocked by another player's flag");
+        }
+        if !used.is_empty() && !used.iter().any(|&u| s.board.paths_adjacent(u, p)) {
+            reject!("path {k}: the 2nd and 3rd paths must be next to a path used before");
+        }
+        if let Some(&c) = std::iter::once(&ip.first).chain(ip.then.iter()).find(|&&c| c as usize >= n) {
+            reject!("path {k}: there is no city {c} on this map");
+        }
+        let arrow = path.city;
+        let mut cities = 1 + ip.then.len();
+        if ip.first != arrow {
+            if !path.sea {
+                reject!("path {k}: arrow {p} leads to {} by road", s.city_name(arrow));
+            }
+            if !s.board.adjacent(arrow).contains(&ip.first) {
+                reject!(
+                    "path {k}: {} is not next to {}, the port arrow {p} leads to",
+                    s.city_name(ip.first),
+                    s.city_name(arrow)
+                );
+            }
+            if !s.board.sea_adjacent(arrow).contains(&ip.first) {
+                // On by road: the port held was the path's first city.
+                cities += 1;
+            }
+        } else if guarded(s, arrow) && !ip.then.is_empty() {
+            reject!(
+                "path {k}: {} has a temple and cannot be invaded; its arrow may only take your blocker",
+                s.city_name(arrow)
+            );
+        }
+        if cities > depth {
+            reject!(
+                "path {k}: an invasion path takes at most {depth} cities{}",
+                if cities > 1 + ip.then.len() { ", the port you hold and go on from counted" } else { "" }
+            );
+        }
+        let mut prev = ip.first;
+        for &c in &ip.then {
+            if !s.board.road_adjacent(prev).contains(&c) {
+                reject!("path {k}: {} is not joined by a road to {}", s.city_name(c), s.city_name(prev));
+            }
+            if guarded(s, c) {
+                reject!("path {k}: {} has a temple and cannot be invaded", s.city_name(c));
+            }
+            prev = c;
+        }
+        used.push(p);
+    }
+    Ok(())
+}
+
+/// Rules version 3: one path, checked already: the blocker, then its
+/// cities one by one while the invader holds the city before; where it
+/// cannot go on, a `PathStopped` says why.
+fn invade_path(cx: &mut Ctx, seat: Seat, ip: &InvasionPath) {
+    cx.emit(Event::PathBlocked { seat, path: ip.path });
+    let arrow = cx.s.board.paths[ip.path as usize].city;
+    let stop = |cx: &mut Ctx, city: u8, reason: String| {
+        cx.emit(Event::PathStopped { seat, path: ip.path, city, reason });
+    };
+    if through_port(&cx.s, ip) && cx.s.cities[arrow as usize].owner != Some(seat) {
+        let why = format!("{} is not yours to go on from", cx.s.city_name(arrow));
+        return stop(cx, ip.first, why);
+    }
+    if !through_port(&cx.s, ip) && guarded(&cx.s, arrow) {
+        // The "Invasion Blockers" box: the blocker only.
+        let why = format!("{} has a temple: the arrow takes the blocker only", cx.s.city_name(arrow));
+        return stop(cx, arrow, why);
+    }
+    let mut prev: Option<u8> = None;
+    for &target in std::iter::once(&ip.first).chain(ip.then.iter()) {
+        if let Some(pr) = prev.filter(|&pr| cx.s.cities[pr as usize].owner != Some(seat)) {
+            let why = format!("the attack on {} failed", cx.s.city_name(pr));
+            return stop(cx, target, why);
+        }
+        if cx.s.cities[target as usize].owner == Some(seat) {
+            let why = format!("{} is yours already", cx.s.city_name(target));
+            return stop(cx, target, why);
+        }
+        if guarded(&cx.s, target) {
+            let why = format!("{} has a temple", cx.s.city_name(target));
+            return stop(cx, target, why);
+        }
+        if cx.s.invasion.as_ref().is_none_or(|i| i.reserve == 0) {
+            return stop(cx, target, "no units are left in the reserve".into());
+        }
+        attack(cx, seat, target);
+        prev = Some(target);
+    }
 }
 
 /// 7.2.2: the kingdom goes to `to` as if conquered; its units are replaced
@@ -270,21 +428,35 @@ fn attack(cx: &mut Ctx, seat: Seat, city: u8) {
 }
 
 /// 7.2.6: spread the reserve over the invader's cities and place the temple.
-fn finish(cx: &mut Ctx, seat: Seat, temple: Option<u8>) {
+/// From rules version 3 the invader's `stack` puts units where it says
+/// first, and the temple goes on a building only when "all the cities are
+/// occupied by a building" (the city named, else the first free one).
+fn finish(cx: &mut Ctx, seat: Seat, temple: Option<u8>, stack: &[(u8, u8)]) {
     let mine = cx.s.controlled(seat);
     let reserve = cx.s.invasion.as_ref().map_or(0, |i| i.reserve);
     if !mine.is_empty() && reserve > 0 {
         let mut spread: Vec<(u8, u8)> = mine.iter().map(|&c| (c, 0)).collect();
-        for i in 0..reserve as usize {
+        let mut left = reserve;
+        for &(c, k) in stack {
+            if let Some(x) = spread.iter_mut().find(|x| x.0 == c) {
+                let k = k.min(left);
+                x.1 += k;
+                left -= k;
+            }
+        }
+        for i in 0..left as usize {
             let k = i % spread.len();
             spread[k].1 += 1;
         }
+        spread.retain(|x| x.1 > 0 || cx.s.rules.version < 3);
         cx.emit(Event::ReserveSpread { seat, cities: spread });
     }
     if !mine.is_empty() {
         let free = |c: &u8| cx.s.cities[*c as usize].building.is_none() && cx.s.cities[*c as usize].temple.is_none();
+        let any_free = mine.iter().any(free);
         let city = temple
             .filter(|t| mine.contains(t) && cx.s.cities[*t as usize].temple.is_none())
+            .filter(|t| cx.s.rules.version < 3 || free(t) || !any_free)
             .or_else(|| mine.iter().copied().find(free))
             .or_else(|| mine.iter().copied().find(|c| cx.s.cities[*c as usize].temple.is_none()));
         if let Some(city) = city {

@@ -50,8 +50,9 @@ use state::{Phase, Step};
 pub struct FallenKingdoms;
 
 /// The rules version games are created with now (RULES-NOTES.md, "Rules
-/// versions"): 2, a seat's whole turn in one decision.
-pub const RULES_VERSION: u32 = 2;
+/// versions"): 3, a seat's whole turn in one decision, with the rulebook's
+/// private knowledge, rampages from empty cities and invasions as written.
+pub const RULES_VERSION: u32 = 3;
 
 /// Game options: the optional rules of section 8.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -70,6 +71,12 @@ pub struct Options {
     /// 8.3: victories needed to draw a rumor card (3 to 9; the rule is 6).
     #[serde(default = "six")]
     pub victories_for_rumor: u8,
+    /// 8.3 Larger/smaller map (rules version 3): cities per player on the
+    /// map, 4 to 9 where the six tiles can make it (the rule is 6; 9 for 3
+    /// or 4 players is the text's example).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 4, max = 9), extend("default" = 6))]
+    pub cities_per_player: Option<u8>,
     /// 8.4 Reverse the first player movement: the first player card moves counter-clockwise.
     #[serde(default)]
     pub reverse_first_player: bool,
@@ -81,7 +88,8 @@ pub struct Options {
     pub powered_down_temples: bool,
     /// The rules version the game is played by (the newest unless given):
     /// 1, each step of a turn its own decision; 2, a seat's whole turn in
-    /// one program, all given at once at the start of the turn.
+    /// one program, all given at once at the start of the turn; 3, as 2,
+    /// with the readings of RULES-NOTES.md's "Rules versions".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = RULES_VERSION), extend("default" = RULES_VERSION))]
     pub rules_version: Option<u32>,
@@ -104,6 +112,7 @@ impl Default for Options {
             trophies_per_player: 3,
             cities_per_path: 2,
             victories_for_rumor: 6,
+            cities_per_player: None,
             reverse_first_player: false,
             reverse_priority: false,
             powered_down_temples: false,
@@ -196,7 +205,9 @@ pub fn run(cx: &mut Ctx, seat: Seat, c: &Command) -> Result<(), RuleError> {
             return Ok(());
         }
         Command::AnswerBattle { retreat, to } => battle::answer(cx, seat, *retreat, *to)?,
-        Command::Invade { surrender_to, paths, temple } => invasion::invade(cx, seat, *surrender_to, paths, *temple)?,
+        Command::Invade { surrender_to, paths, temple, stack } => {
+            invasion::invade(cx, seat, *surrender_to, paths, *temple, stack)?
+        }
         Command::PassInvasion => invasion::pass(cx, seat)?,
         Command::Setup { god, places } => program::setup(cx, seat, *god, places)?,
         Command::Program { steps, invasion } => program::give(cx, seat, steps, invasion)?,
@@ -381,14 +392,21 @@ impl Game for FallenKingdoms {
                     "victories_for_rumor".into(),
                     "8.3: victories needed to draw a rumor card (3 to 9, normally 6)".into(),
                 ),
+                (
+                    "cities_per_player".into(),
+                    "8.3: cities per player on the map (4 to 9 where the tiles fit, normally 6; rules version 3)"
+                        .into(),
+                ),
                 ("reverse_first_player".into(), "8.4: the first player card moves counter-clockwise".into()),
                 ("reverse_priority".into(), "8.5: the strongest players invade first".into()),
                 ("powered_down_temples".into(), "8.6: temples give no immunity".into()),
                 (
                     "rules_version".into(),
                     format!(
-                        "the rules version to play by: 1 (each step of a turn asked on its own) or 2 (a whole \
-                         turn in one program, given at once by everyone), default {RULES_VERSION}"
+                        "the rules version to play by: 1 (each step of a turn asked on its own), 2 (a whole \
+                         turn in one program, given at once by everyone) or 3 (as 2, with knowledge private \
+                         until its kingdom falls, rampages from empty cities and invasions as the rulebook \
+                         words them), default {RULES_VERSION}"
                     ),
                 ),
             ],

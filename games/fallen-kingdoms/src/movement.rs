@@ -14,6 +14,9 @@ pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrde
     let mut out = vec![0u16; n];
     let mut inn = vec![0u16; n];
     let mut targets: Vec<u8> = Vec::new();
+    // Empty cities moved into (5.2.6 "or if the city is empty": from rules
+    // version 3 an attack's orders may name one, to rampage from it).
+    let mut entered: Vec<u8> = Vec::new();
     for (i, m) in moves.iter().enumerate() {
         let k = i + 1;
         if m.from as usize >= n || m.to as usize >= n {
@@ -46,7 +49,13 @@ pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrde
                     targets.push(m.to);
                 }
             }
-            _ => inn[m.to as usize] += m.units as u16,
+            Some(_) => inn[m.to as usize] += m.units as u16,
+            None => {
+                inn[m.to as usize] += m.units as u16;
+                if !entered.contains(&m.to) {
+                    entered.push(m.to);
+                }
+            }
         }
     }
     for c in s.controlled(seat) {
@@ -59,8 +68,17 @@ pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrde
     if s.rules.version < 2 && attacks.iter().any(|a| a.rampage_units.is_some()) {
         reject!("rampage_units comes with rules version 2; this game is played by version 1");
     }
+    let v3 = s.rules.version >= 3;
     for a in attacks {
-        if !targets.contains(&a.city) {
+        let empty = v3 && entered.contains(&a.city);
+        if !targets.contains(&a.city) && !empty {
+            if entered.contains(&a.city) {
+                reject!(
+                    "{} is empty: moving in takes it without a battle, and rampaging from it comes with rules \
+                     version 3",
+                    s.city_name(a.city)
+                );
+            }
             reject!("you give orders for an attack on {}, but no units attack it", s.city_name(a.city));
         }
         if order.contains(&a.city) {
@@ -70,7 +88,7 @@ pub fn check(s: &crate::State, seat: Seat, moves: &[Move], attacks: &[AttackOrde
             if r as usize >= n || !s.board.road_adjacent(a.city).contains(&r) {
                 reject!("a rampage from {} goes only to a city joined to it by a road", s.city_name(a.city));
             }
-            if targets.contains(&r) {
+            if targets.contains(&r) || attacks.iter().any(|b| b.city == r) {
                 reject!("{} is attacked already this turn; it cannot be rampaged too", s.city_name(r));
             }
         }

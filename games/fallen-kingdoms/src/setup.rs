@@ -28,6 +28,7 @@ pub fn rules(o: &Options) -> Result<Rules, RuleError> {
         reverse_priority: o.reverse_priority,
         powered_down_temples: o.powered_down_temples,
         version: 1,
+        cities_per_player: o.cities_per_player.unwrap_or(6),
     })
 }
 
@@ -39,8 +40,20 @@ pub fn setup(o: &Options, seats: u8, version: u32, rng: &mut GameRng) -> Result<
         reject!("there is no rules version {version} of Fallen Kingdoms (1 to {})", crate::RULES_VERSION);
     }
     let rules = Rules { version, ..rules(o)? };
+    if o.cities_per_player.is_some() && version < 3 {
+        reject!("cities_per_player comes with rules version 3; version {version} plays 6 cities per player");
+    }
+    let per = rules.cities_per_player;
+    if crate::board::layouts(seats, per).is_empty() {
+        let fit: Vec<String> =
+            (4..=9).filter(|&k| !crate::board::layouts(seats, k).is_empty()).map(|k| k.to_string()).collect();
+        reject!(
+            "the six map tiles cannot make {per} cities per player for {seats} players; they make {}",
+            fit.join(", ")
+        );
+    }
     let d = data();
-    let board = crate::board::random(seats, rng);
+    let board = crate::board::random(seats, per, rng);
     let stack = (rules.trophies_per_player as usize * seats as usize).min(18);
     let mut s = State::default();
     let mut out = Vec::new();
@@ -82,7 +95,14 @@ pub fn setup(o: &Options, seats: u8, version: u32, rng: &mut GameRng) -> Result<
     rng.shuffle(&mut rumors);
     rumors.truncate(stack);
     rumors.sort_by_key(|&r| (d.rumors[r as usize], r));
-    emit(&mut s, Event::RumorDeck { cards: rumors }, None);
+    if version >= 3 {
+        // 3.7 "only the top card of the deck is shown".
+        let shown =
+            Event::RumorDeck { cards: rumors.iter().copied().take(1).collect(), left: Some(rumors.len() as u8) };
+        emit(&mut s, Event::RumorDeck { cards: rumors, left: None }, Some((Vec::new(), shown)));
+    } else {
+        emit(&mut s, Event::RumorDeck { cards: rumors, left: None }, None);
+    }
     let mut gods: Vec<u8> = (0..d.gods.len() as u8).collect();
     rng.shuffle(&mut gods);
     // Two cards each while they last: with 5 or 6 players the last seats get one (3.2).

@@ -30,6 +30,18 @@ pub struct Rules {
     /// versions"); absent from the events of version 1 games.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub version: u32,
+    /// 8.3 Larger/smaller map (rules version 3): cities per player on the
+    /// map; absent from the events of games with the rule's 6.
+    #[serde(default = "six", skip_serializing_if = "is_six")]
+    pub cities_per_player: u8,
+}
+
+fn six() -> u8 {
+    6
+}
+
+fn is_six(v: &u8) -> bool {
+    *v == 6
 }
 
 fn one() -> u32 {
@@ -274,17 +286,18 @@ impl State {
     }
 
     /// Whether `seat` benefits from a knowledge effect: its own cards, and every
-    /// card played public or made public by a fallen kingdom (5.4.1).
+    /// card made public by a fallen kingdom (5.4.1); before rules version 3
+    /// also every card another kingdom played public.
     pub fn knows(&self, seat: Seat, effect: crate::data::Effect) -> bool {
-        let d = data();
-        let own = self.players[seat as usize].knowledge.iter().any(|&k| d.knowledge[k as usize].effect == effect);
-        let public = self.public_knowledge.iter().any(|&k| d.knowledge[k as usize].effect == effect)
-            || self
-                .players
-                .iter()
-                .flat_map(|p| &p.knowledge)
-                .any(|&k| d.knowledge[k as usize].public() && d.knowledge[k as usize].effect == effect);
-        own || public
+        self.knows_count(seat, effect) > 0
+    }
+
+    /// Whether a card another kingdom holds helps everyone: before rules
+    /// version 3, a card played with its "public" keyword up; from version 3
+    /// none, as 4.2.3 places a developed card "in front of themselves
+    /// straight up" and 5.4.1 makes a card public only when its kingdom falls.
+    fn shared(&self, card: &crate::data::Knowledge) -> bool {
+        self.rules.version < 3 && card.public()
     }
 
     /// How many cards of one effect `seat` benefits from (bonuses add up).
@@ -294,7 +307,7 @@ impl State {
         for (s, p) in self.players.iter().enumerate() {
             for &k in &p.knowledge {
                 let c = &d.knowledge[k as usize];
-                if c.effect == effect && (s == seat as usize || c.public()) {
+                if c.effect == effect && (s == seat as usize || self.shared(c)) {
                     n += 1;
                 }
             }
@@ -481,6 +494,13 @@ pub enum Command {
         paths: Vec<InvasionPath>,
         #[serde(default)]
         temple: Option<u8>,
+        /// Rules version 3, 7.2.6 "they spread all their army units left
+        /// from their reserve into the cities that they controls": units of
+        /// the reserve left to put in these cities first, (city, units), as
+        /// far as it goes (a city not held then is passed over); the rest is
+        /// spread evenly.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        stack: Vec<(u8, u8)>,
     },
     /// Do not invade this turn.
     PassInvasion,
@@ -519,8 +539,13 @@ pub enum Event {
         knowledge_len: u8,
         buildings_len: u8,
     },
+    /// The rumor deck, top first. From rules version 3 the cards are seen by
+    /// nobody (3.7 "only the top card of the deck is shown"): the public
+    /// form holds the top card alone and `left`, the deck's size.
     RumorDeck {
         cards: Vec<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        left: Option<u8>,
     },
     KnowledgeShown {
         card: u8,
@@ -729,6 +754,15 @@ pub enum Event {
         seat: Seat,
         path: u8,
     },
+    /// Rules version 3: an invasion path ends before its next city (7.2.5:
+    /// the invader continues only "from the city they just invaded"), told
+    /// with the city it would have attacked and why.
+    PathStopped {
+        seat: Seat,
+        path: u8,
+        city: u8,
+        reason: String,
+    },
     Invaded {
         seat: Seat,
         city: u8,
@@ -833,7 +867,7 @@ pub fn apply(s: &mut State, e: &Event) {
             s.knowledge_left = *knowledge_len;
             s.building_left = *buildings_len;
         }
-        Event::RumorDeck { cards } => s.rumor_deck = cards.clone(),
+        Event::RumorDeck { cards, .. } => s.rumor_deck = cards.clone(),
         Event::KnowledgeShown { card } => {
             s.knowledge_stack.retain(|k| k != card);
             s.knowledge_left = s.knowledge_left.saturating_sub(1);
@@ -1119,7 +1153,7 @@ pub fn apply(s: &mut State, e: &Event) {
             }
             s.cities[*city as usize].temple = Some(*seat);
         }
-        Event::AttackCalledOff { .. } => {}
+        Event::AttackCalledOff { .. } | Event::PathStopped { .. } => {}
         Event::BattleAsked { asked } => s.asked = Some(asked.clone()),
         Event::BattleAnswered { .. } => s.asked = None,
         Event::DefenceSet { seat, defence } => {
@@ -1189,6 +1223,7 @@ pub fn fits(s: &State, e: &Event) -> Result<(), String> {
         | Event::UnitPlaced { seat: k, city: c }
         | Event::Invaded { seat: k, city: c, .. }
         | Event::TemplePlaced { seat: k, city: c }
+        | Event::PathStopped { seat: k, city: c, .. }
         | Event::AttackCalledOff { seat: k, city: c, .. } => {
             seat(*k)?;
             city(*c)

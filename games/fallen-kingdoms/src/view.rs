@@ -205,7 +205,13 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::StacksShuffled { knowledge_len, buildings_len, .. } => {
             format!("The knowledge stack ({knowledge_len} cards) and building stack ({buildings_len} tiles) are shuffled face down")
         }
-        Event::RumorDeck { cards } => format!("The rumor deck of {} cards is sorted, lowest on top", cards.len()),
+        Event::RumorDeck { cards, left } => match (left, cards.first()) {
+            (Some(n), Some(&top)) => format!(
+                "The rumor deck of {n} cards is sorted, lowest on top; only its top card shows, worth {}",
+                d.rumors[top as usize]
+            ),
+            _ => format!("The rumor deck of {} cards is sorted, lowest on top", cards.len()),
+        },
         Event::KnowledgeShown { card } => format!("{} is turned face up", d.knowledge[*card as usize].name),
         Event::BuildingShown { tile } => format!("A {} is turned face up", d.buildings[*tile as usize].name()),
         Event::GodsDealt { seat, gods: Some(g) } => format!(
@@ -346,6 +352,9 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             }
         ),
         Event::PathBlocked { seat, path } => format!("{} invades by arrow {path}", w(*seat)),
+        Event::PathStopped { seat, path, city, reason } => {
+            format!("{}'s invasion by arrow {path} goes no further than {}: {reason}", w(*seat), s.city_name(*city))
+        }
         Event::Invaded { seat, city, dice: dd, killed, casualties, placed, .. } => {
             if dd.is_empty() {
                 format!("{} takes the empty city {} with {placed} units", w(*seat), c(*city))
@@ -384,7 +393,7 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
 pub fn label(s: &State, seat: Seat, c: &Command) -> String {
     let d = data();
     match c {
-        Command::ChooseGod { god } => format!("choose {}", god_word(*god)),
+        Command::ChooseGod { god } => format!("choose {}", god_card(*god)),
         Command::PlaceGroup { city } => format!("place 3 units in {}", s.city_name(*city)),
         Command::UseGod { target, copy } => format!(
             "use the god's power{}{}",
@@ -422,7 +431,7 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
         Command::Invade { paths, .. } => format!("invade by {} paths", paths.len()),
         Command::PassInvasion => "do not invade".into(),
         Command::Setup { god, places } => {
-            format!("choose {} and {} starting cities", god_word(*god), places.len())
+            format!("choose {} and {} starting cities", god_card(*god), places.len())
         }
         Command::Program { steps, .. } if steps.is_empty() => "play the coming turn by hand".into(),
         Command::Program { steps, invasion } => format!(
@@ -434,6 +443,15 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
 }
 
 /// A god by its card, whatever the number given.
+/// A god card as a player choosing it reads it (3.2): the name, the
+/// intimidation value and the ability.
+fn god_card(g: u8) -> String {
+    data().gods.get(g as usize).map_or_else(
+        || format!("god card {g}"),
+        |x| format!("{} (intimidation {}: {})", x.name, x.intimidation, x.text.trim_end_matches('.')),
+    )
+}
+
 fn god_word(g: u8) -> String {
     data().gods.get(g as usize).map_or_else(|| format!("god card {g}"), |x| x.name.clone())
 }

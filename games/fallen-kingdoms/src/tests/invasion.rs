@@ -52,7 +52,7 @@ fn path(path: u8, first: u8, then: &[u8]) -> InvasionPath {
 #[test]
 fn an_invader_surrenders_their_kingdom_rolls_three_dice_and_pays_casualties() {
     let mut d = invasion();
-    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[1])], temple: Some(0) };
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[1])], temple: Some(0), stack: vec![] };
     let ev = d.scripted(0, &c, &[4, 1, 1, 1, 2, 3]).unwrap();
     // 7.2.2: the kingdom goes to seat 1, whose units replace seat 0's; one rumor.
     assert!(
@@ -90,14 +90,22 @@ fn an_invader_surrenders_their_kingdom_rolls_three_dice_and_pays_casualties() {
 #[test]
 fn cities_which_have_a_temple_cannot_be_invaded() {
     let mut d = invasion();
-    let e = d.refused(0, &Command::Invade { surrender_to: Some(1), paths: vec![path(2, 4, &[])], temple: None });
+    let e = d.refused(
+        0,
+        &Command::Invade { surrender_to: Some(1), paths: vec![path(2, 4, &[])], temple: None, stack: vec![] },
+    );
     assert!(e.contains("C4 has a temple and cannot be invaded"), "{e}");
 }
 
 #[test]
 fn the_second_path_must_be_next_to_one_used_before() {
     let mut d = invasion();
-    let c = Command::Invade { surrender_to: Some(2), paths: vec![path(0, 0, &[]), path(2, 4, &[])], temple: None };
+    let c = Command::Invade {
+        surrender_to: Some(2),
+        paths: vec![path(0, 0, &[]), path(2, 4, &[])],
+        temple: None,
+        stack: vec![],
+    };
     assert!(d.refused(0, &c).contains("must be next to a path used before"));
 }
 
@@ -105,28 +113,28 @@ fn the_second_path_must_be_next_to_one_used_before() {
 fn a_blocked_path_cannot_be_used() {
     let mut d = invasion();
     d.ev(Event::PathBlocked { seat: 2, path: 0 });
-    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[])], temple: None };
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[])], temple: None, stack: vec![] };
     assert!(d.refused(0, &c).contains("blocked by another player's flag"));
 }
 
 #[test]
 fn an_invasion_path_takes_at_most_two_cities() {
     let mut d = invasion();
-    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[1, 2])], temple: None };
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[1, 2])], temple: None, stack: vec![] };
     assert!(d.refused(0, &c).contains("at most 2 cities"));
 }
 
 #[test]
 fn a_kingdom_is_surrendered_only_to_a_player_with_a_kingdom() {
     let mut d = invasion();
-    let c = Command::Invade { surrender_to: None, paths: vec![path(0, 0, &[])], temple: None };
+    let c = Command::Invade { surrender_to: None, paths: vec![path(0, 0, &[])], temple: None, stack: vec![] };
     assert!(d.refused(0, &c).contains("name the player you surrender it to"));
 }
 
 #[test]
 fn the_first_player_card_passes_to_the_next_player_who_did_not_invade() {
     let mut d = invasion();
-    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[])], temple: None };
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 0, &[])], temple: None, stack: vec![] };
     d.scripted(0, &c, &[4, 4, 1]).unwrap();
     d.act(1, &Command::PassInvasion).unwrap();
     let ev = d.act(2, &Command::PassInvasion).unwrap();
@@ -157,7 +165,7 @@ fn an_empty_city_is_taken_without_a_roll() {
     d.put(1, 2, 3, true);
     d.put(2, 3, 3, true);
     d.ev(Event::InvasionBegan { order: vec![0, 1, 2] });
-    let c = Command::Invade { surrender_to: None, paths: vec![path(0, 0, &[1])], temple: Some(1) };
+    let c = Command::Invade { surrender_to: None, paths: vec![path(0, 0, &[1])], temple: Some(1), stack: vec![] };
     let ev = d.scripted(0, &c, &[]).unwrap();
     assert!(ev.iter().any(|e| matches!(e, Event::Invaded { city: 0, placed: 3, casualties: 0, .. })));
     assert_eq!(d.state.on_board(0), 30);
@@ -191,7 +199,7 @@ fn short_heir(orders: crate::state::Defence) -> (Driver, Vec<Event>) {
     d.act(1, &Command::SetDefence { defence: orders }).unwrap();
     d.ev(Event::InvasionBegan { order: vec![0, 1, 2] });
     assert_eq!(d.state.pool(1), 4);
-    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 7, &[])], temple: None };
+    let c = Command::Invade { surrender_to: Some(1), paths: vec![path(0, 7, &[])], temple: None, stack: vec![] };
     let ev = d.act(0, &c).unwrap();
     (d, ev)
 }

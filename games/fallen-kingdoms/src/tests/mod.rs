@@ -11,6 +11,7 @@ mod program;
 mod scoring;
 mod setup;
 mod table;
+mod versions;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 
@@ -119,7 +120,7 @@ pub fn board(n: u8, roads: &[(u8, u8)], routes: &[(u8, u8)], paths: &[(u8, bool)
 /// card order and the rumor deck is sorted, before any unit is placed.
 pub fn table(board: Board, gods: &[u8], options: &Options) -> Driver {
     let seats = gods.len() as u8;
-    let rules: Rules = crate::setup::rules(options).unwrap();
+    let rules = Rules { version: options.rules_version.unwrap_or(1), ..crate::setup::rules(options).unwrap() };
     let mut d = Driver { state: State::default(), log: Vec::new(), seed: Seed([9; 32]) };
     d.ev(Event::Begun { seats, rules, board });
     let stack = 3 * seats;
@@ -139,7 +140,7 @@ pub fn table(board: Board, gods: &[u8], options: &Options) -> Driver {
     }
     let mut rumors: Vec<u8> = (0..18).collect();
     rumors.sort_by_key(|&r| crate::data::data().rumors[r as usize]);
-    d.ev(Event::RumorDeck { cards: rumors });
+    d.ev(Event::RumorDeck { cards: rumors, left: None });
     for (seat, &g) in gods.iter().enumerate() {
         d.ev(Event::GodsDealt { seat: seat as Seat, gods: Some(vec![g]) });
         d.ev(Event::GodChosen { seat: seat as Seat, god: Some(g) });

@@ -19,14 +19,42 @@ fn options_for(i: u64) -> Options {
         reverse_first_player: i % 6 == 5,
         reverse_priority: i % 4 == 3,
         powered_down_temples: i % 5 == 4,
-        // Both rules versions: turns step by step, and turns as programs.
-        rules_version: Some(1 + (i % 2) as u32),
+        // Every rules version: turns step by step, turns as programs, and
+        // version 3's readings (with now and then another size of map, 8.3).
+        rules_version: Some(1 + (i % 3) as u32),
+        cities_per_player: match (i % 3, i % 5, 3 + i % 4) {
+            (2, 1, 3 | 4) => Some(9),
+            (2, 1, 5) => Some(7),
+            _ => None,
+        },
     }
 }
 
+/// Every `type` a tagged enum's JSON schema names at its root: its variants
+/// (the enums nested in them, under `$defs`, are not read).
+pub fn variants(schema: &serde_json::Value, out: &mut Vec<String>) {
+    let arms = ["oneOf", "anyOf"].iter().filter_map(|k| schema.get(*k)).filter_map(|v| v.as_array()).flatten();
+    for arm in arms {
+        let t = &arm["properties"]["type"];
+        out.extend(t.get("const").and_then(|c| c.as_str()).map(str::to_string));
+        for c in t.get("enum").and_then(|e| e.as_array()).into_iter().flatten() {
+            out.extend(c.as_str().map(str::to_string));
+        }
+    }
+}
+
+/// Counts by kind: each command and event `type` seen.
+pub type Kinds = std::collections::BTreeMap<String, u64>;
+
+fn kind<T: serde::Serialize>(x: &T) -> String {
+    serde_json::to_value(x).expect("JSON")["type"].as_str().expect("a tagged enum").to_string()
+}
+
 /// Play one game; answer (seats, turns, counts of battles, intimidations,
-/// exhaustions, rampages, invasions, fallen kingdoms, battles that asked).
-pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
+/// exhaustions, rampages, invasions, fallen kingdoms, battles that asked),
+/// and the commands and events by kind.
+pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7], Kinds) {
+    let mut kinds = Kinds::new();
     let seats = 3 + (i % 4) as u8;
     let mut d = Driver::new(&options_for(i), seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -39,7 +67,9 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
             complete_from_board: true,
             ..Default::default()
         };
-        d.act(seat, &crate::Command::SetDefence { defence }).unwrap_or_else(|e| panic!("game {i}: {e}"));
+        let c = crate::Command::SetDefence { defence };
+        d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: {e}"));
+        *kinds.entry(format!("command {}", kind(&c))).or_default() += 1;
     }
     let mut commands = 0u32;
     while FallenKingdoms::outcome(&d.state).is_none() {
@@ -61,6 +91,10 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
             FallenKingdoms::fallback(&d.state, seat).expect("pending seat has a fallback")
         };
         d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: {c:?} of seat {seat} refused: {e}"));
+        *kinds.entry(format!("command {}", kind(&c))).or_default() += 1;
+    }
+    for e in &d.log {
+        *kinds.entry(format!("event {}", kind(&e.event))).or_default() += 1;
     }
     assert!(d.state.depleted() >= 2, "game {i}: ended without two trophy types depleted");
     let mut replay = State::default();
@@ -83,6 +117,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
                 Event::SetupGiven { places, .. } => places.is_none(),
                 Event::ProgramGiven { steps, invasion, .. } => steps.is_none() && invasion.is_none(),
                 Event::StacksShuffled { knowledge, buildings, .. } => knowledge.is_none() && buildings.is_none(),
+                Event::RumorDeck { cards, left } => left.is_some() && cards.len() <= 1,
                 _ => false,
             };
             assert!(hidden && seats.len() <= 1, "game {i}: badly redacted {red:?}");
@@ -104,7 +139,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7]) {
         };
         counts[k] += 1;
     }
-    (seats, d.state.turn, counts)
+    (seats, d.state.turn, counts, kinds)
 }
 
 /// Every command `legal` lists is accepted by `decide`, and `legal` is
@@ -149,15 +184,19 @@ fn games() -> u64 {
 }
 
 #[test]
-fn random_playouts_end_by_the_trophy_condition() {
+fn random_playouts_end_by_the_trophy_condition_and_reach_every_command_and_event() {
     let n = games();
     let mut turns = 0u64;
     let mut all = [0u32; 7];
+    let mut kinds = Kinds::new();
     for i in 0..n {
-        let (_, t, counts) = play(i, i % 20 == 0);
+        let (_, t, counts, k) = play(i, i % 20 == 0);
         turns += t as u64;
         for k in 0..7 {
             all[k] += counts[k];
+        }
+        for (name, c) in k {
+            *kinds.entry(name).or_default() += c;
         }
     }
     eprintln!(
@@ -178,4 +217,23 @@ fn random_playouts_end_by_the_trophy_condition() {
     {
         assert!(all[k] > 0, "no {what} in {n} games: the playout does not reach that rule");
     }
+    // Every command and every event the schemas name occurs at least once.
+    let mut names = Vec::new();
+    for (what, schema) in [
+        ("command", serde_json::to_value(schemars::schema_for!(crate::Command)).unwrap()),
+        ("event", serde_json::to_value(schemars::schema_for!(Event)).unwrap()),
+    ] {
+        let mut v = Vec::new();
+        variants(&schema, &mut v);
+        v.sort();
+        v.dedup();
+        assert!(v.len() > 10, "the {what} schema names its kinds: {v:?}");
+        names.extend(v.into_iter().map(|k| format!("{what} {k}")));
+    }
+    let mut rare: Vec<(u64, &String)> = names.iter().map(|k| (kinds.get(k).copied().unwrap_or(0), k)).collect();
+    rare.sort();
+    let ten: Vec<String> = rare.iter().take(10).map(|(c, k)| format!("{k} {c}")).collect();
+    eprintln!("the rarest ten of {} kinds: {}", names.len(), ten.join(", "));
+    let missing: Vec<&String> = rare.iter().filter(|(c, _)| *c == 0).map(|(_, k)| *k).collect();
+    assert!(missing.is_empty(), "never in {n} games: {missing:?}");
 }

@@ -4,7 +4,7 @@
 use runestone_engine::Seat;
 
 use crate::data::{data, Action, CardId, Colour};
-use crate::state::{BandMove, ChallengeCall, Choosing, Command, FarmCall, FeudCall, Gift, State, Step};
+use crate::state::{BandMove, ChallengeCall, Choosing, Command, FarmCall, FeudCall, Gift, MurderTarget, State, Step};
 
 /// Draw up to `n` cards from the orlog (fewer if the orlog and Doom are spent).
 pub fn draw(s: &mut State, n: usize) -> Vec<CardId> {
@@ -83,6 +83,23 @@ fn opposing_on(s: &State, seat: Seat, edge: usize) -> Vec<Seat> {
     (0..s.seats).filter(|o| *o != seat && s.edges[edge][*o as usize] > 0).collect()
 }
 
+/// Call the feud a Ride's Thingmen start on `edge` against each opposing
+/// gothi there. By rules version 3 one feud per edge and opposing gothi for
+/// the whole Ride, fought by all of the rider's Thingmen there once the
+/// Ride is done ("If you place a Thingman on an edge with an opposing
+/// gothi's Thingmen, they will intiate a Feud"; "thus a maximum of 4 deaths
+/// and 4 Wordfame from a Feud"); before, one for each Thingman or band that
+/// came there.
+fn call_feuds(s: &mut State, seat: Seat, edge: usize) {
+    for o in opposing_on(s, seat, edge) {
+        let call = FeudCall { attacker: seat, defender: o, edge, without_men: false };
+        if s.version >= 3 && s.feuds.contains(&call) {
+            continue;
+        }
+        s.feuds.push_back(call);
+    }
+}
+
 /// Ride A (set forth) and B (roam with bands).
 pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], strength: u8) -> Result<(), String> {
     let d = data();
@@ -106,13 +123,21 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
         }
         p.longhall -= 1;
         s.edges[e][seat as usize] += 1;
-        for o in opposing_on(s, seat, e) {
-            s.feuds.push_back(FeudCall { attacker: seat, defender: o, edge: e, without_men: false });
-        }
+        call_feuds(s, seat, e);
     }
+    // Thingmen that have ridden in a band this Ride, per edge: by rules
+    // version 3 they do not ride again ("you may move 1 Band of Thingmen once").
+    let mut ridden = vec![0u8; d.edges.len()];
     for m in moves {
         if m.from >= d.edges.len() || m.count == 0 || s.edges[m.from][seat as usize] < m.count {
             return Err(format!("you do not have {} Thingmen on edge {}", m.count, m.from));
+        }
+        if s.version >= 3 && s.edges[m.from][seat as usize] - ridden[m.from] < m.count {
+            return Err(format!(
+                "only {} of your Thingmen on edge {} have not ridden this Ride; a band moves once",
+                s.edges[m.from][seat as usize] - ridden[m.from],
+                m.from
+            ));
         }
         if m.path.is_empty() || m.path.len() > 3 {
             return Err("a band rides along one to three edges".into());
@@ -130,9 +155,8 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
         }
         s.edges[m.from][seat as usize] -= m.count;
         s.edges[at][seat as usize] += m.count;
-        for o in opposing_on(s, seat, at) {
-            s.feuds.push_back(FeudCall { attacker: seat, defender: o, edge: at, without_men: false });
-        }
+        ridden[at] += m.count;
+        call_feuds(s, seat, at);
         // Districts ridden through: those of the edges left behind on the way.
         let mut through = Vec::new();
         for &e in std::iter::once(&m.from).chain(m.path[..m.path.len() - 1].iter()) {
@@ -390,16 +414,34 @@ pub fn give(s: &mut State, seat: Seat, gifts: &[Gift], strength: u8) -> Result<(
         return Err(format!("these gifts count Worth {total}, more than the strength {strength} of the Feast"));
     }
     let wealth = s.players[seat as usize].wealth.clone();
+    // By rules version 3 the Goods of a set that does not match in colour are
+    // gifts of their own, each counting its Worth ("a worth 1 gift of
+    // matching color without counting towards total worth"): given, top
+    // first, while the total stays within the strength; the rest stay in
+    // the giver's Wealth (the giver cannot see colours, so nothing is refused).
+    let mut counted = 0u32;
     for g in gifts {
-        let goods: Vec<CardId> = g.goods.iter().map(|p| wealth[*p]).collect();
+        let mut goods: Vec<CardId> = g.goods.iter().map(|p| wealth[*p]).collect();
+        goods.sort_by_key(|c| std::cmp::Reverse(d.cards[*c as usize].worth));
         let colours: Vec<Colour> = goods.iter().map(|c| d.cards[*c as usize].colour).collect();
         let set = g.goods.len() > 1 && colours.iter().all(|c| *c == colours[0]);
         let fame = if set {
+            counted += d.cards[goods[0] as usize].worth as u32;
             if g.goods.len() == 2 {
                 3
             } else {
                 5
             }
+        } else if s.version >= 3 {
+            goods.retain(|c| {
+                let w = d.cards[*c as usize].worth as u32;
+                let fits = counted + w <= strength as u32;
+                if fits {
+                    counted += w;
+                }
+                fits
+            });
+            goods.len() as i32
         } else {
             g.goods.len() as i32
         };
@@ -411,27 +453,42 @@ pub fn give(s: &mut State, seat: Seat, gifts: &[Gift], strength: u8) -> Result<(
 }
 
 /// Feast B: murder Thingmen on your Districts by discarding Bondi.
+/// By rules version 3 the Bondi's slaying goes on to each target in
+/// `also` once those before are all slain ("you may continue discarding
+/// Bondi until you have murdered as many Thingmen as you like").
 pub fn murder(
     s: &mut State,
     seat: Seat,
     bondi: &[usize],
     edge: usize,
     victim: Seat,
+    also: &[MurderTarget],
     strength: u8,
 ) -> Result<(), String> {
     let d = data();
     if bondi.is_empty() || bondi.len() > strength as usize {
         return Err(format!("use one to {strength} Bondi (the strength of the Feast)"));
     }
-    if edge >= d.edges.len() {
-        return Err(format!("there is no edge number {edge}"));
+    if !also.is_empty() && s.version < 3 {
+        return Err("by the rules of this game a murder strikes the Thingmen of one gothi on one edge".into());
     }
-    let (a, b) = d.edges[edge];
-    if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
-        return Err("you may murder only Thingmen on your own Districts".into());
-    }
-    if victim == seat || victim >= s.seats || s.edges[edge][victim as usize] == 0 {
-        return Err(format!("seat {victim} has no Thingmen on that edge"));
+    let targets: Vec<MurderTarget> =
+        std::iter::once(MurderTarget { edge, victim }).chain(also.iter().copied()).collect();
+    for (i, t) in targets.iter().enumerate() {
+        let (edge, victim) = (t.edge, t.victim);
+        if edge >= d.edges.len() {
+            return Err(format!("there is no edge number {edge}"));
+        }
+        let (a, b) = d.edges[edge];
+        if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
+            return Err("you may murder only Thingmen on your own Districts".into());
+        }
+        if victim == seat || victim >= s.seats || s.edges[edge][victim as usize] == 0 {
+            return Err(format!("seat {victim} has no Thingmen on that edge"));
+        }
+        if targets[..i].contains(t) {
+            return Err(format!("the Thingmen of seat {victim} on edge {edge} are named twice"));
+        }
     }
     let mut places = bondi.to_vec();
     places.sort_unstable();
@@ -445,11 +502,19 @@ pub fn murder(
         slay += d.cards[c as usize].worth as u32;
         s.doom.push(c);
     }
-    let n = (slay as u8).min(s.edges[edge][victim as usize]);
-    s.edges[edge][victim as usize] -= n;
-    s.players[victim as usize].slain += n;
+    for t in targets {
+        let n = (slay.min(255) as u8).min(s.edges[t.edge][t.victim as usize]);
+        if n == 0 {
+            break;
+        }
+        slay -= n as u32;
+        s.edges[t.edge][t.victim as usize] -= n;
+        s.players[t.victim as usize].slain += n;
+        if !s.murders.contains(&(seat, t.victim)) {
+            s.murders.push((seat, t.victim));
+        }
+    }
     s.players[seat as usize].outlawed = true;
-    s.murders.push((seat, victim));
     Ok(())
 }
 
@@ -600,6 +665,17 @@ pub fn default_raze(s: &State, loser: Seat, edge: usize) -> Option<usize> {
 /// `None`, of the colour its gothi holds most of) is removed from the game.
 pub fn raze(s: &mut State, district: usize, colour: Option<Colour>) {
     let (o, v) = s.steads[district].expect("owned");
+    if v == 3 && s.version >= 3 && s.players[o as usize].small_tokens == 0 {
+        // Rules version 3: no 1/2 Stead token in the gothi's supply can show
+        // the value 2, and none is made from nothing ("72 Stead tokens (12
+        // for each faction ...)"): the 3/4 token stays, and the farm alone
+        // is razed ("Razed farms are removed from the game").
+        match colour {
+            Some(c) if s.players[o as usize].farms[c] > 0 => s.players[o as usize].farms[c] -= 1,
+            _ => remove_farm(s, o),
+        }
+        return;
+    }
     if v == 3 {
         s.players[o as usize].large_tokens += 1;
         s.players[o as usize].small_tokens = s.players[o as usize].small_tokens.saturating_sub(1);

@@ -9,7 +9,9 @@ use crate::council::{proposable, proposed_action, suable};
 use crate::data::{data, Action};
 use crate::program::{Answers, ChallengeAnswer, Fallback, KeepAnswer, Otherwise, Program, ProgramStep, SwearAnswer};
 use crate::rules::{ask_of, execute, Ask};
-use crate::state::{BandMove, Choosing, Command, Gift, OrderDo, Orders, Phase, State, Step, Vote};
+use crate::state::{
+    BandMove, Choices, Choosing, Command, Gift, MurderTarget, OrderDo, Orders, Phase, State, Step, Vote,
+};
 
 fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
     let mut probe = s.clone();
@@ -139,10 +141,11 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                         for e in 0..d.edges.len() {
                             for victim in 0..s.seats {
                                 if victim != seat && s.edges[e][victim as usize] > 0 {
-                                    out.push(Command::Murder { bondi: vec![0], edge: e, victim });
+                                    out.push(Command::Murder { bondi: vec![0], edge: e, victim, also: vec![] });
                                 }
                             }
                         }
+                        out.extend(murder_all(s, seat));
                         for x in 0..d.districts.len() {
                             if s.owner(x).is_some_and(|o| o != seat) {
                                 if s.arson {
@@ -245,6 +248,13 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
         if p.orders.as_ref() != Some(&want) {
             return Some(Command::Orders { orders: Some(want) });
         }
+        // And it chooses the farms it razes or removes and the Foster
+        // pool's replacements itself (by rules version 3, which the bot
+        // plays to reach every rule).
+        let ask = Choices { farm: true, pool: true };
+        if s.version >= 3 && p.choices != ask {
+            return Some(Command::Choices { choices: ask });
+        }
     }
     let legal = listed(s, seat);
     let ask = ask_of(s, seat)?;
@@ -254,6 +264,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
         Ask::Propose => {
             let want = |a: Action| -> i32 {
                 match a {
+                    Action::Foster if s.version >= 3 && fosterable(s, seat) => 6,
                     Action::Feast if p.wealth.len() >= 2 && !guests(s, seat).is_empty() => 6,
                     Action::Pledge if p.oaths.len() < s.districts_of(seat).len() => 5,
                     Action::Ride if p.longhall > 2 && prey(s, seat).is_some() => 5,
@@ -308,6 +319,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
             Some(Command::Swear { add: if room { best } else { None }, swaps: vec![] })
         }
         Ask::Challenge => Some(Command::Challenge { fight: p.wealth.len() >= 2 }),
+        Ask::Farm if s.version >= 3 => farm_choice(s, seat).or_else(|| default_farm_choice(s)),
         Ask::Farm => default_farm_choice(s),
         Ask::Choose(Choosing::Replace) => {
             // A drawn persona of lower Worth is easier to foster: it replaces.
@@ -386,11 +398,49 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                     }
                 }
                 Action::Pledge => Some(Command::DrawPledge),
-                Action::Foster => first(&|c| matches!(c, Command::FosterPersona { .. })),
+                Action::Foster if s.version < 3 => first(&|c| matches!(c, Command::FosterPersona { .. })),
+                Action::Foster => {
+                    // Foster the persona of least Worth it may; else send one off
+                    // (into its Wealth, a Good to give at a Feast).
+                    let worth = |c: &Command| match c {
+                        Command::FosterPersona { persona } => d.cards[*persona as usize].worth,
+                        _ => u8::MAX,
+                    };
+                    legal
+                        .iter()
+                        .filter(|c| matches!(c, Command::FosterPersona { .. }))
+                        .min_by_key(|c| worth(c))
+                        .cloned()
+                        .or_else(|| first(&|c| matches!(c, Command::SendOff { .. })))
+                }
                 Action::Feast => {
                     // Capture where it surely succeeds: a rival's last District
                     // for any Wordfame it may cost, another when nearly free.
                     if let Some(c) = capture_choice(s, seat).filter(|c| accepted(s, seat, c)) {
+                        return Some(c);
+                    }
+                    // Two or more opposing Thingmen on its Districts' edges (a
+                    // capture's foothold): murder them all (rules version 3).
+                    let foothold: u32 = s
+                        .edges
+                        .iter()
+                        .enumerate()
+                        .filter(|(e, _)| {
+                            let (a, b) = d.edges[*e];
+                            s.owner(a) == Some(seat) || s.owner(b) == Some(seat)
+                        })
+                        .map(|(_, men)| {
+                            (0..s.seats).filter(|o| *o != seat).map(|o| men[o as usize] as u32).sum::<u32>()
+                        })
+                        .sum();
+                    if foothold >= 2 {
+                        if let Some(c) = murder_all(s, seat).filter(|c| accepted(s, seat, c)) {
+                            return Some(c);
+                        }
+                    }
+                    // Under Arson: burn the hunted rival's District of value 1
+                    // where a Thingman of its own stands (its stead falls).
+                    if let Some(c) = burn_choice(s, seat, true).filter(|c| accepted(s, seat, c)) {
                         return Some(c);
                     }
                     let to = guests(s, seat).into_iter().next();
@@ -409,13 +459,97 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                             }
                             Some(Command::Give { gifts })
                         }
-                        _ => first(&|c| matches!(c, Command::Murder { .. })),
+                        _ => burn_choice(s, seat, false)
+                            .filter(|c| accepted(s, seat, c))
+                            .or_else(|| murder_all(s, seat).into_iter().find(|c| accepted(s, seat, c)))
+                            .or_else(|| first(&|c| matches!(c, Command::Murder { .. }))),
                     }
                 }
             }
         }
     };
     pick.filter(|c| accepted(s, seat, c)).or_else(|| legal.first().cloned())
+}
+
+/// Whether a persona in the Foster pool surely may be fostered by what the
+/// seat sees (one of Worth 1 needs no Goods), or one in its Hird may be sent off.
+fn fosterable(s: &State, seat: Seat) -> bool {
+    let d = data();
+    !s.players[seat as usize].hird.is_empty() || s.pool.iter().flatten().any(|c| d.cards[*c as usize].worth == 1)
+}
+
+/// Rules version 3: one murder of every opposing Thingman on the edges of
+/// its Districts, with its first Bondi (each slays as many as its Worth, in
+/// order; "as many as you like").
+fn murder_all(s: &State, seat: Seat) -> Option<Command> {
+    let d = data();
+    if s.version < 3 || s.players[seat as usize].oaths.is_empty() {
+        return None;
+    }
+    let mine = s.districts_of(seat);
+    let mut targets: Vec<MurderTarget> = Vec::new();
+    for (e, men) in s.edges.iter().enumerate() {
+        let (a, b) = d.edges[e];
+        if mine.contains(&a) || mine.contains(&b) {
+            for victim in 0..s.seats {
+                if victim != seat && men[victim as usize] > 0 {
+                    targets.push(MurderTarget { edge: e, victim });
+                }
+            }
+        }
+    }
+    if targets.len() < 2 {
+        return None;
+    }
+    let first = targets.remove(0);
+    Some(Command::Murder { bondi: vec![0], edge: first.edge, victim: first.victim, also: targets })
+}
+
+/// Under Arson, a burning: of the hunted rival's District of value 1 (its
+/// stead falls) when `prey_only`, else of any rival's District where the
+/// bot has a Thingman, the one of least value.
+fn burn_choice(s: &State, seat: Seat, prey_only: bool) -> Option<Command> {
+    let d = data();
+    if s.version < 3 || !s.arson || s.players[seat as usize].oaths.is_empty() {
+        return None;
+    }
+    let prey = prey(s, seat);
+    (0..d.districts.len())
+        .filter(|x| {
+            let Some((o, v)) = s.steads[*x] else { return false };
+            o != seat
+                && (!prey_only || (Some(o) == prey && v == 1))
+                && !s.burned.contains(x)
+                && d.edges_of(*x).any(|e| s.edges[e][seat as usize] > 0)
+        })
+        .min_by_key(|x| (s.steads[*x].map_or(0, |v| v.1), *x))
+        .map(|district| Command::Burn { bondi: 0, district })
+}
+
+/// The farm the bot razes or removes when it chooses: a District of value
+/// 1 if the loser has one on the feud's edge (its stead falls), and a farm
+/// of the colour where the loser is level with or ahead of the bot by the
+/// least (to tip winter's comparison), else the rules' default.
+fn farm_choice(s: &State, seat: Seat) -> Option<Command> {
+    let call = s.farm_calls.front()?;
+    let options = crate::actions::farm_options(s, call);
+    let mine = s.players[seat as usize].farms;
+    let theirs = s.players[call.loser as usize].farms;
+    let colour_key = |c: usize| {
+        let gap = theirs[c] as i32 - mine[c] as i32;
+        if theirs[c] == 0 {
+            i32::MAX
+        } else if gap >= 0 {
+            gap
+        } else {
+            100 - gap
+        }
+    };
+    options.into_iter().min_by_key(|c| match c {
+        Command::Raze { district, colour } => (s.steads[*district].map_or(9, |v| v.1).min(2), colour_key(*colour)),
+        Command::RemoveFarm { colour } => (0, colour_key(*colour)),
+        _ => (9, i32::MAX),
+    })
 }
 
 /// The colour whose farm most likely tips a comparison with the neighbours

@@ -41,8 +41,12 @@ use state::{Command, Event, Phase, State};
 
 /// The newest rules version. 2: each round begins with every seat's
 /// season program given at once, and standing answers decide the
-/// decisions asked outside a seat's own actions (`program.rs`).
-pub const RULES_VERSION: u32 = 2;
+/// decisions asked outside a seat's own actions (`program.rs`). 3: the
+/// rulebook's words where versions 1 and 2 read it otherwise (one feud per
+/// edge a Ride reaches, a band moves once, a mismatched gift set is no set,
+/// murder on as many edges as one likes, the first to 22 clockwise from the
+/// Lawspeaker in winter, no Stead token made from nothing).
+pub const RULES_VERSION: u32 = 3;
 
 /// The game's options.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -60,7 +64,8 @@ pub struct Options {
     /// The first Lawspeaker; `None` picks one at random.
     pub lawspeaker: Option<Seat>,
     /// Play by an older rules version (1: every decision asked as it
-    /// comes, without season programs or standing answers); `None`: the newest.
+    /// comes, without season programs or standing answers; 2: as 3 but
+    /// with the readings version 3 corrects); `None`: the newest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules_version: Option<u32>,
 }
@@ -155,7 +160,7 @@ impl Game for Thingvellir {
                 ),
                 (
                     "rules_version".into(),
-                    "Rules version: 2 (the newest) gives each round's actions in one program per seat; 1 asks every decision as it comes".into(),
+                    "Rules version: 3 (the newest) plays the rulebook's words where 1 and 2 read it otherwise; 2 and 3 give each round's actions in one program per seat; 1 asks every decision as it comes".into(),
                 ),
                 (
                     "lawspeaker".into(),

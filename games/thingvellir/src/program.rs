@@ -285,7 +285,7 @@ fn words(s: &State, seat: Seat, c: &Command) -> String {
             let action = s.token.map(|(l, lv)| d.laws[l].statutes[lv].action.name()).unwrap_or("the statute");
             format!("support {action}")
         }
-        c => crate::view::label(s, seat, c),
+        c => crate::view::told(s, seat, c),
     }
 }
 

@@ -202,7 +202,9 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
         (Action::Foster, Command::SendOff { persona }) => act::send_off(s, seat, *persona)?,
         (Action::Foster, Command::FosterPersona { persona }) => act::foster(s, seat, *persona)?,
         (Action::Feast, Command::Give { gifts }) => act::give(s, seat, gifts, st)?,
-        (Action::Feast, Command::Murder { bondi, edge, victim }) => act::murder(s, seat, bondi, *edge, *victim, st)?,
+        (Action::Feast, Command::Murder { bondi, edge, victim, also }) => {
+            act::murder(s, seat, bondi, *edge, *victim, also, st)?
+        }
         (Action::Feast, Command::Burn { bondi, district }) => act::burn(s, seat, *bondi, *district)?,
         (Action::Feast, Command::Capture { bondi, weapon, district, pay }) => {
             act::capture(s, seat, *bondi, *weapon, *district, *pay)?

@@ -140,6 +140,12 @@ fn winter(s: &mut State) {
     }
     for (seat, g) in gains {
         s.players[seat as usize].wordfame += g;
+        if s.version >= 3 && s.players[seat as usize].wordfame >= FAME_TO_WIN {
+            // Rules version 3: "Starting with the Lawspeaker and proceeding
+            // clockwise" the first to reach 22 ends the game ("first to 22
+            // Wordfame"); those after score nothing this winter.
+            break;
+        }
     }
     for p in s.players.iter_mut() {
         p.longhall += p.slain;

@@ -67,6 +67,14 @@ pub struct BandMove {
     pub path: Vec<usize>,
 }
 
+/// Further Thingmen a murder slays: `victim`'s on `edge`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MurderTarget {
+    pub edge: usize,
+    pub victim: Seat,
+}
+
 /// One gift at a Feast: a single Good or a gift set to one gothi.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -149,11 +157,15 @@ pub enum Command {
     Give {
         gifts: Vec<Gift>,
     },
-    /// Feast B: discard Bondi (by place in Oaths) to slay `victim`'s Thingmen on `edge`.
+    /// Feast B: discard Bondi (by place in Oaths) to slay `victim`'s Thingmen on `edge`,
+    /// and by rules version 3 then those of each further target in `also`, in order.
     Murder {
         bondi: Vec<usize>,
         edge: usize,
         victim: Seat,
+        /// Further Thingmen to murder (rules version 3: "as many as you like").
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        also: Vec<MurderTarget>,
     },
     /// Feast B under the Arson option: burn a rival's District.
     Burn {

@@ -292,7 +292,7 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
         Event::Reshuffled { .. } => "The Doom is shuffled into the orlog".into(),
         Event::Hidden { seat } => format!("{} chose in secret", name(names, *seat)),
         Event::Acted { seat, command } => {
-            format!("{}: {}", name(names, *seat), words(s, *seat, command, &|to| name(names, to)))
+            format!("{}: {}", name(names, *seat), words(s, *seat, command, &|to| name(names, to), Say::LOG))
         }
         Event::ProgramStep { seat, step: 0, text, .. } => format!("{}'s program: {text}", name(names, *seat)),
         Event::ProgramStep { seat, step, text, .. } => format!("{}'s program, step {step}: {text}", name(names, *seat)),
@@ -301,12 +301,46 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
 }
 
 pub fn label(s: &State, seat: Seat, command: &Command) -> String {
-    words(s, seat, command, &|to| format!("seat {to}"))
+    words(s, seat, command, &|to| format!("seat {to}"), Say::OFFERED)
 }
 
-/// `seat`'s command in words on the position it is given on (its Goods
-/// named by their colour and Worth), other gothar named by `who`.
-fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String) -> String {
+/// How a Good is named in words. A Good shows only its Worth ("tucked so
+/// that the Worth of each card is showing. You may never look at any other
+/// aspect of a Good in your Wealth"); a Good committed to a feud shows its
+/// colour by joining that colour's conflict, so the log names it once
+/// committed; a gift is handed over as it is ("remove it from your Wealth
+/// and hand it to the chosen gothi; at the end of the feast, they will tuck
+/// it into their Wealth"), so its colour is told to nobody, the giver
+/// included.
+#[derive(Clone, Copy)]
+struct Say {
+    /// Name the colour of a Good committed to a feud.
+    committed: bool,
+    /// Name the colour of a Good given (versions 1 and 2 did, in the
+    /// program steps their logs hold).
+    given: bool,
+    /// Name a Good's place in the Wealth (in the commands offered, where the
+    /// place tells Goods of one Worth apart; never in the log, where the
+    /// places have moved on).
+    place: bool,
+}
+
+impl Say {
+    const OFFERED: Say = Say { committed: false, given: false, place: true };
+    const LOG: Say = Say { committed: true, given: false, place: false };
+}
+
+/// A command in words as a program step or a standing answer tells it in
+/// the log (the text is part of the event). Games of rules versions 1 and 2
+/// keep the words their logs were written with, which named a Good's
+/// colour; by version 3 a Good is named by its Worth alone, as everywhere.
+pub fn told(s: &State, seat: Seat, command: &Command) -> String {
+    words(s, seat, command, &|to| format!("seat {to}"), Say { given: s.version < 3, ..Say::LOG })
+}
+
+/// `seat`'s command in words on the position it is given on, other gothar
+/// named by `who`, its Goods as `say` says.
+fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String, say: Say) -> String {
     let d = data();
     let dist = |i: usize| d.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
     let edge = |e: usize| {
@@ -316,12 +350,16 @@ fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String)
             .unwrap_or_else(|| format!("edge {e}"))
     };
     let colour = |c: usize| d.colours.get(c).cloned().unwrap_or_else(|| format!("colour {c}"));
-    let worth = |place: usize| {
+    let worth = |place: usize, coloured: bool| {
         s.players.get(seat as usize).and_then(|p| p.wealth.get(place)).map_or_else(
             || "a Good".to_owned(),
             |c| {
                 let card = &d.cards[*c as usize];
-                format!("the {} Good of Worth {}", colour(card.colour), card.worth)
+                match (coloured, say.place) {
+                    (true, _) => format!("the {} Good of Worth {}", colour(card.colour), card.worth),
+                    (false, true) => format!("a Good of Worth {} (place {place})", card.worth),
+                    (false, false) => format!("a Good of Worth {}", card.worth),
+                }
             },
         )
     };
@@ -388,21 +426,23 @@ fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String)
             let v: Vec<String> = gifts
                 .iter()
                 .map(|g| {
-                    let goods: Vec<String> = g.goods.iter().map(|p| worth(*p)).collect();
+                    let goods: Vec<String> = g.goods.iter().map(|p| worth(*p, say.given)).collect();
                     format!("{} to {}", goods.join(" and "), who(g.to))
                 })
                 .collect();
             format!("give {}", v.join("; "))
         }
-        Command::Murder { bondi, edge: e, victim } => {
-            format!("murder the Thingmen of {} on {} with {} Bondi", who(*victim), edge(*e), bondi.len())
+        Command::Murder { bondi, edge: e, victim, also } => {
+            let mut targets = vec![format!("{} on {}", who(*victim), edge(*e))];
+            targets.extend(also.iter().map(|t| format!("{} on {}", who(t.victim), edge(t.edge))));
+            format!("murder the Thingmen of {} with {} Bondi", targets.join(", then "), bondi.len())
         }
         Command::Burn { district, .. } => format!("burn {}", dist(*district)),
         Command::Capture { district, weapon, .. } => {
             format!("try to capture {}{}", dist(*district), if weapon.is_some() { " with a Weapon" } else { "" })
         }
         Command::Pass => "pass".into(),
-        Command::Commit { good } => format!("commit {}", worth(*good)),
+        Command::Commit { good } => format!("commit {}", worth(*good, say.committed)),
         Command::Accept { colour: c } => format!("accept the {} conflict", colour(*c)),
         Command::Seal { goods } => format!("seal {} Goods", goods.len()),
         Command::Challenge { fight: true } => "fight the band".into(),

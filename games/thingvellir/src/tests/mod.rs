@@ -6,6 +6,7 @@ mod present;
 mod program;
 mod rules;
 mod table;
+mod versions;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

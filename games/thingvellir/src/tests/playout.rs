@@ -22,8 +22,12 @@ fn options_for(i: u64) -> Options {
         district_goods: i % 4 == 1,
         arson: i % 4 == 3,
         lawspeaker: None,
-        // Every other game by the newest rules (season programs).
-        rules_version: Some(1 + ((i / 4 + i / 8) % 2) as u32),
+        // Each rules version in turn (2 and 3: season programs); the hunts
+        // by versions 1 and 2, where the bot's hunt ends by elimination.
+        rules_version: Some(match mode_of(i) {
+            Mode::Hunt => 1 + ((i / 4 + i / 8) % 2) as u32,
+            _ => 1 + ((i / 4 + i / 8) % 3) as u32,
+        }),
     }
 }
 
@@ -94,8 +98,93 @@ fn mode_of(i: u64) -> Mode {
     }
 }
 
+/// Every command's type, by the name it has in the log.
+const COMMANDS: [&str; 29] = [
+    "propose",
+    "vote",
+    "orders",
+    "choices",
+    "raze",
+    "remove_farm",
+    "replace",
+    "subsume",
+    "expand",
+    "ride",
+    "sail_out",
+    "return_laden",
+    "keep",
+    "draw_pledge",
+    "swear",
+    "send_off",
+    "foster_persona",
+    "give",
+    "murder",
+    "burn",
+    "capture",
+    "pass",
+    "commit",
+    "accept",
+    "seal",
+    "season",
+    "answers",
+    "challenge",
+    // Not a type of its own: a murder of several targets (rules version 3).
+    "murder_also",
+];
+
+/// Every event's type.
+const EVENTS: [&str; 6] = ["setup", "reshuffled", "acted", "hidden", "program_step", "answered"];
+
+/// A command's type as the log names it (`murder_also` for a murder with further targets).
+fn command_type(c: &Command) -> &'static str {
+    let v = serde_json::to_value(c).expect("a command serialises");
+    let name = v["type"].as_str().expect("a tagged command");
+    if matches!(c, Command::Murder { also, .. } if !also.is_empty()) {
+        return "murder_also";
+    }
+    COMMANDS.iter().find(|k| **k == name).copied().unwrap_or_else(|| panic!("{name} is missing from COMMANDS"))
+}
+
+/// Count each command and event type in a log: commands given by hand
+/// (`Acted`, or hidden to others) and those a program or a standing answer gave.
+fn count_types(
+    log: &[runestone_engine::Emit<crate::state::Event>],
+    counts: &mut std::collections::BTreeMap<&'static str, u64>,
+) {
+    use crate::state::Event;
+    for e in log {
+        let v = serde_json::to_value(&e.event).expect("an event serialises");
+        let name = v["type"].as_str().expect("a tagged event");
+        let name =
+            EVENTS.iter().find(|k| **k == name).copied().unwrap_or_else(|| panic!("{name} is missing from EVENTS"));
+        *counts.entry(name).or_default() += 1;
+        // The public form of a secret event (the others' view of it).
+        if let Some(Event::Hidden { .. }) = &e.redacted {
+            *counts.entry("hidden").or_default() += 1;
+        }
+        let command = match &e.event {
+            Event::Acted { command, .. } => Some(command),
+            Event::ProgramStep { command, .. } | Event::Answered { command, .. } => command.as_ref(),
+            _ => None,
+        };
+        if let Some(c) = command {
+            *counts.entry(command_type(c)).or_default() += 1;
+        }
+    }
+}
+
 /// Play one game; answer (seats, inputs per seat, rounds, ended by elimination, inputs by kind).
 fn play(i: u64, mode: Mode, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
+    play_counting(i, mode, check_views, &mut Default::default())
+}
+
+/// `play`, counting each command and event type of the game's log into `counts`.
+fn play_counting(
+    i: u64,
+    mode: Mode,
+    check_views: bool,
+    counts: &mut std::collections::BTreeMap<&'static str, u64>,
+) -> (u8, Vec<u32>, u32, bool, [u64; 7]) {
     let mut kinds = [0u64; 7];
     // A hunt is among two or three gothar: with more, the bot's captures spend
     // its Stead tokens before the last rival is in reach.
@@ -109,6 +198,15 @@ fn play(i: u64, mode: Mode, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64
         for seat in 0..seats {
             let ask = Command::Choices { choices: crate::state::Choices { farm: true, pool: true } };
             d.act(seat, &ask).unwrap_or_else(|e| panic!("game {i}: standing choices refused: {e}"));
+        }
+        d.inputs = vec![0; seats as usize];
+    }
+    if i % 5 == 3 && opts.rules_version.unwrap_or(1) >= 2 {
+        // Every seat gives the bot's standing answers (as a player would on
+        // the page), so they decide the decisions asked outside its actions.
+        for seat in 0..seats {
+            let give = Command::Answers { answers: crate::bot::bot_answers() };
+            d.act(seat, &give).unwrap_or_else(|e| panic!("game {i}: standing answers refused: {e}"));
         }
         d.inputs = vec![0; seats as usize];
     }
@@ -172,6 +270,7 @@ fn play(i: u64, mode: Mode, check_views: bool) -> (u8, Vec<u32>, u32, bool, [u64
         serde_json::to_value(&d.state).expect("state"),
         "game {i}: replay differs"
     );
+    count_types(&d.log, counts);
     let alive = d.state.alive().count();
     let by_fame = d.state.players.iter().any(|p| p.wordfame >= crate::seasons::FAME_TO_WIN);
     assert!(by_fame || alive <= 1, "game {i}: over without an end condition");
@@ -246,4 +345,68 @@ fn bot_games_with_standing_orders_and_sealed_feuds_report_inputs() {
     let by_kind: Vec<String> =
         KINDS.iter().zip(kinds).map(|(k, n)| format!("{k} {:.2}", n as f64 / seat_rounds as f64)).collect();
     println!("per player per round, by kind: {}", by_kind.join(", "));
+}
+
+/// Every command type and every event type occurs in the playouts (run
+/// with `THINGVELLIR_PLAYOUTS=2000` in release for the full measure), and
+/// the rarest ten are printed with their counts. `draw_pledge` is the one
+/// exception: a Pledge draws as its step begins ("Pledge: draw ..." is no
+/// choice), so the command is accepted only in logs from before that.
+#[test]
+fn every_command_and_event_type_occurs_in_the_playouts() {
+    let n = games().max(60);
+    let mut counts = std::collections::BTreeMap::new();
+    for i in 0..n {
+        play_counting(i, mode_of(i), false, &mut counts);
+    }
+    // Bot games by the newest rules with Arson, Advanced Outlawry and each
+    // feud mode, where the bot reaches its rarest rules.
+    for k in 0..n / 2 {
+        let i = 1_000_000 + k;
+        play_newest(i, &mut counts);
+    }
+    let mut all: Vec<(&str, u64)> =
+        COMMANDS.iter().chain(EVENTS.iter()).map(|k| (*k, counts.get(k).copied().unwrap_or(0))).collect();
+    all.sort_by_key(|x| (x.1, x.0));
+    let rarest: Vec<String> =
+        all.iter().filter(|x| x.0 != "draw_pledge").take(10).map(|(k, n)| format!("{k} {n}")).collect();
+    println!("{n} playouts and {} bot games by the newest rules; the rarest ten: {}", n / 2, rarest.join(", "));
+    let missing: Vec<&str> = all.iter().filter(|x| x.1 == 0 && x.0 != "draw_pledge").map(|x| x.0).collect();
+    assert!(missing.is_empty(), "never occurred: {missing:?}");
+}
+
+/// A bot game by the newest rules with every designed option on in turn.
+fn play_newest(i: u64, counts: &mut std::collections::BTreeMap<&'static str, u64>) {
+    let seats = 2 + (i % 5) as u8;
+    let opts = Options {
+        sealed_feuds: i % 2 == 1,
+        advanced_outlawry: !i.is_multiple_of(3),
+        district_goods: i % 4 == 1,
+        arson: true,
+        lawspeaker: None,
+        rules_version: None,
+    };
+    let mut d = Driver::new(&Options { rules_version: Some(crate::RULES_VERSION), ..opts }, seats, i)
+        .unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
+    let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut commands = 0;
+    while Thingvellir::outcome(&d.state).is_none() {
+        commands += 1;
+        assert!(commands < 30_000 && d.state.round < 400, "game {i}: no end");
+        let waiting = d.waiting();
+        assert!(!waiting.is_empty(), "game {i}: nobody to wait for but not over");
+        let seat = waiting[pick.next(waiting.len())];
+        let c = choose(&d.state, seat, true).expect("the bot has a move");
+        d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: seat {seat}'s {c:?} refused: {e}"));
+    }
+    let mut replay = State::default();
+    for e in &d.log {
+        Thingvellir::apply(&mut replay, &e.event);
+    }
+    assert_eq!(
+        serde_json::to_value(&replay).expect("state"),
+        serde_json::to_value(&d.state).expect("state"),
+        "game {i}: replay differs"
+    );
+    count_types(&d.log, counts);
 }

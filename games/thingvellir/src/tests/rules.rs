@@ -14,7 +14,7 @@ const SEA: usize = 1;
 const KIN: usize = 2;
 const BLOOD: usize = 3;
 
-fn game(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
+pub(super) fn game(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
     Driver::new(
         &Options { sealed_feuds: sealed, advanced_outlawry: false, lawspeaker: Some(lawspeaker), ..Options::default() },
         seats,
@@ -23,12 +23,12 @@ fn game(seats: u8, lawspeaker: Seat, sealed: bool) -> Driver {
     .expect("setup")
 }
 
-fn first_waiting(d: &Driver) -> Seat {
+pub(super) fn first_waiting(d: &Driver) -> Seat {
     d.waiting()[0]
 }
 
 /// Every seat still to vote supports.
-fn all_support(d: &mut Driver) {
+pub(super) fn all_support(d: &mut Driver) {
     while d.state.phase == Phase::Vote {
         let s = first_waiting(d);
         d.act(s, &Command::Vote { vote: Vote::Support }).expect("support");
@@ -36,7 +36,7 @@ fn all_support(d: &mut Driver) {
 }
 
 /// Take the fallback for everyone until the next Lawspeaker must propose.
-fn to_next_council(d: &mut Driver) {
+pub(super) fn to_next_council(d: &mut Driver) {
     while d.state.phase != Phase::Propose && d.state.phase != Phase::Over {
         let s = first_waiting(d);
         let c = crate::bot::passive(&d.state, s).expect("a fallback");
@@ -46,7 +46,7 @@ fn to_next_council(d: &mut Driver) {
 
 /// Pass every resolution until `seat` is asked to resolve (or, for a
 /// Pledge, what to swear from the cards it drew).
-fn pass_until(d: &mut Driver, seat: Seat) {
+pub(super) fn pass_until(d: &mut Driver, seat: Seat) {
     while !matches!(ask_of(&d.state, seat), Some(Ask::Resolve(_)) | Some(Ask::Choose(Choosing::Pledge))) {
         let s = first_waiting(d);
         let c = crate::bot::passive(&d.state, s).expect("a fallback");
@@ -205,7 +205,7 @@ fn the_cost_to_increase_a_district_by_1_is_its_current_value_and_no_district_may
 
 /// Six gothar; the order runs clockwise from `lawspeaker`, and everyone
 /// resolves a Ride at strength 6.
-fn ride_round(lawspeaker: Seat) -> Driver {
+pub(super) fn ride_round(lawspeaker: Seat) -> Driver {
     let mut d = game(6, lawspeaker, false);
     d.act(lawspeaker, &Command::Propose { law: BLOOD }).unwrap();
     all_support(&mut d);
@@ -548,7 +548,11 @@ fn a_discarded_bondi_slays_thingmen_equal_to_its_worth_and_the_murderer_is_outla
     let mut d = feast_round();
     let bondi = d.state.players[5].oaths[0];
     let on_edge = d.state.edges[edge("Eyjafjordur", "Thingeyjarthing")][2];
-    d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
+    d.act(
+        5,
+        &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2, also: vec![] },
+    )
+    .unwrap();
     let slain = (data().cards[bondi as usize].worth).min(on_edge);
     assert_eq!(d.state.players[2].slain, slain, "slain Thingmen go back to the opposing gothi's mat");
     assert!(d.state.players[5].outlawed);
@@ -605,7 +609,11 @@ fn under_advanced_outlawry_a_murderer_pays_the_life_ring_fee_to_the_one_murdered
         lawspeaker: Some(0),
         ..Options::default()
     });
-    d.act(5, &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2 }).unwrap();
+    d.act(
+        5,
+        &Command::Murder { bondi: vec![0], edge: edge("Eyjafjordur", "Thingeyjarthing"), victim: 2, also: vec![] },
+    )
+    .unwrap();
     let best =
         d.state.players[5].wealth.iter().map(|c| data().cards[*c as usize].worth).max().expect("Goods from the raid");
     let before = d.state.players[2].wealth.len();

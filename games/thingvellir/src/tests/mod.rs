@@ -1,6 +1,7 @@
 //! Tests of the rules, named after the rulebook's sentences, and a driver
 //! that plays games through the `Game` trait as the kernel would.
 
+mod golden;
 mod playout;
 mod present;
 mod program;

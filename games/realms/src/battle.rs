@@ -215,6 +215,11 @@ fn volley(s: &mut State, side: &mut Side, who: &[usize], g: Ground, d: &mut Dice
     let mut swords = swords_raw + empties / 3;
     let mut shields = faces.iter().filter(|f| f.0 == Face::Shield).count() as i64;
     let n = who.iter().filter(|&&i| side.fighters[i].lives > 0 && !side.fighters[i].back).count() as i64;
+    // Version 3: very low morale takes its swords with or without
+    // commanders (it is no bonus).
+    if b && !bonus && s.from_version(3) && t.morale(s.realms[side.seat as usize].pp) == 0 {
+        swords -= (n + 4) / 5;
+    }
     if bonus {
         shields += n / 5;
         if b {
@@ -388,7 +393,9 @@ pub fn fight(
 ) -> Option<Seat> {
     let map = s.map();
     let info = &map.fields[f as usize];
-    let g = Ground { rough: info.rough(), sea: info.is_sea(), siege: false };
+    // Version 3: a garrison withdrawn into its settlement is besieged.
+    let siege = s.from_version(3) && s.fields[f as usize].settlement.is_some_and(|x| x.owner == defender);
+    let g = Ground { rough: info.rough(), sea: info.is_sea(), siege };
     let mut a = side_of(s, f, attacker, true, g);
     let mut b = side_of(s, f, defender, false, g);
     let (an, bn) = (s.realms[attacker as usize].home.clone(), s.realms[defender as usize].home.clone());
@@ -402,11 +409,26 @@ pub fn fight(
     ));
     let mut winner = None;
     let mut escaped: Vec<(Seat, u16, Vec<Fighter>)> = Vec::new();
-    for round in 1..=MAX_ROUNDS {
+    let (mut first, mut last) = (1, MAX_ROUNDS);
+    if g.siege && b.lf > 0 {
+        // Version 3: "The attacker must first break into the settlement
+        // (breaking through all of the LF's shields in one round). The
+        // defenders attack directly, but no LF bonuses ... after breaking
+        // through the fortifications." A failed break-in ends the battle
+        // for this round (the attacker lost if none of it is left).
+        first = 2;
+        if !break_in(s, f, &mut a, &mut b, g, d, rep) {
+            last = 0;
+            if a.alive() == 0 {
+                winner = Some(defender);
+            }
+        }
+    }
+    for round in first..=last {
         let all_a: Vec<usize> = (0..a.fighters.len()).collect();
         let all_b: Vec<usize> = (0..b.fighters.len()).collect();
         let charger = |x: &Fighter| matches!(x.u.kind, UnitKind::Cavalry | UnitKind::WarElephant);
-        if round == 1 && !g.rough && !g.sea {
+        if round == 1 && !g.rough && !g.sea && !g.siege {
             let ca: Vec<usize> = all_a.iter().copied().filter(|&i| charger(&a.fighters[i])).collect();
             let cb: Vec<usize> = all_b.iter().copied().filter(|&i| charger(&b.fighters[i])).collect();
             if !ca.is_empty() || !cb.is_empty() {
@@ -506,6 +528,42 @@ pub fn fight(
     winner
 }
 
+/// The first round of a siege (rules version 3): the attacker's swords must
+/// break all the LF's shields (5 per LF, 4 fewer per Siege Machine) in this
+/// one round, while the defenders roll their dice and the LF's blue dice
+/// against it; swords beyond the LF's shields strike the defenders. Once
+/// broken, the fortification gives no more bonuses (also in ⑥ this round).
+/// Answer whether the attacker broke in.
+fn break_in(s: &mut State, f: u16, a: &mut Side, b: &mut Side, g: Ground, d: &mut Dice, rep: &mut Vec<String>) -> bool {
+    let map = s.map();
+    let all_a: Vec<usize> = (0..a.fighters.len()).collect();
+    let all_b: Vec<usize> = (0..b.fighters.len()).collect();
+    let level = b.lf as u32;
+    let machines = a.fighters.iter().filter(|x| x.lives > 0 && x.u.kind == UnitKind::SiegeMachine).count() as u32;
+    let need = siege_need(level, machines);
+    let (sa, ha) = volley(s, a, &all_a, g, d);
+    let (sb, hb) = volley(s, b, &all_b, g, d);
+    let dice_shields = hb.saturating_sub(5 * level);
+    deal(s, b, a, sb.saturating_sub(ha), rep);
+    if sa < need {
+        rep.push(format!(
+            "siege of {}: {} breaks {sa} of the {need} shields of the fortification and fails",
+            map.name_of(f),
+            s.realms[a.seat as usize].home
+        ));
+        return false;
+    }
+    rep.push(format!(
+        "siege of {}: {} breaks into the settlement ({sa} swords against {need} shields)",
+        map.name_of(f),
+        s.realms[a.seat as usize].home
+    ));
+    deal(s, a, b, (sa - need).saturating_sub(dice_shields), rep);
+    b.lf = 0;
+    s.breached.push(f);
+    true
+}
+
 /// ⑤ every field where units of two realms stand: the realm that was there
 /// before the round (or holds the settlement) defends; the others attack in
 /// seat order.
@@ -549,7 +607,8 @@ pub fn sieges(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
         if s.fields[f as usize].units.iter().any(|u| u.owner != att && u.owner != st.owner) {
             continue;
         }
-        let level = lf(s, f) as u32;
+        // Version 3: a fortification broken in ⑤ this round is not broken again.
+        let level = if s.breached.contains(&f) { 0 } else { lf(s, f) as u32 };
         let g = Ground { rough: map.fields[f as usize].rough(), sea: false, siege: true };
         if level > 0 {
             let mut side = side_of(s, f, att, true, g);
@@ -754,4 +813,15 @@ pub fn looting(s: &mut State, rep: &mut Vec<String>) {
             rep.push(format!("{} loots {} ({pp:+} PP)", s.realms[seat as usize].home, map.name_of(f)));
         }
     }
+}
+
+/// The swords and shields `seat`'s units on `f` roll with `dice` (tests).
+#[cfg(test)]
+pub fn roll_side(s: &State, f: u16, seat: Seat, attacking: bool, dice: &[u8]) -> (u32, u32) {
+    let mut s = s.clone();
+    let info = &s.map().fields[f as usize];
+    let g = Ground { rough: info.rough(), sea: info.is_sea(), siege: false };
+    let mut side = side_of(&mut s, f, seat, attacking, g);
+    let who: Vec<usize> = (0..side.fighters.len()).collect();
+    volley(&mut s, &mut side, &who, g, &mut Dice::replay(dice))
 }

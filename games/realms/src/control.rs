@@ -178,3 +178,63 @@ pub fn store_grain(s: &mut State, seat: Seat, mut amount: u32, conn: &[bool]) ->
     }
     amount
 }
+
+/// The realm's feeding pools (rules version 3): for each field, the
+/// settlement whose stores feed what stands there, if any. "FEEDING
+/// (connection needed)": a field belongs to the pool of a settlement it is
+/// connected to (FC); settlements connected to each other share one pool
+/// (named by the first of them). A settlement with foreign units on its
+/// field has lost its connection ("A encirclement (loss of connectivity)
+/// occurs"): it is a pool of its own, which feeds it and its withdrawn units
+/// from its own store.
+pub fn pools(s: &State, seat: Seat) -> Vec<Option<u16>> {
+    let map = s.map();
+    let n = s.fields.len();
+    let mut pool: Vec<Option<u16>> = vec![None; n];
+    for home in settlements(s, seat) {
+        if pool[home as usize].is_some() {
+            continue;
+        }
+        pool[home as usize] = Some(home);
+        if foreign(s, home, seat) {
+            continue;
+        }
+        let mut stack = vec![home];
+        while let Some(f) = stack.pop() {
+            let info = &map.fields[f as usize];
+            for &nb in &info.neighbours {
+                if pool[nb as usize].is_some() {
+                    continue;
+                }
+                if controls(s, seat, nb) {
+                    pool[nb as usize] = Some(home);
+                    stack.push(nb);
+                } else if map.fields[nb as usize].is_sea() && !info.is_sea() && !foreign(s, nb, seat) {
+                    for &far in &map.fields[nb as usize].neighbours {
+                        if pool[far as usize].is_none() && !map.fields[far as usize].is_sea() && controls(s, seat, far)
+                        {
+                            pool[far as usize] = Some(home);
+                            stack.push(far);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pool
+}
+
+/// Units of the realm on fields without a connection to one of its
+/// settlements ([`pools`]) dissolve; answer how many.
+pub fn dissolve_unconnected(s: &mut State, seat: Seat) -> usize {
+    let pool = pools(s, seat);
+    let mut n = 0;
+    for f in 0..s.fields.len() {
+        if pool[f].is_none() {
+            let before = s.fields[f].units.len();
+            s.fields[f].units.retain(|u| u.owner != seat);
+            n += before - s.fields[f].units.len();
+        }
+    }
+    n
+}

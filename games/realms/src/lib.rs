@@ -63,8 +63,17 @@ pub struct Realms;
 /// withdrawn herds are fed, herds move within the FC, transport between two
 /// ports, retreat to ships at sea, attrition rolls twice for Cavalry and
 /// three times for War Elephants, Corsairs attack as an attrition roll, ties
-/// are broken by gold and the cost of all stuff on the map.
-pub const RULES_VERSION: u32 = 2;
+/// are broken by gold and the cost of all stuff on the map. Version 3: the
+/// special move's 14 PP must be held; the game ended by its years is won on
+/// IMPORTANCE; a fortified garrison's shields are broken once; feeding
+/// needs a connection and an encircled settlement eats its own store; the
+/// sown grain stays and the yield is placed on it; no transhumance outside
+/// the Huns; ships degrade out of location only where they land; very low
+/// morale without commanders; "10 units" and "Fleet (4 ships)" count every
+/// unit moving together; entering mountains or wetlands stops a unit for
+/// ③ and ④; no unit ends the winter without a connection and no land unit
+/// stands at sea without room aboard.
+pub const RULES_VERSION: u32 = 3;
 
 /// Game options.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]

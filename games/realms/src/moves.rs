@@ -80,13 +80,29 @@ pub fn aboard(s: &State, sea: u16, seat: Seat) -> usize {
 }
 
 /// Units of a kind on a field that may still move in this sub-phase: in ③
-/// and ④ not those carried between two ports in ②.
+/// and ④ not those carried between two ports in ②, nor (rules version 3)
+/// those that entered mountains or wetlands this round.
 fn movable(s: &State, f: u16, seat: Seat, kind: UnitKind, step: Step) -> usize {
-    s.fields[f as usize]
-        .units
-        .iter()
-        .filter(|u| u.owner == seat && u.kind == kind && (step == Step::Units || !u.shipped))
-        .count()
+    s.fields[f as usize].units.iter().filter(|u| u.owner == seat && u.kind == kind && may_move(u, step)).count()
+}
+
+fn may_move(u: &Unit, step: Step) -> bool {
+    step == Step::Units || (!u.shipped && !u.halted)
+}
+
+/// "10 units: Can move as one in the MOVE-Special for free." / "Fleet (4
+/// ships): Can move as one in the MOVE-Special for free." (rules version 3):
+/// every unit of the realm's special moves from one field to one field moves
+/// as one; 10 or more move free, and so do 4 or more ships (Vikings: 1).
+pub fn moves_as_one(s: &State, seat: Seat, list: &[Move], m: &Move) -> bool {
+    if !s.from_version(3) {
+        return false;
+    }
+    let together = list.iter().filter(|x| (x.from, x.to) == (m.from, m.to));
+    let (units, ships) = together
+        .fold((0u32, 0u32), |(u, sh), x| (u + x.count as u32, sh + if x.unit.is_ship() { x.count as u32 } else { 0 }));
+    let fleet = if s.realms[seat as usize].faction == Faction::Vikings { 1 } else { 4 };
+    units >= 10 || (m.unit.is_ship() && ships >= fleet)
 }
 
 /// Ride: the field a Cavalry passes through to reach `to` two fields away,
@@ -123,11 +139,13 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
     }
     let free = movable(s, m.from, seat, m.unit, step);
     if free < m.count as usize {
-        return Err(format!(
-            "only {free} {} on {} may move: the others came between two ports, their only move this round",
-            m.unit.name(),
-            map.name_of(m.from)
-        ));
+        let halted = s.fields[m.from as usize].units.iter().any(|u| u.owner == seat && u.kind == m.unit && u.halted);
+        let why = if halted && step != Step::Units {
+            "the others entered mountains or wetlands this round, which stops them (except Light Infantry)"
+        } else {
+            "the others came between two ports, their only move this round"
+        };
+        return Err(format!("only {free} {} on {} may move: {why}", m.unit.name(), map.name_of(m.from)));
     }
     if matches!(m.unit, UnitKind::SiegeMachine | UnitKind::Corsair) {
         return Err(format!("{} don't move", m.unit.name()));
@@ -232,7 +250,7 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
 pub fn take(s: &mut State, f: u16, seat: Seat, kind: UnitKind, count: u8, step: Step) -> Vec<Unit> {
     let units = &mut s.fields[f as usize].units;
     let mut idx: Vec<usize> = (0..units.len())
-        .filter(|&i| units[i].owner == seat && units[i].kind == kind && (step == Step::Units || !units[i].shipped))
+        .filter(|&i| units[i].owner == seat && units[i].kind == kind && may_move(&units[i], step))
         .collect();
     idx.sort_by_key(|&i| units[i].xp);
     idx.truncate(count as usize);
@@ -257,12 +275,26 @@ fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
         };
         let mut paid = false;
         let mut carried: Vec<(u16, usize)> = Vec::new();
+        let cost = crate::data::tables().prestige.special_move;
+        // Rules version 3: "-14 for each unit has a capacity of 1 in
+        // MOVE-Special" is paid from the prestige held, and only for a move
+        // that needs it.
+        let v3 = s.from_version(3);
+        let can_pay = !v3 || s.realms[seat as usize].pp >= -cost;
+        if v3 && o.pay_special && step == Step::MoveSpecialHerds && !can_pay {
+            rep.push(format!(
+                "{} holds {} PP and cannot pay {} PP for special moves",
+                s.realms[seat as usize].home, s.realms[seat as usize].pp, -cost
+            ));
+        }
         for m in &list {
-            let pay = o.pay_special && step == Step::MoveSpecialHerds;
-            if let Err(e) = check(s, seat, m, step, pay) {
+            let group = step == Step::MoveSpecialHerds && moves_as_one(s, seat, &list, m);
+            let pay = o.pay_special && step == Step::MoveSpecialHerds && (paid || can_pay);
+            if let Err(e) = check(s, seat, m, step, pay || group) {
                 rep.push(format!("{}: move from {} not made: {e}", s.realms[seat as usize].home, map.name_of(m.from)));
                 continue;
             }
+            let needs_pay = !v3 || (check(s, seat, m, step, group).is_err());
             let fi = &map.fields[m.from as usize];
             let ride = m.unit == UnitKind::Cavalry && ride_via(s, seat, m.from, m.to).is_some();
             let far = !m.unit.is_ship() && !fi.neighbours.contains(&m.to) && !ride;
@@ -298,16 +330,21 @@ fn run_moves(s: &mut State, step: Step, rep: &mut Vec<String>) {
                 }
                 carried.push((sea, size));
             }
-            if step == Step::MoveSpecialHerds && pay && !paid {
-                let cost = crate::data::tables().prestige.special_move;
+            if step == Step::MoveSpecialHerds && pay && !paid && needs_pay {
                 s.add_pp(seat, cost);
                 paid = true;
                 rep.push(format!("{} pays {} PP for special moves", s.realms[seat as usize].home, -cost));
             }
+            let rough = map.fields[m.to as usize].rough();
             for mut u in take(s, m.from, seat, m.unit, m.count, step) {
                 if step == Step::Units {
                     u.moved_from = Some(m.from);
                     u.shipped = by_port;
+                }
+                // Version 3: "Mountains and Wetlands: Entry stops unit
+                // movement for the current round (except LI)."
+                if v3 && step != Step::RetreatAttrition && rough && u.kind != UnitKind::LightInfantry {
+                    u.halted = true;
                 }
                 arriving.push((m.to, u));
             }

@@ -1,15 +1,20 @@
-//! VICTORY, designed: the game ends after the years chosen at creation
-//! ("IMPORTANCE: Scoring after 5 years" gives the default), at once when a
-//! realm holds 10 VP at the end of a round (DOMINANCE, announced
-//! automatically), or when one realm is left. The winner has the most
-//! victory points; ties go to IMPORTANCE points, then (rules version 2)
-//! "gold + cost of all stuff on the map", or gold alone (version 1).
+//! VICTORY: the game ends after the years chosen at creation ("IMPORTANCE:
+//! Scoring after 5 years" gives the default), at once when a realm holds 10
+//! VP at the end of a round (DOMINANCE, announced automatically), or when
+//! one realm is left. Rules version 3: DOMINANCE is won by VP, otherwise
+//! the most IMPORTANCE points win, ties going to "gold + cost of all stuff
+//! on the map". Before: the most VP won, ties to IMPORTANCE points, then
+//! (version 2) gold and the cost of all stuff, or gold alone (version 1).
 
 use runestone_engine::{Outcome, Seat};
 
 use crate::control::controls;
 use crate::data::tables;
 use crate::state::{Building, State, UnitKind};
+
+/// The ways to win the game plays (rules version 3), as the rules page
+/// names them: of the sheet's four, SOVEREIGNTY and MIGHT are not played.
+pub const WAYS_TO_WIN: [&str; 2] = ["Dominance", "Importance"];
 
 /// IMPORTANCE points: 1 per SGF, 2 per looted LGF, 4 per LGF without CUS,
 /// 6 per LGF with CUS, all controlled.
@@ -70,8 +75,17 @@ pub fn worth(s: &State, seat: Seat) -> i64 {
     n
 }
 
+/// Whether the game was won by DOMINANCE: a realm holds the goal's VP (the
+/// game ends at once when one does).
+pub fn dominance(s: &State) -> bool {
+    s.realms.iter().any(|r| r.vp >= tables().dominance.goal)
+}
+
 pub fn outcome(s: &State) -> Option<Outcome> {
     let reason = s.over.as_ref()?;
+    if s.from_version(3) {
+        return Some(outcome_v3(s, reason));
+    }
     let n = s.realms.len();
     let tie = |i: usize| if s.from_version(2) { worth(s, i as Seat) } else { s.realms[i].gold as i64 };
     let key = |i: usize| (s.realms[i].vp, importance(s, i as Seat), tie(i));
@@ -86,4 +100,36 @@ pub fn outcome(s: &State) -> Option<Outcome> {
         winners,
         summary: format!("{reason}; {} wins with {} VP", names.join(" and "), best.0),
     })
+}
+
+/// The winner by rules version 3, in the sheet's words: "DOMINANCE: 10
+/// Victory Points" (the realms that reached them, by VP), else "IMPORTANCE:
+/// Scoring after 5 years" (after the years the game was created with, or
+/// when one realm is left): the most IMPORTANCE points, "in a tie: gold +
+/// cost of all stuff on the map". A realm out of the game ranks below every
+/// realm still in it.
+fn outcome_v3(s: &State, reason: &str) -> Outcome {
+    let n = s.realms.len();
+    let dom = dominance(s);
+    let key = |i: usize| {
+        let alive = !s.realms[i].out;
+        let first = if dom { s.realms[i].vp as i64 } else { importance(s, i as Seat) };
+        (alive, first, worth(s, i as Seat))
+    };
+    let mut ranking: Vec<Seat> = (0..n as Seat).collect();
+    ranking.sort_by(|&a, &b| key(b as usize).cmp(&key(a as usize)).then(a.cmp(&b)));
+    let best = key(ranking[0] as usize);
+    let winners: Vec<Seat> = ranking.iter().copied().filter(|&i| key(i as usize) == best).collect();
+    let names: Vec<&str> = winners.iter().map(|&w| s.realms[w as usize].home.as_str()).collect();
+    let (scores, unit): (Vec<i64>, &str) = if dom {
+        (s.realms.iter().map(|r| r.vp as i64).collect(), "VP")
+    } else {
+        ((0..n).map(|i| importance(s, i as Seat)).collect(), "IMPORTANCE points")
+    };
+    Outcome {
+        scores,
+        ranking,
+        winners,
+        summary: format!("{reason}; {} wins with {} {unit}", names.join(" and "), best.1),
+    }
 }

@@ -85,6 +85,12 @@ pub fn run_step(s: &mut State, step: Step, d: &mut Dice, rep: &mut Vec<String>) 
         Step::Fishing => fishing::fishing(s, d, rep),
         Step::Feeding => year::feeding(s, rep),
     }
+    // Version 3: no land unit stands at sea beyond the room aboard its
+    // realm's ships after any step (a ship lost in a sea battle's escape,
+    // dismissed unpaid or dissolved unfed leaves none behind).
+    if s.from_version(3) {
+        moves::drown(s, rep);
+    }
 }
 
 /// ① and ⑪: the Vikings 800 AD factions have no special-phase rules; at the

@@ -82,5 +82,5 @@ pub fn opening(scenario: &str, mode: Mode, years: u8, players: u8) -> State {
 }
 
 pub fn unit(owner: Seat, kind: UnitKind) -> Unit {
-    Unit { owner, kind, xp: 0, recruit: false, moved_from: None, shipped: false }
+    Unit { owner, kind, xp: 0, recruit: false, moved_from: None, shipped: false, halted: false }
 }

@@ -195,6 +195,10 @@ pub struct Unit {
     /// between two ports as only move in MOVE"): it moves no more this round.
     #[serde(default, skip_serializing_if = "is_false")]
     pub shipped: bool,
+    /// Entered mountains or wetlands this round (not Light Infantry, rules
+    /// version 3): "Entry stops unit movement for the current round".
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub halted: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -520,6 +524,10 @@ pub struct State {
     pub winter: [Weather; 3],
     /// Fields whose settlement had defenders at the start of this round's battle.
     pub defended: Vec<u16>,
+    /// Fields whose settlement's fortification was broken this round
+    /// (rules version 3: its shields are broken once, in ⑤ or ⑥).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breached: Vec<u16>,
     pub over: Option<String>,
 }
 
@@ -588,9 +596,11 @@ pub fn apply(s: &mut State, e: &Event) {
                 for u in &mut f.units {
                     u.moved_from = None;
                     u.shipped = false;
+                    u.halted = false;
                 }
             }
             s.defended.clear();
+            s.breached.clear();
             // The winter weather is rolled at the start of the winter round.
             s.winter = [Weather::Normal; 3];
             s.year = *year;

@@ -260,6 +260,18 @@ fn units(s: &mut State, seat: Seat, o: &Orders, rep: &mut Vec<String>) {
             let d = t.unit(p.unit);
             let in_location = location_ok(s, seat, p.field, p.unit);
             let slavs = p.unit == UnitKind::LightInfantry && s.realms[seat as usize].faction == Faction::Slavs;
+            // Version 3: ships degrade out of location only where they
+            // land ("Landing +1", "Landing +2"): on a land field.
+            let at_sea = s.map().fields[p.field as usize].is_sea();
+            if !in_location && p.unit.is_ship() && at_sea && s.from_version(3) {
+                rep.push(format!(
+                    "{}: {} on {} are degraded only where they land, on a land field",
+                    home(s, seat),
+                    p.unit.name(),
+                    map.name_of(p.field)
+                ));
+                break;
+            }
             let (gold, degrade) = if in_location {
                 (d.sell.unwrap_or(0) + u8::from(slavs), false)
             } else {
@@ -453,14 +465,19 @@ fn upgrade_one(s: &mut State, seat: Seat, p: &Purchase, upgraded: &mut Vec<(u16,
 /// be paid; what settlements still owe costs 1 PP per gold (designed).
 pub fn salaries(s: &mut State, seat: Seat, rep: &mut Vec<String>) {
     let t = tables();
-    let conn = connected(s, seat);
+    let v3 = s.from_version(3);
     let mut dissolved = 0;
-    for f in 0..s.fields.len() {
-        let before = s.fields[f].units.len();
-        if !conn[f] {
-            s.fields[f].units.retain(|u| u.owner != seat);
+    if v3 {
+        dissolved = crate::control::dissolve_unconnected(s, seat);
+    } else {
+        let conn = connected(s, seat);
+        for f in 0..s.fields.len() {
+            let before = s.fields[f].units.len();
+            if !conn[f] {
+                s.fields[f].units.retain(|u| u.owner != seat);
+            }
+            dissolved += before - s.fields[f].units.len();
         }
-        dissolved += before - s.fields[f].units.len();
     }
     if dissolved > 0 {
         rep.push(format!("{}: {dissolved} units without connection to a settlement dissolve", home(s, seat)));
@@ -507,6 +524,17 @@ pub fn salaries(s: &mut State, seat: Seat, rep: &mut Vec<String>) {
         }
         k += 1;
     }
+    // Version 3: units the dismissals cut off from every settlement
+    // dissolve too, and are not paid.
+    if v3 && k > 0 {
+        let before: Vec<(u16, u32)> = pay_of(s, seat);
+        let n = crate::control::dissolve_unconnected(s, seat);
+        if n > 0 {
+            let after: u32 = pay_of(s, seat).iter().map(|x| x.1).sum();
+            total -= before.iter().map(|x| x.1).sum::<u32>() - after;
+            rep.push(format!("{}: {n} units cut off from every settlement dissolve", home(s, seat)));
+        }
+    }
     let paid = total.min(gold);
     s.realms[seat as usize].gold -= paid as u8;
     let owed = total - paid;
@@ -515,4 +543,18 @@ pub fn salaries(s: &mut State, seat: Seat, rep: &mut Vec<String>) {
         rep.push(format!("{} owes its settlements {owed} gold: -{owed} PP", home(s, seat)));
     }
     rep.push(format!("{} pays {paid} gold of salaries", home(s, seat)));
+}
+
+/// The salary of each of the realm's units, by field.
+fn pay_of(s: &State, seat: Seat) -> Vec<(u16, u32)> {
+    let t = tables();
+    (0..s.fields.len() as u16)
+        .flat_map(|f| {
+            s.fields[f as usize]
+                .units
+                .iter()
+                .filter(|u| u.owner == seat)
+                .map(move |u| (f, t.unit(u.kind).salary as u32))
+        })
+        .collect()
 }

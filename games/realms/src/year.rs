@@ -6,7 +6,8 @@
 use runestone_engine::Seat;
 
 use crate::control::{
-    connected, controls, encircled, fed_herd_cap, grain_stock, settlements, store_grain, take_grain, unit_cap, units_of,
+    connected, controls, dissolve_unconnected, encircled, fed_herd_cap, grain_stock, pools, settlements, store_grain,
+    take_grain, unit_cap, units_of,
 };
 use crate::data::{tables, Colour, Tables};
 use crate::season::{basic, Dice};
@@ -136,12 +137,17 @@ pub fn weather_yield_taxes(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
         let info = &map.fields[f];
         let per = info.colour.map(|c| t.colour[c.idx()].grain).unwrap_or(0) as i32;
         let w = if basic(s) { weather(t.climate[info.climate].summer, d.d6()) } else { Weather::Normal };
-        let per = match w {
-            Weather::Good => per + 1,
-            Weather::Normal => per,
-            Weather::Bad => per - 1,
+        let weather = match w {
+            Weather::Good => 1,
+            Weather::Normal => 0,
+            Weather::Bad => -1,
         };
-        s.fields[f].crop = (per.max(0) * n as i32) as u8;
+        // Version 3: "Place grain tokens from the supply on each sown
+        // grain": the sown grain stays, the colour's yield and the
+        // weather's "1 extra / 1 less for every one sown" are placed on it.
+        // Before: the colour's yield and the weather replaced the sown grain.
+        let crop = if s.from_version(3) { (1 + per + weather) * n as i32 } else { (per + weather).max(0) * n as i32 };
+        s.fields[f].crop = crop.max(0) as u8;
         s.fields[f].sown = s.fields[f].sown.map(|(o, _)| (o, 0));
     }
     for seat in 0..s.realms.len() as Seat {
@@ -238,11 +244,13 @@ pub fn festivals_winter(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
 }
 
 /// Whether a herd on `f` needs no grain this winter: good weather in its
-/// climate, or transhumance (on a yellow LGF in temperate climate).
+/// climate, or (before rules version 3) transhumance on a yellow LGF in
+/// temperate climate. From version 3 transhumance is the Huns' alone ("They
+/// use Transhumance (Feeding - red mode)"), and no Vikings 800 AD realm is.
 fn needs_no_feed(s: &State, f: usize) -> bool {
     let info = &s.map().fields[f];
     let w = if info.climate == 2 { s.winter[1] } else { s.winter[0] };
-    w == Weather::Good || (info.colour == Some(Colour::Yellow) && info.climate <= 1)
+    w == Weather::Good || (!s.from_version(3) && info.colour == Some(Colour::Yellow) && info.climate <= 1)
 }
 
 /// FEEDING: slaughter as ordered; feed the herds with grain (at most the
@@ -250,20 +258,13 @@ fn needs_no_feed(s: &State, f: usize) -> bool {
 /// and settlements with 1 grain, or 2 fishes, or 1 meat, or dissolve them;
 /// unfed and encircled settlements surrender; excess meat is sold, 1 gold each.
 pub fn feeding(s: &mut State, rep: &mut Vec<String>) {
+    if s.from_version(3) {
+        return feeding_by_pools(s, rep);
+    }
     let t = tables();
     let map = s.map();
     for seat in 0..s.realms.len() as Seat {
-        let o = s.realms[seat as usize].orders.clone().unwrap_or_default();
-        let mut meat = s.realms[seat as usize].meat as u32;
-        for &(f, h) in &o.slaughter {
-            if f as usize >= s.fields.len() {
-                continue;
-            }
-            if let Some(i) = s.fields[f as usize].herds.iter().position(|x| *x == (seat, h)) {
-                s.fields[f as usize].herds.remove(i);
-                meat += t.commodities[h.idx()].meat[0] as u32;
-            }
-        }
+        let mut meat = slaughter(s, seat);
         let conn = connected(s, seat);
         let mut room = fed_herd_cap(s, seat);
         for f in 0..s.fields.len() {
@@ -373,5 +374,154 @@ pub fn feeding(s: &mut State, rep: &mut Vec<String>) {
             rep.push(format!("{} sells {meat} meat", home(s, seat)));
         }
         s.realms[seat as usize].meat = 0;
+    }
+}
+
+/// The herds the realm's orders slaughter: answer its meat, with what it kept.
+fn slaughter(s: &mut State, seat: Seat) -> u32 {
+    let t = tables();
+    let o = s.realms[seat as usize].orders.clone().unwrap_or_default();
+    let mut meat = s.realms[seat as usize].meat as u32;
+    for &(f, h) in &o.slaughter {
+        if f as usize >= s.fields.len() {
+            continue;
+        }
+        if let Some(i) = s.fields[f as usize].herds.iter().position(|x| *x == (seat, h)) {
+            s.fields[f as usize].herds.remove(i);
+            meat += t.commodities[h.idx()].meat[0] as u32;
+        }
+    }
+    meat
+}
+
+/// The stores of one feeding pool: its settlements' grain and its
+/// shipyards' fishes.
+fn pool_grain(s: &State, seat: Seat, pool: &[Option<u16>], p: u16) -> Vec<u16> {
+    settlements(s, seat).into_iter().filter(|&f| pool[f as usize] == Some(p)).collect()
+}
+
+/// Take one food for something in pool `p`: 1 grain, or 2 fishes (unless
+/// `grain_only`), or 1 meat.
+fn eat_from(s: &mut State, seat: Seat, pool: &[Option<u16>], p: u16, grain_only: bool, meat: &mut u32) -> bool {
+    if let Some(f) = pool_grain(s, seat, pool, p).into_iter().find(|&f| s.fields[f as usize].grain > 0) {
+        s.fields[f as usize].grain -= 1;
+        return true;
+    }
+    if grain_only {
+        return false;
+    }
+    let yards: Vec<usize> = (0..s.fields.len())
+        .filter(|&f| pool[f] == Some(p) && s.fields[f].shipyard.is_some_and(|y| y.owner == seat))
+        .collect();
+    if yards.iter().map(|&f| s.fields[f].fish as u32).sum::<u32>() >= 2 {
+        let mut need = 2;
+        for f in yards {
+            let take = need.min(s.fields[f].fish);
+            s.fields[f].fish -= take;
+            need -= take;
+        }
+        return true;
+    }
+    if *meat > 0 {
+        *meat -= 1;
+        return true;
+    }
+    false
+}
+
+/// FEEDING by rules version 3: "(connection needed)". Each herd, unit and
+/// settlement eats from the stores of its pool ([`pools`]): the settlements
+/// and shipyards connected with its field. An encircled settlement eats
+/// from its own store; unfed, it surrenders to the encircler ("Unfed and
+/// encircled settlement give up to attacker automatically"). What stands
+/// without a connection is not fed: herds are culled, units dissolve.
+/// Meat from slaughter is the realm's and feeds any pool. At the end units
+/// left without a connection dissolve, so none ends the winter cut off.
+fn feeding_by_pools(s: &mut State, rep: &mut Vec<String>) {
+    let t = tables();
+    let map = s.map();
+    for seat in 0..s.realms.len() as Seat {
+        let mut meat = slaughter(s, seat);
+        let pool = pools(s, seat);
+        let mut room = fed_herd_cap(s, seat);
+        for f in 0..s.fields.len() {
+            let mut i = 0;
+            while i < s.fields[f].herds.len() {
+                let (owner, h) = s.fields[f].herds[i];
+                if owner != seat || needs_no_feed(s, f) {
+                    i += 1;
+                    continue;
+                }
+                let fed = room > 0 && pool[f].is_some_and(|p| eat_from(s, seat, &pool, p, true, &mut 0));
+                if fed {
+                    room -= 1;
+                    i += 1;
+                } else {
+                    s.fields[f].herds.remove(i);
+                    meat += t.commodities[h.idx()].meat[1] as u32;
+                    rep.push(format!("{}: an unfed herd of {} is culled", home(s, seat), h.name()));
+                }
+            }
+        }
+        let mut dissolved = 0;
+        for f in 0..s.fields.len() {
+            let mut i = 0;
+            while i < s.fields[f].units.len() {
+                let u = s.fields[f].units[i];
+                if u.owner != seat {
+                    i += 1;
+                    continue;
+                }
+                let d = t.unit(u.kind);
+                let fed = pool[f].is_some_and(|p| {
+                    (0..d.food).all(|_| eat_from(s, seat, &pool, p, false, &mut meat))
+                        && (0..d.extra_grain).all(|_| eat_from(s, seat, &pool, p, true, &mut meat))
+                });
+                if fed {
+                    i += 1;
+                } else {
+                    s.fields[f].units.remove(i);
+                    dissolved += 1;
+                }
+            }
+        }
+        if dissolved > 0 {
+            rep.push(format!("{}: {dissolved} unfed units dissolve", home(s, seat)));
+        }
+        for f in settlements(s, seat) {
+            let need = if s.fields[f as usize].settlement.is_some_and(|x| x.city) { 2 } else { 1 };
+            let p = pool[f as usize].unwrap_or(f);
+            if (0..need).all(|_| eat_from(s, seat, &pool, p, false, &mut meat)) {
+                continue;
+            }
+            if !encircled(s, f) {
+                rep.push(format!("{}: the settlement on {} goes hungry", home(s, seat), map.name_of(f)));
+                s.add_pp(seat, -2);
+                continue;
+            }
+            let Some(taker) = s.fields[f as usize].units.iter().map(|u| u.owner).find(|&o| o != seat) else { continue };
+            let city = s.fields[f as usize].settlement.is_some_and(|x| x.city);
+            if let Some(st) = s.fields[f as usize].settlement.as_mut() {
+                st.owner = taker;
+            }
+            if let Some(y) = s.fields[f as usize].shipyard.as_mut() {
+                y.owner = taker;
+            }
+            let [vw, vl] = if city { t.dominance.city } else { t.dominance.village };
+            s.realms[taker as usize].vp += vw;
+            s.realms[seat as usize].vp += vl;
+            rep.push(format!("the unfed, encircled settlement on {} surrenders to {}", map.name_of(f), home(s, taker)));
+        }
+        if meat > 0 {
+            s.add_gold(seat, meat);
+            rep.push(format!("{} sells {meat} meat", home(s, seat)));
+        }
+        s.realms[seat as usize].meat = 0;
+    }
+    for seat in 0..s.realms.len() as Seat {
+        let n = dissolve_unconnected(s, seat);
+        if n > 0 {
+            rep.push(format!("{}: {n} units without connection to a settlement dissolve", home(s, seat)));
+        }
     }
 }

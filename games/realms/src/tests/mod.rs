@@ -5,7 +5,9 @@ mod kernel;
 mod playout;
 mod present;
 mod rules;
+mod rules_page;
 mod table;
+mod version3;
 mod versions;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
@@ -87,6 +89,29 @@ fn reports(events: &[Event], step: Step) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// One round where `a` and `b` give orders and everybody else passes.
+pub fn both(d: &mut Driver, a: u8, oa: Orders, b: u8, ob: Orders) -> Vec<Event> {
+    for seat in d.state.waiting() {
+        if seat != a && seat != b {
+            d.act(seat, Orders::default()).unwrap();
+        }
+    }
+    d.act(a, oa).unwrap();
+    d.act(b, ob).unwrap()
+}
+
+/// Every step's report of these events, a line per step.
+pub fn all(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Resolved { step, report, .. } => Some(format!("{:?}: {}", step, report.join("; "))),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A move of `count` Light Infantry.

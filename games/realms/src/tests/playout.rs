@@ -7,7 +7,7 @@ use runestone_engine::{Game, Viewer};
 
 use super::Driver;
 use crate::control::{fish_cap, grain_cap};
-use crate::state::{Command, Mode, State};
+use crate::state::{Command, Mode, Season, State};
 use crate::{Options, Realms};
 
 use runestone_engine::harness::Pick;
@@ -21,6 +21,39 @@ fn invariants(s: &State, game: u64) {
         let fi = &s.fields[f as usize];
         assert!(fi.grain <= grain_cap(s, f), "game {game}: field {f} stores {} grain", fi.grain);
         assert!(fi.fish <= fish_cap(s, f), "game {game}: field {f} stores {} fish", fi.fish);
+    }
+    none_adrift(s, game);
+}
+
+/// Rules version 3: no land unit stands at sea beyond the room aboard its
+/// realm's ships, after any round.
+fn none_adrift(s: &State, game: u64) {
+    if !s.from_version(3) {
+        return;
+    }
+    for f in 0..s.fields.len() as u16 {
+        for seat in 0..s.realms.len() as u8 {
+            let (aboard, room) = (crate::moves::aboard(s, f, seat), crate::moves::ship_room(s, f, seat));
+            assert!(
+                !s.map().fields[f as usize].is_sea() || aboard <= room,
+                "game {game}: {aboard} units adrift on {f}"
+            );
+        }
+    }
+}
+
+/// Rules version 3: no unit ends the winter without a connection to one of
+/// its realm's settlements.
+fn no_unit_cut_off(s: &State, game: u64) {
+    if !s.from_version(3) {
+        return;
+    }
+    for seat in 0..s.realms.len() as u8 {
+        let pools = crate::control::pools(s, seat);
+        for (f, fi) in s.fields.iter().enumerate() {
+            let cut = fi.units.iter().any(|u| u.owner == seat) && pools[f].is_none();
+            assert!(!cut, "game {game}: a unit of seat {seat} ends the winter cut off on field {f}");
+        }
     }
 }
 
@@ -42,8 +75,13 @@ fn play(i: u64, check_views: bool, tally: &mut Tally) -> (u8, u32) {
     let seats = 2 + (i % 11) as u8;
     let mode = if i.is_multiple_of(2) { Mode::Fast } else { Mode::Basic };
     let years = 1 + (i % 3) as u8;
-    // Every fifth game plays by rules version 1, as older games do.
-    let rules_version = if i % 5 == 3 { 1 } else { crate::RULES_VERSION };
+    // Every fifth game plays by rules version 1 and every fifth by version
+    // 2, as older games do.
+    let rules_version = match i % 5 {
+        3 => 1,
+        4 => 2,
+        _ => crate::RULES_VERSION,
+    };
     let opts = Options { scenario: "vikings".into(), mode, years, rules_version };
     let mut d = Driver::new(&opts, seats, i).expect("setup");
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -79,6 +117,9 @@ fn play(i: u64, check_views: bool, tally: &mut Tally) -> (u8, u32) {
             rounds += 1;
         }
         invariants(&d.state, i);
+        if before == Season::Winter && d.state.season != before {
+            no_unit_cut_off(&d.state, i);
+        }
         if check_views {
             for (seat, r) in d.state.realms.iter().enumerate() {
                 if r.orders.is_none() {

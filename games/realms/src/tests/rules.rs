@@ -3,7 +3,7 @@
 
 use runestone_engine::{Game, Viewer};
 
-use super::{at, game, li, reports, Driver};
+use super::{at, both, game, li, reports, Driver};
 use crate::control::{fed_herd_cap, fish_cap, grain_cap, kind_of, unit_cap};
 use crate::data::{parse_map, parse_tables, tables, Tables};
 use crate::state::{Build, Building, Event, Faction, Herd, Mode, Move, Orders, Season, Step, UnitKind, Weather};
@@ -202,12 +202,12 @@ fn sow_one_stored_grain_on_each_free_lgf_you_control_yield_by_colour_and_harvest
     d.pass();
     assert_eq!(
         d.state.fields[at(5, 10) as usize].crop,
-        3,
-        "yellow field: 3 grain for each sown (FAST: normal weather)"
+        4,
+        "yellow field: 3 grain placed on the sown one (FAST: normal weather)"
     );
     let ev = d.pass();
-    assert!(reports(&ev, Step::HarvestRecruitment).contains("Danes harvests 3 grain"));
-    assert_eq!(grain_of(&d.state, 0), grain - 1 + 3);
+    assert!(reports(&ev, Step::HarvestRecruitment).contains("Danes harvests 4 grain"));
+    assert_eq!(grain_of(&d.state, 0), grain - 1 + 4);
     assert_eq!(d.state.fields[at(5, 10) as usize].crop, 0);
 }
 
@@ -478,17 +478,6 @@ fn buying_light_infantry_costs_two_gold_at_a_settlement_one_per_village_twice_fo
     assert_eq!(kind_of(&d.state, at(5, 12), 0, UnitKind::LightInfantry), before + 2);
     assert_eq!(d.state.realms[0].gold, 5 - 4);
     assert_eq!(d.state.realms[0].pp, 7 - 2, "-2 for buying twice as many units in 1 settlement");
-}
-
-/// One round where `a` and `b` give orders and everybody else passes.
-fn both(d: &mut Driver, a: u8, oa: Orders, b: u8, ob: Orders) -> Vec<Event> {
-    for seat in d.state.waiting() {
-        if seat != a && seat != b {
-            d.act(seat, Orders::default()).unwrap();
-        }
-    }
-    d.act(a, oa).unwrap();
-    d.act(b, ob).unwrap()
 }
 
 #[test]

@@ -1,21 +1,10 @@
 //! The rules of version 2, each named after the reference sheet's line it
 //! implements; positions are built only by playing orders through `decide`.
 
-use super::{at, game, li, reports, Driver};
+use super::{all, at, both, game, li, reports, Driver};
 use crate::control::kind_of;
 use crate::state::{Build, Building, Event, Good, Herd, Mode, Move, Orders, Purchase, Step, Trade, UnitKind};
 use crate::Options;
-
-fn all(events: &[Event]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Resolved { step, report, .. } => Some(format!("{:?}: {}", step, report.join("; "))),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 // DANES (seat 0): villages 4-11 (dock, the herds), 5-10, 5-12; 2 LI on
 // 4-11 and 5-10, 1 on 5-12.
@@ -93,17 +82,6 @@ fn transport_move_between_two_ports_as_only_move_in_move() {
     assert_eq!(kind_of(&d.state, dock, 0, UnitKind::LightInfantry), at_dock + 1);
     assert_eq!(kind_of(&d.state, east, 0, UnitKind::LightInfantry), at_east - 1);
     assert!(d.state.fields.iter().flat_map(|f| &f.units).all(|u| !u.shipped), "the mark ends with the round");
-}
-
-/// One round where `a` and `b` give orders and everybody else passes.
-fn both(d: &mut Driver, a: u8, oa: Orders, b: u8, ob: Orders) -> Vec<Event> {
-    for seat in d.state.waiting() {
-        if seat != a && seat != b {
-            d.act(seat, Orders::default()).unwrap();
-        }
-    }
-    d.act(a, oa).unwrap();
-    d.act(b, ob).unwrap()
 }
 
 const NEUSTRIA: u8 = 1;
@@ -293,16 +271,16 @@ fn options_recorded_by_version_one_replay_by_version_one_and_new_games_play_the_
     // options given now without a version play by the newest rules,
     let o: Options = serde_json::from_value(serde_json::json!({"years": 2})).unwrap();
     assert_eq!(o.rules_version, crate::RULES_VERSION);
-    assert_eq!(serde_json::to_value(&o).unwrap()["rules_version"], 2, "the version is recorded");
+    assert_eq!(serde_json::to_value(&o).unwrap()["rules_version"], 3, "the version is recorded");
     let d = Driver::new(&o, 2, 1).unwrap();
-    assert_eq!(d.state.rules, 2);
-    assert!(matches!(d.log[0].event, Event::Started { rules: 2, .. }));
+    assert_eq!(d.state.rules, 3);
+    assert!(matches!(d.log[0].event, Event::Started { rules: 3, .. }));
     // and a version 1 game's first event is written as version 1 wrote it.
     let old = Driver::new(&Options { rules_version: 1, ..Options::default() }, 2, 1).unwrap();
     assert_eq!(old.state.rules, 1);
     assert!(serde_json::to_value(&old.log[0].event).unwrap().get("rules").is_none());
-    let e = Driver::new(&Options { rules_version: 3, ..Options::default() }, 2, 1).err().unwrap();
-    assert_eq!(e.message, "rules version 3 is unknown; games are played by versions 1 to 2");
+    let e = Driver::new(&Options { rules_version: 4, ..Options::default() }, 2, 1).err().unwrap();
+    assert_eq!(e.message, "rules version 4 is unknown; games are played by versions 1 to 3");
     assert!(serde_json::from_value::<Options>(serde_json::json!({"colour": "red"})).is_err(), "unknown options");
 }
 

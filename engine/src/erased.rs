@@ -126,7 +126,8 @@ pub trait DynGame: Send + Sync {
     fn pending(&self, state: &DynState) -> Vec<Pending>;
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value>;
     /// The legal commands with their labels in words.
-    fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)>;
+    /// Other players are named by `names` ([`Game::label_named`]).
+    fn legal_labelled(&self, state: &DynState, seat: Seat, names: &[String]) -> Vec<(Value, String)>;
     /// The actions of the turn no command of `legal` takes, with the rules'
     /// reasons ([`Game::unavailable`]); `legal` as [`DynGame::legal`] gave it.
     fn unavailable(&self, state: &DynState, seat: Seat, legal: &[Value]) -> Vec<Unavailable>;
@@ -135,6 +136,8 @@ pub trait DynGame: Send + Sync {
     fn standing_order(&self, state: &DynState, seat: Seat, command: &Value) -> bool;
     fn fallback(&self, state: &DynState, seat: Seat) -> Option<Value>;
     fn outcome(&self, state: &DynState) -> Option<Outcome>;
+    /// The outcome with its summary naming the players ([`Game::outcome_named`]).
+    fn outcome_named(&self, state: &DynState, names: &[String]) -> Option<Outcome>;
     fn describe(&self, state: &DynState, version: u32, event: &Json, names: &[String]) -> String;
     fn event_version(&self) -> u32;
     fn save(&self, state: &DynState) -> Value;
@@ -287,9 +290,9 @@ impl<G: Present> DynGame for Erased<G> {
     fn legal(&self, state: &DynState, seat: Seat) -> Vec<Value> {
         G::legal(state.get::<G>(), seat).iter().map(to_json).collect()
     }
-    fn legal_labelled(&self, state: &DynState, seat: Seat) -> Vec<(Value, String)> {
+    fn legal_labelled(&self, state: &DynState, seat: Seat, names: &[String]) -> Vec<(Value, String)> {
         let s = state.get::<G>();
-        G::legal(s, seat).iter().map(|c| (to_json(c), G::label(s, seat, c))).collect()
+        G::legal(s, seat).iter().map(|c| (to_json(c), G::label_named(s, seat, c, names))).collect()
     }
     fn unavailable(&self, state: &DynState, seat: Seat, legal: &[Value]) -> Vec<Unavailable> {
         let legal: Vec<G::Command> = legal.iter().filter_map(|c| G::Command::deserialize(c).ok()).collect();
@@ -303,6 +306,9 @@ impl<G: Present> DynGame for Erased<G> {
     }
     fn outcome(&self, state: &DynState) -> Option<Outcome> {
         G::outcome(state.get::<G>())
+    }
+    fn outcome_named(&self, state: &DynState, names: &[String]) -> Option<Outcome> {
+        G::outcome_named(state.get::<G>(), names)
     }
     fn describe(&self, state: &DynState, version: u32, event: &Json, names: &[String]) -> String {
         match Self::event(version, event.as_str()) {
@@ -397,6 +403,7 @@ fn with_typed_view<G: Present>(
         legal: input.legal,
         labels: input.labels,
         entered: input.entered,
+        names: input.names,
     })
 }
 

@@ -253,6 +253,14 @@ pub trait Game: Send + Sync + 'static {
     /// Final scores once the game is over; `None` while it runs.
     fn outcome(state: &Self::State) -> Option<Outcome>;
 
+    /// [`Game::outcome`] with its summary naming the players by `names`
+    /// (the seats' display names), as pages, mail and the API tell it: "Ann
+    /// wins with 30 glory", never a seat number. The default is `outcome`.
+    fn outcome_named(state: &Self::State, names: &[String]) -> Option<Outcome> {
+        let _ = names;
+        Self::outcome(state)
+    }
+
     /// One event told in words, for logs, mail and pages. `names` are the
     /// seats' display names; `state` is the position the event was written
     /// on (the one just before it was applied), so its words never change
@@ -274,6 +282,14 @@ pub trait Game: Send + Sync + 'static {
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
             .unwrap_or_else(|| "command".to_owned())
+    }
+
+    /// [`Game::label`] naming other players by `names` (the seats' display
+    /// names), as the pages and the API label the legal commands. The
+    /// default is `label`, for a game whose labels name no other seat.
+    fn label_named(state: &Self::State, seat: Seat, command: &Self::Command, names: &[String]) -> String {
+        let _ = names;
+        Self::label(state, seat, command)
     }
 
     /// Turn a stored event of an older schema version into the current one.

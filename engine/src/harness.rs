@@ -90,3 +90,143 @@ impl Pick {
         items[self.next(items.len())].clone()
     }
 }
+
+/// What is wrong with the words of a game played to its end by
+/// [`play_by_fallbacks`] for `names`: every log line (as those who see it
+/// read it and as the others do), every label of a pending seat's legal
+/// commands, every decision form and the outcome's summary must name
+/// players, never a seat by its number ("seat 3", "Seat 1"); the summary
+/// must name a winner; and every event after which a seat's score (as the
+/// table header counts it, for the referee) changed must name that player
+/// and the score ("glory", "Wordfame") in its line. Each problem is told
+/// once, with the line it was found in; none is the answer wanted.
+pub fn words_problems(
+    registry: &Registry,
+    ruleset: &str,
+    options: &Value,
+    names: &[&str],
+    seed: &Seed,
+    max_decisions: usize,
+) -> Result<WordsChecked, String> {
+    use std::collections::BTreeSet;
+    let owned: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let mut problems = BTreeSet::new();
+    // Where `text` names a seat by its number, with the words around it.
+    let numbered_at = |text: &str| -> Option<String> {
+        let lower = text.to_lowercase();
+        let (i, _) = lower.match_indices("seat").find(|(i, _)| {
+            let rest = lower[i + 4..].trim_start_matches([' ', '\u{a0}', '#']);
+            rest.starts_with(|c: char| c.is_ascii_digit())
+        })?;
+        let before = lower[..i].chars().count();
+        Some(lower.chars().skip(before.saturating_sub(60)).take(120).collect())
+    };
+    let numbered = |text: &str| numbered_at(text).is_some();
+    let scores = |table: &Table| -> Vec<Option<i64>> {
+        let view = table.view(crate::Viewer::Referee);
+        table.game().header(&view, &owned).map(|h| h.standings.iter().map(|s| s.score).collect()).unwrap_or_default()
+    };
+    // The opening, as `play_by_fallbacks` makes it: its lines, and the
+    // position the first decision is written on.
+    let game = registry.get(ruleset).ok_or_else(|| format!("no ruleset {ruleset:?} in the registry"))?;
+    let drafts = Table::create(game.as_ref(), options, owned.clone(), seed, None).map_err(|e| e.to_string())?;
+    let opening = seal("g1", None, drafts, TIME, seed);
+    let start = Table::fold(registry, &opening).map_err(|e| e.to_string())?;
+    for env in &opening {
+        let text = start.describe(env);
+        if numbered(&text) {
+            problems.insert(format!("a log line names a seat by number: {text:?}"));
+        }
+    }
+    let score_word = {
+        let view = start.view(crate::Viewer::Referee);
+        // The score's name's first word ("Wordfame (first to 22)" is told as
+        // "Wordfame").
+        start
+            .game()
+            .header(&view, &owned)
+            .and_then(|h| h.score.split_whitespace().next().map(str::to_lowercase))
+            .unwrap_or_default()
+    };
+    let mut last_scores = Some(scores(&start));
+    let (mut lines, mut score_changes) = (opening.len(), 0);
+    let mut before = Some(start);
+    let played = play_by_fallbacks(registry, ruleset, options, names, seed, max_decisions, |table, _, env| {
+        // The position the event was written on: the one before it.
+        let told = match before.take() {
+            Some(prior) => prior.tell(env),
+            None => crate::table::Told { seen: table.describe(env), unseen: None },
+        };
+        lines += 1;
+        for text in std::iter::once(&told.seen).chain(told.unseen.as_ref()) {
+            if numbered(text) {
+                problems.insert(format!("a log line names a seat by number: {text:?}"));
+            }
+        }
+        let now = scores(table);
+        if let Some(prev) = &last_scores {
+            for (seat, (a, b)) in prev.iter().zip(&now).enumerate() {
+                if a != b {
+                    score_changes += 1;
+                    let lower = told.seen.to_lowercase();
+                    let named = lower.contains(&owned[seat].to_lowercase());
+                    if !named || !lower.contains(&score_word) {
+                        problems.insert(format!(
+                            "{}'s {score_word} went from {a:?} to {b:?} with no line saying why: {:?}",
+                            owned[seat], told.seen
+                        ));
+                    }
+                }
+            }
+        }
+        last_scores = Some(now);
+        if !table.is_over() {
+            for p in table.pending() {
+                let legal = table.legal_labelled(p.seat);
+                for (_, label) in &legal {
+                    if numbered(label) {
+                        problems.insert(format!("a command's label names a seat by number: {label:?}"));
+                    }
+                }
+                let view = table.view(crate::Viewer::Seat(p.seat));
+                let commands: Vec<Value> = legal.iter().map(|(c, _)| c.clone()).collect();
+                let labels: Vec<String> = legal.iter().map(|(_, l)| l.clone()).collect();
+                let entered = Default::default();
+                let input = crate::present::FormsInput {
+                    seat: p.seat,
+                    view: &view,
+                    legal: &commands,
+                    labels: &labels,
+                    entered: &entered,
+                    names: &owned,
+                };
+                if let Some(forms) = table.game().forms(&input) {
+                    let text = serde_json::to_string(&forms).unwrap_or_default();
+                    if let Some(near) = numbered_at(&text) {
+                        problems.insert(format!("a form names a seat by number: …{near}…"));
+                    }
+                }
+            }
+        }
+        before = Some(table.clone());
+    })?;
+    let outcome = played.table.outcome().ok_or("the game is not over")?;
+    if numbered(&outcome.summary) {
+        problems.insert(format!("the outcome names a seat by number: {:?}", outcome.summary));
+    }
+    if !outcome.winners.iter().chain(outcome.ranking.first()).any(|w| outcome.summary.contains(&owned[*w as usize])) {
+        problems.insert(format!("the outcome names no winner: {:?}", outcome.summary));
+    }
+    Ok(WordsChecked { problems: problems.into_iter().collect(), lines, score_changes })
+}
+
+/// What [`words_problems`] found, and how much it looked at.
+#[derive(Debug)]
+pub struct WordsChecked {
+    /// Each problem, told once.
+    pub problems: Vec<String>,
+    /// The log lines read.
+    pub lines: usize,
+    /// The changes of a seat's score checked for their line.
+    pub score_changes: usize,
+}

@@ -529,12 +529,13 @@ impl Table {
         self.created.seats.len()
     }
 
+    /// The outcome once over, its summary naming the players.
     pub fn outcome(&self) -> Option<Outcome> {
-        self.game.outcome(&self.state)
+        self.game.outcome_named(&self.state, &self.created.seats)
     }
 
     pub fn is_over(&self) -> bool {
-        self.outcome().is_some()
+        self.game.outcome(&self.state).is_some()
     }
 
     pub fn pending(&self) -> Vec<Pending> {
@@ -569,7 +570,7 @@ impl Table {
         if self.is_over() {
             return Vec::new();
         }
-        self.game.legal_labelled(&self.state, seat)
+        self.game.legal_labelled(&self.state, seat, &self.created.seats)
     }
 
     /// The actions of `seat`'s turn that none of `legal` (its legal
@@ -933,7 +934,12 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::SeedRevealed { .. } => "Game over: the secret seed is revealed".into(),
         KernelEvent::DeadlinePolicySet { .. } => "The deadlines were set".into(),
         KernelEvent::GraceGranted { seat, until, .. } => {
-            format!("{} missed the deadline and has until {until}", name(seat))
+            // "2026-03-03T16:00:00.000Z" read as "2026-03-03 16:00 UTC".
+            let when = match (until.get(..10), until.get(11..16)) {
+                (Some(day), Some(time)) if until.ends_with('Z') => format!("{day} {time} UTC"),
+                _ => until.clone(),
+            };
+            format!("{} missed the deadline and has one extension, until {when}", name(seat))
         }
         KernelEvent::TimedOut { seat, .. } => format!("{} timed out; the rules' default is played", name(seat)),
         KernelEvent::Paused { reason, .. } => format!("The host paused the clocks: {reason}"),

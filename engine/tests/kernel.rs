@@ -319,3 +319,21 @@ fn anyone_can_check_the_chain_of_a_running_game_from_the_redacted_log() {
     forged[2].actor = Actor::Seat(2);
     assert_eq!(check_chain(&forged).unwrap_err().seq, 2);
 }
+
+/// The words check of a whole game finds what is wrong: the Duel fixture's
+/// outcome ("best score 5") names no winner, and its score changes are
+/// counted.
+#[test]
+fn the_words_check_of_a_whole_game_finds_an_outcome_naming_no_winner() {
+    let checked = runestone_engine::harness::words_problems(
+        &registry(),
+        "duel",
+        &json!({ "rounds": 2 }),
+        &["Astrid", "Bjarni"],
+        &Seed([7; 32]),
+        100,
+    )
+    .expect("a whole game");
+    assert!(checked.lines > 3, "{checked:?}");
+    assert!(checked.problems.iter().any(|p| p.starts_with("the outcome names no winner")), "{checked:?}");
+}

@@ -97,6 +97,9 @@ pub struct FormsInput<'a, V> {
     /// What the seat posted last, when a form is shown again after a
     /// refusal (field name → value), so nothing typed is lost.
     pub entered: &'a BTreeMap<String, String>,
+    /// The seats' display names, in seat order: forms name other players
+    /// by these, never by seat number.
+    pub names: &'a [String],
 }
 
 /// A game's own decision forms, described as data (see [`form`]): the

@@ -25,6 +25,13 @@ pub const ORDERS: &str = "bardagi-orders";
 const CARDS: [(&str, &str); 4] =
     [("berserkur", "Berserkur"), ("godi", "Godi"), ("kaupmadur", "Kaupmadur"), ("knerrir", "Knerrir")];
 
+/// What the cards do, told beside the plan's numbers.
+const CARD_ROLES: &str = "Each card is one move or one action of its unit this round. Berserkur: moves 1 area a \
+card and takes areas by force, also from other clans. Godi: moves 2 areas a card and converts Barbarian areas \
+with divine power. Kaupmadur: moves 2 areas a card, buys Barbarian areas and trades (at his Verslun one card \
+trades and refills). Knerrir: the ship; a card sails it, carrying your units by sea. Cards not laid down in your \
+turn are simply not used; all come back next round.";
+
 /// The unit buildings, as the `Building` JSON names them, and in words.
 const BUILDINGS: [(&str, &str); 3] = [("virki", "Virki"), ("hof", "Hof"), ("verslun", "Verslun")];
 
@@ -363,6 +370,7 @@ fn plan_form(
     };
     let mut cards = vec![
         Part::Refusal { build: PLAN.into() },
+        Note::small(CARD_ROLES).id("card-roles").into(),
         Group::new(Frame::Box, fields).class("card-counts").into(),
         sum.into(),
         note.into(),
@@ -683,7 +691,8 @@ fn turn_form(
     for (i, c) in legal.iter().enumerate() {
         let label = labels.get(i).cloned().unwrap_or_else(|| c["type"].as_str().unwrap_or("command").to_owned());
         match c["type"].as_str().unwrap_or_default() {
-            "Plan" | "SetOrders" => {}
+            // The plan and its turn program are the plan form's.
+            "Plan" | "SetOrders" | "Program" => {}
             "PlayTurn" => {
                 // The bot's turn would also set the bot's standing orders:
                 // the player's own orders stay.
@@ -736,7 +745,23 @@ fn turn_form(
         // Not yet legal: shown, with why, so the player knows where it is.
         None => Submit::new("End turn").class("big").id("end-turn").disabled("Lay down at least one card first."),
     };
-    composer.push(Form::new(vec![end.into()]).class("end-turn").into());
+    // Ending the turn gives up the cards still in hand: say so beside it.
+    let left: u8 = mine.hand.as_ref().map_or(0, |h| CARDS.iter().map(|(k, _)| count_in(h, k)).sum());
+    let mut end_parts: Vec<Part> = vec![end.into()];
+    if left > 0 && mine.hand.is_some() {
+        let hand = mine.hand.as_ref().map(hand_of).unwrap_or_default();
+        end_parts.push(
+            Note::small(format!(
+                "You still hold {left} card{} ({hand}): ending the turn now leaves {} unplayed this round.",
+                if left == 1 { "" } else { "s" },
+                if left == 1 { "it" } else { "them" }
+            ))
+            .id("end-turn-left")
+            .class("warn")
+            .into(),
+        );
+    }
+    composer.push(Form::new(end_parts).class("end-turn").into());
     let chosen_cmd = entered.get("cmd").cloned().unwrap_or_default();
     // A unit with nothing to do now is still listed, its action disabled
     // with the reason: every unit action lays down a card of the unit.

@@ -580,7 +580,11 @@ impl Game for Bardagi {
     }
 
     fn outcome(s: &State) -> Option<Outcome> {
-        scoring::outcome(s)
+        scoring::outcome(s, &[])
+    }
+
+    fn outcome_named(s: &State, names: &[String]) -> Option<Outcome> {
+        scoring::outcome(s, names)
     }
 
     fn describe(s: &State, e: &Event, names: &[String]) -> String {

@@ -78,8 +78,10 @@ pub fn end_game(cx: &mut Ctx) {
     cx.emit(Event::GameEnded { gold, converted, glory, awards });
 }
 
-/// Final scores once over.
-pub fn outcome(s: &State) -> Option<Outcome> {
+/// Final scores once over; the summary names the winners by their
+/// players' `names` and clans' colours ("Ann (Red)", the colour alone where
+/// a name is missing), and says when gold broke a tie on glory.
+pub fn outcome(s: &State, names: &[String]) -> Option<Outcome> {
     if s.phase != Phase::Over {
         return None;
     }
@@ -89,12 +91,25 @@ pub fn outcome(s: &State) -> Option<Outcome> {
     ranking.sort_by(|a, b| key(*b).cmp(&key(*a)).then(a.cmp(b)));
     let best = ranking.first().map(|r| key(*r));
     let winners: Vec<Seat> = ranking.iter().copied().filter(|r| Some(key(*r)) == best).collect();
-    let names: Vec<&str> =
-        winners.iter().map(|w| s.players[*w as usize].colour.map(|c| c.name()).unwrap_or("?")).collect();
-    Some(Outcome {
-        summary: format!("{} wins with {} glory", names.join(" and "), best.map(|b| b.0).unwrap_or(0)),
-        scores,
-        ranking,
-        winners,
-    })
+    let who = |w: Seat| {
+        let colour = s.players[w as usize].colour.map(|c| c.name()).unwrap_or("?");
+        match names.get(w as usize) {
+            Some(name) => format!("{name} ({colour})"),
+            None => colour.to_owned(),
+        }
+    };
+    let named: Vec<String> = winners.iter().map(|&w| who(w)).collect();
+    let glory = best.map(|b| b.0).unwrap_or(0);
+    let mut summary = match named.as_slice() {
+        [one] => format!("{one} wins with {glory} glory"),
+        _ => format!("{} share the victory with {glory} glory each", named.join(" and ")),
+    };
+    // Level on glory with the first behind: gold decided.
+    if let (Some(&next), Some(b)) = (ranking.get(winners.len()), best) {
+        let theirs = key(next);
+        if theirs.0 == b.0 {
+            summary.push_str(&format!(", level with {} and ahead on gold: {} to {}", who(next), b.1, theirs.1));
+        }
+    }
+    Some(Outcome { summary, scores, ranking, winners })
 }

@@ -78,21 +78,22 @@ fn mine(v: &View, seat: Seat) -> Vec<u8> {
     (0..v.cities.len() as u8).filter(|&c| v.cities[c as usize].owner == Some(seat)).collect()
 }
 
-/// Another player as the forms can name them (the page's names are not in
-/// the view): by their god once revealed, else by seat.
-fn player_words(v: &View, o: Seat) -> String {
+/// Another player by name (`names`, the seats' names), with their god once
+/// revealed: "Ann (Loki)".
+fn player_words(v: &View, o: Seat, names: &[String]) -> String {
+    let name = names.get(o as usize).cloned().unwrap_or_else(|| format!("player {}", o + 1));
     match v.players.get(o as usize).and_then(|p| p.god.clone()) {
-        Some(g) => format!("{g}'s kingdom"),
-        None => format!("seat {o}"),
+        Some(g) => format!("{name} ({g})"),
+        None => name,
     }
 }
 
 /// A city with who holds it, in words.
-fn city_words(v: &View, c: u8, seat: Seat) -> String {
+fn city_words(v: &View, c: u8, seat: Seat, names: &[String]) -> String {
     let st = &v.cities[c as usize];
     match st.owner {
         Some(o) if o == seat => format!("{} (yours, {} units)", city_name(v, c), st.units),
-        Some(o) => format!("{} ({}, {} units)", city_name(v, c), player_words(v, o), st.units),
+        Some(o) => format!("{} ({}, {} units)", city_name(v, c), player_words(v, o, names), st.units),
         None => format!("{} (empty)", city_name(v, c)),
     }
 }
@@ -115,6 +116,34 @@ fn buttons(input: &FormsInput<'_, View>, id: &str, legend: &str, help: &str) -> 
     Form::new(vec![Group::new(Frame::Fieldset { legend: legend.into() }, parts).into()]).id(id).into()
 }
 
+/// The god choice: each god dealt with its intimidation and its power, in
+/// words, beside its button.
+fn god_form(input: &FormsInput<'_, View>) -> Part {
+    let d = crate::data::data();
+    let mut parts: Vec<Part> = vec![Note::small(
+        "The gods are revealed together once every player has chosen; you may change your mind until then. \
+         Intimidation: the lowest plays first each turn, and in a battle the side with the higher intimidation \
+         (the god's value plus its rumor cards) makes an enemy unit flee whenever it rolls an even die.",
+    )
+    .into()];
+    for (k, (c, label)) in input.legal.iter().zip(input.labels).enumerate() {
+        let god = c["god"].as_u64().and_then(|g| d.gods.get(g as usize));
+        let mut card: Vec<Part> = Vec::new();
+        if let Some(g) = god {
+            card.push(
+                Note::new(format!("Intimidation {}. {}", g.intimidation, g.text))
+                    .lead(g.name.clone(), format!("fk-god-{k}-power"))
+                    .into(),
+            );
+        }
+        card.push(Submit::new(capital(label)).command(c.to_string()).class("cmd").id(format!("fk-god-{k}")).into());
+        parts.push(Group::new(Frame::Box, card).class("fk-god-card").into());
+    }
+    Form::new(vec![Group::new(Frame::Fieldset { legend: "Choose your god, in secret".into() }, parts).into()])
+        .id("fk-god")
+        .into()
+}
+
 fn capital(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
@@ -125,12 +154,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     let seat = input.seat;
     let mut parts: Vec<Part> = Vec::new();
     match v.phase {
-        Phase::ChooseGods => parts.push(buttons(
-            input,
-            "fk-god",
-            "Choose your god, in secret",
-            "The gods are revealed together once every player has chosen; you may change your mind until then. The lowest intimidation plays first.",
-        )),
+        Phase::ChooseGods => parts.push(god_form(input)),
         Phase::Programs => parts.push(buttons(
             input,
             "fk-program",
@@ -262,7 +286,7 @@ fn place_form(input: &FormsInput<'_, View>) -> Part {
         .filter(|&c| v.cities[c as usize].building.is_none() && v.cities[c as usize].temple.is_none())
         .collect();
     let suggested = input.legal.iter().rev().find(|c| c["type"] == "place_produced").cloned().unwrap_or(json!({}));
-    let words = |c: u8| city_words(v, c, seat);
+    let words = |c: u8| city_words(v, c, seat, input.names);
     let mut fields: Vec<Part> = Vec::new();
     for i in 0..me.owed[0] as usize {
         let name = format!("unit.{i}");
@@ -369,7 +393,7 @@ impl MoveFields<'_> {
 fn move_form(input: &FormsInput<'_, View>) -> Part {
     let v = input.view;
     let seat = input.seat;
-    let words = |c: u8| city_words(v, c, seat);
+    let words = |c: u8| city_words(v, c, seat, input.names);
     let f = MoveFields { entered: input.entered };
     let mut groups: Vec<Part> = Vec::new();
     for from in mine(v, seat) {
@@ -472,7 +496,7 @@ fn invade_form(input: &FormsInput<'_, View>) -> Part {
     let v = input.view;
     let seat = input.seat;
     let all: Vec<Choice> =
-        (0..v.cities.len() as u8).map(|c| Choice::new(c.to_string(), city_words(v, c, seat))).collect();
+        (0..v.cities.len() as u8).map(|c| Choice::new(c.to_string(), city_words(v, c, seat, input.names))).collect();
     let arrows: Vec<Choice> = v
         .board
         .paths
@@ -490,7 +514,7 @@ fn invade_form(input: &FormsInput<'_, View>) -> Part {
         .iter()
         .enumerate()
         .filter(|(k, p)| *k as Seat != seat && p.units_on_board > 0)
-        .map(|(k, _)| Choice::new(k.to_string(), player_words(v, k as Seat)))
+        .map(|(k, _)| Choice::new(k.to_string(), player_words(v, k as Seat, input.names)))
         .collect();
     let get = |name: &str| again(input.entered, INVADE, name, String::new());
     let mut parts: Vec<Part> = vec![Note::small(
@@ -595,11 +619,11 @@ fn defence_form(input: &FormsInput<'_, View>) -> Part {
     let complete = if refused { input.entered.get("complete").is_some() } else { current.complete_from_board };
     let options: Vec<Choice> = (0..v.cities.len() as u8)
         .filter(|&c| v.cities[c as usize].owner.is_none_or(|o| o == seat))
-        .map(|c| Choice::new(c.to_string(), city_words(v, c, seat)))
+        .map(|c| Choice::new(c.to_string(), city_words(v, c, seat, input.names)))
         .collect();
     let theirs: Vec<Choice> = (0..v.cities.len() as u8)
         .filter(|&c| v.cities[c as usize].owner.is_some_and(|o| o != seat))
-        .map(|c| Choice::new(c.to_string(), city_words(v, c, seat)))
+        .map(|c| Choice::new(c.to_string(), city_words(v, c, seat, input.names)))
         .collect();
     Form::new(vec![Group::new(
         Frame::Folded { summary: "Your standing defence orders".into(), open: refused },
@@ -636,14 +660,17 @@ and yours or empty; else to your neighbouring city with most units.",
             .wrap("fk-several")
             .into(),
             Note::small(
-                "If a player invading surrenders their kingdom to you and your reserve cannot replace all its units (7.2.2):",
+                "If a player invading surrenders their kingdom to you and your reserve cannot replace all its units:",
             )
             .into(),
             Field::new(
                 "defence-replace",
                 "replace_first",
                 "Cities to replace first (the others follow in the map's order)",
-                Input::Several { options: theirs, values: current.replace_first.iter().map(|c| c.to_string()).collect() },
+                Input::Several {
+                    options: theirs,
+                    values: current.replace_first.iter().map(|c| c.to_string()).collect(),
+                },
             )
             .wrap("fk-several")
             .into(),

@@ -477,7 +477,11 @@ impl Game for FallenKingdoms {
     }
 
     fn outcome(s: &State) -> Option<Outcome> {
-        scoring::outcome(s)
+        scoring::outcome(s, &[])
+    }
+
+    fn outcome_named(s: &State, names: &[String]) -> Option<Outcome> {
+        scoring::outcome(s, names)
     }
 
     fn describe(s: &State, e: &Event, names: &[String]) -> String {
@@ -486,5 +490,9 @@ impl Game for FallenKingdoms {
 
     fn label(s: &State, seat: Seat, c: &Command) -> String {
         view::label(s, seat, c)
+    }
+
+    fn label_named(s: &State, seat: Seat, c: &Command, names: &[String]) -> String {
+        view::label_named(s, seat, c, names)
     }
 }

@@ -106,7 +106,9 @@ pub fn winners(s: &State) -> Vec<Seat> {
     (0..s.seats).filter(|&k| s.players[k as usize].glory == best).collect()
 }
 
-pub fn outcome(s: &State) -> Option<Outcome> {
+/// The outcome, its summary naming the players by `names` (by their seat's
+/// place at the table where a name is missing).
+pub fn outcome(s: &State, names: &[String]) -> Option<Outcome> {
     if s.phase != Phase::Over {
         return None;
     }
@@ -114,10 +116,12 @@ pub fn outcome(s: &State) -> Option<Outcome> {
     let mut ranking: Vec<Seat> = (0..s.seats).collect();
     ranking.sort_by_key(|&k| (std::cmp::Reverse(scores[k as usize]), k));
     let best = scores.iter().copied().max().unwrap_or(0);
-    let summary = if s.winners.len() > 1 {
-        format!("{} players share the victory with {best} glory points", s.winners.len())
-    } else {
-        format!("seat {} wins with {best} glory points", s.winners.first().copied().unwrap_or(0) + 1)
+    let who = |k: Seat| names.get(k as usize).cloned().unwrap_or_else(|| format!("player {}", k + 1));
+    let winners: Vec<String> = s.winners.iter().map(|&k| who(k)).collect();
+    let summary = match winners.as_slice() {
+        [] => format!("the game ends with {best} glory points at most"),
+        [one] => format!("{one} wins with {best} glory points"),
+        [rest @ .., last] => format!("{} and {last} share the victory with {best} glory points", rest.join(", ")),
     };
     Some(Outcome { scores, ranking, winners: s.winners.clone(), summary })
 }

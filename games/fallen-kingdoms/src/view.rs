@@ -395,11 +395,7 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
     match c {
         Command::ChooseGod { god } => format!("choose {}", god_card(*god)),
         Command::PlaceGroup { city } => format!("place 3 units in {}", s.city_name(*city)),
-        Command::UseGod { target, copy } => format!(
-            "use the god's power{}{}",
-            copy.map(|g| format!(" of {}", god_word(g))).unwrap_or_default(),
-            target.map(|t| format!(" on {}", s.city_name(t))).unwrap_or_default()
-        ),
+        Command::UseGod { target, copy } => power_words(s, seat, *target, *copy),
         Command::SkipGod => "skip the god's power".into(),
         Command::Produce { free } => {
             format!("spend {} on units, {} on buildings, {} on knowledge", free[0], free[1], free[2])
@@ -428,7 +424,11 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
         Command::AnswerBattle { retreat: false, .. } => "fight on".into(),
         Command::AnswerBattle { to: Some(t), .. } => format!("retreat to {}", s.city_name(*t)),
         Command::AnswerBattle { .. } => "retreat as your standing orders say".into(),
-        Command::Invade { paths, .. } => format!("invade by {} paths", paths.len()),
+        // Without the players' names (words written into the log): by god.
+        Command::Invade { .. } => invade_words(s, seat, c, &|k| match s.players.get(k as usize).and_then(|p| p.god) {
+            Some(g) => format!("{}'s player", god_word(g)),
+            None => format!("player {}", k + 1),
+        }),
         Command::PassInvasion => "do not invade".into(),
         Command::Setup { god, places } => {
             format!("choose {} and {} starting cities", god_card(*god), places.len())
@@ -439,6 +439,66 @@ pub fn label(s: &State, seat: Seat, c: &Command) -> String {
             steps.iter().map(|p| label(s, seat, &p.step)).collect::<Vec<_>>().join("; "),
             invasion_words(s, seat, invasion)
         ),
+    }
+}
+
+/// [`label`], naming other players by their `names`.
+pub fn label_named(s: &State, seat: Seat, c: &Command, names: &[String]) -> String {
+    match c {
+        Command::Invade { .. } => invade_words(s, seat, c, &|k| who(names, k)),
+        _ => label(s, seat, c),
+    }
+}
+
+/// What using the god's power does, in words: "use Loki's power: destroy
+/// the enemy temple in Hedeby and draw a rumor card".
+fn power_words(s: &State, seat: Seat, target: Option<u8>, copy: Option<u8>) -> String {
+    use crate::data::Ability;
+    let d = data();
+    let Some(own) = s.players.get(seat as usize).and_then(|p| p.god) else {
+        return "use the god's power".into();
+    };
+    let mine = &d.gods[own as usize];
+    let (god, head) = match copy.and_then(|g| d.gods.get(g as usize)) {
+        Some(other) => (other, format!("use {}'s power as {}'s", mine.name, other.name)),
+        None => (mine, format!("use {}'s power", mine.name)),
+    };
+    let at = |what: &str| target.map_or_else(|| what.to_owned(), |t| s.city_name(t));
+    let does = match god.ability {
+        Ability::None => "it has none".to_owned(),
+        Ability::CaptureTemple => format!("destroy the enemy temple in {} and draw a rumor card", at("a city")),
+        Ability::ExtraUnit => format!("place a unit from your reserve in {}", at("a city of yours")),
+        Ability::Strike => format!("kill an enemy unit in {}", at("a neighbouring city")),
+        Ability::UnitPoints => format!("add {} points to your unit track", god.points),
+        Ability::BuildingPoints => format!("add {} points to your building track", god.points),
+        Ability::KnowledgePoints => format!("add {} points to your knowledge track", god.points),
+        Ability::Glory => format!("gain {} glory points", god.points),
+        Ability::Copy => "use the power of another god in play".to_owned(),
+    };
+    format!("{head}: {does}")
+}
+
+/// An invasion in words, with what it costs: the paths taken and, for a
+/// player who still holds a kingdom, to whom it is surrendered (`who`
+/// names the players).
+fn invade_words(s: &State, seat: Seat, c: &Command, who: &dyn Fn(Seat) -> String) -> String {
+    let Command::Invade { surrender_to, paths, .. } = c else {
+        return String::new();
+    };
+    let ways: Vec<String> =
+        paths.iter().map(|p| format!("arrow {} into {}", p.path as u32 + 1, s.city_name(p.first))).collect();
+    let what = if ways.is_empty() { "invade".to_owned() } else { format!("invade by {}", ways.join(" and ")) };
+    let held = s.controlled(seat).len();
+    match surrender_to {
+        Some(t) => format!(
+            "{what}, surrendering your kingdom ({held} cit{}) to {}, who takes it as if conquered",
+            if held == 1 { "y" } else { "ies" },
+            who(*t)
+        ),
+        None if held > 0 => {
+            format!("{what}, leaving your kingdom ({held} cit{}) to fall", if held == 1 { "y" } else { "ies" })
+        }
+        None => what,
     }
 }
 

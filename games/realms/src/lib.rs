@@ -425,7 +425,11 @@ impl Game for Realms {
     }
 
     fn outcome(s: &State) -> Option<Outcome> {
-        scoring::outcome(s)
+        scoring::outcome(s, &[])
+    }
+
+    fn outcome_named(s: &State, names: &[String]) -> Option<Outcome> {
+        scoring::outcome(s, names)
     }
 
     fn describe(s: &State, e: &Event, names: &[String]) -> String {

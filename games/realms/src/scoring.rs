@@ -81,25 +81,66 @@ pub fn dominance(s: &State) -> bool {
     s.realms.iter().any(|r| r.vp >= tables().dominance.goal)
 }
 
-pub fn outcome(s: &State) -> Option<Outcome> {
+/// A realm by its player's name and its home ("Ann (Wessex)"), the home
+/// alone where a name is missing.
+fn realm_words(s: &State, w: Seat, names: &[String]) -> String {
+    let home = s.realms[w as usize].home.as_str();
+    match names.get(w as usize) {
+        Some(name) => format!("{name} ({home})"),
+        None => home.to_owned(),
+    }
+}
+
+/// The first letter made a capital.
+fn capital(text: String) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()
+}
+
+/// The outcome; its summary names the winners by their players' `names`
+/// and realms ("Ann (Wessex)", the realm alone where a name is missing),
+/// and says which tie-break decided when the victory points were equal.
+pub fn outcome(s: &State, names: &[String]) -> Option<Outcome> {
     let reason = s.over.as_ref()?;
     if s.from_version(3) {
-        return Some(outcome_v3(s, reason));
+        return Some(outcome_v3(s, reason, names));
     }
     let n = s.realms.len();
-    let tie = |i: usize| if s.from_version(2) { worth(s, i as Seat) } else { s.realms[i].gold as i64 };
+    let worth_counts = s.from_version(2);
+    let tie = |i: usize| if worth_counts { worth(s, i as Seat) } else { s.realms[i].gold as i64 };
     let key = |i: usize| (s.realms[i].vp, importance(s, i as Seat), tie(i));
     let mut ranking: Vec<Seat> = (0..n as Seat).collect();
     ranking.sort_by(|&a, &b| key(b as usize).cmp(&key(a as usize)).then(a.cmp(&b)));
     let best = key(ranking[0] as usize);
     let winners: Vec<Seat> = ranking.iter().copied().filter(|&i| key(i as usize) == best).collect();
-    let names: Vec<&str> = winners.iter().map(|&w| s.realms[w as usize].home.as_str()).collect();
-    Some(Outcome {
-        scores: s.realms.iter().map(|r| r.vp as i64).collect(),
-        ranking,
-        winners,
-        summary: format!("{reason}; {} wins with {} VP", names.join(" and "), best.0),
-    })
+    let who = |w: Seat| realm_words(s, w, names);
+    let named: Vec<String> = winners.iter().map(|&w| who(w)).collect();
+    let (verb, vp) = if winners.len() > 1 { ("share the victory", "each") } else { ("wins", "") };
+    let mut summary = format!(
+        "{reason}; {} {verb} with {} VP{}",
+        named.join(" and "),
+        best.0,
+        if vp.is_empty() { String::new() } else { format!(" {vp}") }
+    );
+    // The first behind the winners, when level on victory points: the
+    // tie-break that decided, with both numbers.
+    if let Some(&next) = ranking.get(winners.len()) {
+        let theirs = key(next as usize);
+        if theirs.0 == best.0 {
+            let (what, a, b) = if theirs.1 != best.1 {
+                ("importance (fields controlled)", best.1, theirs.1)
+            } else if worth_counts {
+                ("worth in gold (treasury, units, buildings and goods)", best.2, theirs.2)
+            } else {
+                ("gold in the treasury", best.2, theirs.2)
+            };
+            summary.push_str(&format!(
+                ", level on victory points with {} and ahead on the tie-break of {what}: {a} to {b}",
+                who(next)
+            ));
+        }
+    }
+    Some(Outcome { scores: s.realms.iter().map(|r| r.vp as i64).collect(), ranking, winners, summary: capital(summary) })
 }
 
 /// The winner by rules version 3, in the sheet's words: "DOMINANCE: 10
@@ -108,7 +149,7 @@ pub fn outcome(s: &State) -> Option<Outcome> {
 /// when one realm is left): the most IMPORTANCE points, "in a tie: gold +
 /// cost of all stuff on the map". A realm out of the game ranks below every
 /// realm still in it.
-fn outcome_v3(s: &State, reason: &str) -> Outcome {
+fn outcome_v3(s: &State, reason: &str, names: &[String]) -> Outcome {
     let n = s.realms.len();
     let dom = dominance(s);
     let key = |i: usize| {
@@ -120,16 +161,25 @@ fn outcome_v3(s: &State, reason: &str) -> Outcome {
     ranking.sort_by(|&a, &b| key(b as usize).cmp(&key(a as usize)).then(a.cmp(&b)));
     let best = key(ranking[0] as usize);
     let winners: Vec<Seat> = ranking.iter().copied().filter(|&i| key(i as usize) == best).collect();
-    let names: Vec<&str> = winners.iter().map(|&w| s.realms[w as usize].home.as_str()).collect();
+    let named: Vec<String> = winners.iter().map(|&w| realm_words(s, w, names)).collect();
     let (scores, unit): (Vec<i64>, &str) = if dom {
         (s.realms.iter().map(|r| r.vp as i64).collect(), "VP")
     } else {
         ((0..n).map(|i| importance(s, i as Seat)).collect(), "IMPORTANCE points")
     };
-    Outcome {
-        scores,
-        ranking,
-        winners,
-        summary: format!("{reason}; {} wins with {} {unit}", names.join(" and "), best.1),
+    let verb = if winners.len() > 1 { "share the victory" } else { "wins" };
+    let mut summary = format!("{reason}; {} {verb} with {} {unit}", named.join(" and "), best.1);
+    // Level with the first behind: worth in gold decided.
+    if let Some(&next) = ranking.get(winners.len()) {
+        let theirs = key(next as usize);
+        if (theirs.0, theirs.1) == (best.0, best.1) {
+            summary.push_str(&format!(
+                ", level with {} and ahead on the tie-break of worth in gold (treasury, units, buildings and goods): {} to {}",
+                realm_words(s, next, names),
+                best.2,
+                theirs.2
+            ));
+        }
     }
+    Outcome { scores, ranking, winners, summary: capital(summary) }
 }

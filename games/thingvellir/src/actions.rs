@@ -389,7 +389,10 @@ pub fn give(s: &mut State, seat: Seat, gifts: &[Gift], strength: u8) -> Result<(
     let mut used: Vec<CardId> = Vec::new();
     for g in gifts {
         if !guests.contains(&g.to) {
-            return Err(format!("seat {} is neither your neighbour nor has a Thingman on your Districts", g.to));
+            return Err(format!(
+                "{} is neither your neighbour nor has a Thingman on your Districts",
+                crate::view::gothi(g.to)
+            ));
         }
         let mut worths: Vec<u8> = Vec::new();
         for place in &g.goods {
@@ -484,10 +487,10 @@ pub fn murder(
             return Err("you may murder only Thingmen on your own Districts".into());
         }
         if victim == seat || victim >= s.seats || s.edges[edge][victim as usize] == 0 {
-            return Err(format!("seat {victim} has no Thingmen on that edge"));
+            return Err(format!("{} has no Thingmen on that edge", crate::view::gothi(victim)));
         }
         if targets[..i].contains(t) {
-            return Err(format!("the Thingmen of seat {victim} on edge {edge} are named twice"));
+            return Err(format!("the Thingmen of {} on edge {edge} are named twice", crate::view::gothi(victim)));
         }
     }
     let mut places = bondi.to_vec();
@@ -721,15 +724,17 @@ pub fn choose_farm(s: &mut State, command: &Command) -> Result<(), String> {
             (Command::Raze { district, .. }, Some(edge)) if !raze_targets(s, loser, edge).contains(district) => {
                 let (a, b) = d.edges[edge];
                 format!(
-                    "a farm is razed on a District of seat {loser} where the feud took place: {} or {}",
-                    d.districts[a], d.districts[b]
+                    "a farm is razed on a District of {} where the feud took place: {} or {}",
+                    crate::view::gothi(loser),
+                    d.districts[a],
+                    d.districts[b]
                 )
             }
             (Command::Raze { colour, .. } | Command::RemoveFarm { colour }, _) if *colour >= 4 => {
                 format!("there is no colour number {colour}")
             }
             (Command::Raze { colour, .. } | Command::RemoveFarm { colour }, _) => {
-                format!("seat {loser} has no {} farm to remove", d.colours[*colour])
+                format!("{} has no {} farm to remove", crate::view::gothi(loser), d.colours[*colour])
             }
             _ => "choose the farm to remove first".into(),
         });

@@ -43,10 +43,21 @@ fn json(c: &Command) -> String {
     serde_json::to_string(c).expect("a command serialises")
 }
 
-/// A seat in the forms, by its colour on the pages (the view has no names).
-fn seat_words(seat: u8) -> String {
+/// Another gothi in the forms: by name (`names`, the seats' names) and by
+/// their colour on the map, "Ann (gold)".
+fn seat_words(names: &[String], seat: u8) -> String {
     const COLOURS: [&str; 6] = ["red", "blue", "green", "gold", "purple", "orange"];
-    format!("the {} gothi (seat {seat})", COLOURS[seat as usize % 6])
+    let colour = COLOURS[seat as usize % 6];
+    match names.get(seat as usize) {
+        Some(name) => format!("{name} ({colour})"),
+        None => format!("the {colour} gothi"),
+    }
+}
+
+/// A Good of the Wealth in words: "your Good 2, of Worth 3" (its place
+/// counted from 1; its colour is secret until it is committed).
+fn good_words(place: usize, worth: u8) -> String {
+    format!("your Good {}, of Worth {worth}", place + 1)
 }
 
 /// The commands of `legal` that `keep` selects, with their labels.
@@ -126,7 +137,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             .map(|(i, (c, l))| (c, if i == 0 { format!("Let the bot write my program: {l}") } else { capital(&l) }))
             .collect();
         parts.extend(choose_one("season", "Your season", c, entered));
-        parts.push(season_form(view, mine, me, if again(SEASON) { Some(entered) } else { None }));
+        parts.push(season_form(view, mine, me, input.names, if again(SEASON) { Some(entered) } else { None }));
     } else if asked == "Propose" {
         let commands: Vec<(Command, String)> = pick(legal, labels, |c| matches!(c, Command::Propose { .. }))
             .map(|(c, l)| {
@@ -194,7 +205,9 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
                 parts.extend(choose_one("ride", "Or one single step of Ride", rides, entered));
             }
             "Feast" => {
-                if let Some(f) = give_form(view, mine, legal, st, if again(GIVE) { Some(entered) } else { None }) {
+                if let Some(f) =
+                    give_form(view, mine, legal, st, input.names, if again(GIVE) { Some(entered) } else { None })
+                {
                     parts.push(f);
                 }
                 let b =
@@ -230,7 +243,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             parts.push(
                 Note::new(format!(
                     "You fight {} with {} Thingmen against their {}. Conflicts by colour: {}.",
-                    seat_words(f.sides[1 - side]),
+                    seat_words(input.names, f.sides[1 - side]),
                     f.thingmen[side],
                     f.thingmen[1 - side],
                     if conflicts.is_empty() { "none yet".into() } else { conflicts.join("; ") }
@@ -248,7 +261,7 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
                         Command::Commit { good } => mine
                             .wealth
                             .get(*good)
-                            .map(|g| format!("Commit the Good of Worth {} (place {})", g.worth, g.place))
+                            .map(|g| format!("Commit {}", good_words(g.place, g.worth)))
                             .unwrap_or(l),
                         _ => l,
                     };
@@ -282,7 +295,9 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
                 "You captured a District: remove one of its former gothi's farms from the game"
             };
             parts.push(
-                Note::new(format!("{what} ({}).", seat_words(call.loser))).lead("Your choice:", "farm-what").into(),
+                Note::new(format!("{what} ({}).", seat_words(input.names, call.loser)))
+                    .lead("Your choice:", "farm-what")
+                    .into(),
             );
         }
         let c = pick(legal, labels, |c| matches!(c, Command::Raze { .. } | Command::RemoveFarm { .. }))
@@ -528,6 +543,7 @@ fn give_form(
     mine: &PlayerView,
     legal: &[Value],
     strength: u8,
+    names: &[String],
     entered: Option<&BTreeMap<String, String>>,
 ) -> Option<Part> {
     let mut guests: Vec<u8> = legal
@@ -547,7 +563,7 @@ fn give_form(
         .iter()
         .map(|g| {
             let fame = view.players.get(*g as usize).map_or(0, |p| p.wordfame);
-            Choice::new(g.to_string(), format!("{} ({fame} Wordfame)", seat_words(*g)))
+            Choice::new(g.to_string(), format!("{} ({fame} Wordfame)", seat_words(names, *g)))
         })
         .collect();
     let get = |k: &str| entered.and_then(|e| e.get(k).cloned()).unwrap_or_default();
@@ -558,7 +574,7 @@ fn give_form(
             Field::new(
                 format!("gift-{}", g.place),
                 &name,
-                format!("Good of Worth {} (place {})", g.worth, g.place),
+                capital(&good_words(g.place, g.worth)),
                 Input::One { options: options.clone(), blank: Some("(keep it)".into()), required: false },
             )
             .value(get(&name))
@@ -649,11 +665,8 @@ fn swear_form(mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> 
 
 /// A sealed feud: the Goods committed, all at once, in secret.
 fn seal_form(mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
-    let options: Vec<Choice> = mine
-        .wealth
-        .iter()
-        .map(|g| Choice::new(g.place.to_string(), format!("Good of Worth {} (place {})", g.worth, g.place)))
-        .collect();
+    let options: Vec<Choice> =
+        mine.wealth.iter().map(|g| Choice::new(g.place.to_string(), capital(&good_words(g.place, g.worth)))).collect();
     let values = entered.map(|e| e.get("seal").cloned().into_iter().collect()).unwrap_or_default();
     let field: Part = if options.is_empty() {
         Note::new("You have no Goods: seal to fight with your Thingmen and the cards drawn alone.").into()
@@ -797,7 +810,7 @@ fn fallback_choices() -> Vec<Choice> {
 }
 
 /// A step's commands one may choose for `action`, from what the seat sees now.
-fn season_options(view: &View, mine: &PlayerView, me: u8, action: Action) -> Vec<Choice> {
+fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], action: Action) -> Vec<Choice> {
     let d = crate::data::data();
     let owned = |x: usize| view.districts.get(x).and_then(|v| v.owner);
     let mut my: Vec<usize> = (0..view.districts.len()).filter(|x| owned(*x) == Some(me)).collect();
@@ -874,8 +887,7 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, action: Action) -> Vec
             guests.retain(|g| view.players.get(*g as usize).is_some_and(|p| !p.out));
             for g in &guests {
                 for good in &mine.wealth {
-                    let words =
-                        format!("give the Good of Worth {} (place {}) to {}", good.worth, good.place, seat_words(*g));
+                    let words = format!("give {} to {}", good_words(good.place, good.worth), seat_words(names, *g));
                     out.push((Command::Give { gifts: vec![Gift { to: *g, goods: vec![good.place] }] }, words));
                 }
             }
@@ -898,7 +910,13 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, action: Action) -> Vec
 /// to propose; for each action one may come to resolve, one step from what
 /// the seat sees now and what to do if the rules refuse it by then; and
 /// what to do for a decision no step is for.
-fn season_form(view: &View, mine: &PlayerView, me: u8, entered: Option<&BTreeMap<String, String>>) -> Part {
+fn season_form(
+    view: &View,
+    mine: &PlayerView,
+    me: u8,
+    names: &[String],
+    entered: Option<&BTreeMap<String, String>>,
+) -> Part {
     let val = |k: &str, default: &str| entered.and_then(|e| e.get(k).cloned()).unwrap_or_else(|| default.to_owned());
     let mut inside = vec![
         Part::Refusal { build: SEASON.into() },
@@ -928,7 +946,7 @@ fn season_form(view: &View, mine: &PlayerView, me: u8, entered: Option<&BTreeMap
         );
     }
     for (key, action) in SEASON_ACTIONS {
-        let options = season_options(view, mine, me, action);
+        let options = season_options(view, mine, me, names, action);
         if options.is_empty() {
             continue;
         }

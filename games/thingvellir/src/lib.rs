@@ -219,30 +219,45 @@ impl Game for Thingvellir {
     }
 
     fn outcome(state: &State) -> Option<Outcome> {
+        Self::outcome_named(state, &[])
+    }
+
+    fn outcome_named(state: &State, names: &[String]) -> Option<Outcome> {
         if state.phase != Phase::Over {
             return None;
         }
         let ranking = seasons::ranking(state);
         let winner = ranking[0];
         let how = if state.players.iter().any(|p| p.wordfame >= seasons::FAME_TO_WIN) {
-            format!("reached {} Wordfame", state.players[winner as usize].wordfame)
+            format!("wins with {} Wordfame", state.players[winner as usize].wordfame)
         } else {
-            "is the last with a farm in Iceland".to_owned()
+            format!("wins as the last with a farm in Iceland ({} Wordfame)", state.players[winner as usize].wordfame)
         };
+        let who = names.get(winner as usize).cloned().unwrap_or_else(|| view::gothi(winner));
         Some(Outcome {
             scores: state.players.iter().map(|p| p.wordfame as i64).collect(),
             ranking,
             winners: vec![winner],
-            summary: format!("Seat {winner} {how} after {} rounds", state.round),
+            summary: format!("{who} {how} after {} rounds", state.round),
         })
     }
 
     fn describe(state: &State, event: &Event, names: &[String]) -> String {
-        view::describe(state, event, names)
+        let text = view::describe(state, event, names);
+        let mut after = state.clone();
+        rules::apply(&mut after, event);
+        match view::fame_words(state, &after, event, names) {
+            fame if fame.is_empty() => text,
+            fame => format!("{text}. {fame}"),
+        }
     }
 
     fn label(state: &State, seat: Seat, command: &Command) -> String {
         view::label(state, seat, command)
+    }
+
+    fn label_named(state: &State, seat: Seat, command: &Command, names: &[String]) -> String {
+        view::label_named(state, seat, command, names)
     }
 }
 

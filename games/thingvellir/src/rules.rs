@@ -86,7 +86,7 @@ pub fn pending(s: &State) -> Vec<Pending> {
                 Ask::Farm => {
                     let c = s.farm_calls.front().expect("a farm call");
                     let what = if c.edge.is_some() { "raze" } else { "remove" };
-                    ("farm", format!("Choose which farm of seat {} to {what}", c.loser))
+                    ("farm", format!("Choose which farm of {} to {what}", crate::view::gothi(c.loser)))
                 }
                 Ask::Feud => ("feud", "Commit a Good, or accept a conflict".to_owned()),
                 Ask::Challenge => ("challenge", "A band rode through your District: fight or let it pass".to_owned()),

@@ -122,24 +122,32 @@ fn queue_hunt(s: &mut State) {
     }
 }
 
+/// The Wordfame of the Long Dark Winter: each gothi of `order` with
+/// neighbours gains 1 per colour of farm of which they have more than every
+/// neighbour; the colours (0 to 3) for each.
+pub fn winter_gains(s: &State, order: &[Seat]) -> Vec<(Seat, Vec<usize>)> {
+    let mut gains = Vec::new();
+    for &seat in order {
+        let ns = s.neighbours(seat);
+        if ns.is_empty() {
+            continue;
+        }
+        let mine = s.players[seat as usize].farms;
+        let colours: Vec<usize> =
+            (0..4).filter(|c| ns.iter().all(|n| mine[*c] > s.players[*n as usize].farms[*c])).collect();
+        gains.push((seat, colours));
+    }
+    gains
+}
+
 /// The Long Dark Winter.
 fn winter(s: &mut State) {
     let order = s.clockwise(s.lawspeaker);
     if s.advanced_outlawry {
         outlaw_acts(s, &order);
     }
-    let mut gains = Vec::new();
-    for &seat in &order {
-        let ns = s.neighbours(seat);
-        if ns.is_empty() {
-            continue;
-        }
-        let mine = s.players[seat as usize].farms;
-        let g = (0..4).filter(|c| ns.iter().all(|n| mine[*c] > s.players[*n as usize].farms[*c])).count();
-        gains.push((seat, g as i32));
-    }
-    for (seat, g) in gains {
-        s.players[seat as usize].wordfame += g;
+    for (seat, colours) in winter_gains(s, &order) {
+        s.players[seat as usize].wordfame += colours.len() as i32;
         if s.version >= 3 && s.players[seat as usize].wordfame >= FAME_TO_WIN {
             // Rules version 3: "Starting with the Lawspeaker and proceeding
             // clockwise" the first to reach 22 ends the game ("first to 22

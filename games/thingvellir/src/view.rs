@@ -281,7 +281,15 @@ pub fn view(s: &State, viewer: Viewer) -> View {
 }
 
 fn name(names: &[String], seat: Seat) -> String {
-    names.get(seat as usize).cloned().unwrap_or_else(|| format!("Seat {seat}"))
+    names.get(seat as usize).cloned().unwrap_or_else(|| gothi(seat))
+}
+
+/// A gothi by their colour on the map ("the gold gothi"), where their
+/// player's name is not known (words written into the log, the rules'
+/// refusals).
+pub fn gothi(seat: Seat) -> String {
+    const COLOURS: [&str; 6] = ["red", "blue", "green", "gold", "purple", "orange"];
+    format!("the {} gothi", COLOURS[seat as usize % 6])
 }
 
 pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
@@ -301,7 +309,12 @@ pub fn describe(s: &State, event: &Event, names: &[String]) -> String {
 }
 
 pub fn label(s: &State, seat: Seat, command: &Command) -> String {
-    words(s, seat, command, &|to| format!("seat {to}"), Say::OFFERED)
+    words(s, seat, command, &gothi, Say::OFFERED)
+}
+
+/// [`label`] naming other gothar by their players' `names`.
+pub fn label_named(s: &State, seat: Seat, command: &Command, names: &[String]) -> String {
+    words(s, seat, command, &|to| name(names, to), Say::OFFERED)
 }
 
 /// How a Good is named in words. A Good shows only its Worth ("tucked so
@@ -464,4 +477,69 @@ fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String,
             personae.iter().map(|c| card(*c).persona.unwrap_or_default()).collect::<Vec<_>>().join(" and ")
         ),
     }
+}
+
+/// Why Wordfame changed with `event` (told on `s`, the position it was
+/// written on; `after` is the position it gives), in words to follow the
+/// event's own: "Ann gains 3 Wordfame for the gifts given (now 12); Bo
+/// gains 1 Wordfame in the Long Dark Winter: more gold farms than every
+/// neighbour (now 8)". Empty when no one's Wordfame changed.
+pub fn fame_words(s: &State, after: &State, event: &Event, names: &[String]) -> String {
+    let d = data();
+    let changed: Vec<(Seat, i32)> = (0..s.players.len().min(after.players.len()))
+        .filter_map(|k| {
+            let delta = after.players[k].wordfame - s.players[k].wordfame;
+            (delta != 0).then_some((k as Seat, delta))
+        })
+        .collect();
+    if changed.is_empty() {
+        return String::new();
+    }
+    let winter = after.round > s.round;
+    let everyone: Vec<Seat> = (0..after.seats).collect();
+    let gains = if winter { crate::seasons::winter_gains(after, &everyone) } else { Vec::new() };
+    let command = match event {
+        Event::Acted { command, .. } => Some(command),
+        Event::ProgramStep { command, .. } | Event::Answered { command, .. } => command.as_ref(),
+        _ => None,
+    };
+    let feud_settled = s.feud.is_some() && after.feud.is_none();
+    let colours = |cs: &[usize]| -> String {
+        let v: Vec<String> = cs.iter().map(|c| d.colours.get(*c).cloned().unwrap_or_default()).collect();
+        match v.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    };
+    let amount = |n: i32| if n.abs() == 1 { "1 Wordfame".to_owned() } else { format!("{} Wordfame", n.abs()) };
+    let mut parts = Vec::new();
+    for (seat, delta) in changed {
+        let who = name(names, seat);
+        let mut why = Vec::new();
+        let won: &[usize] = gains.iter().find(|g| g.0 == seat).map_or(&[], |g| g.1.as_slice());
+        let rest = delta - won.len() as i32;
+        if rest != 0 {
+            let verb = if rest > 0 { "gains" } else { "loses" };
+            why.push(match command {
+                Some(Command::Give { .. }) if rest > 0 => format!("{who} gains {} for the gifts given", amount(rest)),
+                Some(Command::Capture { .. }) if rest < 0 => {
+                    format!("{who} pays {} to get past the Long Hall's guard", amount(rest))
+                }
+                _ if feud_settled && rest > 0 => format!("{who} gains {} for conflicts won in the feud", amount(rest)),
+                _ if winter && rest < 0 => format!("{who} loses {} to full outlawry", amount(rest)),
+                _ => format!("{who} {verb} {}", amount(rest)),
+            });
+        }
+        if !won.is_empty() {
+            let subject = if rest != 0 { "and".to_owned() } else { who.clone() };
+            why.push(format!(
+                "{subject} gains {} in the Long Dark Winter: more {} farms than every neighbour",
+                amount(won.len() as i32),
+                colours(won)
+            ));
+        }
+        parts.push(format!("{} (now {})", why.join(" "), after.players[seat as usize].wordfame));
+    }
+    parts.join("; ")
 }

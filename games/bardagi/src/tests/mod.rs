@@ -2,6 +2,7 @@
 //! that plays games through the `Game` trait as the kernel would.
 
 mod playout;
+mod words;
 
 use runestone_engine::game::{Emit, Game, RuleError, Seat};
 use runestone_engine::rng::{GameRng, Seed};

@@ -411,7 +411,7 @@ fn the_asked_seat_gets_the_battles_question_as_buttons_and_the_others_their_stan
         .map(|c| crate::FallenKingdoms::label(&d.state, 1, c))
         .collect();
     let entered = std::collections::BTreeMap::new();
-    let input = FormsInput { seat: 1, view: &v, legal: &legal, labels: &labels, entered: &entered };
+    let input = FormsInput { seat: 1, view: &v, legal: &legal, labels: &labels, entered: &entered, names: &[] };
     let forms = crate::FallenKingdoms::forms(&input).unwrap();
     // Then the question is answered by buttons: fight on, retreat as ordered, or to C4.
     let buttons = submits(&forms.parts);
@@ -420,7 +420,7 @@ fn the_asked_seat_gets_the_battles_question_as_buttons_and_the_others_their_stan
     }
     // And a seat asked nothing is offered only its standing orders.
     let v2 = view(2);
-    let input = FormsInput { seat: 2, view: &v2, legal: &[], labels: &[], entered: &entered };
+    let input = FormsInput { seat: 2, view: &v2, legal: &[], labels: &[], entered: &entered, names: &[] };
     assert!(crate::FallenKingdoms::forms(&input)
         .unwrap()
         .parts

@@ -12,6 +12,7 @@ mod scoring;
 mod setup;
 mod table;
 mod versions;
+mod words;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

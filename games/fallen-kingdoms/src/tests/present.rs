@@ -112,9 +112,15 @@ fn through_the_forms(seed: u64, seats: u8, options: &Options) {
         let labels: Vec<String> =
             FallenKingdoms::legal(&d.state, seat).iter().map(|c| FallenKingdoms::label(&d.state, seat, c)).collect();
         let entered = BTreeMap::new();
-        let forms =
-            FallenKingdoms::forms(&FormsInput { seat, view: &v, legal: &legal, labels: &labels, entered: &entered })
-                .expect("a form for every decision");
+        let forms = FallenKingdoms::forms(&FormsInput {
+            seat,
+            view: &v,
+            legal: &legal,
+            labels: &labels,
+            entered: &entered,
+            names: &[],
+        })
+        .expect("a form for every decision");
         let (build, posted) =
             press(&forms.parts).unwrap_or_else(|| panic!("game {seed}: no form in {:?}", d.state.phase));
         let json = match build {
@@ -178,4 +184,43 @@ fn the_invasion_form_offers_as_many_cities_per_path_as_the_rules_allow() {
     let none = Posted::from(vec![("path.0.arrow".to_string(), String::new())]);
     let e = FallenKingdoms::command_of_form(crate::forms::INVADE, &none, &v).unwrap().unwrap_err();
     assert_eq!(e, "Choose at least one invasion arrow, or pass");
+}
+
+#[test]
+fn the_god_choice_and_the_rules_page_tell_each_gods_intimidation_and_power() {
+    let d = Driver::new(&Options { rules_version: Some(1), ..Options::default() }, 3, 5).expect("setup");
+    let seat: Seat = *d.waiting().first().expect("someone chooses a god");
+    assert_eq!(d.state.phase, crate::state::Phase::ChooseGods);
+    let v = typed(&d, Viewer::Seat(seat));
+    let commands = FallenKingdoms::legal(&d.state, seat);
+    let legal: Vec<serde_json::Value> = commands.iter().map(|c| serde_json::to_value(c).expect("JSON")).collect();
+    let labels: Vec<String> = commands.iter().map(|c| FallenKingdoms::label(&d.state, seat, c)).collect();
+    let entered = BTreeMap::new();
+    let names = names(3);
+    let forms = FallenKingdoms::forms(&FormsInput {
+        seat,
+        view: &v,
+        legal: &legal,
+        labels: &labels,
+        entered: &entered,
+        names: &names,
+    })
+    .expect("the god choice");
+    let text = serde_json::to_string(&forms).expect("JSON");
+    let rules = FallenKingdoms::rules_page().expect("a rules page").body;
+    let data = crate::data::data();
+    for c in &legal {
+        let god = &data.gods[c["god"].as_u64().expect("a god") as usize];
+        assert!(
+            text.contains(&format!("Intimidation {}.", god.intimidation)),
+            "{} without its value: {text}",
+            god.name
+        );
+        assert!(text.contains(&god.text), "{} without its power: {text}", god.name);
+    }
+    for god in &data.gods {
+        let row =
+            format!("<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>", god.name, god.intimidation, god.text);
+        assert!(rules.contains(&row), "the rules page lacks {row}");
+    }
 }

@@ -65,9 +65,11 @@ fn the_highest_total_wins_and_a_tie_shares_the_victory() {
     d.ev(Event::Glory { seat: 2, delta: Some(20), reason: "x".into() });
     assert_eq!(crate::scoring::winners(&d.state), vec![0, 2]);
     d.ev(Event::GameEnded { winners: vec![0, 2] });
-    let o = crate::scoring::outcome(&d.state).unwrap();
+    let names: Vec<String> = ["Ann", "Bo", "Cy"].iter().map(|n| n.to_string()).collect();
+    let o = crate::scoring::outcome(&d.state, &names).unwrap();
     assert_eq!(o.winners, vec![0, 2]);
     assert_eq!(o.ranking, vec![0, 2, 1]);
+    assert_eq!(o.summary, "Ann and Cy share the victory with 20 glory points");
 }
 
 #[test]

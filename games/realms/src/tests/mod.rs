@@ -9,6 +9,7 @@ mod rules_page;
 mod table;
 mod version3;
 mod versions;
+mod words;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

@@ -160,7 +160,7 @@ fn the_order_form_posts_back_the_orders_it_shows_in_every_season() {
         let labels: Vec<String> =
             Realms::legal(&d.state, seat).iter().map(|c| Realms::label(&d.state, seat, c)).collect();
         let entered = BTreeMap::new();
-        let input = FormsInput { seat, view: &view, legal: &legal, labels: &labels, entered: &entered };
+        let input = FormsInput { seat, view: &view, legal: &legal, labels: &labels, entered: &entered, names: &[] };
         let forms = Realms::forms(&input).expect("a pending realm gets its order form");
         let form = find_form(&forms.parts, crate::forms::ORDERS).expect("the order form");
         let mut posted = Vec::new();

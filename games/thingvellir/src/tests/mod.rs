@@ -8,6 +8,7 @@ mod program;
 mod rules;
 mod table;
 mod versions;
+mod words;
 
 use runestone_engine::{Emit, Game, GameRng, RuleError, Seat, Seed};
 

@@ -53,9 +53,15 @@ fn every_kind_of_decision_has_a_form_and_the_gathering_forms_build_accepted_comm
             let json: Vec<serde_json::Value> = legal.iter().map(|c| serde_json::to_value(c).unwrap()).collect();
             let labels: Vec<String> = legal.iter().map(|c| Thingvellir::label(&d.state, seat, c)).collect();
             let entered = BTreeMap::new();
-            let forms =
-                Thingvellir::forms(&FormsInput { seat, view: &v, legal: &json, labels: &labels, entered: &entered })
-                    .expect("forms");
+            let forms = Thingvellir::forms(&FormsInput {
+                seat,
+                view: &v,
+                legal: &json,
+                labels: &labels,
+                entered: &entered,
+                names: &[],
+            })
+            .expect("forms");
             let text = serde_json::to_string(&forms).unwrap();
             let asked = v.asked.clone().expect("the seat is asked");
             assert!(text.contains("\"kind\":\"submit\""), "game {game}: nothing to press for {asked}: {text}");
@@ -140,7 +146,8 @@ fn the_standing_choices_form_shows_the_choices_and_builds_them_back() {
     let v = typed(view(&d.state, Viewer::Seat(seat)));
     let entered = BTreeMap::new();
     let forms =
-        Thingvellir::forms(&FormsInput { seat, view: &v, legal: &[], labels: &[], entered: &entered }).expect("forms");
+        Thingvellir::forms(&FormsInput { seat, view: &v, legal: &[], labels: &[], entered: &entered, names: &[] })
+            .expect("forms");
     let text = serde_json::to_string(&forms).unwrap();
     assert!(text.contains("choices-form"), "a seat asked nothing still has its standing choices: {text}");
     assert!(text.contains("Your standing choices (ask me)"), "{text}");
@@ -179,8 +186,15 @@ fn the_season_composer_builds_a_program_the_rules_accept_and_it_runs() {
     let json: Vec<serde_json::Value> = legal.iter().map(|c| serde_json::to_value(c).unwrap()).collect();
     let labels: Vec<String> = legal.iter().map(|c| Thingvellir::label(&d.state, seat, c)).collect();
     let entered = BTreeMap::new();
-    let forms = Thingvellir::forms(&FormsInput { seat, view: &v, legal: &json, labels: &labels, entered: &entered })
-        .expect("forms");
+    let forms = Thingvellir::forms(&FormsInput {
+        seat,
+        view: &v,
+        legal: &json,
+        labels: &labels,
+        entered: &entered,
+        names: &[],
+    })
+    .expect("forms");
     let tree = serde_json::to_value(&forms).unwrap();
     let text = tree.to_string();
     assert!(text.contains("season-form") && text.contains("As Lawspeaker"), "{text}");

@@ -31,6 +31,14 @@
     ruleset.addEventListener("change", showOptions);
     showOptions();
   }
+  // A form that asks before it acts (undo; data-confirm holds the
+  // question): nothing is sent unless the player says yes. Without the
+  // script the form acts at once, as its button says.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    var ask = form && form.getAttribute && form.getAttribute("data-confirm");
+    if (ask && !window.confirm(ask)) { ev.preventDefault(); }
+  }, true);
   // What a part of the page gains from the script, again after it is
   // redrawn: tallies of number fields, deadlines in the browser's zone.
   var enhance = function (root) {

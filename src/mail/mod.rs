@@ -305,6 +305,8 @@ impl Templates {
             ("bot_plays.html", include_str!("../../templates/email/bot_plays.html")),
             ("confirm_host.txt", include_str!("../../templates/email/confirm_host.txt")),
             ("confirm_host.html", include_str!("../../templates/email/confirm_host.html")),
+            ("host_link.txt", include_str!("../../templates/email/host_link.txt")),
+            ("host_link.html", include_str!("../../templates/email/host_link.html")),
             ("press.txt", include_str!("../../templates/email/press.txt")),
             ("press.html", include_str!("../../templates/email/press.html")),
         ] {
@@ -363,7 +365,7 @@ mod tests {
             "table": {"round": "round 2 of 6", "phase": "Planning", "score": "Glory", "colour": "Red", "standings": [
                 {"name": "Ása", "me": true, "colour": "Red", "score": 7}, {"name": "Bjarni", "me": false, "colour": null, "score": null}]},
         });
-        for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert", "confirm_host"] {
+        for kind in ["invitation", "your_move", "reminder", "game_over", "host_alert", "confirm_host", "host_link"] {
             let (text, html) = t.render(kind, &ctx);
             assert!(text.contains("Ása") || text.contains("Bjarni"), "{kind}: {text}");
             assert!(html.contains("<html"), "{kind}");

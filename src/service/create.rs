@@ -270,6 +270,8 @@ impl Service {
         side.extend(self.invitations(&table, &mut record, &dues));
         if record.mail_held {
             side.extend(self.host_confirmation(&table, &record));
+        } else {
+            side.extend(self.host_link_mail(&table, &record));
         }
         let record_bytes = serde_json::to_vec(&record).expect("JSON");
         side.push(SideWrite { side: Side::Games, key: record_key(game_id), value: Some(record_bytes.clone()) });

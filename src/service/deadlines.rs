@@ -136,6 +136,44 @@ impl Policy {
         words[..1].make_ascii_uppercase();
         words + "."
     }
+
+    /// How long each kind of decision may take, and the reminders, in
+    /// words: "A secret plan may take 1 day, a turn 2 days and a small
+    /// decision 12 hours; reminders 6 hours before."
+    pub fn time_words(&self) -> String {
+        let mut words = format!(
+            "A secret plan may take {}, a turn {} and a small decision {}",
+            hours_words(self.plan_hours),
+            hours_words(self.turn_hours),
+            hours_words(self.small_hours)
+        );
+        let mut reminders = self.reminders_hours.clone();
+        reminders.sort_by(|a, b| b.total_cmp(a));
+        match reminders.as_slice() {
+            [] => words.push_str("; no reminders."),
+            [one] => words.push_str(&format!("; a reminder {} before.", hours_words(*one))),
+            more => words.push_str(&format!(
+                "; reminders {} before.",
+                more.iter().map(|h| hours_words(*h)).collect::<Vec<_>>().join(", ")
+            )),
+        }
+        words
+    }
+}
+
+/// A span of time in words, to the minute: "3 days 4 hours", "2 hours 5
+/// minutes", "12 minutes".
+pub fn span_words(minutes: i64) -> String {
+    let m = minutes.max(0);
+    let (days, hours, mins) = (m / 1440, m % 1440 / 60, m % 60);
+    let unit = |n: i64, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    match (days, hours, mins) {
+        (0, 0, m) => unit(m, "minute"),
+        (0, h, 0) => unit(h, "hour"),
+        (0, h, m) => format!("{} {}", unit(h, "hour"), unit(m, "minute")),
+        (d, 0, _) => unit(d, "day"),
+        (d, h, _) => format!("{} {}", unit(d, "day"), unit(h, "hour")),
+    }
 }
 
 fn missed(n: u32) -> String {
@@ -735,6 +773,24 @@ impl Service {
 mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
+
+    #[test]
+    fn spans_and_a_policys_times_read_in_words() {
+        assert_eq!(super::span_words(0), "0 minutes");
+        assert_eq!(super::span_words(61), "1 hour 1 minute");
+        assert_eq!(super::span_words(120), "2 hours");
+        assert_eq!(super::span_words(3 * 1440 + 4 * 60 + 5), "3 days 4 hours");
+        assert_eq!(super::span_words(1440), "1 day");
+        let p = super::Policy::parse(&serde_json::json!({
+            "plan_hours": 24, "turn_hours": 48, "small_hours": 12, "reminders_hours": [2, 6]
+        }))
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            p.time_words(),
+            "A secret plan may take 24 hours, a turn 2 days and a small decision 12 hours; reminders 6 hours, 2 hours before."
+        );
+    }
 
     use futures_util::FutureExt;
     use runestone_engine::Envelope;

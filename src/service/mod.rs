@@ -56,10 +56,10 @@ use crate::store::{EventStore, Side, StoreError};
 pub(crate) use cache::{Loaded, Slot};
 pub use create::{CreateGame, CreatedGame, HostSpec, SeatSpec, SeatToken};
 pub(crate) use deadlines::{entry_due, policy_or_null};
-pub use deadlines::{ClockAction, Entry, Policy};
+pub use deadlines::{span_words, ClockAction, Entry, Policy};
 pub use notify::local_time;
 pub use view::{given, owed, EventView};
-pub use words::{in_words, plausible_email, shown};
+pub use words::{in_words, ordinal, plausible_email, shown, your_result};
 
 use cache::Cache;
 use history::{Restored, RESTORED_SHARE};

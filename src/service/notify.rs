@@ -402,7 +402,20 @@ impl Service {
                 // The end is the last mail: one gathering is withdrawn, and
                 // the end keeps its distance from the seat's mail before.
                 out.extend(self.withdraw_gathering(&after.game_id, record, seat));
-                let ctx = json!({ "summary": outcome.summary, "seats": seats, "seed": after.seed_revealed, "replay": replay });
+                let place = outcome.ranking.iter().position(|&r| r == seat).map_or(0, |p| p + 1);
+                let yours = super::your_result(
+                    place,
+                    outcome.ranking.len(),
+                    outcome.winners.contains(&seat),
+                    outcome.winners.len(),
+                );
+                let ctx = json!({
+                    "summary": outcome.summary,
+                    "yours": yours,
+                    "seats": seats,
+                    "seed": after.seed_revealed,
+                    "replay": replay,
+                });
                 let subject = format!("{} is over: {}", self.game_name(after), outcome.summary);
                 let s = &mut record.seats[seat as usize];
                 let due = self.now().timestamp_millis().max(s.last_mail_ms + gather);
@@ -501,7 +514,8 @@ impl Service {
             }
             Notice::Before(_) => format!("Reminder — {}: {prompt}, by {when}", self.game_name(t)),
         };
-        let ctx = json!({ "prompt": prompt, "deadline": when });
+        let missed = matches!(notice, Notice::Extension);
+        let ctx = json!({ "prompt": prompt, "deadline": when, "missed": missed });
         self.seat_mail(t, record, seat, (notice.id_seq(since, deadline), "reminder"), subject, ctx)
     }
 
@@ -546,6 +560,33 @@ impl Service {
             last_error: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
+    }
+
+    /// The host's own link, mailed to the host's address (once the address
+    /// is confirmed, or at once for a game created with the instance key).
+    pub(crate) fn host_link_mail(&self, t: &Table, record: &GameRecord) -> Option<SideWrite> {
+        let host = record.host.as_ref()?;
+        let token = self.keys().issue(&t.game_id, Role::Host, None, t.holders.host, self.now());
+        let players: Vec<&str> = record.seats.iter().map(|s| s.name.as_str()).collect();
+        let ctx = json!({
+            "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
+            "link": self.link(&t.game_id, &token), "players": players.join(", "),
+        });
+        let (text, html) = self.templates.render("host_link", &ctx);
+        let mail = Mail {
+            id: mail_id(&t.game_id, 0, "host", "host_link"),
+            game: t.game_id.clone(),
+            kind: "host_link".into(),
+            to_name: host.name.clone(),
+            to: host.email.clone(),
+            subject: format!("Your host page for {}", self.game_name(t)),
+            text,
+            html,
+            unsubscribe: None,
+            attempts: 0,
+            last_error: None,
+        };
+        Some(outbox_write(self.now(), &mail))
     }
 
     /// The signed link that confirms `game`'s host address.
@@ -611,6 +652,8 @@ impl Service {
                     s.last_mail_ms = s.last_mail_ms.max(g.due_ms);
                 }
             }
+            // Now that the address is the host's, their own link goes to it.
+            side.extend(self.host_link_mail(&loaded.table, &record));
             let n = held.len();
             self.write_record(game, loaded, record, side).await?;
             tracing::info!(game, released = n, "the host confirmed their address; the game's mail is sent");

@@ -1,6 +1,29 @@
 //! What a client sent, told back in the product's words: a request's
 //! decoding error, text cut to a length fit to echo, and the light check of
-//! an email address.
+//! an email address; and a player's own result at the end of a game.
+
+/// A player's own result in words, for the end page and the game-over
+/// mail: "You win!", "You share the victory with 1 other.", "You finish 3rd
+/// of 4." `place` counts from 1 among `of` players; `winners` share first place.
+pub fn your_result(place: usize, of: usize, winner: bool, winners: usize) -> String {
+    match (winner, winners) {
+        (true, 0 | 1) => "You win!".to_owned(),
+        (true, n) => format!("You share the victory with {} other{}.", n - 1, if n == 2 { "" } else { "s" }),
+        (false, _) => format!("You finish {} of {of}.", ordinal(place)),
+    }
+}
+
+/// 1st, 2nd, 3rd, 4th, 11th, 21st…
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
 
 /// A decoding error of a request's JSON, in the product's words: what field
 /// is unknown or missing, or what kind of value was found where another was
@@ -87,4 +110,18 @@ pub fn plausible_email(s: &str) -> bool {
         && !domain.ends_with('.')
         && !s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>' || c == ',')
         && !domain.contains('@')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_read_as_ordinals_and_results_as_a_player_says_them() {
+        let words: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22].iter().map(|n| ordinal(*n)).collect();
+        assert_eq!(words, ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]);
+        assert_eq!(your_result(1, 4, true, 1), "You win!");
+        assert_eq!(your_result(1, 4, true, 3), "You share the victory with 2 others.");
+        assert_eq!(your_result(4, 4, false, 1), "You finish 4th of 4.");
+    }
 }

@@ -193,22 +193,61 @@ pub fn submission(form: &Form, command: Value) -> Result<Value, String> {
 /// bounds) for a whole number, a list for a choice of named values, a text
 /// area for a text with a `contentMediaType` (a data file), a text field
 /// otherwise. Each field is named `opt.{ruleset}.{option}`.
-pub fn option_fields(ruleset: &str, schema: &Value, defaults: &Value) -> Vec<Value> {
+///
+/// A choice of named values may be a reference to a definition (an enum
+/// type of its own): its values are read from there. An option that names
+/// a seat (its help, `help`, says "seat") is a list of the players by their
+/// place in the list of players, up to `max_seats`, or none.
+pub fn option_fields(
+    ruleset: &str,
+    schema: &Value,
+    defaults: &Value,
+    help: &[(String, String)],
+    max_seats: u8,
+) -> Vec<Value> {
     let Some(props) = schema["properties"].as_object() else { return Vec::new() };
+    // A property's own schema with a reference resolved.
+    let resolved = |p: &Value| -> Value {
+        let reference = p["$ref"].as_str().or_else(|| p["allOf"][0]["$ref"].as_str());
+        match reference
+            .and_then(|r| r.rsplit('/').next())
+            .and_then(|n| schema["$defs"].get(n).or_else(|| schema["definitions"].get(n)))
+        {
+            Some(def) => {
+                let mut merged = def.clone();
+                if let (Some(m), Some(own)) = (merged.as_object_mut(), p.as_object()) {
+                    for (k, v) in own.iter().filter(|(k, _)| *k != "$ref" && *k != "allOf") {
+                        m.insert(k.clone(), v.clone());
+                    }
+                }
+                merged
+            }
+            None => p.clone(),
+        }
+    };
     props
         .iter()
         .map(|(name, p)| {
+            let p = &resolved(p);
             let types: Vec<&str> = match &p["type"] {
                 Value::String(t) => vec![t.as_str()],
                 Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
                 _ => Vec::new(),
             };
+            let words = help.iter().find(|(n, _)| n == name).map(|(_, w)| w.clone());
+            let names_a_seat = types.contains(&"integer") && words.as_deref().is_some_and(|w| w.contains("seat"));
+            // The values of a choice: an enum, or constants one of which is taken.
+            let choices: Option<Vec<Value>> = p["enum"].as_array().cloned().or_else(|| {
+                p["oneOf"].as_array().and_then(|alts| alts.iter().map(|a| a.get("const").cloned()).collect())
+            });
             let default = defaults.get(name).cloned().unwrap_or(Value::Null);
             let kind = if types.contains(&"boolean") {
                 "checkbox"
+            } else if names_a_seat {
+                "seat"
             } else if types.contains(&"integer") {
                 "number"
-            } else if p["enum"].is_array() {
+            } else if choices.is_some() {
                 "select"
             } else if p["contentMediaType"].is_string() {
                 "textarea"
@@ -224,11 +263,12 @@ pub fn option_fields(ruleset: &str, schema: &Value, defaults: &Value) -> Vec<Val
                 "name": format!("opt.{ruleset}.{name}"),
                 "option": name,
                 "label": label,
-                "help": p["description"],
+                "help": words.map_or_else(|| p["description"].clone(), Value::from),
                 "kind": kind,
                 "min": p["minimum"],
                 "max": p["maximum"],
-                "choices": p["enum"],
+                "choices": choices,
+                "seats": (1..=max_seats).map(|k| json!({"value": k - 1, "words": format!("player {k}")})).collect::<Vec<_>>(),
                 "checked": default == Value::Bool(true),
                 "value": match &default { Value::Null | Value::Bool(_) => String::new(), Value::String(s) => s.clone(), v => v.to_string() },
             })
@@ -249,7 +289,7 @@ pub fn options_of(form: &Form, fields: &[Value]) -> Result<Value, String> {
                 out.insert(option.into(), json!(!raw.is_empty()));
             }
             _ if raw.is_empty() => {}
-            Some("number") => {
+            Some("number" | "seat") => {
                 let n: i64 = raw.parse().map_err(|_| format!("{label}: {raw:?} is not a whole number"))?;
                 out.insert(option.into(), json!(n));
             }
@@ -455,7 +495,7 @@ mod tests {
             "custom_runes": {"type": ["string", "null"], "contentMediaType": "application/toml"},
         }});
         let defaults = json!({"easy_cards": true, "rounds": null, "board": "summer", "note": ""});
-        let fields = option_fields("bardagi", &schema, &defaults);
+        let fields = option_fields("bardagi", &schema, &defaults, &[], 5);
         let by = |o: &str| fields.iter().find(|f| f["option"] == o).unwrap().clone();
         assert_eq!(by("easy_cards")["kind"], "checkbox");
         assert_eq!(by("easy_cards")["checked"], true);
@@ -490,6 +530,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(json_wins["options"], json!({"rounds": 2}));
+    }
+
+    #[test]
+    fn a_choice_by_reference_is_a_list_and_an_option_naming_a_seat_lists_the_players() {
+        let schema = json!({
+            "$defs": {"Mode": {"type": "string", "enum": ["fast", "basic"]}},
+            "properties": {
+                "mode": {"$ref": "#/$defs/Mode", "default": "fast", "description": "\"fast\" or \"basic\"."},
+                "lawspeaker": {"type": ["integer", "null"], "minimum": 0, "maximum": 255, "description": "`None` picks one."},
+            }
+        });
+        let help = vec![("lawspeaker".to_owned(), "The first Lawspeaker's seat; empty for a random one".to_owned())];
+        let fields = option_fields("thingvellir", &schema, &json!({"mode": "fast", "lawspeaker": null}), &help, 3);
+        let by = |o: &str| fields.iter().find(|f| f["option"] == o).unwrap().clone();
+        assert_eq!(by("mode")["kind"], "select");
+        assert_eq!(by("mode")["choices"], json!(["fast", "basic"]));
+        assert_eq!(by("mode")["value"], "fast");
+        assert_eq!(by("lawspeaker")["kind"], "seat");
+        assert_eq!(
+            by("lawspeaker")["help"],
+            "The first Lawspeaker's seat; empty for a random one",
+            "the help in words"
+        );
+        assert_eq!(by("lawspeaker")["seats"][2], json!({"value": 2, "words": "player 3"}));
+        let posted = form(&[("opt.thingvellir.mode", "basic"), ("opt.thingvellir.lawspeaker", "2")]);
+        assert_eq!(options_of(&posted, &fields).unwrap(), json!({"mode": "basic", "lawspeaker": 2}));
     }
 
     #[test]

@@ -58,6 +58,7 @@ pub(super) fn table_header(
         "rows": rows,
         "to_play": pending,
         "over": summary["status"] == "over",
+        "paused": summary["deadlines"]["paused"] == true,
     })
 }
 
@@ -119,9 +120,14 @@ pub(super) async fn render_game(
         .unwrap_or_default();
     // The game's own forms, if it has them, in place of the generic list.
     let own_forms = match (rules, me) {
-        (Some(g), Some(seat)) if at_head => {
-            g.forms(&FormsInput { seat, view: &view["view"], legal: &legal, labels: &labels, entered: &entered.values })
-        }
+        (Some(g), Some(seat)) if at_head => g.forms(&FormsInput {
+            seat,
+            view: &view["view"],
+            legal: &legal,
+            labels: &labels,
+            entered: &entered.values,
+            names: &names,
+        }),
         _ => None,
     };
     let my_turn = me.is_some_and(|s| decisions(&view).as_array().is_some_and(|p| p.iter().any(|x| x["seat"] == s)));
@@ -134,6 +140,7 @@ pub(super) async fn render_game(
                 legal: &[],
                 labels: &[],
                 entered: &entered.values,
+                names: &names,
             })
         }
         _ => None,
@@ -200,7 +207,7 @@ pub(super) async fn render_game(
         "own_board": own_board,
         "other_boards": other_boards,
         "over": summary["status"] == "over",
-        "outcome": outcome_rows(&summary, &names),
+        "outcome": outcome_rows(&summary, &names, me),
         "error": error,
         "entered": entered.values,
     });

@@ -54,13 +54,68 @@ pub(super) fn rollback_choices(log: &[Value], entered: Option<&str>, head: Optio
     out
 }
 
+/// How late a decision due at `due` (RFC 3339) is at `now`, in words
+/// ("2 hours 5 minutes"); `None` while it is not yet due.
+pub(super) fn late_words(due: &str, now: chrono::DateTime<chrono::Utc>) -> Option<String> {
+    let due = chrono::DateTime::parse_from_rfc3339(due).ok()?;
+    let late = now.signed_duration_since(due).num_minutes();
+    (late >= 1).then(|| crate::service::span_words(late))
+}
+
+/// Whether `seat`'s decision `kind`, due at `due`, is in the grace time a
+/// missed deadline gave it: the log's latest grace for it runs to `due`.
+fn in_grace(events: &[runestone_engine::Envelope], seat: u8, kind: &str, due: &str) -> bool {
+    use runestone_engine::{Body, KernelEvent};
+    events.iter().rev().any(|e| {
+        matches!(&e.body, Body::Kernel { event: KernelEvent::GraceGranted { seat: s, kind: k, until } }
+            if *s == seat && k == kind && until == due)
+    })
+}
+
+/// A decision in its grace time, in words: how long ago its deadline was
+/// missed (the grace ends at `due`, `grace_hours` after it).
+fn missed_words(due: &str, grace_hours: f64, now: chrono::DateTime<chrono::Utc>) -> Option<String> {
+    let due = chrono::DateTime::parse_from_rfc3339(due).ok()?;
+    let missed = due - chrono::Duration::minutes((grace_hours * 60.0).round() as i64);
+    let late = now.signed_duration_since(missed).num_minutes().max(1);
+    Some(format!("{} (missed the deadline; in the grace time)", crate::service::span_words(late)))
+}
+
+/// The clocks' deadlines as the host reads them: whose decision, due when
+/// (in UTC, which the page's script shows in the browser's zone), and how
+/// late it is; the soonest first.
+fn due_list(summary: &Value, names: &[String], now: chrono::DateTime<chrono::Utc>) -> Vec<Value> {
+    let mut out: Vec<Value> = summary["deadlines"]["due"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| {
+                    let key = d["decision"].as_str().unwrap_or_default();
+                    let (seat, kind) = key.split_once('/').unwrap_or((key, "decision"));
+                    let who = seat.parse::<u8>().map_or_else(|_| seat.to_owned(), |s| board::seat_name(names, s));
+                    let due = d["due"].as_str().unwrap_or_default();
+                    json!({
+                        "who": who,
+                        "what": kind.replace('_', " "),
+                        "due": due,
+                        "due_when": super::summary::due_words(due, None),
+                        "late": late_words(due, now),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by_key(|d| d["due"].as_str().unwrap_or_default().to_owned());
+    out
+}
+
 /// The confirmation of a host action that redirected back to the page.
 pub(super) fn done_words(done: &str) -> Option<&'static str> {
     Some(match done {
         "rollback" => "Rolled back: the events after the one you chose are voided (struck in the log, never deleted), and everyone sees your reason.",
         "pause" => "The clocks are paused: no deadline runs until you resume them.",
         "resume" => "The clocks run again; every pending deadline moved on by the time they were paused.",
-        "extend" => "More time given: the new deadlines are below, and the players are told by mail.",
+        "extend" => "More time given: the new deadlines are below, and on the players' pages and in their next mail.",
         _ => return None,
     })
 }
@@ -77,12 +132,15 @@ pub(super) struct HostNote {
     /// The host session this response sets (a replaced host link), for
     /// the page's forms to act under.
     session: Option<String>,
+    /// A rollback asked for, to confirm: the entry kept, the reason and
+    /// the entries it would void.
+    confirm: Option<Value>,
 }
 
 impl HostNote {
     /// The form `form` was refused with `error`; what was entered stays.
     fn refused(form: &'static str, error: String, entered: BTreeMap<String, String>) -> HostNote {
-        HostNote { form: Some(form), error: Some(error), entered, new_link: None, done: None, session: None }
+        HostNote { form: Some(form), error: Some(error), entered, ..HostNote::default() }
     }
 }
 
@@ -122,8 +180,30 @@ pub(super) async fn render_host(
     };
     let summary = svc.summary(game).await?;
     let names = names_of(&summary);
-    let (view, log, rewind, _) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
+    let (view, log, rewind, envelopes) = log_and_position(svc, game, claims.viewer(), at, &names).await?;
     let choices = rollback_choices(&log, note.entered.get("to_seq").map(String::as_str), summary["head"].as_u64());
+    let now = svc.now();
+    let policy = crate::service::Policy::parse(&summary["deadlines"]["policy"]).ok().flatten();
+    let grace = policy.as_ref().map_or(0.0, |p| p.grace_hours);
+    let mut pending = pending_list(&decisions(&summary), &names, None, &summary, None);
+    for p in &mut pending {
+        let due = p["due"].as_str().unwrap_or_default().to_owned();
+        let seat = p["seat"].as_u64().unwrap_or(0) as u8;
+        let in_grace =
+            p["submitted"] != true && in_grace(&envelopes, seat, p["kind"].as_str().unwrap_or_default(), &due);
+        p["late"] = json!(if in_grace { missed_words(&due, grace, now) } else { late_words(&due, now) });
+    }
+    let due_list = due_list(&summary, &names, now)
+        .into_iter()
+        .map(|mut d| {
+            let late =
+                pending.iter().find(|p| p["due"] == d["due"] && p["name"] == d["who"]).map(|p| p["late"].clone());
+            if let Some(late) = late.filter(|l| !l.is_null()) {
+                d["late"] = late;
+            }
+            d
+        })
+        .collect::<Vec<_>>();
     let ctx = json!({
         "dots": board::seat_classes(game_of(svc, &summary), &view["view"], names.len()),
         "game": game,
@@ -131,18 +211,20 @@ pub(super) async fn render_host(
         "summary": summary,
         "names": names,
         "seat_list": names.iter().enumerate().map(|(i, n)| json!({"seat": i, "name": n})).collect::<Vec<_>>(),
-        "pending": pending_list(&decisions(&summary), &names, None, &summary, None),
+        "pending": pending,
+        "due_list": due_list,
+        "policy_words": policy.as_ref().map(crate::service::Policy::time_words),
+        "confirm": note.confirm,
         "rewind": rewind,
         "log": log,
         "over": summary["status"] == "over",
-        "outcome": outcome_rows(&summary, &names),
+        "outcome": outcome_rows(&summary, &names, None),
         "note_form": note.form,
         "error": note.error,
         "entered": note.entered,
         "new_link": note.new_link,
         "done": note.done,
         "rollback_choices": choices,
-        "policy_text": summary["deadlines"]["policy"].to_string(),
         "created_when": summary["created_at"].as_str().map(when),
     });
     Ok(render(status, "host.html", ctx, Some(&csrf)))
@@ -167,6 +249,23 @@ pub(super) async fn host_rollback(
             if reason.is_empty() {
                 Err("say why you roll back: the reason is kept in the log for everyone to read".to_owned())
             } else {
+                // Asked first, unless confirmed: what the rollback would
+                // void, named (nothing voided: the rollback says why not).
+                let summary = svc.summary(&game).await?;
+                let names = names_of(&summary);
+                let (_, log, _, _) = log_and_position(&svc, &game, claims.viewer(), None, &names).await?;
+                let voided: Vec<Value> = log
+                    .iter()
+                    .filter(|e| e["in_force"] == json!(true) && e["seq"].as_u64().is_some_and(|s| s > to_seq))
+                    .map(|e| json!({"seq": e["seq"], "text": e["text"]}))
+                    .collect();
+                let kept = log.iter().find(|e| e["seq"].as_u64() == Some(to_seq)).map(|e| e["text"].clone());
+                if form.get("confirm") != Some("yes") && !voided.is_empty() && kept.is_some() {
+                    let confirm = json!({"to_seq": to_seq, "reason": reason, "voided": voided, "kept": kept});
+                    let note =
+                        HostNote { form: Some("rollback"), entered, confirm: Some(confirm), ..HostNote::default() };
+                    return render_host(&svc, &req, &game, &claims, None, StatusCode::OK, note).await;
+                }
                 svc.rollback(&game, &claims, json!({"to_seq": to_seq, "reason": reason})).await.map_err(words)
             }
         }

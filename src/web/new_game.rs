@@ -30,7 +30,7 @@ pub(super) fn rulesets(svc: &Svc) -> Vec<Value> {
                 "description": i.description,
                 "defaults": serde_json::to_string_pretty(&i.default_options).unwrap_or_default(),
                 "help": i.options_help,
-                "fields": forms::option_fields(&i.id, &g.schemas().options, &i.default_options),
+                "fields": forms::option_fields(&i.id, &g.schemas().options, &i.default_options, &i.options_help, i.max_seats),
             })
         })
         .collect();

@@ -86,7 +86,10 @@ pub(super) fn game_of<'a>(svc: &'a Service, summary: &Value) -> Option<&'a dyn D
     svc.registry().get(summary["ruleset"].as_str().unwrap_or_default()).map(|g| g.as_ref())
 }
 
-pub(super) fn outcome_rows(summary: &Value, names: &[String]) -> Value {
+/// The outcome as the end page shows it: its summary (which names the
+/// players), the ranking with names, and for a seated viewer `me` their
+/// own result first ("You win", "You finish 2nd of 4").
+pub(super) fn outcome_rows(summary: &Value, names: &[String], me: Option<u8>) -> Value {
     let o = &summary["outcome"];
     if o.is_null() {
         return Value::Null;
@@ -105,6 +108,7 @@ pub(super) fn outcome_rows(summary: &Value, names: &[String]) -> Value {
                         "place": place + 1,
                         "seat": s,
                         "name": board::seat_name(names, s as u8),
+                        "you": me == Some(s as u8),
                         "score": scores.get(s as usize).cloned().unwrap_or(Value::Null),
                         "winner": winners.contains(&s),
                     }))
@@ -112,12 +116,31 @@ pub(super) fn outcome_rows(summary: &Value, names: &[String]) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    json!({ "summary": o["summary"], "ranking": ranking })
+    let yours = ranking.iter().find(|r| r["you"] == true).map(|r| {
+        let place = r["place"].as_u64().unwrap_or(0) as usize;
+        crate::service::your_result(place, ranking.len(), r["winner"].as_bool().unwrap_or(false), winners.len())
+    });
+    json!({ "summary": o["summary"], "ranking": ranking, "yours": yours })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_end_page_tells_a_seated_reader_their_own_result_first() {
+        let summary =
+            json!({"outcome": {"scores": [5, 9, 9], "ranking": [1, 2, 0], "winners": [1, 2], "summary": "x"}});
+        let names: Vec<String> = ["Ann", "Bo", "Cy"].iter().map(|n| n.to_string()).collect();
+        assert_eq!(outcome_rows(&summary, &names, Some(0))["yours"], "You finish 3rd of 3.");
+        assert_eq!(outcome_rows(&summary, &names, Some(2))["yours"], "You share the victory with 1 other.");
+        assert!(outcome_rows(&summary, &names, None)["yours"].is_null());
+        let rows = outcome_rows(&summary, &names, Some(1));
+        assert_eq!(
+            (rows["ranking"][0]["name"].as_str(), rows["ranking"][0]["you"].as_bool()),
+            (Some("Bo"), Some(true))
+        );
+    }
 
     #[test]
     fn stamps_read_as_minutes_in_utc() {

@@ -182,25 +182,35 @@ fn a_game_created_without_the_key_mails_only_its_host_until_the_host_confirms() 
     outbox_empty(&app);
     assert_eq!(sink.received().len(), 1, "opening the page sends nothing");
 
-    // Confirmed: the invitations leave.
+    // Confirmed: the invitations leave, and the host gets their own link.
     let done = app.raw("POST", path, None, None, &[]);
     assert_eq!(done.status, 200, "{}", done.text);
     assert!(done.text.contains("the 2 messages that waited"), "{}", done.text);
-    let got = sink.wait_for(3, 120);
-    let invited: Vec<&str> = got[1..].iter().map(|m| m.to[0].as_str()).collect();
+    let got = sink.wait_for(4, 120);
+    let (to_host, invitations): (Vec<_>, Vec<_>) = got[1..].iter().partition(|m| m.to[0] == "gudrun@example.org");
+    let invited: Vec<&str> = invitations.iter().map(|m| m.to[0].as_str()).collect();
     assert!(invited.contains(&"asa@example.org") && invited.contains(&"bjarni@example.org"), "{invited:?}");
-    assert!(got[1..].iter().all(|m| m.header("Subject").unwrap().starts_with("Your seat")));
+    assert!(invitations.iter().all(|m| m.header("Subject").unwrap().starts_with("Your seat")));
+    assert_eq!(to_host.len(), 1, "the host's link, once");
+    assert!(
+        to_host[0].header("Subject").unwrap().starts_with("Your host page for"),
+        "{:?}",
+        to_host[0].header("Subject")
+    );
+    let host_link = link_in(to_host[0], "/play/");
+    let host_page = app.get(&host_link[host_link.find("/play/").unwrap()..], None);
+    assert_eq!(host_page.status, 200, "the mailed host link opens: {}", host_page.text);
     let again = app.raw("POST", path, None, None, &[]);
     assert_eq!(again.status, 200, "confirming twice is harmless");
     outbox_empty(&app);
-    assert_eq!(sink.received().len(), 3);
+    assert_eq!(sink.received().len(), 4);
 
     // With the instance key the invitations leave at once; a wrong key is refused.
     let body = json!({"ruleset": "duel", "seats": [{"name": "Dís", "email": "dis@example.org"}, {"name": "Eir"}]});
     let keyed = app.post("/api/v1/games", Some(KEY), &body).ok().clone();
     assert!(keyed["mail"].is_null(), "{keyed}");
-    let got = sink.wait_for(4, 120);
-    assert_eq!(got[3].to, ["dis@example.org"]);
+    let got = sink.wait_for(5, 120);
+    assert_eq!(got[4].to, ["dis@example.org"]);
     let d = app.post("/api/v1/games", Some("not-the-key"), &body).problem(401);
     assert!(d.contains("not this server's instance key"), "{d}");
 
@@ -208,7 +218,7 @@ fn a_game_created_without_the_key_mails_only_its_host_until_the_host_confirms() 
     let anonymous = app.post("/api/v1/games", None, &body).ok().clone();
     assert!(anonymous["mail"].as_str().unwrap().contains("no host address"), "{anonymous}");
     outbox_empty(&app);
-    assert_eq!(sink.received().len(), 4, "no mail for a game without a confirmed host");
+    assert_eq!(sink.received().len(), 5, "no mail for a game without a confirmed host");
 }
 
 #[test]

@@ -40,8 +40,12 @@ fn a_game_between_absent_players_finishes_by_deadlines_alone() {
         "host": {"name": "Host", "email": "host@example.org"}, "deadlines": policy()}),
     );
     let game = str_of(created.ok(), "game_id").to_owned();
-    let inv = sink.wait_for(2, 120);
-    assert!(inv[0].text().contains("by Tue 3 Mar"), "the deadline in the invitation:\n{}", inv[0].text());
+    // The two invitations and the host's own link.
+    let inv = sink.wait_for(3, 120);
+    let asa = inv.iter().find(|m| m.to[0] == "asa@example.org").unwrap().text();
+    assert!(asa.contains("by Tue 3 Mar"), "the deadline in the invitation:\n{asa}");
+    let host = inv.iter().find(|m| m.to[0] == "host@example.org").expect("the host's link is mailed");
+    assert!(host.text().contains(&format!("/play/{game}?token=")), "{}", host.text());
     let oslo = inv.iter().find(|m| m.to[0] == "bjarni@example.org").unwrap().text();
     assert!(oslo.contains("10:00 CET"), "Bjarni's time zone:\n{oslo}");
     assert!(
@@ -276,4 +280,43 @@ fn a_player_the_bot_plays_is_told_so_on_their_page_and_comes_back_by_its_button(
         .post(&format!("/api/v1/games/{game}/clock"), Some(&tokens[1]), &json!({"action": "back", "seat": 1}))
         .problem(422);
     assert!(again.contains("plays it already"), "{again}");
+}
+
+/// A seat that missed its deadline is marked late on the host page, by how
+/// long and that it is in its grace time; the clocks are told in words.
+#[test]
+fn the_host_page_says_who_is_late_and_by_how_much_in_words() {
+    let sink = SmtpSink::start();
+    let (app, clock, _tmp) = app_with_clock(&sink);
+    let seats = json!([{"name": "Ása", "email": "asa@example.org"}, {"name": "Bjarni", "email": "bjarni@example.org"}]);
+    let created = app
+        .post("/api/v1/games", None, &json!({"ruleset": "duel", "seats": seats, "deadlines": policy()}))
+        .ok()
+        .clone();
+    let game = str_of(&created, "game_id").to_owned();
+    let host = str_of(&created, "host_token").to_owned();
+    let seat0 = str_of(&created["seats"][0], "token").to_owned();
+    // Ása bids; Bjarni lets his deadline (24 hours) pass and is given his
+    // grace (6 hours, from when it is found missed: an hour late here).
+    app.submit(&game, &seat0, json!({"type": "Bid", "amount": 2})).ok();
+    clock.advance(Hours::hours(25));
+    let t = Instant::now();
+    while !app.get(&format!("/api/v1/games/{game}/events"), None).text.contains("GraceGranted") {
+        assert!(t.elapsed() < Duration::from_secs(120), "no grace was granted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    clock.advance(Hours::hours(1) + Hours::minutes(10));
+    let mut b = crate::browser::Browser::new(&app);
+    b.sign_in(&game, &host);
+    let page = b.get(&format!("/host/{game}"));
+    assert_eq!(page.status, 200, "{}", page.html);
+    let late = page.html.split("id=\"late-1\">").nth(1).map(|s| s.split('<').next().unwrap()).unwrap_or_default();
+    assert_eq!(late, "late by 1 hour 10 minutes (missed the deadline; in the grace time)", "{}", page.html);
+    assert!(!page.html.contains("id=\"late-0\""), "Ása is not late");
+    let words = page.html.split("id=\"policy-words\">").nth(1).unwrap().split('<').next().unwrap();
+    assert!(words.starts_with("A secret plan may take 24 hours, a turn 24 hours"), "{words}");
+    assert!(!page.html.contains("plan_hours"), "no raw JSON on the host page");
+    let due = page.html.split("id=\"due-list\">").nth(1).unwrap().split("</ul>").next().unwrap();
+    assert!(due.contains("<strong>Bjarni</strong>'s bid: due"), "{due}");
+    assert!(due.contains("late by 1 hour 10 minutes"), "{due}");
 }

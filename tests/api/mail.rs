@@ -161,8 +161,12 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
     let created = created.ok().clone();
     let game = str_of(&created, "game_id").to_owned();
     let host = str_of(&created, "host_token").to_owned();
-    let got = sink.wait_for(2, 120);
-    let alert = got.iter().find(|m| m.to[0] == "host@example.org").expect("the host is alerted");
+    // Ása's invitation, the host's own link and the host's alert.
+    let got = sink.wait_for(3, 120);
+    let alert = got
+        .iter()
+        .find(|m| m.to[0] == "host@example.org" && m.text().contains("could not be delivered"))
+        .expect("the host is alerted");
     assert!(alert.text().contains("could not be delivered"), "{}", alert.text());
     let dead = app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host));
     let list = dead.ok()["dead_letters"].as_array().unwrap().clone();
@@ -178,7 +182,7 @@ fn an_undeliverable_message_becomes_a_dead_letter_the_host_is_told_of_and_can_re
     app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).ok();
     app.post(&format!("/api/v1/games/{game}/dead-letters/{id}/retry"), Some(&host), &json!({})).problem(404);
     // Still undeliverable: dead again, and the host told again.
-    sink.wait_for(3, 120);
+    sink.wait_for(4, 120);
     assert_eq!(
         app.get(&format!("/api/v1/games/{game}/dead-letters"), Some(&host)).ok()["dead_letters"]
             .as_array()

@@ -38,3 +38,4 @@ mod web;
 mod web_axe;
 mod web_first;
 mod web_loads;
+mod web_words;

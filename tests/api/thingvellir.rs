@@ -288,7 +288,7 @@ fn a_gothi_votes_resolves_an_action_and_seals_goods_in_a_feud_through_the_pages_
     d.go(&page);
     assert!(d.exists("#seal-form"), "the sealed commitment form");
     assert!(
-        d.text("#decide").contains("You fight the green gothi (seat 2) with 1 Thingmen against their 1"),
+        d.text("#decide").contains("You fight Player 3 (green) with 1 Thingmen against their 1"),
         "{}",
         d.text("#decide")
     );

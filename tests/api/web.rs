@@ -139,7 +139,7 @@ fn a_seats_secret_never_reaches_another_seats_page_and_sessions_act_only_for_the
     let reissued =
         host.post(&format!("/host/{game}/reissue"), &[("csrf", &host_csrf), ("seat", "0"), ("reason", "lost phone")]);
     assert_eq!(reissued.status, 200, "{}", reissued.html);
-    assert!(reissued.html.contains("New link for seat 0"), "{}", reissued.html);
+    assert!(reissued.html.contains("New link for Player 1:"), "the seat by its player: {}", reissued.html);
     let stale = ann.command(&game, &json!({"type": "Claim"}));
     assert_eq!(stale.status, 401, "{}", stale.html);
     assert!(stale.html.contains("revoked"), "{}", stale.html);
@@ -191,6 +191,9 @@ fn host_forms_keep_what_was_typed_and_explain_what_is_wrong() {
     );
     assert_eq!(bad.status, 422, "{}", bad.html);
     assert!(bad.html.contains("rounds must be 1 to 20, not 99"), "{}", bad.html);
+    let top = bad.html.split("id=\"form-errors\"").nth(1).expect("the refusal is told at the top of the form");
+    assert!(top.split("</div>").next().unwrap().contains("rounds must be 1 to 20"), "{top}");
+    assert!(bad.html.contains("id=\"options-error\""), "and beside the field");
     assert!(bad.html.contains("value=\"Ása\"") && bad.html.contains("value=\"Bo\""), "names kept");
     assert!(bad.html.contains("{&quot;rounds&quot;: 99}"), "options kept");
     let policy = host.post(
@@ -341,6 +344,8 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
         host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "pause"), ("reason", "holiday")]);
     assert_eq!(paused.status, 303, "{}", paused.html);
     assert!(host.get(&format!("/host/{game}")).html.contains("id=\"clock-state\">paused"));
+    let header = ann.get(&format!("/games/{game}")).html;
+    assert!(header.contains("id=\"paused\""), "every page's header says the game is paused: {header}");
     let resumed = host.post(&format!("/host/{game}/clock"), &[("csrf", &csrf), ("action", "resume")]);
     assert_eq!(resumed.status, 303, "{}", resumed.html);
     let bad = host.post(
@@ -369,7 +374,7 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     assert_eq!(bo.command(&game, &json!({"type": "Pass"})).status, 401);
     let mut cai = Browser::new(&app);
     cai.sign_in(&game, &token(link));
-    assert!(cai.get(&format!("/games/{game}")).html.contains("(seat 1)"));
+    assert!(cai.get(&format!("/games/{game}")).html.contains("</span>Cai</strong>"), "Cai plays the seat");
 
     // The host rolls back to before the bids, chosen from the log's
     // entries; the log keeps them, voided, and the page confirms it.
@@ -378,7 +383,19 @@ fn a_player_undoes_a_step_and_the_host_rolls_back_pauses_extends_and_seats_a_sub
     let choice = &choice[..choice.find("</select>").unwrap()];
     assert!(choice.contains("<option value=\"1\">#1 "), "{choice}");
     assert!(choice.contains(" selected>#"), "the latest entry is chosen first: {choice}");
-    let rb = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
+    // First the page asks, naming what would be voided; only the
+    // confirmation rolls back.
+    let ask = host.post(&format!("/host/{game}/rollback"), &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick")]);
+    assert_eq!(ask.status, 200, "{}", ask.html);
+    assert!(ask.html.contains("id=\"rollback-confirm\""), "{}", ask.html);
+    let asked = ask.html.split("id=\"rollback-confirm\"").nth(1).unwrap();
+    assert!(asked.contains("Ása placed a secret bid"), "the voided events are named: {asked}");
+    assert!(asked.contains("<q>misclick</q>"), "{asked}");
+    assert!(!host.get(&format!("/host/{game}")).html.contains("Rolled back to event 1"), "nothing happened yet");
+    let rb = host.post(
+        &format!("/host/{game}/rollback"),
+        &[("csrf", &csrf), ("to_seq", "1"), ("reason", "misclick"), ("confirm", "yes")],
+    );
     assert_eq!(rb.status, 303, "{}", rb.html);
     assert_eq!(rb.location, format!("/host/{game}?done=rollback"));
     let dash = host.get(&rb.location);

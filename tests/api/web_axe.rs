@@ -76,18 +76,58 @@ fn axe_finds_no_serious_or_critical_violation_on_any_page_or_mail() {
             app.post("/api/v1/games", None, &json!({"ruleset": ruleset, "options": {}, "seats": seats})).ok().clone();
         let game = str_of(&created, "game_id").to_owned();
         let tokens = seat_tokens(&created);
+        d.resize(1280, 900);
         d.go(&format!("{}/play/{game}?token={}", app.base, tokens[0]));
         check(&d, &format!("{ruleset} landing"));
         d.loads(|| d.click(&d.find("#enter")));
         check(&d, &format!("{ruleset} game page"));
+        // A first move, then the page rewound to before it: the log's
+        // later entries are shown as the future.
+        let first = app.get(&format!("/api/v1/games/{game}/view"), Some(&tokens[0])).ok()["legal"][0].clone();
+        if !first.is_null() {
+            app.submit(&game, &tokens[0], first).ok();
+        }
+        d.go(&format!("{}/games/{game}?at=1", app.base));
+        check(&d, &format!("{ruleset} game page rewound"));
         d.go(&format!("{}/rules/{ruleset}", app.base));
         check(&d, &format!("{ruleset} how to play"));
+        // The same pages on a phone.
+        d.resize(390, 844);
+        d.go(&format!("{}/games/{game}", app.base));
+        check(&d, &format!("{ruleset} game page, phone"));
+        d.go(&format!("{}/games/{game}?at=1", app.base));
+        check(&d, &format!("{ruleset} game page rewound, phone"));
+        d.resize(1280, 900);
         if ruleset == "bardagi" {
             d.go(&format!("{}/play/{game}?token={}", app.base, str_of(&created, "host_token")));
             d.loads(|| d.click(&d.find("#enter")));
             check(&d, "host page");
+            // A rollback voids the first move: struck in the host's log.
+            let host = str_of(&created, "host_token");
+            let head = app.get(&format!("/api/v1/games/{game}"), None).ok()["head"].as_u64().unwrap();
+            let to = json!({"to_seq": head - 1, "reason": "a test"});
+            app.post(&format!("/api/v1/games/{game}/rollback"), Some(host), &to).ok();
+            d.go(&format!("{}/host/{game}", app.base));
+            check(&d, "host page with voided events");
+            d.resize(390, 844);
+            check(&d, "host page with voided events, phone");
+            d.go(&format!("{}/host/new", app.base));
+            check(&d, "host/new, phone");
+            d.resize(1280, 900);
         }
     }
+
+    // The end page of a finished game, at both sizes.
+    let created = app.create("duel", 2, json!({"rounds": 1}));
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    crate::helpers::play_to_the_end(&app, &game, &tokens, 200, &[409], |_, v| v["legal"][0].clone(), || {});
+    d.go(&format!("{}/play/{game}?token={}", app.base, tokens[0]));
+    d.loads(|| d.click(&d.find("#enter")));
+    check(&d, "end page");
+    d.resize(390, 844);
+    check(&d, "end page, phone");
+    d.resize(1280, 900);
 
     // The conversation panel with a thread open and a new message counted.
     let created = app.create("thingvellir", 3, json!({}));

@@ -140,7 +140,12 @@ pub fn outcome(s: &State, names: &[String]) -> Option<Outcome> {
             ));
         }
     }
-    Some(Outcome { scores: s.realms.iter().map(|r| r.vp as i64).collect(), ranking, winners, summary: capital(summary) })
+    Some(Outcome {
+        scores: s.realms.iter().map(|r| r.vp as i64).collect(),
+        ranking,
+        winners,
+        summary: capital(summary),
+    })
 }
 
 /// The winner by rules version 3, in the sheet's words: "DOMINANCE: 10

@@ -346,9 +346,12 @@ impl Say {
 /// A command in words as a program step or a standing answer tells it in
 /// the log (the text is part of the event). Games of rules versions 1 and 2
 /// keep the words their logs were written with, which named a Good's
-/// colour; by version 3 a Good is named by its Worth alone, as everywhere.
+/// colour and another gothi by seat number; by version 3 a Good is named by
+/// its Worth alone, as everywhere, and a gothi by their colour on the map.
 pub fn told(s: &State, seat: Seat, command: &Command) -> String {
-    words(s, seat, command, &|to| format!("seat {to}"), Say { given: s.version < 3, ..Say::LOG })
+    let by_seat = |to: Seat| format!("seat {to}");
+    let who: &dyn Fn(Seat) -> String = if s.version < 3 { &by_seat } else { &gothi };
+    words(s, seat, command, who, Say { given: s.version < 3, ..Say::LOG })
 }
 
 /// `seat`'s command in words on the position it is given on, other gothar

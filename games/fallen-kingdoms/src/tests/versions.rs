@@ -306,6 +306,7 @@ fn the_move_form_states_the_rampage_condition_as_5_2_6_does() {
         legal: &legal,
         labels: &labels,
         entered: &entered,
+        names: &[],
     };
     let text = format!("{:?}", crate::forms::forms(&input).expect("the move form"));
     assert!(text.contains("If the first roll kills or drives off every defender, rampage"), "{text}");

@@ -380,16 +380,16 @@ fn importance_scoring_after_5_years() {
     s.realms[other as usize].vp = 5;
     // then the game ended by its years is won on IMPORTANCE (a tie by
     // gold and the cost of all stuff on the map),
-    let o = crate::scoring::outcome(&s).expect("over");
+    let o = crate::scoring::outcome(&s, &[]).expect("over");
     assert!(o.winners.contains(&best), "{}: {points:?}", o.summary);
     assert!(o.summary.contains("IMPORTANCE points"), "{}", o.summary);
     assert_eq!(o.scores, points);
     // and a realm with 10 VP wins by DOMINANCE.
     s.realms[other as usize].vp = 10;
-    let o = crate::scoring::outcome(&s).expect("over");
+    let o = crate::scoring::outcome(&s, &[]).expect("over");
     assert_eq!(o.winners, vec![other], "{}", o.summary);
     // By rules version 2 the most victory points won after the years.
     let mut s = over(2).state;
     s.realms[other as usize].vp = 5;
-    assert_eq!(crate::scoring::outcome(&s).expect("over").winners, vec![other]);
+    assert_eq!(crate::scoring::outcome(&s, &[]).expect("over").winners, vec![other]);
 }

@@ -51,9 +51,10 @@ fn kind<T: serde::Serialize>(x: &T) -> String {
 }
 
 /// Play one game; answer (seats, turns, counts of battles, intimidations,
-/// exhaustions, rampages, invasions, fallen kingdoms, battles that asked),
+/// exhaustions, rampages, invasions, fallen kingdoms, battles that asked,
+/// defenders' retreats),
 /// and the commands and events by kind.
-pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7], Kinds) {
+pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 8], Kinds) {
     let mut kinds = Kinds::new();
     let seats = 3 + (i % 4) as u8;
     let mut d = Driver::new(&options_for(i), seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
@@ -125,7 +126,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7], Kinds) {
     }
     let o = FallenKingdoms::outcome(&d.state).expect("over");
     assert_eq!(o.scores.len(), seats as usize);
-    let mut counts = [0u32; 7];
+    let mut counts = [0u32; 8];
     for e in &d.log {
         let k = match e.event {
             Event::BattleBegan { .. } => 0,
@@ -135,6 +136,7 @@ pub fn play(i: u64, check_all: bool) -> (u8, u32, [u32; 7], Kinds) {
             Event::InvaderCardTaken { .. } => 4,
             Event::KingdomFell { .. } => 5,
             Event::BattleAsked { .. } => 6,
+            Event::Retreated { attacker: false, .. } => 7,
             _ => continue,
         };
         counts[k] += 1;
@@ -187,12 +189,12 @@ fn games() -> u64 {
 fn random_playouts_end_by_the_trophy_condition_and_reach_every_command_and_event() {
     let n = games();
     let mut turns = 0u64;
-    let mut all = [0u32; 7];
+    let mut all = [0u32; 8];
     let mut kinds = Kinds::new();
     for i in 0..n {
         let (_, t, counts, k) = play(i, i % 20 == 0);
         turns += t as u64;
-        for k in 0..7 {
+        for k in 0..8 {
             all[k] += counts[k];
         }
         for (name, c) in k {
@@ -200,7 +202,7 @@ fn random_playouts_end_by_the_trophy_condition_and_reach_every_command_and_event
         }
     }
     eprintln!(
-        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}, battles that asked {}",
+        "{n} games, {:.1} turns on average; battles {}, intimidations {}, exhaustions {}, rampages {}, invasions {}, kingdoms fallen {}, battles that asked {}, defenders' retreats {}",
         turns as f64 / n as f64,
         all[0],
         all[1],
@@ -208,12 +210,21 @@ fn random_playouts_end_by_the_trophy_condition_and_reach_every_command_and_event
         all[3],
         all[4],
         all[5],
-        all[6]
+        all[6],
+        all[7]
     );
-    for (k, what) in
-        ["battles", "intimidations", "exhaustions", "rampages", "invasions", "fallen kingdoms", "battles that asked"]
-            .iter()
-            .enumerate()
+    for (k, what) in [
+        "battles",
+        "intimidations",
+        "exhaustions",
+        "rampages",
+        "invasions",
+        "fallen kingdoms",
+        "battles that asked",
+        "defenders' retreats",
+    ]
+    .iter()
+    .enumerate()
     {
         assert!(all[k] > 0, "no {what} in {n} games: the playout does not reach that rule");
     }

@@ -312,3 +312,43 @@ fn the_move_form_states_the_rampage_condition_as_5_2_6_does() {
     assert!(text.contains("If the first roll kills or drives off every defender, rampage"), "{text}");
     assert!(!text.contains("by 3 or more"));
 }
+
+// --- The bot of version 3 reaches every rule -------------------------------------------
+
+#[test]
+fn the_bot_of_version_3_re_invades_a_port_it_takes_names_its_temple_city_and_stacks_its_reserve() {
+    let d = two_arrows_to_a_port(3);
+    let c = crate::bot::invasion(&d.state, 0).expect("an invasion");
+    // The first arrow takes the port C0 and goes on to C1; the second arrow
+    // into the same port goes on from it by the navigation route to C3, then C4.
+    assert_eq!(c, invade(vec![path(0, 0, &[1]), path(1, 3, &[4])], Some(0), vec![(1, 3)]));
+    // Version 2's bot as it was: one path, no temple named, nothing stacked.
+    let d = two_arrows_to_a_port(2);
+    assert_eq!(crate::bot::invasion(&d.state, 0), Some(invade(vec![path(0, 0, &[1])], None, vec![])));
+}
+
+#[test]
+fn the_bot_of_version_3_gives_standing_defence_orders_that_retreat_and_calls_off_attacks_after_a_lost_battle() {
+    // Seat 0: 6 units in C0 and 6 in C3, its temple in C0; seat 1 holds C1 and C4 with one unit each.
+    let b = board(6, &[(0, 1), (3, 4)], &[], &[]);
+    let program = |version: u32| {
+        let mut d = table(b.clone(), &[ODIN, TYR, BRAGI], &v(version));
+        d.put(0, 0, 6, true);
+        d.put(0, 3, 6, false);
+        d.put(1, 1, 1, true);
+        d.put(1, 4, 1, false);
+        d.put(2, 5, 3, true);
+        d.state.turn = 2;
+        crate::bot::program(&d.state, 0)
+    };
+    let Command::Program { steps, .. } = program(3) else { panic!("a program") };
+    let Command::SetDefence { defence } = &steps[0].step else { panic!("{:?}", steps[0]) };
+    assert_eq!((defence.retreat_at, defence.per_city.clone(), defence.complete_from_board), (1, vec![(0, 0)], true));
+    let Some(Command::Move { attacks, .. }) = steps.last().map(|s| s.step.clone()) else { panic!("{steps:?}") };
+    assert_eq!(attacks.iter().map(|a| (a.city, a.call_off_if_lost)).collect::<Vec<_>>(), vec![(1, false), (4, true)]);
+    // Version 2's bot as it was: no defence orders, no attack called off.
+    let Command::Program { steps, .. } = program(2) else { panic!("a program") };
+    assert!(!steps.iter().any(|s| matches!(s.step, Command::SetDefence { .. })));
+    let Some(Command::Move { attacks, .. }) = steps.last().map(|s| s.step.clone()) else { panic!("{steps:?}") };
+    assert!(attacks.iter().all(|a| !a.call_off_if_lost));
+}

@@ -78,6 +78,7 @@ fn deliver(c: &mut Criterion) {
                             unsubscribe: Some("http://localhost/mail/unsubscribe/x/0/y".into()),
                             attempts: 0,
                             last_error: None,
+                            reply_to: None,
                         };
                         SideWrite {
                             side: Side::Outbox,

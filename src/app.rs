@@ -23,6 +23,8 @@ pub struct Application {
     outbox: crate::outbox::Background,
     /// The thread that asks the store whether it answers.
     probe: Arc<crate::health::StoreProbe>,
+    /// The port of the built-in SMTP listener, when one listens.
+    smtp_port: Option<u16>,
 }
 
 /// The event store the settings name: sled under `storage.path`, or the
@@ -126,6 +128,27 @@ impl Application {
             rate: crate::limits::Limiter::new(settings.press.per_hour, std::time::Duration::from_secs(3600)),
             quiet_minutes: settings.press.quiet_minutes.max(1),
         });
+        let inbound = &settings.inbound;
+        service.set_inbound(crate::service::inbound::Inbound {
+            domain: inbound.domain.trim().to_ascii_lowercase(),
+            days: inbound.address_days,
+            trusted_mta: inbound.trusted_mta.trim().to_owned(),
+            max_bytes: inbound.max_bytes,
+            rate: crate::limits::Limiter::new(inbound.per_hour, std::time::Duration::from_secs(3600)),
+            route_key: crate::service::inbound::route_key(service.keys(), &inbound.route_key),
+        });
+        let smtp_port = if inbound.smtp_listen.is_empty() || inbound.domain.is_empty() {
+            None
+        } else {
+            let l = TcpListener::bind(&inbound.smtp_listen)
+                .with_context(|| format!("cannot listen for mail on {} (inbound.smtp_listen)", inbound.smtp_listen))?;
+            l.set_nonblocking(true)?;
+            let port = l.local_addr()?.port();
+            let l = tokio::net::TcpListener::from_std(l)?;
+            tokio::spawn(crate::inbound::listen(l, service.clone(), inbound.domain.trim().to_ascii_lowercase()));
+            tracing::info!(port, "taking replies by mail over SMTP");
+            Some(port)
+        };
         if settings.storage.backend == "sled" {
             service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
         }
@@ -180,11 +203,16 @@ impl Application {
                 probe: probe.clone(),
             },
         )?;
-        Ok(Application { port, server, service, outbox, probe })
+        Ok(Application { port, server, service, outbox, probe, smtp_port })
     }
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port of the built-in SMTP listener, when one listens.
+    pub fn smtp_port(&self) -> Option<u16> {
+        self.smtp_port
     }
 
     /// A handle to stop the server from elsewhere.

@@ -1,5 +1,5 @@
 //! The command line: `serve`, `check`, `migrate-store`, `migrate-schema`,
-//! `replay`, `export`, `simulate`.
+//! `replay`, `export`, `simulate`, `inbound`.
 
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
@@ -78,6 +78,32 @@ pub fn command() -> Command {
                             "auth.new_signing_key: make a new token signing key if jwt.key is missing, which \
                              revokes every token and every link already sent",
                         ),
+                ),
+        )
+        .subcommand(
+            Command::new("inbound")
+                .about("Hand one mail message on standard input to the running server (an MTA's pipe)")
+                .long_about(
+                    "Read one mail message (RFC 5322) on standard input and hand it to the running server's \
+                     inbound route, authenticated by the inbound route key (inbound.route_key, or derived from \
+                     the signing key under storage.path, which this command must be able to read). For an MTA \
+                     that delivers to a command, such as Postfix's pipe: exits 0 when the message was taken \
+                     (or ignored, as an auto-reply is), 67 when it is to no valid reply address (forged, \
+                     expired, revoked), 65 when it cannot be read or is too large, and 75 (try again later) \
+                     when the server cannot be reached or the seat sent too many replies.",
+                )
+                .arg(config())
+                .arg(
+                    Arg::new("recipient")
+                        .long("recipient")
+                        .value_name("ADDRESS")
+                        .help("The envelope recipient (the reply address); default: read from the headers"),
+                )
+                .arg(
+                    Arg::new("url")
+                        .long("url")
+                        .value_name("URL")
+                        .help("The server's address (http://HOST:PORT); default: server.host and server.port"),
                 ),
         )
         .subcommand(
@@ -301,8 +327,148 @@ pub fn run(args: Vec<String>) -> anyhow::Result<()> {
             println!("{}", stats.report(players));
             Ok(())
         }
+        Some(("inbound", m)) => {
+            let settings = Settings::load(path(m, "config").as_deref())?;
+            let (code, words) = inbound(
+                &settings,
+                m.get_one::<String>("url").map(String::as_str),
+                m.get_one::<String>("recipient").map(String::as_str),
+                &mut std::io::stdin().lock(),
+            );
+            println!("{words}");
+            std::process::exit(code)
+        }
         _ => bail!("no command given; see `runestone --help`"),
     }
+}
+
+/// Exit statuses of `inbound`, as MTAs read them (sysexits.h).
+pub mod exit {
+    pub const TAKEN: i32 = 0;
+    pub const DATA: i32 = 65;
+    pub const NO_USER: i32 = 67;
+    pub const TRY_LATER: i32 = 75;
+    pub const CONFIG: i32 = 78;
+}
+
+/// `inbound`: read one message from `input` and hand it to the server at
+/// `url` (default: the configured host and port); the exit status and what
+/// to say.
+pub fn inbound(
+    settings: &Settings,
+    url: Option<&str>,
+    recipient: Option<&str>,
+    input: &mut dyn std::io::Read,
+) -> (i32, String) {
+    let key = if settings.inbound.route_key.is_empty() {
+        match crate::auth::Keys::load_or_create(
+            &settings.auth.jwt_secret,
+            &settings.storage.path,
+            settings.auth.token_days,
+            false,
+        ) {
+            Ok(k) => crate::service::inbound::route_key(&k, ""),
+            Err(e) => return (exit::CONFIG, format!("cannot read the server's signing key: {e}")),
+        }
+    } else {
+        settings.inbound.route_key.to_ascii_lowercase()
+    };
+    let mut raw = Vec::new();
+    let limit = settings.inbound.max_bytes;
+    if let Err(e) = std::io::Read::read_to_end(&mut std::io::Read::take(&mut *input, limit as u64 + 1), &mut raw) {
+        return (exit::TRY_LATER, format!("cannot read the message on standard input: {e}"));
+    }
+    if raw.len() > limit {
+        return (exit::DATA, format!("the message is over {limit} bytes (inbound.max_bytes)"));
+    }
+    let host = match settings.server.host.as_str() {
+        "0.0.0.0" | "" => "127.0.0.1".to_owned(),
+        "::" => "[::1]".to_owned(),
+        h if h.contains(':') && !h.starts_with('[') => format!("[{h}]"),
+        h => h.to_owned(),
+    };
+    let base = url.map_or_else(|| format!("http://{host}:{}", settings.server.port), str::to_owned);
+    let mut path = "/api/v1/inbound/mail".to_owned();
+    if let Some(r) = recipient {
+        path.push_str("?recipient=");
+        path.push_str(&percent_encode(r));
+    }
+    match post_message(&base, &path, &key, &raw) {
+        Err(e) => (exit::TRY_LATER, format!("cannot reach the server at {base}: {e}")),
+        Ok((status, body)) => {
+            let detail = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("detail").and_then(|d| d.as_str()).map(str::to_owned))
+                .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(500).collect());
+            let code = match status {
+                200..=299 => exit::TAKEN,
+                403 | 404 => exit::NO_USER,
+                400 | 413 | 415 | 422 => exit::DATA,
+                401 => exit::CONFIG,
+                _ => exit::TRY_LATER,
+            };
+            (code, detail)
+        }
+    }
+}
+
+/// `s` percent-encoded for a query value.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'@' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// POST `body` as a mail message to `base` + `path` over plain HTTP/1.1
+/// (the server is local); its status and body.
+fn post_message(base: &str, path: &str, key: &str, body: &[u8]) -> std::io::Result<(u16, Vec<u8>)> {
+    use std::io::Read as _;
+    let hostport = base
+        .strip_prefix("http://")
+        .ok_or_else(|| std::io::Error::other("only http:// addresses are reached (the server is local)"))?
+        .trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(hostport)?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {hostport}\r\nAuthorization: Bearer {key}\r\nContent-Type: message/rfc822\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    let split = answer.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| std::io::Error::other("no answer"))?;
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("the answer has no status"))?;
+    let mut rest = answer[split + 4..].to_vec();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        rest = unchunk(&rest);
+    }
+    Ok((status, rest))
+}
+
+/// A chunked body, joined.
+fn unchunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = b.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&b[..eol])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.split(';').next()?.trim(), 16).ok());
+        let Some(size) = size.filter(|&n| n > 0) else { break };
+        let start = eol + 2;
+        let end = (start + size).min(b.len());
+        out.extend_from_slice(&b[start..end]);
+        b = b.get(end + 2..).unwrap_or(&[]);
+    }
+    out
 }
 
 fn serve(settings: Settings) -> anyhow::Result<()> {

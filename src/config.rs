@@ -17,6 +17,32 @@ pub struct Settings {
     pub mail: MailSettings,
     pub access: AccessSettings,
     pub press: PressSettings,
+    pub inbound: InboundSettings,
+}
+
+/// Playing by replying to mail: reply addresses, and the mail received.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InboundSettings {
+    /// The domain of reply addresses (`play+…@domain`); empty: mail asks
+    /// for no replies and none are taken.
+    pub domain: String,
+    /// How many days a reply address works.
+    pub address_days: i64,
+    /// The id (`authserv-id`, usually its host name) the operator's own
+    /// receiving MTA writes in `Authentication-Results`; empty: none is
+    /// trusted.
+    pub trusted_mta: String,
+    /// The largest message taken, in bytes.
+    pub max_bytes: usize,
+    /// Replies one seat may send per hour (0: no bound).
+    pub per_hour: u32,
+    /// Where the built-in SMTP listener listens ("127.0.0.1:2525"); empty:
+    /// none (an MTA hands mail to `runestone inbound`).
+    pub smtp_listen: String,
+    /// The key `runestone inbound` shows the server's inbound route
+    /// (hex, at least 32 bytes); empty: derived from the signing key.
+    pub route_key: String,
 }
 
 /// Messages between the players of a game.
@@ -387,11 +413,45 @@ impl Settings {
                 self.server.answer_seconds
             )));
         }
+        self.inbound.validate()?;
         if self.storage.snapshot_interval == 0 {
             return Err(ConfigError::Invalid("storage.snapshot_interval must be at least 1".into()));
         }
         if !self.auth.jwt_secret.is_empty() && hex::decode(&self.auth.jwt_secret).map_or(true, |k| k.len() < 32) {
             return Err(ConfigError::Invalid("auth.jwt_secret must be at least 32 bytes written as hex".into()));
+        }
+        Ok(())
+    }
+}
+
+impl InboundSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let d = self.domain.trim();
+        if !d.is_empty() && (d.contains(['@', ' ', '/']) || !d.contains('.') || d.len() > 200) {
+            return Err(ConfigError::Invalid(format!(
+                "inbound.domain {d:?} is not a mail domain such as \"games.example.org\""
+            )));
+        }
+        if !(1..=365).contains(&self.address_days) {
+            return Err(ConfigError::Invalid(format!(
+                "inbound.address_days must be from 1 to 365, not {}",
+                self.address_days
+            )));
+        }
+        if !(4096..=16 << 20).contains(&self.max_bytes) {
+            return Err(ConfigError::Invalid(format!(
+                "inbound.max_bytes must be from 4096 to 16777216, not {}",
+                self.max_bytes
+            )));
+        }
+        if !self.smtp_listen.is_empty() && self.smtp_listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err(ConfigError::Invalid(format!(
+                "inbound.smtp_listen {:?} is not an address and port such as \"127.0.0.1:2525\"",
+                self.smtp_listen
+            )));
+        }
+        if !self.route_key.is_empty() && hex::decode(&self.route_key).map_or(true, |k| k.len() < 32) {
+            return Err(ConfigError::Invalid("inbound.route_key must be at least 32 bytes written as hex".into()));
         }
         Ok(())
     }

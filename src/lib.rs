@@ -19,7 +19,7 @@
 //! 3. `mail`: a mail as rendered and queued in the outbox, its templates, the transports that deliver it.
 //! 4. `service`: every use case over the store and the engine, and the words its users share (its errors, the deadline policy, the mail it decides to send).
 //! 5. `problem`, `bound`: what the API and the pages share: a service error as a problem with a status, a title and words a person can act on; each request's bound, its service work off the HTTP worker.
-//! 6. `deadlines`, `outbox`, `web`: the workers that act on what is due (deadlines, mail), and the pages.
+//! 6. `deadlines`, `outbox`, `inbound`, `web`: the workers that act on what is due (deadlines, mail), the listener that takes replies by mail, and the pages.
 //! 7. `http`: the REST API, which serves the pages and the mail links too.
 //! 8. `app`, `cli`: the server put together, and the command line.
 
@@ -33,6 +33,7 @@ pub mod deadlines;
 pub mod games;
 pub mod health;
 pub mod http;
+pub mod inbound;
 pub mod limits;
 pub mod mail;
 pub mod metrics;

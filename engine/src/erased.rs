@@ -12,7 +12,8 @@ use serde_json::Value;
 use crate::game::{Game, Outcome, Pending, RuleError, RulesetInfo, Seat, Unavailable, Viewer, Visibility};
 use crate::log::Json;
 use crate::present::{
-    Area, CommandTemplate, Forms, FormsInput, PlayerBoard, Posted, Present, RulesPage, Schemas, TableHeader,
+    Area, CommandTemplate, Forms, FormsInput, OrderError, OrderLine, PlayerBoard, Posted, Present, RulesPage, Schemas,
+    TableHeader,
 };
 use crate::rng::GameRng;
 
@@ -165,6 +166,10 @@ pub trait DynGame: Send + Sync {
     /// The game's forms for standing orders, offered while nothing is asked.
     fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
+    /// The game's own order-form lines for a mail ([`Present::order_form`]).
+    fn order_form(&self, view: &Value, seat: Seat) -> Vec<String>;
+    /// A reply's orders in the game's words ([`Present::read_orders`]).
+    fn read_orders(&self, lines: &[OrderLine], view: &Value, seat: Seat) -> Option<Result<Value, OrderError>>;
 }
 
 struct Erased<G>(PhantomData<fn() -> G>);
@@ -381,6 +386,12 @@ impl<G: Present> DynGame for Erased<G> {
             Some(v) => G::command_of_form(build, posted, &v),
             None => Some(Err("the game could not be read to build this form's command; reload the page".into())),
         }
+    }
+    fn order_form(&self, view: &Value, seat: Seat) -> Vec<String> {
+        typed::<G>(view).map(|v| G::order_form(&v, seat)).unwrap_or_default()
+    }
+    fn read_orders(&self, lines: &[OrderLine], view: &Value, seat: Seat) -> Option<Result<Value, OrderError>> {
+        G::read_orders(lines, &typed::<G>(view)?, seat)
     }
 }
 

@@ -293,6 +293,10 @@ pub enum KernelEvent {
     /// A seat reported the message written at seq `message` to the host and
     /// the referee, for `reason`.
     MessageReported { message: u64, by: Seat, reason: String },
+    /// The decision before this event came by mail: a reply to `seat`'s
+    /// reply address. Only the message's `Message-ID` and the SHA-256 of
+    /// its bytes are kept, never the message itself.
+    OrderMailed { seat: Seat, message_id: String, sha256: String },
 }
 
 impl KernelEvent {

@@ -479,7 +479,7 @@ impl Table {
             }
             KernelEvent::RolledBack { .. } | KernelEvent::Undone { .. } => self.undo.clear(),
             KernelEvent::DeadlinePolicySet { policy } => self.clock.policy = policy.clone(),
-            KernelEvent::GraceGranted { .. } | KernelEvent::Extended { .. } => {}
+            KernelEvent::GraceGranted { .. } | KernelEvent::Extended { .. } | KernelEvent::OrderMailed { .. } => {}
             KernelEvent::TimedOut { seat, .. } => {
                 if let Some(t) = self.clock.timeouts.get_mut(*seat as usize) {
                     *t += 1;
@@ -976,6 +976,7 @@ pub fn describe_kernel(event: &KernelEvent, seats: &[String]) -> String {
         KernelEvent::MessageReported { message, by, reason } => {
             format!("{} reported message {message}: {reason}", name(by))
         }
+        KernelEvent::OrderMailed { seat, .. } => format!("{} gave the decision before this by mail", name(seat)),
     }
 }
 

@@ -38,11 +38,11 @@ fn check(svc: &Service, purpose: &str, link: &(String, u8, String)) -> Result<()
     }
 }
 
-fn escape(s: &str) -> String {
+pub(super) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn page(title: &str, body: &str) -> HttpResponse {
+pub(super) fn page(title: &str, body: &str) -> HttpResponse {
     HttpResponse::Ok().content_type("text/html; charset=utf-8").body(format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
          <title>{t}</title></head><body style=\"font-family: Georgia, serif; max-width: 36em; margin: 2em auto; padding: 0 1em\">\

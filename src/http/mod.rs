@@ -14,6 +14,7 @@ mod error;
 mod games;
 mod head;
 mod host;
+mod inbound;
 pub mod limits;
 mod mail;
 mod messages;
@@ -79,6 +80,7 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::POST, "/api/v1/games/{id}/clock", web::post().to(clock)),
         (Method::GET, "/api/v1/games/{id}/dead-letters", web::get().to(dead_letters)),
         (Method::POST, "/api/v1/games/{id}/dead-letters/{mail}/retry", web::post().to(retry_dead_letter)),
+        (Method::POST, "/api/v1/inbound/mail", web::post().to(inbound::receive)),
     ]
 }
 

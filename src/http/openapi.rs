@@ -241,6 +241,7 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     g.subschema_for::<t::Reissue>();
     g.subschema_for::<t::Message>();
     g.subschema_for::<t::Messages>();
+    g.subschema_for::<t::InboundAnswer>();
     g.subschema_for::<t::NewMessage>();
     g.subschema_for::<t::MessageReason>();
     g.subschema_for::<t::RoleLink>();
@@ -361,7 +362,7 @@ pub fn document(registry: &Registry) -> Value {
     let seat_takes = Takes { token: true, body: true, writes: true };
     let read = Takes { token: true, body: false, writes: false };
     let public = Takes { token: false, body: false, writes: false };
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "runestone",
@@ -480,7 +481,23 @@ pub fn document(registry: &Registry) -> Value {
                 "parameters": [id(), { "name": "mail", "in": "path", "required": true, "schema": { "type": "string" }, "description": "the dead letter's id" }],
                 "responses": responses(Takes { token: true, body: false, writes: true }, json!({ "200": ok("queued again", "Retried"), "429": too_many("more mail than the game's host may cause per hour") })) } }
         }
-    })
+    });
+    doc["paths"]["/api/v1/inbound/mail"] = inbound_path();
+    doc
+}
+
+/// The inbound route `runestone inbound` hands received mail to.
+fn inbound_path() -> Value {
+    json!({ "post": { "operationId": "receiveMail",
+        "summary": "one received mail message, a reply to a reply address (`runestone inbound` sends it; not for other clients)",
+        "description": "Authenticated by the inbound route key (`Authorization: Bearer <key>`: `inbound.route_key`, or derived from the signing key). The body is one RFC 5322 message, at most `inbound.max_bytes` bytes (413 past it). Its order is read in the game's words and decided as the seat's command; the seat gets a receipt at its own address. 403: a forged, expired or revoked reply address; 404: replies are not taken, or the message is to no reply address of this server; 429: the seat sent as many replies as an hour allows.",
+        "security": [{ "bearer": [] }],
+        "parameters": [{ "name": "recipient", "in": "query", "required": false, "schema": { "type": "string", "maxLength": 320 },
+            "description": "the envelope recipient (the reply address); left out, it is read from the message's headers" }],
+        "requestBody": { "required": true, "content": { "message/rfc822": { "schema": { "type": "string", "maxLength": 16_777_216 } } } },
+        "responses": responses(Takes { token: true, body: true, writes: true }, json!({ "200": ok("what became of the message", "InboundAnswer"),
+            "422": problem("the message cannot be read as a mail message"),
+            "429": too_many("the seat sent as many replies as an hour allows") })) } })
 }
 
 /// The largest whole number every JSON client carries exactly.

@@ -523,6 +523,13 @@ pub enum KernelEvent {
         by: u8,
         reason: String,
     },
+    /// The decision before this event came by mail from `seat`'s reply
+    /// address: the message's Message-ID and the SHA-256 of its bytes.
+    OrderMailed {
+        seat: u8,
+        message_id: String,
+        sha256: String,
+    },
 }
 
 /// An event's body: a kernel event, or one of the game's own (its
@@ -781,4 +788,29 @@ pub struct Reissue {
     #[serde(default)]
     #[schemars(length(max = 200), pattern(crate::limits::ONE_LINE))]
     pub reason: String,
+}
+
+/// What became of a message handed to the inbound route.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InboundAnswer {
+    /// `accepted`: its order was taken as the seat's decision; `held`: it
+    /// waits for the seat's confirmation from its own address; `answered`:
+    /// the seat was told what was wrong (or that the decision is closed);
+    /// `ignored`: not a person's reply (an auto-reply, a bounce, list
+    /// mail); `duplicate`: the same message was taken already.
+    pub outcome: InboundOutcome,
+    /// The same in words.
+    pub detail: String,
+}
+
+/// See [`InboundAnswer::outcome`].
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InboundOutcome {
+    Accepted,
+    Held,
+    Answered,
+    Ignored,
+    Duplicate,
 }

@@ -9,6 +9,7 @@
 //! the event and the seat, and becomes the Message-ID, so a resend after a
 //! crash is recognisable as the same message.
 
+pub mod reply;
 pub mod smtp;
 
 use std::path::Path;
@@ -44,6 +45,11 @@ pub struct Mail {
     pub attempts: u32,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// The address a reply goes to (a reply address that is a key: see
+    /// `service::inbound`), when the mail asks a decision that may be
+    /// answered by replying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<String>,
 }
 
 /// An outbox record's value as stored: the mail's JSON, compressed as the
@@ -262,6 +268,10 @@ pub fn build(
         .subject(header_text(&mail.subject, MAX_SUBJECT))
         .date(std::time::SystemTime::from(date))
         .message_id(Some(format!("<{id}@{domain}>")));
+    if let Some(reply) = &mail.reply_to {
+        let reply = reply.parse().map_err(|e| MailError::Build(format!("reply address {reply:?}: {e}")))?;
+        b = b.reply_to(Mailbox::new(None, reply));
+    }
     if let Some(url) = &mail.unsubscribe {
         let url: String = url.chars().filter(|c| c.is_ascii_graphic()).collect();
         b = b
@@ -309,6 +319,10 @@ impl Templates {
             ("host_link.html", include_str!("../../templates/email/host_link.html")),
             ("press.txt", include_str!("../../templates/email/press.txt")),
             ("press.html", include_str!("../../templates/email/press.html")),
+            ("orders.txt", include_str!("../../templates/email/orders.txt")),
+            ("orders.html", include_str!("../../templates/email/orders.html")),
+            ("receipt.txt", include_str!("../../templates/email/receipt.txt")),
+            ("receipt.html", include_str!("../../templates/email/receipt.html")),
         ] {
             env.add_template(name, src).expect("embedded templates parse");
         }
@@ -346,6 +360,7 @@ pub(crate) fn sample(who: &str) -> Mail {
         unsubscribe: None,
         attempts: 0,
         last_error: None,
+        reply_to: None,
     }
 }
 
@@ -428,6 +443,7 @@ mod tests {
             unsubscribe: Some("http://x/u".into()),
             attempts: 2,
             last_error: Some("delivery failed: 451".into()),
+            reply_to: None,
         };
         let json = serde_json::to_vec(&mail).unwrap();
         let stored = encode(&mail);

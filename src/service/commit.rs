@@ -220,6 +220,7 @@ impl Service {
             let mut side = if self.store.shared() { base.clone() } else { std::mem::take(&mut base) };
             let mut record = loaded.record.clone();
             let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+            self.note_asked(Some(t), &next, t.head + 1, &mut record);
             side.extend(deadlines);
             side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
             let bytes = serde_json::to_vec(&record).expect("JSON");
@@ -328,6 +329,7 @@ impl Service {
         let mut side = side(&events, &next);
         let mut record = loaded.record.clone();
         let (deadlines, dues) = self.schedule(Some(t), &next, t.head + 1, &mut record);
+        self.note_asked(Some(t), &next, t.head + 1, &mut record);
         side.extend(deadlines);
         side.extend(self.notifications(t, &next, &events, &dues, &mut record)?);
         let bytes = serde_json::to_vec(&record).expect("JSON");

@@ -267,6 +267,7 @@ impl Service {
         };
         let mut record = record;
         let (mut side, dues) = self.schedule(None, &table, table.head, &mut record);
+        self.note_asked(None, &table, table.head, &mut record);
         side.extend(self.invitations(&table, &mut record, &dues));
         if record.mail_held {
             side.extend(self.host_confirmation(&table, &record));

@@ -29,6 +29,7 @@ mod create;
 mod deadlines;
 mod decide;
 mod history;
+pub mod inbound;
 #[cfg(test)]
 mod ladder_tests;
 mod notify;
@@ -162,6 +163,10 @@ pub(crate) struct SeatRecord {
     /// passed since the latest (`press_mail`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub press_digest: Option<press_mail::PressDigest>,
+    /// The seq at which the seat's open decision was asked, when replies
+    /// by mail are taken: a reply address names the decision it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_at: Option<u64>,
 }
 
 /// Tuning of the service.
@@ -201,6 +206,8 @@ pub struct Service {
     chain: crate::store::codec::ChainMemory,
     /// The bounds on messages ([`Service::set_press_limits`]).
     press: std::sync::OnceLock<press::PressLimits>,
+    /// How replies by mail are taken (`inbound`).
+    inbound: std::sync::OnceLock<inbound::Inbound>,
 }
 
 /// Whether the position after event `seq` is kept as a snapshot: only at the
@@ -278,6 +285,7 @@ impl Service {
             clock_behind: Default::default(),
             chain: Default::default(),
             press: std::sync::OnceLock::new(),
+            inbound: std::sync::OnceLock::new(),
         }
     }
     /// The service's clock.

@@ -140,7 +140,7 @@ impl Notice {
 }
 
 impl Service {
-    fn game_name(&self, table: &Table) -> String {
+    pub(super) fn game_name(&self, table: &Table) -> String {
         self.registry().get(&table.created.ruleset).map_or_else(|| table.created.ruleset.clone(), |g| g.info().name)
     }
 
@@ -159,7 +159,7 @@ impl Service {
         page.map(|_| format!("{}/rules/{ruleset}", self.options.public_url.trim_end_matches('/')))
     }
 
-    fn seat_link(&self, table: &Table, seat: u8) -> String {
+    pub(super) fn seat_link(&self, table: &Table, seat: u8) -> String {
         let gen = table.generations.get(seat as usize).copied().unwrap_or(0);
         let token = self.keys().issue(&table.game_id, Role::Seat, Some(seat), gen, self.now());
         self.link(&table.game_id, &token)
@@ -300,6 +300,13 @@ impl Service {
             m.insert("rules".into(), json!(self.rules_link(table)));
             m.insert("ladder".into(), json!(ladder_words(table)));
         }
+        // A mail that asks a decision may be answered by replying to it.
+        let reply = matches!(kind, "invitation" | "your_move" | "reminder")
+            .then(|| self.reply_form(table, record, seat))
+            .flatten();
+        if let (Value::Object(m), Some((_, form))) = (&mut ctx, &reply) {
+            m.insert("orders".into(), form.clone());
+        }
         let (text, html) = self.templates.render(kind, &ctx);
         let mail = Mail {
             id: mail_id(&table.game_id, seq, &seat.to_string(), kind),
@@ -313,6 +320,7 @@ impl Service {
             unsubscribe: Some(unsubscribe),
             attempts: 0,
             last_error: None,
+            reply_to: reply.map(|(address, _)| address),
         };
         Some(mail)
     }
@@ -558,6 +566,7 @@ impl Service {
             unsubscribe: None,
             attempts: 0,
             last_error: None,
+            reply_to: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
     }
@@ -617,6 +626,7 @@ impl Service {
             unsubscribe: None,
             attempts: 0,
             last_error: None,
+            reply_to: None,
         };
         Some(outbox_write(self.now(), &mail))
     }

@@ -14,6 +14,8 @@ use serde_json::{json, Value};
 /// A server running in this process, on its own thread and runtime.
 pub struct TestApp {
     pub base: String,
+    /// The port of the server's built-in SMTP listener, when it has one.
+    pub smtp_in: Option<u16>,
     pub dir: PathBuf,
     pub settings: Settings,
     agent: ureq::Agent,
@@ -144,13 +146,14 @@ impl TestApp {
             actix_web::rt::System::new().block_on(async move {
                 let app =
                     Application::build(&settings, clock, runestone::games::registry()).expect("the server builds");
-                tx.send((app.port(), app_handle(&app))).expect("send port");
+                tx.send((app.port(), app.smtp_port(), app_handle(&app))).expect("send port");
                 app.run_until_stopped().await.expect("the server runs");
             })
         });
-        let (port, handle) = rx.recv_timeout(Duration::from_secs(120)).expect("the server starts");
+        let (port, smtp_in, handle) = rx.recv_timeout(Duration::from_secs(120)).expect("the server starts");
         TestApp {
             base: format!("http://127.0.0.1:{port}"),
+            smtp_in,
             dir,
             settings: kept,
             agent: agent(),

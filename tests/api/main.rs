@@ -27,6 +27,7 @@ mod process;
 mod program_mail;
 mod program_web;
 mod realms;
+mod replies;
 mod schemas;
 mod smtp;
 mod streams;

@@ -12,6 +12,7 @@
 
 pub mod form;
 mod generic;
+pub mod orders;
 pub mod table;
 
 use std::collections::BTreeMap;
@@ -25,6 +26,7 @@ use crate::game::{Game, Seat, Viewer};
 
 pub use form::{Choice, Field, Form, Frame, Group, Input, Note, Part, Submit, Sum};
 pub use generic::html as generic_html;
+pub use orders::{OrderError, OrderLine};
 pub use table::{PlayerBoard, Rounds, Standing, TableHeader};
 
 /// A game's short "how to play here" page: its heading, and its body as an
@@ -326,6 +328,24 @@ pub trait Present: Game {
     /// has no form of that name. `Err` says in words what was wrong.
     fn command_of_form(build: &str, posted: &Posted, view: &Self::View) -> Option<Result<Value, String>> {
         let _ = (build, posted, view);
+        None
+    }
+
+    /// The game's own words for answering `seat`'s decision by mail: lines
+    /// the mail that asks prints before the generic list of the seat's
+    /// legal commands ("plan: 2 berserkur 2 godi 2 kaupmadur"). Empty (the
+    /// default): the generic list alone ([`orders`]).
+    fn order_form(view: &Self::View, seat: Seat) -> Vec<String> {
+        let _ = (view, seat);
+        Vec::new()
+    }
+
+    /// A reply's order lines read in the game's words into one command of
+    /// `seat`; `None` when they are not in the game's words (the generic
+    /// reading is tried: a number of the list, or a command's own words).
+    /// An error names the line and what the form expects there.
+    fn read_orders(lines: &[OrderLine], view: &Self::View, seat: Seat) -> Option<Result<Value, OrderError>> {
+        let _ = (lines, view, seat);
         None
     }
 }

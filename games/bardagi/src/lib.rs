@@ -22,6 +22,7 @@ pub mod claim;
 mod drawing;
 mod forms;
 pub mod legal;
+pub mod orders;
 pub mod planning;
 mod player_board;
 pub mod program;
@@ -656,6 +657,18 @@ impl Present for Bardagi {
             forms::ORDERS => Some(forms::orders_command(posted, view)),
             _ => None,
         }
+    }
+
+    fn order_form(view: &view::View, seat: Seat) -> Vec<String> {
+        orders::order_form(view, seat)
+    }
+
+    fn read_orders(
+        lines: &[runestone_engine::present::OrderLine],
+        view: &view::View,
+        seat: Seat,
+    ) -> Option<Result<Value, runestone_engine::present::OrderError>> {
+        orders::read_orders(lines, view, seat)
     }
 }
 

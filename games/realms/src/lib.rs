@@ -30,6 +30,7 @@ pub mod drawing;
 pub mod fishing;
 pub mod forms;
 pub mod moves;
+pub mod orders;
 pub mod scoring;
 pub mod season;
 pub mod setup;
@@ -283,6 +284,21 @@ impl Present for Realms {
 
     fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<serde_json::Value, String>> {
         (build == forms::ORDERS).then(|| forms::orders_command(posted, view))
+    }
+
+    fn order_form(view: &view::View, seat: Seat) -> Vec<String> {
+        if view.over.is_some() {
+            return Vec::new();
+        }
+        orders::order_form(view, seat)
+    }
+
+    fn read_orders(
+        lines: &[runestone_engine::present::OrderLine],
+        view: &view::View,
+        seat: Seat,
+    ) -> Option<Result<serde_json::Value, runestone_engine::present::OrderError>> {
+        orders::read_orders(lines, view, seat)
     }
 }
 

@@ -264,7 +264,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
         Ask::Propose => {
             let want = |a: Action| -> i32 {
                 match a {
-                    Action::Foster if s.version >= 3 && fosterable(s, seat) => 6,
+                    Action::Foster if s.version >= 3 && fosterable(s, seat) => 3,
                     Action::Feast if p.wealth.len() >= 2 && !guests(s, seat).is_empty() => 6,
                     Action::Pledge if p.oaths.len() < s.districts_of(seat).len() => 5,
                     Action::Ride if p.longhall > 2 && prey(s, seat).is_some() => 5,

@@ -36,5 +36,5 @@ fn every_golden_log_of_every_rules_version_replays_with_identical_hashes() {
     }
     versions.sort();
     versions.dedup();
-    assert_eq!(versions, (1..crate::RULES_VERSION).collect::<Vec<_>>(), "a golden log of each rules version");
+    assert_eq!(versions, (1..=crate::RULES_VERSION).collect::<Vec<_>>(), "a golden log of each rules version");
 }

@@ -594,6 +594,7 @@ impl Service {
             unsubscribe: None,
             attempts: 0,
             last_error: None,
+            reply_to: None,
         };
         Some(outbox_write(self.now(), &mail))
     }

@@ -1,6 +1,7 @@
 //! Tests of the Realms rules, named after the reference sheet's lines, and
 //! a driver that plays games through the `Game` trait as the kernel would.
 
+mod golden;
 mod kernel;
 mod playout;
 mod present;

@@ -333,8 +333,10 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
             .collect();
         parts.extend(choose_one("challenge", "A band rode through your District", c, entered));
     }
+    // The season's choices already offer the bot's program (its first
+    // choice): the bot is offered once there, not twice.
     if let (Some(v), Some(l)) = (legal.first(), labels.first()) {
-        if !asked.is_empty() {
+        if !asked.is_empty() && asked != "Season" {
             let bot =
                 Submit::new(format!("Let the bot decide: {l}")).command(v.to_string()).id("bot-decides").class("bot");
             parts.push(Form::new(vec![bot.into()]).class("bot-decides").into());

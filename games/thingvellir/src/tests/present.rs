@@ -200,6 +200,7 @@ fn the_season_composer_builds_a_program_the_rules_accept_and_it_runs() {
     assert!(text.contains("season-form") && text.contains("As Lawspeaker"), "{text}");
     assert!(text.contains("When I resolve Settle") && text.contains("If the rules refuse that Settle by then"));
     assert!(text.contains("Let the bot write my program"), "{text}");
+    assert!(!text.contains("bot-decides") && !text.contains("Let the bot decide"), "the bot is offered once: {text}");
     assert!(text.contains("answers-form"), "the standing answers beside it");
     // The Lawspeaker proposes the first statute offered and settles the first District offered.
     let propose = option_of(&tree, "step.propose").expect("a proposal offered");

@@ -55,8 +55,11 @@ run() {
     --warnings off \
     "$@"
 }
-echo "== schemathesis with the first seat's token, every operation but the stream =="
-run --header "Authorization: Bearer $seat"
+echo "== schemathesis with the first seat's token, every operation but the stream and the MTA's =="
+# receiveMail is the operator's mail server's route (its own key, a
+# message/rfc822 body schemathesis cannot make); tests/api/replies.rs
+# drives it with real messages.
+run --header "Authorization: Bearer $seat" --exclude-operation-id receiveMail
 echo "== schemathesis with the host's token, the host's operations =="
 # The id is fixed to the game's (its token is for no other), so a case
 # meant to send a malformed id sends the good one: no negative-data check.

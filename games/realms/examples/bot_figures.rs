@@ -1,10 +1,11 @@
-//! How the bots play: whole Vikings 800 AD games where every realm gives the
-//! bot's orders (the fallback a realm gets when it misses its deadline),
-//! counted from the rounds' reports.
+//! How the bots play: whole games of a scenario (Vikings 800 AD unless
+//! named) where every realm gives the bot's orders (the fallback a realm
+//! gets when it misses its deadline), counted from the rounds' reports.
 //!
-//!     cargo run -p runestone-realms --example bot_figures -- [GAMES] [RULES_VERSION]
+//!     cargo run -p runestone-realms --example bot_figures -- [GAMES] [RULES_VERSION] [SCENARIO]
 //!
-//! Game i has 2 + i % 11 realms, FAST for even i and BASIC for odd, 5 years.
+//! Game i has 2 + i % 11 realms (2 + i % (most - 1) in a scenario of at
+//! most `most` players), FAST for even i and BASIC for odd, 5 years.
 //! Prints battles, lootings and sieges per game, and the lines of hunger
 //! ("goes hungry", unfed units dissolving, unfed herds culled, unfed
 //! settlements surrendering) per settlement-year (settlements standing at
@@ -35,10 +36,11 @@ fn settlements(s: &State) -> u64 {
     s.fields.iter().filter(|f| f.settlement.is_some()).count() as u64
 }
 
-fn play(i: u64, rules_version: u32, t: &mut Tally) {
-    let seats = 2 + (i % 11) as u8;
+fn play(i: u64, rules_version: u32, scenario: &str, t: &mut Tally) {
+    let most = runestone_realms::data::map(scenario).max_players() as u64;
+    let seats = 2 + (i % (most - 1)) as u8;
     let mode = if i.is_multiple_of(2) { Mode::Fast } else { Mode::Basic };
-    let options = Options { mode, years: 5, rules_version, ..Options::default() };
+    let options = Options { mode, years: 5, rules_version, scenario: scenario.into() };
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&(i + 1000).to_le_bytes());
     let seed = Seed(bytes);
@@ -91,14 +93,19 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let games: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(200);
     let version: u32 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(runestone_realms::RULES_VERSION);
+    let scenario = args.get(3).map(String::as_str).unwrap_or("vikings");
+    if !runestone_realms::data::SCENARIOS.contains(&scenario) {
+        eprintln!("no scenario {scenario:?}; choose one of {:?}", runestone_realms::data::SCENARIOS);
+        std::process::exit(2);
+    }
     let mut t = Tally::default();
     for i in 0..games {
-        play(i, version, &mut t);
+        play(i, version, scenario, &mut t);
     }
     let g = t.games.max(1) as f64;
     let sy = t.settlement_years.max(1) as f64;
     let hunger = t.hungry + t.unfed_units + t.culled + t.surrendered;
-    println!("{} games by rules version {version}, {} rounds", t.games, t.rounds);
+    println!("{} games of {scenario} by rules version {version}, {} rounds", t.games, t.rounds);
     println!(
         "per game: battles {:.2}, lootings {:.2}, sieges {:.2}, settlements taken {:.2}, unpaid dismissals {:.2}",
         t.battles as f64 / g,

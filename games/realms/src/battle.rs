@@ -8,7 +8,7 @@ use runestone_engine::Seat;
 use crate::control::{connected, foreign, lf, units_of};
 use crate::data::{tables, Tables};
 use crate::season::{basic, Dice};
-use crate::state::{Faction, Standing, State, Unit, UnitKind};
+use crate::state::{Standing, State, Unit, UnitKind};
 
 /// Most battle rounds in one COMBAT sub-phase; a battle still undecided is
 /// a draw and both armies stay (designed).
@@ -359,11 +359,17 @@ fn side_of(s: &mut State, f: u16, seat: Seat, attacking: bool, g: Ground) -> Sid
     s.fields[f as usize].units.retain(|u| u.owner != seat);
     let building = s.fields[f as usize].construction.is_some_and(|c| c.owner == seat);
     let t = tables();
+    let weak_cavalry = crate::control::has(s, seat, crate::data::Ability::WeakCavalry);
     let fighters: Vec<Fighter> = units
         .into_iter()
         .map(|u| {
             let builder = building && u.kind == UnitKind::LightInfantry;
-            Fighter { u, lives: profile(u.kind, g).1, back: t.unit(u.kind).at_back || builder, builder }
+            let mut lives = profile(u.kind, g).1;
+            // Huns: "Their Cavalry has 1 less life (minimum 2)."
+            if u.kind == UnitKind::Cavalry && weak_cavalry {
+                lives = lives.saturating_sub(1).max(2.min(lives));
+            }
+            Fighter { u, lives, back: t.unit(u.kind).at_back || builder, builder }
         })
         .collect();
     let lf = if !attacking && s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat) { lf(s, f) } else { 0 };
@@ -782,8 +788,8 @@ pub fn looting(s: &mut State, rep: &mut Vec<String>) {
                 continue;
             }
             let rival_settlement = fi.settlement.is_some_and(|x| x.owner != seat);
-            let viking_raid =
-                s.realms[seat as usize].faction == Faction::Vikings && !map.in_homeland(f, Faction::Vikings);
+            let viking_raid = crate::control::has(s, seat, crate::data::Ability::LootAbroad)
+                && !map.in_homeland(f, &s.realms[seat as usize].faction);
             let pp =
                 if rival_settlement || viking_raid { t.prestige.loot_rival_settlement } else { t.prestige.loot_other };
             s.fields[f as usize].looted = true;

@@ -13,7 +13,7 @@ use crate::control::{
 };
 use crate::data::{tables, Colour};
 use crate::moves;
-use crate::state::{Build, Building, Faction, Move, Orders, Purchase, Season, Standing, State, Step, UnitKind};
+use crate::state::{Build, Building, Move, Orders, Purchase, Season, Standing, State, Step, UnitKind};
 
 /// Food the realm needs at the next feeding (units, extra grain, settlements).
 fn food_need(s: &State, seat: Seat) -> u32 {
@@ -111,8 +111,8 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
             continue;
         }
         let rival = fi.settlement.is_some_and(|x| x.owner != seat);
-        let raid = r.faction == Faction::Vikings
-            && !map.in_homeland(f, Faction::Vikings)
+        let raid = crate::control::has(s, seat, crate::data::Ability::LootAbroad)
+            && !map.in_homeland(f, &r.faction)
             && fi.settlement.is_none_or(|x| x.owner != seat);
         if rival || raid {
             o.loot.push(f);
@@ -147,7 +147,8 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
         + settlements(s, seat).len() as i32;
     let mut gold = r.gold as i32 - upkeep;
     // Recruitment in autumn.
-    if s.season == Season::Autumn {
+    let recruits = !crate::control::has(s, seat, crate::data::Ability::NoLiRecruitment);
+    if s.season == Season::Autumn && recruits {
         for f in 0..s.fields.len() as u16 {
             if gold < 2 || o.recruit.len() >= 2 {
                 break;
@@ -477,7 +478,7 @@ pub fn campaign(s: &State, seat: Seat) -> Orders {
             continue;
         }
         let rival = fi.settlement.is_some_and(|x| x.owner != seat);
-        let raid = r.faction == Faction::Vikings && !map.in_homeland(f, Faction::Vikings);
+        let raid = crate::control::has(s, seat, crate::data::Ability::LootAbroad) && !map.in_homeland(f, &r.faction);
         let herds = fi.herds.iter().any(|h| h.0 != seat) && r.pp >= 20;
         if rival || raid || herds {
             o.loot.push(f);
@@ -531,7 +532,7 @@ pub fn campaign(s: &State, seat: Seat) -> Orders {
         }
     }
     // Recruitment in autumn, within the room.
-    if s.season == Season::Autumn {
+    if s.season == Season::Autumn && !crate::control::has(s, seat, crate::data::Ability::NoLiRecruitment) {
         for f in 0..s.fields.len() as u16 {
             if room < 1 || gold < 1 || o.recruit.len() >= 2 {
                 break;

@@ -15,12 +15,22 @@ pub const DONE: u8 = 12;
 /// Twelfths built in one round by `builders` Light Infantry units on a
 /// building that needs `need` of them (none below `need`).
 pub fn rate(b: Building, builders: usize) -> u8 {
+    rate_of(b, builders, false)
+}
+
+/// [`rate`], for a faction that builds fast or not: "1 unit (not 2) builds
+/// a village for 4 rounds. 2 units (not 4) build a city for 4 rounds."
+pub fn rate_of(b: Building, builders: usize, fast: bool) -> u8 {
     let d = tables().building(b);
+    let need = match b {
+        Building::Village | Building::City if fast => (d.builders / 2).max(1),
+        _ => d.builders,
+    } as usize;
     let builders = builders.min(4);
-    if builders < d.builders as usize {
+    if builders < need {
         return 0;
     }
-    let extra = (builders - d.builders as usize).min(2);
+    let extra = (builders - need).min(2);
     DONE / d.rounds[extra]
 }
 
@@ -40,8 +50,11 @@ pub fn construction(s: &mut State, rep: &mut Vec<String>) {
     let map = s.map();
     for f in 0..s.fields.len() as u16 {
         let Some(c) = s.fields[f as usize].construction else { continue };
-        let builders = kind_of(s, f, c.owner, UnitKind::LightInfantry);
-        let mut step = rate(c.building, builders);
+        // Romans: "Also Heavy Infantry can build."
+        let fast = crate::control::has(s, c.owner, crate::data::Ability::FastBuilding);
+        let heavy = if fast { kind_of(s, f, c.owner, UnitKind::HeavyInfantry) } else { 0 };
+        let builders = kind_of(s, f, c.owner, UnitKind::LightInfantry) + heavy;
+        let mut step = rate_of(c.building, builders, fast);
         let orders = s.realms[c.owner as usize].orders.clone().unwrap_or_default();
         if step > 0 && orders.accelerate.contains(&f) {
             let cost = price(s, c.owner, c.building).div_ceil(2);

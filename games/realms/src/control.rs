@@ -6,7 +6,8 @@
 use runestone_engine::Seat;
 
 use crate::data::tables;
-use crate::state::{Building, Faction, State, UnitKind};
+use crate::data::{Ability, FactionData};
+use crate::state::{Building, State, UnitKind};
 
 pub fn units_of(s: &State, f: u16, seat: Seat) -> usize {
     s.fields[f as usize].units.iter().filter(|u| u.owner == seat).count()
@@ -75,8 +76,15 @@ pub fn connected(s: &State, seat: Seat) -> Vec<bool> {
 pub fn lf(s: &State, f: u16) -> u8 {
     let fi = &s.fields[f as usize];
     let Some(st) = fi.settlement else { return 0 };
-    let colour = s.map().fields[f as usize].colour.map(|c| tables().colour[c.idx()].lf).unwrap_or(0);
-    colour + u8::from(st.fort)
+    let c = s.map().fields[f as usize].colour;
+    let colour = c.map(|c| tables().colour[c.idx()].lf).unwrap_or(0);
+    // "Full brown LGF: +2LF (not +1)", "Full turquoise LGF: +2LF (not +1)".
+    let strong = match c {
+        Some(crate::data::Colour::Brown) => has_at(s, st.owner, Ability::BrownLf, f),
+        Some(crate::data::Colour::Turquoise) => has_at(s, st.owner, Ability::TurquoiseLf, f),
+        _ => false,
+    };
+    colour + u8::from(strong) + u8::from(st.fort)
 }
 
 /// A settlement whose field holds at least one foreign unit for each LF
@@ -134,8 +142,21 @@ pub fn has_port(s: &State, seat: Seat) -> bool {
     s.fields.iter().any(|f| f.shipyard.is_some_and(|y| y.owner == seat && y.port))
 }
 
-pub fn faction(s: &State, seat: Seat) -> Faction {
-    s.realms[seat as usize].faction
+/// The realm's faction, from the scenario's data.
+pub fn faction(s: &State, seat: Seat) -> &'static FactionData {
+    s.map().faction(&s.realms[seat as usize].faction)
+}
+
+/// Whether the realm's faction has the ability.
+pub fn has(s: &State, seat: Seat, a: Ability) -> bool {
+    faction(s, seat).has(a)
+}
+
+/// Whether the realm's faction has the ability on field `f`: an ability
+/// "valid only in" its homeland holds only there.
+pub fn has_at(s: &State, seat: Seat, a: Ability, f: u16) -> bool {
+    let fa = faction(s, seat);
+    fa.has(a) && (!fa.only_in_homeland || s.map().in_homeland(f, &fa.id))
 }
 
 /// Settlements (villages, cities) the realm holds.

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::state::{Building, Faction, UnitKind};
+use crate::state::{Building, UnitKind};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -374,12 +374,114 @@ impl FieldInfo {
 struct MapFile {
     name: String,
     cold_below: u8,
+    /// Rows from this one on are subtropical (the scenarios of "climate
+    /// subtropical and temperate").
+    #[serde(default)]
+    subtropical_from: Option<u8>,
     grid: Vec<String>,
     river: Vec<RiverFile>,
     black_line: Vec<[[u8; 2]; 2]>,
     border: Vec<BorderFile>,
+    faction: Vec<FactionData>,
     home: Vec<HomeFile>,
     homeland: Vec<HomelandFile>,
+}
+
+/// A faction rule of the sheet that the engine plays, named in a scenario's
+/// data (`abilities = [...]`): a faction is data, its abilities are drawn
+/// from this list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ability {
+    /// "Ships can move on the LGF adjacent to the SGF without landing ...
+    /// Ships may move on rivers" (Vikings).
+    ShipsOnLand,
+    /// "Looting outside the homeland ... does not cost prestige (-4
+    /// PP/LGF), but adds it (+4 PP/LGF)".
+    LootAbroad,
+    /// "Always successful fishing": FAST and BASIC fish without a roll for
+    /// everyone, so it changes nothing there.
+    SureFishing,
+    /// "Starting with 7 units of LI, but no transport ships and dock."
+    NoShips,
+    /// "LI units allowed to be sold for +1."
+    SellLi,
+    /// "Taxes, festivals from the port: +3 (instead of +2)."
+    PortPlusThree,
+    /// "Each TAXES extra +3 gold."
+    TaxesPlusThree,
+    /// "Cannot recruit LI units." (in Recruitment)
+    NoLiRecruitment,
+    /// "Mercenaries even for: -10 PP A -1."
+    CheapMercenaries,
+    /// "Full brown LGF: +2LF (not +1)."
+    BrownLf,
+    /// "Full turquoise LGF: +2LF (not +1)."
+    TurquoiseLf,
+    /// "LI may cross the black line in the mountains."
+    CrossBlackLine,
+    /// "They use Transhumance (Feeding - red mode)."
+    Transhumance,
+    /// "Their Cavalry has 1 less life (minimum 2)."
+    WeakCavalry,
+    /// "1 unit (not 2) builds a village for 4 rounds. 2 units (not 4)
+    /// build a city for 4 rounds. Also Heavy Infantry can build."
+    FastBuilding,
+    /// "Can trade with horses even without a port."
+    HorsesWithoutPort,
+    /// "Ships are 1 gold cheaper."
+    CheaperShips,
+    /// "No risk of shipwreck in autumn."
+    NoAutumnShipwreck,
+}
+
+/// One faction of a scenario, with the abilities the sheet gives it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactionData {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub abilities: Vec<Ability>,
+    /// Ships that make a fleet ("Fleet (4 ships)"; Vikings 1, Greeks 2).
+    #[serde(default = "four")]
+    pub fleet: u8,
+    /// Villages that start with a fortification token, the first ones.
+    #[serde(default)]
+    pub fortifications: u8,
+    /// Its abilities hold only in its homeland ("valid only in Illyria").
+    #[serde(default)]
+    pub only_in_homeland: bool,
+    /// Herds it starts with, when not the setup's ("2 herds of pigs and 1
+    /// herd of sheep").
+    #[serde(default)]
+    pub sheep: Option<u8>,
+    #[serde(default)]
+    pub pigs: Option<u8>,
+}
+
+fn four() -> u8 {
+    4
+}
+
+impl FactionData {
+    pub fn has(&self, a: Ability) -> bool {
+        self.abilities.contains(&a)
+    }
+}
+
+/// How a starting region is set up: three villages ("GAME SETUP
+/// COMPONENTS"), one city instead ("1 city instead of 3 villages"), a
+/// port instead of the third village ("Port of Carthage"), or the Huns'
+/// set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    #[default]
+    Villages,
+    City,
+    Port,
+    Huns,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -398,21 +500,26 @@ struct BorderFile {
 #[derive(Clone, Debug, Deserialize)]
 struct HomeFile {
     name: String,
-    faction: Faction,
+    faction: String,
     villages: Vec<[u8; 2]>,
+    #[serde(default)]
+    start: Start,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 struct HomelandFile {
-    faction: Faction,
+    faction: String,
     areas: Vec<[[u8; 2]; 2]>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Home {
     pub name: String,
-    pub faction: Faction,
+    pub faction: String,
+    /// Its fields: villages, or the city (`Start::City`), or two villages
+    /// and the port's field (`Start::Port`), or the Huns' village.
     pub villages: Vec<u16>,
+    pub start: Start,
 }
 
 #[derive(Clone, Debug)]
@@ -432,8 +539,13 @@ pub struct Map {
     pub rivers: Vec<String>,
     pub black_line: Vec<(u16, u16)>,
     pub borders: Vec<Border>,
+    pub factions: Vec<FactionData>,
     pub homes: Vec<Home>,
-    homelands: Vec<(Faction, Vec<[[u8; 2]; 2]>)>,
+    homelands: Vec<(String, Vec<[[u8; 2]; 2]>)>,
+    /// The climates of climate region 1 and region 2 ("D6 roll for climate
+    /// region 1, climate region 2 and for all seas"): temperate and cold,
+    /// or subtropical and temperate.
+    pub regions: [usize; 2],
 }
 
 impl Map {
@@ -454,9 +566,24 @@ impl Map {
             .any(|b| b.rows[0] <= info.row && info.row <= b.rows[1] && b.cols[0] <= info.col && info.col <= b.cols[1])
     }
 
-    pub fn in_homeland(&self, f: u16, faction: Faction) -> bool {
+    /// The most players the scenario seats: one starting region each.
+    pub fn max_players(&self) -> u8 {
+        self.homes.len().min(12) as u8
+    }
+
+    /// The faction of this id (every home's faction is checked to exist).
+    pub fn faction(&self, id: &str) -> &FactionData {
+        self.factions.iter().find(|f| f.id == id).unwrap_or(&self.factions[0])
+    }
+
+    /// Index into the winter weather (0 region 1, 1 region 2) of a climate.
+    pub fn region(&self, climate: usize) -> usize {
+        usize::from(climate == self.regions[1])
+    }
+
+    pub fn in_homeland(&self, f: u16, faction: &str) -> bool {
         let info = &self.fields[f as usize];
-        self.homelands.iter().filter(|(fa, _)| *fa == faction).any(|(_, areas)| {
+        self.homelands.iter().filter(|(fa, _)| fa == faction).any(|(_, areas)| {
             areas.iter().any(|[r, c]| r[0] <= info.row && info.row <= r[1] && c[0] <= info.col && info.col <= c[1])
         })
     }
@@ -499,7 +626,13 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
                 'X' => (Some(Colour::Grey), false),
                 _ => return Err(format!("map row {r} column {c}: {ch:?} is no field; use ~ = Y G B T X")),
             };
-            let climate = if (r as u8) < m.cold_below { 2 } else { 1 };
+            let climate = if (r as u8) < m.cold_below {
+                2
+            } else if m.subtropical_from.is_some_and(|k| r as u8 >= k) {
+                0
+            } else {
+                1
+            };
             fields.push(FieldInfo {
                 row: r as u8,
                 col: c as u8,
@@ -573,13 +706,22 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
     }
     let borders: Vec<Border> =
         m.border.iter().map(|b| Border { players: b.players, rows: b.rows, cols: b.cols }).collect();
-    for n in 2..=12u8 {
-        if !borders.iter().any(|b| b.players[0] <= n && n <= b.players[1]) {
-            return Err(format!("no game border is given for {n} players"));
+    if m.faction.is_empty() {
+        return Err("the map names no faction".into());
+    }
+    for (i, f) in m.faction.iter().enumerate() {
+        if m.faction[..i].iter().any(|o| o.id == f.id) {
+            return Err(format!("faction {} is given twice", f.id));
+        }
+        if f.fleet == 0 || f.fortifications > 3 {
+            return Err(format!("faction {}: a fleet needs a ship and at most 3 villages start fortified", f.id));
         }
     }
     let mut homes = Vec::new();
     for h in &m.home {
+        if !m.faction.iter().any(|f| f.id == h.faction) {
+            return Err(format!("home {}: faction {:?} is not among the map's factions", h.name, h.faction));
+        }
         let mut v = Vec::new();
         for p in &h.villages {
             if !inside(*p) {
@@ -596,14 +738,29 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
             }
             v.push(f);
         }
-        if v.len() != tables().setup.villages as usize {
-            return Err(format!("home {} has {} villages; setup gives {}", h.name, v.len(), tables().setup.villages));
+        let want = match h.start {
+            Start::Villages | Start::Port => tables().setup.villages as usize,
+            Start::City | Start::Huns => 1,
+        };
+        if v.len() != want {
+            return Err(format!("home {} has {} fields; its start needs {want}", h.name, v.len()));
         }
-        homes.push(Home { name: h.name.clone(), faction: h.faction, villages: v });
+        if h.start == Start::Port && !fields[v[want - 1] as usize].coastal {
+            return Err(format!("home {}: the port's field (the last) is not on the coast", h.name));
+        }
+        homes.push(Home { name: h.name.clone(), faction: h.faction.clone(), villages: v, start: h.start });
     }
-    if homes.len() < 12 {
-        return Err(format!("the map has {} starting regions; 12 players need 12", homes.len()));
+    if homes.len() < 2 {
+        return Err(format!("the map has {} starting regions; 2 players need 2", homes.len()));
     }
+    let most = homes.len().min(12) as u8;
+    for n in 2..=most {
+        if !borders.iter().any(|b| b.players[0] <= n && n <= b.players[1]) {
+            return Err(format!("no game border is given for {n} players"));
+        }
+    }
+    let subtropical = fields.iter().any(|f| f.climate == 0);
+    let regions = if subtropical { [0, 1] } else { [1, 2] };
     let mut map = Map {
         name: m.name,
         rows: rows as u8,
@@ -612,10 +769,12 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
         rivers,
         black_line,
         borders,
+        factions: m.faction,
         homes,
-        homelands: m.homeland.iter().map(|h| (h.faction, h.areas.clone())).collect(),
+        homelands: m.homeland.iter().map(|h| (h.faction.clone(), h.areas.clone())).collect(),
+        regions,
     };
-    for n in 2..=12u8 {
+    for n in 2..=most {
         for h in &map.homes[..n as usize] {
             if let Some(&v) = h.villages.iter().find(|&&v| !map.in_play(v, n)) {
                 let i = &map.fields[v as usize];
@@ -626,20 +785,20 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
             }
         }
     }
-    // Every field in play for 12 players is reachable from the first home.
+    // Every field in play for the most players is reachable from the first home.
     let start = map.homes[0].villages[0];
     let mut seen = vec![false; map.fields.len()];
     let mut stack = vec![start];
     seen[start as usize] = true;
     while let Some(f) = stack.pop() {
         for &n in &map.fields[f as usize].neighbours {
-            if !seen[n as usize] && map.in_play(n, 12) {
+            if !seen[n as usize] && map.in_play(n, most) {
                 seen[n as usize] = true;
                 stack.push(n);
             }
         }
     }
-    if let Some(f) = (0..map.fields.len()).find(|&f| map.in_play(f as u16, 12) && !seen[f]) {
+    if let Some(f) = (0..map.fields.len()).find(|&f| map.in_play(f as u16, most) && !seen[f]) {
         let i = &map.fields[f];
         return Err(format!("field {}-{} cannot be reached from the others", i.row, i.col));
     }
@@ -647,18 +806,29 @@ pub fn parse_map(text: &str) -> Result<Map, String> {
     Ok(map)
 }
 
-/// The scenarios this crate has maps for.
-pub const SCENARIOS: [&str; 1] = ["vikings"];
+/// The scenarios this crate has maps for, in the sheet's order of time:
+/// each id is also its data file, `data/<id>.toml`.
+pub const SCENARIOS: [&str; 6] = ["orient", "italia", "huns", "britannia", "vikings", "taifas"];
+
+/// The built-in text of a scenario's data.
+fn scenario_text(id: &str) -> &'static str {
+    match id {
+        "italia" => include_str!("../data/italia.toml"),
+        "britannia" => include_str!("../data/britannia.toml"),
+        "taifas" => include_str!("../data/taifas.toml"),
+        "orient" => include_str!("../data/orient.toml"),
+        "huns" => include_str!("../data/huns.toml"),
+        _ => include_str!("../data/vikings.toml"),
+    }
+}
 
 pub fn map(scenario: &str) -> &'static Map {
     static M: OnceLock<HashMap<&'static str, Map>> = OnceLock::new();
     let all = M.get_or_init(|| {
-        let mut h = HashMap::new();
-        h.insert(
-            "vikings",
-            parse_map(include_str!("../data/vikings.toml")).unwrap_or_else(|e| panic!("built-in Vikings map: {e}")),
-        );
-        h
+        SCENARIOS
+            .iter()
+            .map(|&id| (id, parse_map(scenario_text(id)).unwrap_or_else(|e| panic!("built-in {id} map: {e}"))))
+            .collect()
     });
     all.get(scenario).unwrap_or_else(|| &all["vikings"])
 }

@@ -80,8 +80,11 @@ pub const RULES_VERSION: u32 = 3;
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
-    /// The scenario: "vikings" (Vikings 800 AD).
+    /// The scenario: "vikings" (Vikings 800 AD), "italia" (Italia 290 BC),
+    /// "britannia" (Britannia 410 AD), "taifas" (Taifas 1050 AD), "orient"
+    /// (Orient 1550 BC) or "huns" (Huns 373 AD).
     #[serde(default = "vikings")]
+    #[schemars(extend("enum" = ["orient", "italia", "huns", "britannia", "vikings", "taifas"]))]
     pub scenario: String,
     /// "fast" or "basic".
     #[serde(default)]
@@ -136,6 +139,19 @@ impl<'de> Deserialize<'de> for Options {
 
 fn vikings() -> String {
     "vikings".into()
+}
+
+/// The help for the scenario option: every playable scenario from the
+/// crate's data, with its name and player counts.
+fn scenario_help() -> String {
+    let each: Vec<String> = data::SCENARIOS
+        .iter()
+        .map(|id| {
+            let m = data::map(id);
+            format!("\"{id}\" ({}, 2 to {} players)", m.name, m.max_players())
+        })
+        .collect();
+    format!("the scenario map: {}", each.join(", "))
 }
 fn five() -> u8 {
     5
@@ -316,13 +332,13 @@ impl Game for Realms {
     fn info() -> RulesetInfo {
         RulesetInfo {
             id: "realms".into(),
-            name: "Realms - Vikings 800 AD".into(),
+            name: "Realms".into(),
             min_seats: 2,
             max_seats: 12,
             rules_version: RULES_VERSION,
             default_options: serde_json::to_value(Options::default()).unwrap_or_default(),
             options_help: vec![
-                ("scenario".into(), "the scenario map: \"vikings\" (Vikings 800 AD)".into()),
+                ("scenario".into(), scenario_help()),
                 ("mode".into(), "\"fast\" or \"basic\" (the sheet's valid-from markers)".into()),
                 ("years".into(), "years until the game ends and is scored, 1 to 10".into()),
                 (
@@ -338,7 +354,7 @@ impl Game for Realms {
 
     fn setup(o: &Options, seats: u8, _rules_version: u32, _rng: &mut GameRng) -> Result<Vec<Emit<Event>>, RuleError> {
         if !data::SCENARIOS.contains(&o.scenario.as_str()) {
-            reject!("scenario {:?} is not playable yet; choose one of: {}", o.scenario, data::SCENARIOS.join(", "));
+            reject!("there is no scenario {:?}; choose one of: {}", o.scenario, data::SCENARIOS.join(", "));
         }
         if !(1..=10).contains(&o.years) {
             reject!("a game lasts 1 to 10 years; {} were asked", o.years);
@@ -346,8 +362,15 @@ impl Game for Realms {
         if !(2..=12).contains(&seats) {
             reject!("Realms is played by 2 to 12 players");
         }
+        let map = data::map(&o.scenario);
+        if seats > map.max_players() {
+            reject!("{} is played by 2 to {} players", map.name, map.max_players());
+        }
         if !(1..=RULES_VERSION).contains(&o.rules_version) {
             reject!("rules version {} is unknown; games are played by versions 1 to {RULES_VERSION}", o.rules_version);
+        }
+        if o.scenario != "vikings" && o.rules_version < 3 {
+            reject!("{} is played by rules version 3 or later", map.name);
         }
         Ok(vec![Emit::public(Event::Started {
             scenario: o.scenario.clone(),

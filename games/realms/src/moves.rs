@@ -8,15 +8,16 @@ use runestone_engine::Seat;
 use crate::control::{connected, controls, fish_cap, foreign, grain_cap, kind_of};
 use crate::data::{Colour, Map};
 use crate::season::{basic, Dice};
-use crate::state::{Faction, Move, Season, State, Step, Unit, UnitKind, Weather};
+use crate::state::{Move, Season, State, Step, Unit, UnitKind, Weather};
 
 /// Whether land movement is impossible at `f` this round (BAD winter weather).
 fn frozen(s: &State, f: u16) -> bool {
     if s.season != Season::Winter || !basic(s) {
         return false;
     }
-    let info = &s.map().fields[f as usize];
-    let w = if info.climate == 2 { s.winter[1] } else { s.winter[0] };
+    let m = s.map();
+    let info = &m.fields[f as usize];
+    let w = s.winter[m.region(info.climate)];
     !info.is_sea() && w == Weather::Bad
 }
 
@@ -33,7 +34,7 @@ fn ship_may_enter(s: &State, seat: Seat, from: u16, f: u16) -> bool {
     if info.colour == Some(Colour::Turquoise) && info.coastal {
         return true; // "Wetlands: Ships may enter the LGF without landing."
     }
-    if s.realms[seat as usize].faction != Faction::Vikings || info.colour == Some(Colour::Brown) {
+    if !crate::control::has(s, seat, crate::data::Ability::ShipsOnLand) || info.colour == Some(Colour::Brown) {
         return false;
     }
     // Vikings: coastal LGF, or along one river (no jumping between rivers).
@@ -101,7 +102,7 @@ pub fn moves_as_one(s: &State, seat: Seat, list: &[Move], m: &Move) -> bool {
     let together = list.iter().filter(|x| (x.from, x.to) == (m.from, m.to));
     let (units, ships) = together
         .fold((0u32, 0u32), |(u, sh), x| (u + x.count as u32, sh + if x.unit.is_ship() { x.count as u32 } else { 0 }));
-    let fleet = if s.realms[seat as usize].faction == Faction::Vikings { 1 } else { 4 };
+    let fleet = crate::control::faction(s, seat).fleet as u32;
     units >= 10 || (m.unit.is_ship() && ships >= fleet)
 }
 
@@ -183,7 +184,7 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
     if step == Step::MoveSpecialHerds {
         let r = &s.realms[seat as usize];
         let brilliant = basic(s) && r.command >= 4;
-        let fleet_size = if r.faction == Faction::Vikings { 1 } else { 4 };
+        let fleet_size = crate::control::faction(s, seat).fleet as usize;
         let fleet = m.unit.is_ship() && m.count as usize >= fleet_size;
         let army = m.count >= 10;
         if !(m.unit == UnitKind::Cavalry || fleet || army || brilliant || pay_special) {
@@ -228,7 +229,9 @@ pub fn check(s: &State, seat: Seat, m: &Move, step: Step, pay_special: bool) -> 
         return Err("bad winter weather: no movement on land".into());
     }
     if adjacent {
-        if map.blocked(m.from, m.to) {
+        let crosses = m.unit == UnitKind::LightInfantry
+            && crate::control::has_at(s, seat, crate::data::Ability::CrossBlackLine, m.from);
+        if map.blocked(m.from, m.to) && !crosses {
             return Err("the black line in the mountains cannot be crossed".into());
         }
         return Ok(());
@@ -565,7 +568,9 @@ pub fn retreat_attrition(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
                 }
                 // Version 2: land units aboard do not roll; they drown when their ships sink.
                 if info.is_sea() && (u.kind.is_ship() || !v2) {
+                    let safe = crate::control::has(s, seat, crate::data::Ability::NoAutumnShipwreck);
                     let [stormy, calm] = match s.season {
+                        Season::Autumn if safe => [0, 0],
                         Season::Autumn => t.shipwreck.autumn,
                         Season::Winter if s.winter[2] == Weather::Bad => t.shipwreck.bad_winter,
                         Season::Winter => t.shipwreck.good_winter,

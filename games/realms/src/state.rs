@@ -159,23 +159,6 @@ pub enum Weather {
     Bad,
 }
 
-/// The factions of VIKINGS 800 AD.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Faction {
-    #[default]
-    Vikings,
-    British,
-    Franks,
-    Slavs,
-}
-
-impl Faction {
-    pub fn name(self) -> &'static str {
-        ["Vikings", "British islands", "Franks", "Slavs and Balts"][self as usize]
-    }
-}
-
 /// One unit on the map. Lives are whole again after every battle ("life
 /// recovery"), so only experience is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -262,7 +245,8 @@ pub struct Field {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Realm {
     pub home: String,
-    pub faction: Faction,
+    /// The id of its faction in the scenario's data (`data/<scenario>.toml`).
+    pub faction: String,
     pub gold: u8,
     pub pp: i32,
     pub vp: i32,
@@ -520,7 +504,8 @@ pub struct State {
     pub players: u8,
     pub fields: Vec<Field>,
     pub realms: Vec<Realm>,
-    /// Winter weather: climate region 1 (temperate), region 2 (cold), all seas.
+    /// Winter weather: climate region 1 (temperate, or subtropical), region 2
+    /// (cold, or temperate), all seas.
     pub winter: [Weather; 3],
     /// Fields whose settlement had defenders at the start of this round's battle.
     pub defended: Vec<u16>,
@@ -618,7 +603,8 @@ pub fn fits(s: &State, e: &Event) -> Result<(), String> {
             if !crate::data::SCENARIOS.contains(&scenario.as_str()) {
                 return Err(format!("it names scenario {scenario:?}, which is not one of this server's"));
             }
-            match (1..=10).contains(years) && (2..=12).contains(players) {
+            let most = crate::data::map(scenario).max_players();
+            match (1..=10).contains(years) && (2..=most).contains(players) {
                 true => Ok(()),
                 false => Err(format!("a game of {players} realms over {years} years is not one the rules set up")),
             }

@@ -11,7 +11,7 @@ use crate::control::{connected, encircled, fish_cap, grain_cap, has_port, kind_o
 use crate::data::tables;
 use crate::season::basic;
 use crate::setup::unit;
-use crate::state::{Building, Construction, Faction, Good, Herd, Orders, Purchase, Season, State, Trade, UnitKind};
+use crate::state::{Building, Construction, Good, Herd, Orders, Purchase, Season, State, Trade, UnitKind};
 
 fn home(s: &State, seat: Seat) -> String {
     s.realms[seat as usize].home.clone()
@@ -112,11 +112,13 @@ fn commanders(s: &mut State, seat: Seat, level: u8, rep: &mut Vec<String>) {
 /// settlement; without a port herds can only be slaughtered (sale "+3m").
 pub fn trade(s: &mut State, seat: Seat, tr: &Trade) -> Result<(), String> {
     let t = tables();
-    let port = has_port(s, seat);
     let (field, good, count, buying) = match *tr {
         Trade::Buy { field, good, count } => (field, good, count, true),
         Trade::Sell { field, good, count } => (field, good, count, false),
     };
+    // Almoravids: "Can trade with horses even without a port."
+    let port = has_port(s, seat)
+        || (good == Good::Herd(Herd::Horses) && crate::control::has(s, seat, crate::data::Ability::HorsesWithoutPort));
     if field as usize >= s.fields.len() || count == 0 {
         return Err("a trade needs a field of the map and a count".into());
     }
@@ -259,7 +261,7 @@ fn units(s: &mut State, seat: Seat, o: &Orders, rep: &mut Vec<String>) {
             }
             let d = t.unit(p.unit);
             let in_location = location_ok(s, seat, p.field, p.unit);
-            let slavs = p.unit == UnitKind::LightInfantry && s.realms[seat as usize].faction == Faction::Slavs;
+            let slavs = p.unit == UnitKind::LightInfantry && crate::control::has(s, seat, crate::data::Ability::SellLi);
             // Version 3: ships degrade out of location only where they
             // land ("Landing +1", "Landing +2"): on a land field.
             let at_sea = s.map().fields[p.field as usize].is_sea();
@@ -352,7 +354,7 @@ fn buy_one(
         s.fields[f as usize].units.push(unit(seat, UnitKind::Corsair));
         return Ok(());
     }
-    let Some(price) = d.buy else { return Err(format!("{} are not bought, only upgraded", p.unit.name())) };
+    let Some(mut price) = d.buy else { return Err(format!("{} are not bought, only upgraded", p.unit.name())) };
     let own = s.fields[f as usize].settlement.is_some_and(|x| x.owner == seat);
     if !own || crate::control::foreign(s, f, seat) {
         return Err("units are bought at your own free settlement".into());
@@ -371,7 +373,14 @@ fn buy_one(
             pp = -t.prestige.double_purchase;
         }
     }
-    if p.unit == UnitKind::Mercenary {
+    // "Mercenaries even for: -10 PP A -1" ("start bonus: even for -1 A -10
+    // PP", for the factions allowed): taken when the realm holds the 10 PP.
+    let cheap = crate::control::has(s, seat, crate::data::Ability::CheapMercenaries)
+        && s.realms[seat as usize].pp >= pp - t.prestige.mercenaries;
+    if p.unit == UnitKind::Mercenary && cheap {
+        price = 1;
+        pp -= t.prestige.mercenaries;
+    } else if p.unit == UnitKind::Mercenary {
         pp += d.buy_pp.unwrap_or(0) as i32;
     }
     if s.realms[seat as usize].pp < pp || s.realms[seat as usize].gold < price {
@@ -404,6 +413,10 @@ fn upgrade_one(s: &mut State, seat: Seat, p: &Purchase, upgraded: &mut Vec<(u16,
     let Some(mut price) = d.upgrade else {
         return Err(format!("{} are not upgraded from Light Infantry", p.unit.name()));
     };
+    // Yamhad: "Ships are 1 gold cheaper."
+    if p.unit.is_ship() && crate::control::has(s, seat, crate::data::Ability::CheaperShips) {
+        price = price.saturating_sub(1);
+    }
     if kind_of(s, f, seat, UnitKind::LightInfantry) == 0 {
         return Err("an upgrade needs a Light Infantry unit on the field".into());
     }

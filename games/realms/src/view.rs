@@ -144,7 +144,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             RealmView {
                 seat: i as Seat,
                 home: r.home.clone(),
-                faction: r.faction.name().to_string(),
+                faction: s.map().faction(&r.faction).name.clone(),
                 gold: r.gold,
                 pp: r.pp,
                 vp: r.vp,

@@ -6,10 +6,10 @@
 use runestone_engine::Seat;
 
 use crate::control::{
-    connected, controls, dissolve_unconnected, encircled, fed_herd_cap, grain_stock, pools, settlements, store_grain,
-    take_grain, unit_cap, units_of,
+    connected, controls, dissolve_unconnected, encircled, fed_herd_cap, grain_stock, has, pools, settlements,
+    store_grain, take_grain, unit_cap, units_of,
 };
-use crate::data::{tables, Colour, Tables};
+use crate::data::{tables, Ability, Colour, Tables};
 use crate::season::{basic, Dice};
 use crate::setup::unit;
 use crate::state::{Herd, State, UnitKind, Weather};
@@ -46,7 +46,8 @@ pub fn income(s: &State, seat: Seat) -> u32 {
     }
     for f in 0..s.fields.len() {
         if s.fields[f].shipyard.is_some_and(|y| y.owner == seat && y.port) && conn[f] {
-            n += t.buildings[3].tax as u32;
+            // "Taxes, festivals from the port: +3 (instead of +2)."
+            n += t.buildings[3].tax as u32 + u32::from(has(s, seat, Ability::PortPlusThree));
         }
     }
     n + taxed_fields(s, seat, &conn) / 2
@@ -154,7 +155,8 @@ pub fn weather_yield_taxes(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
         if s.realms[seat as usize].out {
             continue;
         }
-        let gold = income(s, seat);
+        // Etruscans: "Each TAXES extra +3 gold."
+        let gold = income(s, seat) + if has(s, seat, Ability::TaxesPlusThree) { 3 } else { 0 };
         s.add_gold(seat, gold);
         rep.push(format!("{} collects {gold} gold of taxes", home(s, seat)));
     }
@@ -180,6 +182,10 @@ pub fn harvest_recruitment(s: &mut State, rep: &mut Vec<String>) {
     }
     for seat in 0..s.realms.len() as Seat {
         let Some(o) = s.realms[seat as usize].orders.clone() else { continue };
+        if !o.recruit.is_empty() && has(s, seat, Ability::NoLiRecruitment) {
+            rep.push(format!("{}: its faction cannot recruit Light Infantry", home(s, seat)));
+            continue;
+        }
         let conn = connected(s, seat);
         let price = t.unit(UnitKind::LightInfantry).recruit.unwrap_or(1);
         let mut n = 0;
@@ -233,24 +239,38 @@ pub fn festivals_winter(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
         rep.push(format!("{} holds a festival: +{pp} PP", home(s, seat)));
     }
     if basic(s) {
-        let w1 = weather(t.climate[1].winter, d.d6());
-        let w2 = weather(t.climate[2].winter, d.d6());
+        let regions = s.map().regions;
+        let w1 = weather(t.climate[regions[0]].winter, d.d6());
+        let w2 = weather(t.climate[regions[1]].winter, d.d6());
         let sea = if d.d6() <= t.sea_winter.good { Weather::Good } else { Weather::Bad };
         s.winter = [w1, w2, sea];
     } else {
         s.winter = [Weather::Normal; 3];
     }
-    rep.push(format!("winter weather: temperate {:?}, cold {:?}, seas {:?}", s.winter[0], s.winter[1], s.winter[2]));
+    let [one, two] = s.map().regions.map(|c| tables().climate[c].id.as_str());
+    rep.push(format!("winter weather: {one} {:?}, {two} {:?}, seas {:?}", s.winter[0], s.winter[1], s.winter[2]));
 }
 
-/// Whether a herd on `f` needs no grain this winter: good weather in its
-/// climate, or (before rules version 3) transhumance on a yellow LGF in
-/// temperate climate. From version 3 transhumance is the Huns' alone ("They
-/// use Transhumance (Feeding - red mode)"), and no Vikings 800 AD realm is.
-fn needs_no_feed(s: &State, f: usize) -> bool {
-    let info = &s.map().fields[f];
-    let w = if info.climate == 2 { s.winter[1] } else { s.winter[0] };
-    w == Weather::Good || (!s.from_version(3) && info.colour == Some(Colour::Yellow) && info.climate <= 1)
+/// Whether a herd of `owner` on `f` needs no grain this winter: good
+/// weather in its climate, or (before rules version 3) transhumance on a
+/// yellow LGF in temperate climate. From version 3 transhumance is the
+/// Huns' alone ("They use Transhumance (Feeding - red mode)"), and no
+/// Vikings 800 AD realm is: "No need to feed herds in winter if on green
+/// LGF (for subtropical climate) or on a yellow LGF (for temperate and
+/// subtropical climate)".
+pub(crate) fn needs_no_feed(s: &State, f: usize, owner: Seat) -> bool {
+    let map = s.map();
+    let info = &map.fields[f];
+    let w = s.winter[map.region(info.climate)];
+    if !s.from_version(3) {
+        return w == Weather::Good || (info.colour == Some(Colour::Yellow) && info.climate <= 1);
+    }
+    let pasture = match info.colour {
+        Some(Colour::Yellow) => info.climate <= 1,
+        Some(Colour::Green) => info.climate == 0,
+        _ => false,
+    };
+    w == Weather::Good || (pasture && has(s, owner, Ability::Transhumance))
 }
 
 /// FEEDING: slaughter as ordered; feed the herds with grain (at most the
@@ -271,7 +291,7 @@ pub fn feeding(s: &mut State, rep: &mut Vec<String>) {
             let mut i = 0;
             while i < s.fields[f].herds.len() {
                 let (owner, h) = s.fields[f].herds[i];
-                if owner != seat || needs_no_feed(s, f) {
+                if owner != seat || needs_no_feed(s, f, seat) {
                     i += 1;
                     continue;
                 }
@@ -448,7 +468,7 @@ fn feeding_by_pools(s: &mut State, rep: &mut Vec<String>) {
             let mut i = 0;
             while i < s.fields[f].herds.len() {
                 let (owner, h) = s.fields[f].herds[i];
-                if owner != seat || needs_no_feed(s, f) {
+                if owner != seat || needs_no_feed(s, f, seat) {
                     i += 1;
                     continue;
                 }

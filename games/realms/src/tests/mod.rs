@@ -7,6 +7,7 @@ mod playout;
 mod present;
 mod rules;
 mod rules_page;
+mod scenarios;
 mod table;
 mod version3;
 mod versions;

@@ -12,7 +12,7 @@ use crate::{Options, Realms};
 
 use runestone_engine::harness::Pick;
 
-fn invariants(s: &State, game: u64) {
+pub(super) fn invariants(s: &State, game: u64) {
     let limit = crate::data::tables().gold_limit;
     for r in &s.realms {
         assert!(r.gold <= limit, "game {game}: {} holds {} gold", r.home, r.gold);
@@ -44,7 +44,7 @@ fn none_adrift(s: &State, game: u64) {
 
 /// Rules version 3: no unit ends the winter without a connection to one of
 /// its realm's settlements.
-fn no_unit_cut_off(s: &State, game: u64) {
+pub(super) fn no_unit_cut_off(s: &State, game: u64) {
     if !s.from_version(3) {
         return;
     }

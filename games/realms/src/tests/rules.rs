@@ -6,7 +6,7 @@ use runestone_engine::{Game, Viewer};
 use super::{at, both, game, li, reports, Driver};
 use crate::control::{fed_herd_cap, fish_cap, grain_cap, kind_of, unit_cap};
 use crate::data::{parse_map, parse_tables, tables, Tables};
-use crate::state::{Build, Building, Event, Faction, Herd, Mode, Move, Orders, Season, Step, UnitKind, Weather};
+use crate::state::{Build, Building, Event, Herd, Mode, Move, Orders, Season, Step, UnitKind, Weather};
 use crate::{Options, Realms};
 
 // DANES (seat 0): villages 4-11 (dock), 5-10, 5-12.
@@ -48,7 +48,7 @@ fn if_there_is_no_coastal_village_then_no_dock_and_no_ship_but_seven_li_and_seve
 fn franks_start_with_one_fortification_token_at_one_village() {
     let d = game(2, Mode::Fast, 1);
     let forts = d.state.fields.iter().filter(|f| f.settlement.is_some_and(|x| x.owner == 1 && x.fort)).count();
-    assert_eq!(d.state.realms[1].faction, Faction::Franks);
+    assert_eq!(d.state.realms[1].faction, "franks");
     assert_eq!(forts, 1);
 }
 
@@ -56,7 +56,7 @@ fn franks_start_with_one_fortification_token_at_one_village() {
 fn slavs_and_balts_start_with_seven_units_of_li_but_no_transport_ships_and_dock() {
     let d = game(4, Mode::Fast, 1);
     let s = &d.state;
-    assert_eq!(s.realms[3].faction, Faction::Slavs);
+    assert_eq!(s.realms[3].faction, "slavs");
     let units: Vec<UnitKind> =
         s.fields.iter().flat_map(|f| &f.units).filter(|u| u.owner == 3).map(|u| u.kind).collect();
     assert_eq!(units.len(), 7);
@@ -517,13 +517,25 @@ fn broken_data_is_refused_with_a_message_that_names_the_fault() {
     )
     .unwrap_err();
     assert!(err.contains("unit 1 is \"archers\""), "{err}");
+    // A faction's ability the engine does not play, and a home of a
+    // faction the file does not list.
+    let bad = include_str!("../../data/italia.toml").replacen("\"fast_building\"", "\"flying\"", 1);
+    let err = parse_map(&bad).unwrap_err();
+    assert!(err.contains("flying"), "{err}");
+    let bad = include_str!("../../data/italia.toml").replacen(
+        "faction = \"romans\"\nvillages",
+        "faction = \"gauls\"\nvillages",
+        1,
+    );
+    let err = parse_map(&bad).unwrap_err();
+    assert!(err.contains("faction \"gauls\" is not among the map's factions"), "{err}");
 }
 
 #[test]
 fn options_outside_the_game_are_refused_in_its_own_words() {
-    let o = Options { scenario: "huns".into(), mode: Mode::Fast, years: 3, ..Options::default() };
+    let o = Options { scenario: "atlantis".into(), mode: Mode::Fast, years: 3, ..Options::default() };
     let err = Driver::new(&o, 2, 1).err().unwrap();
-    assert!(err.message.contains("scenario \"huns\" is not playable yet"));
+    assert!(err.message.contains("there is no scenario \"atlantis\"; choose one of: orient, italia"), "{err:?}");
     let o = Options { scenario: "vikings".into(), mode: Mode::Fast, years: 0, ..Options::default() };
     assert!(Driver::new(&o, 2, 1).err().unwrap().message.contains("1 to 10 years"));
     assert_eq!(Season::default(), Season::Spring);

@@ -197,7 +197,7 @@ pub fn plan(s: &State, seat: Seat, march: bool) -> Orders {
             gold -= 2;
         }
     }
-    if s.mode == crate::state::Mode::Basic && r.command == 0 && gold >= 4 {
+    if crate::season::basic(s) && r.command == 0 && gold >= 4 {
         o.commanders = 1;
     }
     // Feeding: slaughter herds the grain cannot carry through winter.
@@ -238,7 +238,7 @@ pub fn bold(s: &State, seat: Seat) -> Orders {
     let map = s.map();
     let mut o = plan(s, seat, true);
     o.festival = 2;
-    o.commanders = if s.mode == crate::state::Mode::Basic { 2 } else { 0 };
+    o.commanders = if crate::season::basic(s) { 2 } else { 0 };
     o.battle = Standing { escape_below: 0, reroll_pp: 12, target_back: true, raze: false };
     o.pay_special = s.realms[seat as usize].pp >= 40;
     for f in 0..s.fields.len() as u16 {
@@ -344,11 +344,8 @@ fn upkeep(s: &State, seat: Seat) -> i32 {
         .iter()
         .map(|&f| if s.fields[f as usize].settlement.is_some_and(|x| x.city) { 2 } else { 1 })
         .sum();
-    let command = if s.mode == crate::state::Mode::Basic {
-        t.command[s.realms[seat as usize].command as usize].salary as i32
-    } else {
-        0
-    };
+    let command =
+        if crate::season::basic(s) { t.command[s.realms[seat as usize].command as usize].salary as i32 } else { 0 };
     units + towns + command
 }
 
@@ -383,7 +380,7 @@ pub fn campaign(s: &State, seat: Seat) -> Orders {
     let map = s.map();
     let r = &s.realms[seat as usize];
     let conn = connected(s, seat);
-    let basic = s.mode == crate::state::Mode::Basic;
+    let basic = crate::season::basic(s);
     let mut o = Orders {
         battle: Standing {
             escape_below: 30,

@@ -542,6 +542,7 @@ pub fn text(view: &View, seats: &[String]) -> Option<String> {
         match view.mode {
             crate::state::Mode::Fast => "FAST",
             crate::state::Mode::Basic => "BASIC",
+            crate::state::Mode::Original => "ORIGINAL",
         },
         view.season.name(),
         view.year,

@@ -23,13 +23,19 @@ pub fn controls_sea(s: &State, seat: Seat, sea: u16) -> bool {
             .any(|&n| s.fields[n as usize].shipyard.is_some_and(|y| y.owner == seat) && !foreign(s, n, seat))
 }
 
-pub fn fishing(s: &mut State, _d: &mut Dice, rep: &mut Vec<String>) {
+pub fn fishing(s: &mut State, d: &mut Dice, rep: &mut Vec<String>) {
     let map = s.map();
     for seat in 0..s.realms.len() as Seat {
         let mut caught = 0;
         for sea in 0..s.fields.len() as u16 {
             let info = &map.fields[sea as usize];
             if !info.is_sea() || !map.in_play(sea, s.players) || !controls_sea(s, seat, sea) {
+                continue;
+            }
+            // ORIGINAL: "D6 must be rolled for each SGF: 1 to 4 - success,
+            // 5,6 - nothing", except for "Always successful fishing".
+            let sure = crate::control::has(s, seat, crate::data::Ability::SureFishing);
+            if crate::season::original(s) && !sure && d.d6() > 4 {
                 continue;
             }
             let mut fish = if info.stormy { 2 } else { 1 };

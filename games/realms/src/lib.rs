@@ -86,7 +86,7 @@ pub struct Options {
     #[serde(default = "vikings")]
     #[schemars(extend("enum" = ["orient", "italia", "huns", "britannia", "vikings", "taifas"]))]
     pub scenario: String,
-    /// "fast" or "basic".
+    /// "fast", "basic" or "original".
     #[serde(default)]
     pub mode: Mode,
     /// Years until the game ends (1 to 10).
@@ -339,7 +339,7 @@ impl Game for Realms {
             default_options: serde_json::to_value(Options::default()).unwrap_or_default(),
             options_help: vec![
                 ("scenario".into(), scenario_help()),
-                ("mode".into(), "\"fast\" or \"basic\" (the sheet's valid-from markers)".into()),
+                ("mode".into(), "\"fast\", \"basic\" or \"original\" (the sheet's valid-from markers)".into()),
                 ("years".into(), "years until the game ends and is scored, 1 to 10".into()),
                 (
                     "rules_version".into(),

@@ -161,6 +161,12 @@ pub fn resolve_round(cx: &mut Ctx) {
     }
 }
 
+/// BASIC or more ("valid from BASIC mode"): BASIC and ORIGINAL.
 pub fn basic(s: &State) -> bool {
-    s.mode == Mode::Basic
+    matches!(s.mode, Mode::Basic | Mode::Original)
+}
+
+/// "valid from ORIGINAL mode".
+pub fn original(s: &State) -> bool {
+    s.mode == Mode::Original
 }

@@ -148,6 +148,9 @@ pub enum Mode {
     #[default]
     Fast,
     Basic,
+    // BASIC and the sheet's ORIGINAL lines that are played: the fishing
+    // roll, salaries twice a year, meat priced by season.
+    Original,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

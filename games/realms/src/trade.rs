@@ -59,7 +59,10 @@ pub fn rear_trade(s: &mut State, rep: &mut Vec<String>) {
         }
         units(s, seat, &o, rep);
     }
-    if s.season == Season::Winter {
+    // "Standard salaries occurred in trade phase once / twice in year":
+    // once in FAST and BASIC (winter), twice in ORIGINAL (summer and winter).
+    let twice = crate::season::original(s) && s.season == Season::Summer;
+    if s.season == Season::Winter || twice {
         for seat in 0..s.realms.len() as Seat {
             if !s.realms[seat as usize].out {
                 salaries(s, seat, rep);
@@ -217,8 +220,12 @@ fn sell_meat(s: &mut State, seat: Seat, field: u16, count: u8, buying: bool) -> 
         return Err(format!("you have only {} meat", r.meat));
     }
     r.meat -= count;
-    // 1 gold each, as the meat left after the feeding.
-    s.add_gold(seat, count as u32);
+    // 1 gold each, as the meat left after the feeding; in ORIGINAL "in
+    // spring, summer +1/2 in autumn, winter +1" (half a gold each, rounded
+    // down per trade).
+    let warm = matches!(s.season, Season::Spring | Season::Summer);
+    let gold = if crate::season::original(s) && warm { count as u32 / 2 } else { count as u32 };
+    s.add_gold(seat, gold);
     Ok(())
 }
 

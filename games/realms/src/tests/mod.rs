@@ -3,6 +3,7 @@
 
 mod golden;
 mod kernel;
+mod original;
 mod playout;
 mod present;
 mod rules;

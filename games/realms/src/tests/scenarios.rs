@@ -345,9 +345,16 @@ fn the_winter_of_a_subtropical_scenario_is_rolled_for_its_two_climates() {
 fn the_new_game_form_offers_every_scenario_of_the_data() {
     let schemas = <Realms as runestone_engine::present::Present>::schemas();
     assert_eq!(schemas.options["properties"]["scenario"]["enum"], serde_json::json!(SCENARIOS));
-    let written = include_str!("../../../../events/realms/options.schema.json");
-    let generated = serde_json::to_string_pretty(&schemas.options).expect("JSON") + "\n";
-    assert_eq!(written, generated, "events/realms/options.schema.json differs from the options' schema");
+    let written = [
+        include_str!("../../../../events/realms/options.schema.json"),
+        include_str!("../../../../events/realms/command.schema.json"),
+        include_str!("../../../../events/realms/event.schema.json"),
+        include_str!("../../../../events/realms/view.schema.json"),
+    ];
+    for ((name, schema), written) in schemas.named().into_iter().zip(written) {
+        let generated = serde_json::to_string_pretty(schema).expect("JSON") + "\n";
+        assert_eq!(written, generated, "events/realms/{name}.schema.json differs from what the types give");
+    }
     let help = Realms::info().options_help;
     let words = &help.iter().find(|(n, _)| n == "scenario").expect("scenario help").1;
     for id in SCENARIOS {

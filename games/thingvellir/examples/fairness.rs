@@ -1,7 +1,9 @@
 //! Is The Road to Thingvellir fair to every seat? Bot games by player
-//! count: each seat's share of the wins (its faction: its Home Stead card
-//! and home District), and each place in the order from the first
-//! Lawspeaker's share, against an even share.
+//! count: each seat's share of the wins (its faction's colour; by rules
+//! versions 1 to 3 also its Home Stead card and home District), and each
+//! place in the order from the first Lawspeaker's share, against an even
+//! share. By rules version 4, where the Home Stead cards are dealt at
+//! random, each card's share of the games it was dealt in is told too.
 //!
 //! `cargo run --release -p runestone-thingvellir --example fairness --
 //! GAMES [COUNTS]`: GAMES bot games per player count (2,000 for the measure
@@ -12,11 +14,13 @@
 //! the environment measures rules version N instead.
 
 use runestone_engine::{Game, GameRng, Seat, Seed};
+use runestone_thingvellir::data::data;
 use runestone_thingvellir::state::State;
 use runestone_thingvellir::{bot, Options, Thingvellir};
 
-/// One bot game: the winning seat, the first Lawspeaker, and the rounds played.
-fn winner(options: &Options, seats: u8, seed: u64) -> Result<(Seat, Seat, u32), String> {
+/// One bot game: the winning seat, the first Lawspeaker, the rounds played
+/// and the winner's Home Stead card.
+fn winner(options: &Options, seats: u8, seed: u64) -> Result<(Seat, Seat, u32, usize), String> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let seed = Seed(bytes);
@@ -30,7 +34,7 @@ fn winner(options: &Options, seats: u8, seed: u64) -> Result<(Seat, Seat, u32), 
     let first = s.lawspeaker;
     for n in 2..200_000u64 {
         if let Some(o) = Thingvellir::outcome(&s) {
-            return Ok((o.winners[0], first, s.round));
+            return Ok((o.winners[0], first, s.round, s.players[o.winners[0] as usize].home));
         }
         let seat = Thingvellir::pending(&s).into_iter().find(|p| !p.submitted).ok_or("nobody to wait for")?.seat;
         let c = bot::choose(&s, seat, true).ok_or("the bot has no move")?;
@@ -57,11 +61,13 @@ fn main() {
     for seats in counts {
         let mut by_seat = vec![0f64; seats as usize];
         let mut by_order = vec![0f64; seats as usize];
+        let mut by_card = [0f64; 6];
         let mut rounds = 0u64;
         for i in 0..games {
-            let (won, first, r) = winner(&options, seats, 1_000_000 * seats as u64 + i)
+            let (won, first, r, card) = winner(&options, seats, 1_000_000 * seats as u64 + i)
                 .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
             by_seat[won as usize] += 1.0;
+            by_card[card] += 1.0;
             by_order[((won + seats - first) % seats) as usize] += 1.0;
             rounds += r as u64;
         }
@@ -84,6 +90,19 @@ fn main() {
             "{seats} players, {games} games, {:.1} rounds a game: by seat {seat_line}; by place from the first Lawspeaker {order_line} (even share {even:.1}%, furthest {far:.1} points)",
             rounds as f64 / games as f64
         );
+        if Thingvellir::rules_version_of(&options) >= 4 {
+            // The cards in play are the map's first `seats`, each in every game.
+            let map = &data().map;
+            let cards: Vec<String> = map
+                .homes
+                .iter()
+                .take(seats as usize)
+                .map(|h| {
+                    format!("{} {:.1}%", data().home_steads[h.stead].name, 100.0 * by_card[h.stead] / games as f64)
+                })
+                .collect();
+            println!("  by Home Stead card (dealt at random): {}", cards.join(" "));
+        }
         worst = worst.max(far);
     }
     if worst > 10.0 {

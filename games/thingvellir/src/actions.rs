@@ -15,25 +15,28 @@ pub fn draw(s: &mut State, n: usize) -> Vec<CardId> {
 
 /// Settle A: subsume a new District.
 pub fn subsume(s: &mut State, seat: Seat, district: usize, colour: Colour) -> Result<(), String> {
-    let d = data();
-    if district >= d.districts.len() {
+    let map = s.map();
+    if district >= map.districts.len() {
         return Err(format!("there is no District number {district}"));
     }
     if colour >= 4 {
         return Err(format!("there is no colour number {colour}"));
     }
     if s.steads[district].is_some() {
-        return Err(format!("{} already has a Stead token on it", d.districts[district]));
+        return Err(format!("{} already has a Stead token on it", map.districts[district]));
     }
-    let adjacent = d
+    if !map.settleable(district) {
+        return Err(format!("no Stead token stands on {}: it is the Althing's plain", map.districts[district]));
+    }
+    let adjacent = map
         .edges
         .iter()
         .any(|&(a, b)| (a == district && s.owner(b) == Some(seat)) || (b == district && s.owner(a) == Some(seat)));
-    let held = d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0);
+    let held = map.edges_of(district).any(|e| s.edges[e][seat as usize] > 0);
     if !adjacent && !held {
         return Err(format!(
             "{} is neither next to a District you control nor held by one of your Thingmen",
-            d.districts[district]
+            map.districts[district]
         ));
     }
     let p = &mut s.players[seat as usize];
@@ -48,10 +51,10 @@ pub fn subsume(s: &mut State, seat: Seat, district: usize, colour: Colour) -> Re
 
 /// Settle B: expand holdings, each raise costing the District's current value.
 pub fn expand(s: &mut State, seat: Seat, steps: &[(usize, Colour)], strength: u8) -> Result<(), String> {
-    let d = data();
+    let map = s.map();
     let mut spent = 0u32;
     for &(district, colour) in steps {
-        if district >= d.districts.len() || s.owner(district) != Some(seat) {
+        if district >= map.districts.len() || s.owner(district) != Some(seat) {
             return Err(format!("you do not control District {district}"));
         }
         if colour >= 4 {
@@ -59,7 +62,7 @@ pub fn expand(s: &mut State, seat: Seat, steps: &[(usize, Colour)], strength: u8
         }
         let value = s.steads[district].expect("owned").1;
         if value >= 4 {
-            return Err(format!("{} is already worth 4, the most a District may be", d.districts[district]));
+            return Err(format!("{} is already worth 4, the most a District may be", map.districts[district]));
         }
         spent += value as u32;
         if spent > strength as u32 {
@@ -102,7 +105,7 @@ fn call_feuds(s: &mut State, seat: Seat, edge: usize) {
 
 /// Ride A (set forth) and B (roam with bands).
 pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], strength: u8) -> Result<(), String> {
-    let d = data();
+    let map = s.map();
     if set_forth.len() + moves.len() > strength as usize {
         return Err(format!(
             "that is {} points of Ride; the action has strength {strength}",
@@ -110,12 +113,15 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
         ));
     }
     for &e in set_forth {
-        if e >= d.edges.len() {
+        if e >= map.edges.len() {
             return Err(format!("there is no edge number {e}"));
         }
-        let (a, b) = d.edges[e];
+        let (a, b) = map.edges[e];
         if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
-            return Err(format!("the edge {} to {} is not on a District you control", d.districts[a], d.districts[b]));
+            return Err(format!(
+                "the edge {} to {} is not on a District you control",
+                map.districts[a], map.districts[b]
+            ));
         }
         let p = &mut s.players[seat as usize];
         if p.longhall == 0 {
@@ -127,9 +133,9 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
     }
     // Thingmen that have ridden in a band this Ride, per edge: by rules
     // version 3 they do not ride again ("you may move 1 Band of Thingmen once").
-    let mut ridden = vec![0u8; d.edges.len()];
+    let mut ridden = vec![0u8; map.edges.len()];
     for m in moves {
-        if m.from >= d.edges.len() || m.count == 0 || s.edges[m.from][seat as usize] < m.count {
+        if m.from >= map.edges.len() || m.count == 0 || s.edges[m.from][seat as usize] < m.count {
             return Err(format!("you do not have {} Thingmen on edge {}", m.count, m.from));
         }
         if s.version >= 3 && s.edges[m.from][seat as usize] - ridden[m.from] < m.count {
@@ -144,7 +150,7 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
         }
         let mut at = m.from;
         for (i, &e) in m.path.iter().enumerate() {
-            if e >= d.edges.len() || !d.touching(at, e) {
+            if e >= map.edges.len() || !map.touching(at, e) {
                 return Err(format!("edge {e} does not touch edge {at}"));
             }
             let last = i + 1 == m.path.len();
@@ -160,9 +166,9 @@ pub fn ride(s: &mut State, seat: Seat, set_forth: &[usize], moves: &[BandMove], 
         // Districts ridden through: those of the edges left behind on the way.
         let mut through = Vec::new();
         for &e in std::iter::once(&m.from).chain(m.path[..m.path.len() - 1].iter()) {
-            let (a, b) = d.edges[e];
+            let (a, b) = map.edges[e];
             for x in [a, b] {
-                let (ea, eb) = d.edges[at];
+                let (ea, eb) = map.edges[at];
                 if x != ea && x != eb && !through.contains(&x) {
                     through.push(x);
                 }
@@ -364,10 +370,10 @@ pub fn replace(s: &mut State, seat: Seat, personae: &[CardId]) -> Result<(), Str
 /// The gothi `seat` may give to at a Feast: neighbours, and gothi with a
 /// Thingman on one of `seat`'s Districts.
 pub fn guests(s: &State, seat: Seat) -> Vec<Seat> {
-    let d = data();
+    let map = s.map();
     let mut out = s.neighbours(seat);
     for (e, men) in s.edges.iter().enumerate() {
-        let (a, b) = d.edges[e];
+        let (a, b) = map.edges[e];
         if s.owner(a) == Some(seat) || s.owner(b) == Some(seat) {
             for o in 0..s.seats {
                 if o != seat && men[o as usize] > 0 && !out.contains(&o) {
@@ -468,6 +474,7 @@ pub fn murder(
     also: &[MurderTarget],
     strength: u8,
 ) -> Result<(), String> {
+    let map = s.map();
     let d = data();
     if bondi.is_empty() || bondi.len() > strength as usize {
         return Err(format!("use one to {strength} Bondi (the strength of the Feast)"));
@@ -479,10 +486,10 @@ pub fn murder(
         std::iter::once(MurderTarget { edge, victim }).chain(also.iter().copied()).collect();
     for (i, t) in targets.iter().enumerate() {
         let (edge, victim) = (t.edge, t.victim);
-        if edge >= d.edges.len() {
+        if edge >= map.edges.len() {
             return Err(format!("there is no edge number {edge}"));
         }
-        let (a, b) = d.edges[edge];
+        let (a, b) = map.edges[edge];
         if s.owner(a) != Some(seat) && s.owner(b) != Some(seat) {
             return Err("you may murder only Thingmen on your own Districts".into());
         }
@@ -527,24 +534,24 @@ pub fn murder(
 /// of the colour its gothi holds most of is removed; at 0 it loses its
 /// stead); the burner is outlawed, as a murderer is.
 pub fn burn(s: &mut State, seat: Seat, bondi: usize, district: usize) -> Result<(), String> {
-    let d = data();
+    let map = s.map();
     if !s.arson {
         return Err("this game is played without the Arson option".into());
     }
-    if district >= d.districts.len() {
+    if district >= map.districts.len() {
         return Err(format!("there is no District number {district}"));
     }
     let Some((victim, _)) = s.steads[district] else {
-        return Err(format!("{} has no Stead token to burn", d.districts[district]));
+        return Err(format!("{} has no Stead token to burn", map.districts[district]));
     };
     if victim == seat {
-        return Err(format!("you control {}; burn a rival's District", d.districts[district]));
+        return Err(format!("you control {}; burn a rival's District", map.districts[district]));
     }
-    if !d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
-        return Err(format!("you have no Thingman on {}", d.districts[district]));
+    if !map.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
+        return Err(format!("you have no Thingman on {}", map.districts[district]));
     }
     if s.burned.contains(&district) {
-        return Err(format!("{} already burned this round", d.districts[district]));
+        return Err(format!("{} already burned this round", map.districts[district]));
     }
     if s.burned.len() >= 4 {
         return Err("all 4 Arson tokens are on the board this round".into());
@@ -570,18 +577,19 @@ pub fn capture(
     district: usize,
     pay: bool,
 ) -> Result<(), String> {
+    let map = s.map();
     let d = data();
-    if district >= d.districts.len() {
+    if district >= map.districts.len() {
         return Err(format!("there is no District number {district}"));
     }
     let Some((victim, _)) = s.steads[district] else {
-        return Err(format!("{} has no Stead token to capture", d.districts[district]));
+        return Err(format!("{} has no Stead token to capture", map.districts[district]));
     };
     if victim == seat {
-        return Err(format!("you already control {}", d.districts[district]));
+        return Err(format!("you already control {}", map.districts[district]));
     }
-    if !d.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
-        return Err(format!("you have no Thingman on {}", d.districts[district]));
+    if !map.edges_of(district).any(|e| s.edges[e][seat as usize] > 0) {
+        return Err(format!("you have no Thingman on {}", map.districts[district]));
     }
     if bondi >= s.players[seat as usize].oaths.len() {
         return Err(format!("there is no Bondi at place {bondi} in your Oaths"));
@@ -654,7 +662,8 @@ pub fn remove_farm(s: &mut State, seat: Seat) {
 
 /// The loser's Districts on the feud's `edge`, which a raze may strike.
 pub fn raze_targets(s: &State, loser: Seat, edge: usize) -> Vec<usize> {
-    let (a, b) = data().edges[edge];
+    let map = s.map();
+    let (a, b) = map.edges[edge];
     [a, b].into_iter().filter(|x| s.owner(*x) == Some(loser)).collect()
 }
 
@@ -715,6 +724,7 @@ pub fn farm_options(s: &State, call: &FarmCall) -> Vec<Command> {
 
 /// Carry out the winner's answer to the farm call at the front.
 pub fn choose_farm(s: &mut State, command: &Command) -> Result<(), String> {
+    let map = s.map();
     let d = data();
     let call = s.farm_calls.front().cloned().expect("a farm call");
     let options = farm_options(s, &call);
@@ -722,12 +732,12 @@ pub fn choose_farm(s: &mut State, command: &Command) -> Result<(), String> {
         let loser = call.loser;
         return Err(match (command, call.edge) {
             (Command::Raze { district, .. }, Some(edge)) if !raze_targets(s, loser, edge).contains(district) => {
-                let (a, b) = d.edges[edge];
+                let (a, b) = map.edges[edge];
                 format!(
                     "a farm is razed on a District of {} where the feud took place: {} or {}",
                     crate::view::gothi(loser),
-                    d.districts[a],
-                    d.districts[b]
+                    map.districts[a],
+                    map.districts[b]
                 )
             }
             (Command::Raze { colour, .. } | Command::RemoveFarm { colour }, _) if *colour >= 4 => {

@@ -18,8 +18,28 @@ fn accepted(s: &State, seat: Seat, c: &Command) -> bool {
     execute(&mut probe, seat, c).is_ok()
 }
 
+/// Whether a Subsume of `x` could be accepted (free, a Stead token may stand
+/// there, and next to the seat's District or held by its Thingman): a
+/// cheap test before the dear one of [`accepted`], which also checks the
+/// rest, on a map of many Districts.
+fn may_subsume(s: &State, seat: Seat, x: usize) -> bool {
+    let map = s.map();
+    s.steads[x].is_none()
+        && map.settleable(x)
+        && map.edges_of(x).any(|e| {
+            let (a, b) = map.edges[e];
+            s.edges[e][seat as usize] > 0 || s.owner(a) == Some(seat) || s.owner(b) == Some(seat)
+        })
+}
+
+/// Whether the seat has a Thingman on `x` (a capture's or burning's need).
+fn stands_on(s: &State, seat: Seat, x: usize) -> bool {
+    s.map().edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+}
+
 /// Candidate commands for the decision, unfiltered.
 fn candidates(s: &State, seat: Seat) -> Vec<Command> {
+    let map = s.map();
     let d = data();
     let Some(ask) = ask_of(s, seat) else { return vec![] };
     let p = &s.players[seat as usize];
@@ -87,7 +107,7 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
             let mine = s.districts_of(seat);
             match action {
                 Action::Settle => {
-                    for x in 0..d.districts.len() {
+                    for x in (0..map.districts.len()).filter(|x| may_subsume(s, seat, *x)) {
                         for colour in 0..4 {
                             out.push(Command::Subsume { district: x, colour });
                         }
@@ -99,18 +119,18 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                     }
                 }
                 Action::Ride => {
-                    let my_edges: Vec<usize> = (0..d.edges.len())
-                        .filter(|e| mine.contains(&d.edges[*e].0) || mine.contains(&d.edges[*e].1))
+                    let my_edges: Vec<usize> = (0..map.edges.len())
+                        .filter(|e| mine.contains(&map.edges[*e].0) || mine.contains(&map.edges[*e].1))
                         .collect();
                     for &e in &my_edges {
                         out.push(Command::Ride { set_forth: vec![e], moves: vec![] });
                         out.push(Command::Ride { set_forth: vec![e; st as usize], moves: vec![] });
                     }
-                    for from in 0..d.edges.len() {
+                    for from in 0..map.edges.len() {
                         let n = s.edges[from][seat as usize];
                         if n > 0 {
-                            for to in 0..d.edges.len() {
-                                if d.touching(from, to) {
+                            for to in 0..map.edges.len() {
+                                if map.touching(from, to) {
                                     out.push(Command::Ride {
                                         set_forth: vec![],
                                         moves: vec![BandMove { from, count: n, path: vec![to] }],
@@ -138,7 +158,7 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                         }
                     }
                     if !p.oaths.is_empty() {
-                        for e in 0..d.edges.len() {
+                        for e in 0..map.edges.len() {
                             for victim in 0..s.seats {
                                 if victim != seat && s.edges[e][victim as usize] > 0 {
                                     out.push(Command::Murder { bondi: vec![0], edge: e, victim, also: vec![] });
@@ -146,8 +166,8 @@ fn candidates(s: &State, seat: Seat) -> Vec<Command> {
                             }
                         }
                         out.extend(murder_all(s, seat));
-                        for x in 0..d.districts.len() {
-                            if s.owner(x).is_some_and(|o| o != seat) {
+                        for x in 0..map.districts.len() {
+                            if s.owner(x).is_some_and(|o| o != seat) && stands_on(s, seat, x) {
                                 if s.arson {
                                     out.push(Command::Burn { bondi: 0, district: x });
                                 }
@@ -239,6 +259,7 @@ pub fn hunting_orders() -> Orders {
 /// The bot's choice. `standing` makes it give its standing orders at its
 /// first decision (so councils resolve without it).
 pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
+    let map = s.map();
     let d = data();
     let p = &s.players[seat as usize];
     if standing {
@@ -361,7 +382,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                     // District; else anywhere.
                     let prey = prey(s, seat);
                     let on = |e: usize, who: Option<Seat>| {
-                        let (a, b) = d.edges[e];
+                        let (a, b) = map.edges[e];
                         [a, b].iter().any(|x| match who {
                             Some(o) => s.owner(*x) == Some(o),
                             None => s.owner(*x).is_some_and(|o| o != seat),
@@ -426,7 +447,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                         .iter()
                         .enumerate()
                         .filter(|(e, _)| {
-                            let (a, b) = d.edges[*e];
+                            let (a, b) = map.edges[*e];
                             s.owner(a) == Some(seat) || s.owner(b) == Some(seat)
                         })
                         .map(|(_, men)| {
@@ -482,14 +503,14 @@ fn fosterable(s: &State, seat: Seat) -> bool {
 /// its Districts, with its first Bondi (each slays as many as its Worth, in
 /// order; "as many as you like").
 fn murder_all(s: &State, seat: Seat) -> Option<Command> {
-    let d = data();
+    let map = s.map();
     if s.version < 3 || s.players[seat as usize].oaths.is_empty() {
         return None;
     }
     let mine = s.districts_of(seat);
     let mut targets: Vec<MurderTarget> = Vec::new();
     for (e, men) in s.edges.iter().enumerate() {
-        let (a, b) = d.edges[e];
+        let (a, b) = map.edges[e];
         if mine.contains(&a) || mine.contains(&b) {
             for victim in 0..s.seats {
                 if victim != seat && men[victim as usize] > 0 {
@@ -509,18 +530,18 @@ fn murder_all(s: &State, seat: Seat) -> Option<Command> {
 /// stead falls) when `prey_only`, else of any rival's District where the
 /// bot has a Thingman, the one of least value.
 fn burn_choice(s: &State, seat: Seat, prey_only: bool) -> Option<Command> {
-    let d = data();
+    let map = s.map();
     if s.version < 3 || !s.arson || s.players[seat as usize].oaths.is_empty() {
         return None;
     }
     let prey = prey(s, seat);
-    (0..d.districts.len())
+    (0..map.districts.len())
         .filter(|x| {
             let Some((o, v)) = s.steads[*x] else { return false };
             o != seat
                 && (!prey_only || (Some(o) == prey && v == 1))
                 && !s.burned.contains(x)
-                && d.edges_of(*x).any(|e| s.edges[e][seat as usize] > 0)
+                && map.edges_of(*x).any(|e| s.edges[e][seat as usize] > 0)
         })
         .min_by_key(|x| (s.steads[*x].map_or(0, |v| v.1), *x))
         .map(|district| Command::Burn { bondi: 0, district })
@@ -571,15 +592,16 @@ fn farm_colour(s: &State, seat: Seat) -> usize {
 /// capture), keeping the last 1/2 Stead token for a capture once a rival
 /// is a neighbour.
 fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
-    let d = data();
+    let map = s.map();
     let tokens = s.players[seat as usize].small_tokens;
     if tokens == 0 || (tokens == 1 && prey(s, seat).is_some()) {
         return None;
     }
     let colour = farm_colour(s, seat);
     // Distance of every District from the nearest rival District.
-    let mut far = vec![usize::MAX; d.districts.len()];
-    let mut frontier: Vec<usize> = (0..d.districts.len()).filter(|x| s.owner(*x).is_some_and(|o| o != seat)).collect();
+    let mut far = vec![usize::MAX; map.districts.len()];
+    let mut frontier: Vec<usize> =
+        (0..map.districts.len()).filter(|x| s.owner(*x).is_some_and(|o| o != seat)).collect();
     for x in &frontier {
         far[*x] = 0;
     }
@@ -588,7 +610,7 @@ fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
         step += 1;
         let mut next = Vec::new();
         for &x in &frontier {
-            for &(a, b) in &d.edges {
+            for &(a, b) in &map.edges {
                 for (from, to) in [(a, b), (b, a)] {
                     if from == x && far[to] == usize::MAX {
                         far[to] = step;
@@ -599,7 +621,8 @@ fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
         }
         frontier = next;
     }
-    (0..d.districts.len())
+    (0..map.districts.len())
+        .filter(|x| may_subsume(s, seat, *x))
         .map(|x| Command::Subsume { district: x, colour })
         .filter(|c| accepted(s, seat, c))
         .min_by_key(|c| match c {
@@ -625,15 +648,15 @@ pub fn prey(s: &State, seat: Seat) -> Option<Seat> {
 /// District is worth all the Wordfame the bot has; another only a capture
 /// that costs at most 1.
 pub fn capture_choice(s: &State, seat: Seat) -> Option<Command> {
-    let d = data();
+    let map = s.map();
     let p = &s.players[seat as usize];
     if p.oaths.is_empty() || p.small_tokens == 0 {
         return None;
     }
     let mut best: Option<(bool, u8, usize)> = None;
-    for x in 0..d.districts.len() {
+    for x in 0..map.districts.len() {
         let Some(o) = s.owner(x).filter(|o| *o != seat) else { continue };
-        if !d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0) {
+        if !map.edges_of(x).any(|e| s.edges[e][seat as usize] > 0) {
             continue;
         }
         let guard = s.players[o as usize].longhall;

@@ -22,7 +22,7 @@ pub fn proposable(s: &State) -> Vec<(usize, usize)> {
 /// The statutes `seat` may sue for: another Law, at or below the chosen level.
 pub fn suable(s: &State, seat: Seat) -> Vec<(usize, usize)> {
     let Some((law, level)) = s.token else { return vec![] };
-    if s.players[seat as usize].thingvellir == 0 {
+    if s.at_thingvellir(seat) == 0 {
         return vec![];
     }
     let d = data();
@@ -62,8 +62,12 @@ pub fn vote(s: &mut State, seat: Seat, vote: Vote) -> Result<(), String> {
     if let Vote::Sue { law, level } = vote {
         if !suable(s, seat).contains(&(law, level)) {
             let d = data();
-            if s.players[seat as usize].thingvellir == 0 {
-                return Err("you have no Thingmen on Thingvellir to sue with".into());
+            if s.at_thingvellir(seat) == 0 {
+                return Err(if s.map().thingvellir.is_some() {
+                    "you have no Thingmen on a side of Thingvellir to sue with".into()
+                } else {
+                    "you have no Thingmen on Thingvellir to sue with".into()
+                });
             }
             return Err(format!(
                 "you may sue only on another Law than the {}, at or below the chosen statute",
@@ -71,10 +75,42 @@ pub fn vote(s: &mut State, seat: Seat, vote: Vote) -> Result<(), String> {
             ));
         }
     }
+    if matches!(vote, Vote::Sue { .. }) && s.map().thingvellir.is_some() {
+        lift_to_law(s, seat);
+    }
     s.votes[seat as usize] = Some(vote);
     s.voter = next_voter(s, seat);
     auto_votes(s);
     Ok(())
+}
+
+/// Rules version 4: "to Sue, place Thingmen of yours that are on
+/// Thingvellir on a different law" (33): every Thingman of the seat on a
+/// side of Thingvellir leaves its edge for the Law, "not available to
+/// resolve the action from that lawsuit" (36).
+fn lift_to_law(s: &mut State, seat: Seat) {
+    let map = s.map();
+    for e in (0..map.edges.len()).filter(|e| map.is_side(*e)) {
+        let n = std::mem::take(&mut s.edges[e][seat as usize]);
+        if n > 0 {
+            s.players[seat as usize].suing.push((e, n));
+        }
+    }
+}
+
+/// Rules version 4: "Once all actions are complete, return Thingmen to
+/// their place around Thingvellir" (37): each suer's Thingmen go back to
+/// the sides they left.
+pub fn return_from_law(s: &mut State) {
+    for seat in 0..s.seats {
+        let p = &mut s.players[seat as usize];
+        let suing = std::mem::take(&mut p.suing);
+        if !p.out {
+            for (e, n) in suing {
+                s.edges[e][seat as usize] += n;
+            }
+        }
+    }
 }
 
 /// What standing orders say for the statute proposed, if anything.
@@ -131,7 +167,13 @@ fn resolve_council(s: &mut State) {
     for (sl, slv) in suits {
         let suers: Vec<Seat> =
             order.iter().copied().filter(|p| s.votes[*p as usize] == Some(Vote::Sue { law: sl, level: slv })).collect();
-        let men: u8 = suers.iter().map(|p| s.players[*p as usize].thingvellir).sum();
+        let men: u8 = suers
+            .iter()
+            .map(|p| match s.map().thingvellir {
+                Some(_) => s.players[*p as usize].suing.iter().map(|x| x.1).sum(),
+                None => s.players[*p as usize].thingvellir,
+            })
+            .sum();
         let st = &d.laws[sl].statutes[slv];
         s.group_counter += 1;
         for &p in &suers {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use runestone_engine::present::{esc, seat_colour, seat_name, Area};
 
-use crate::data::{data, Action};
+use crate::data::{data, Action, Map};
 use crate::state::{Phase, Vote};
 use crate::view::View;
 
@@ -91,11 +91,10 @@ struct Ring {
     to: Vec<f64>,
 }
 
-fn ring() -> Ring {
-    let d = data();
-    let n = d.districts.len();
+fn ring(map: &Map) -> Ring {
+    let n = map.districts.len();
     let (bearing, coast): (Vec<f64>, Vec<f64>) =
-        d.districts.iter().enumerate().map(|(i, name)| place(i, name, n)).unzip();
+        map.districts.iter().enumerate().map(|(i, name)| place(i, name, n)).unzip();
     let from = (0..n)
         .map(|i| {
             let prev = bearing[(i + n - 1) % n];
@@ -210,13 +209,28 @@ pub fn seat_class(_view: &View, seat: u8) -> Option<String> {
     Some(format!("seat-{}", seat % 6))
 }
 
-pub fn svg(view: &View, seats: &[String]) -> Option<String> {
+/// Each seat's home District: by rules versions 1 to 3 the one settled at
+/// setup, by version 4 the District of its Home Stead card's farm.
+fn homes(view: &View, map: &Map) -> Vec<(usize, u8)> {
+    if map.thingvellir.is_none() {
+        return map.home_districts.iter().copied().zip(0..view.players.len() as u8).collect();
+    }
     let d = data();
-    if view.districts.len() != d.districts.len() || view.players.is_empty() {
+    view.players
+        .iter()
+        .filter_map(|p| {
+            let h = map.homes.iter().find(|h| d.home_steads[h.stead].name == p.home_stead)?;
+            Some((h.district, p.seat))
+        })
+        .collect()
+}
+
+pub fn svg(view: &View, seats: &[String]) -> Option<String> {
+    let map = data().map_of(view.rules_version);
+    if view.districts.len() != map.districts.len() || view.players.is_empty() {
         return None;
     }
-    let r = ring();
-    let homes: Vec<usize> = d.home_districts.iter().copied().take(view.players.len()).collect();
+    let homes = homes(view, map);
     let mut s = String::new();
 
     // The sea, and the Thingmen out raiding on it.
@@ -238,6 +252,39 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
     }
     s.push_str("</g>");
 
+    if map.thingvellir.is_some() {
+        by_coordinates(&mut s, view, seats, map, &homes);
+    } else {
+        by_ring(&mut s, view, seats, map, &homes);
+    }
+
+    laws(&mut s, view, seats);
+    tracks(&mut s, view, seats);
+    legend(&mut s, view, seats);
+
+    let lawspeaker = who(seats, view.lawspeaker);
+    let desc = format!(
+        "Round {}: {}. Lawspeaker: {lawspeaker}. The map of Iceland with {} Districts and {} edges; the four Laws; \
+The Fame of Deeds and The Sheep Hunt. The tables below tell the same in words.",
+        view.round,
+        phase_words(view.phase),
+        view.districts.len(),
+        view.edges.len()
+    );
+    Some(format!(
+        "<svg class=\"board thingvellir-board\" viewBox=\"0 0 1000 800\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
+xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
+<title id=\"board-title\">The Road to Thingvellir, round {}</title><desc id=\"board-desc\">{}</desc>\
+<rect x=\"0\" y=\"0\" width=\"1000\" height=\"800\" fill=\"#fbf8f1\"/>{s}</svg>",
+        view.round,
+        esc(&desc)
+    ))
+}
+
+/// The first map (rules versions 1 to 3): its Districts round a ring of
+/// coast about the highlands.
+fn by_ring(s: &mut String, view: &View, seats: &[String], map: &Map, homes: &[(usize, u8)]) {
+    let r = ring(map);
     // The highlands.
     let _ = write!(
         s,
@@ -252,7 +299,7 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
     for (i, x) in view.districts.iter().enumerate() {
         let name = esc(&x.name);
         let owner_attr = x.owner.map(|o| format!(" data-owner=\"{o}\"")).unwrap_or_default();
-        let home = homes.iter().position(|h| *h == i);
+        let home = homes.iter().find(|h| h.0 == i).map(|h| h.1);
         let mut title = x.name.clone();
         match x.owner {
             Some(o) => {
@@ -261,7 +308,7 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
             None => title.push_str(": unsettled"),
         }
         if let Some(h) = home {
-            let _ = write!(title, "; home stead of {}", who(seats, h as u8));
+            let _ = write!(title, "; home stead of {}", who(seats, h));
         }
         let (fill, opacity) = match x.owner {
             Some(o) => (seat_colour(o), "0.38"),
@@ -332,32 +379,125 @@ pub fn svg(view: &View, seats: &[String]) -> Option<String> {
                 "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" fill=\"#fff\" stroke=\"#6f6553\" stroke-width=\"1\"/>"
             );
         } else {
-            disks(&mut s, x, y, &men);
+            disks(s, x, y, &men);
         }
         s.push_str("</g>");
     }
+}
 
-    laws(&mut s, view, seats);
-    tracks(&mut s, view, seats);
-    legend(&mut s, view, seats);
+/// Where a place at `lat`, `lon` is drawn: Iceland fills the map's box,
+/// its east–west distances shrunk as at 65° north.
+fn project(lat: f64, lon: f64) -> (f64, f64) {
+    const SCALE: f64 = 132.0;
+    let shrink = 65f64.to_radians().cos();
+    (18.0 + (lon + 24.6) * shrink * SCALE, 30.0 + (66.65 - lat) * SCALE)
+}
 
-    let lawspeaker = who(seats, view.lawspeaker);
-    let desc = format!(
-        "Round {}: {}. Lawspeaker: {lawspeaker}. The map of Iceland with {} Districts and {} edges; the four Laws; \
-The Fame of Deeds and The Sheep Hunt. The tables below tell the same in words.",
-        view.round,
-        phase_words(view.phase),
-        view.districts.len(),
-        view.edges.len()
-    );
-    Some(format!(
-        "<svg class=\"board thingvellir-board\" viewBox=\"0 0 1000 800\" role=\"img\" aria-labelledby=\"board-title board-desc\" \
-xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\
-<title id=\"board-title\">The Road to Thingvellir, round {}</title><desc id=\"board-desc\">{}</desc>\
-<rect x=\"0\" y=\"0\" width=\"1000\" height=\"800\" fill=\"#fbf8f1\"/>{s}</svg>",
-        view.round,
-        esc(&desc)
-    ))
+/// The map of rules version 4: each District at its place in Iceland,
+/// tinted by its gothi, the edges between them (the sides of Thingvellir
+/// drawn bold), Thingmen on them, and the Home Stead cards' farms.
+fn by_coordinates(s: &mut String, view: &View, seats: &[String], map: &Map, homes: &[(usize, u8)]) {
+    let spot: Vec<(f64, f64)> = map.at.iter().map(|(la, lo)| project(*la, *lo)).collect();
+    // The land: a pale round about every District.
+    s.push_str("<g class=\"land\">");
+    for (x, y) in &spot {
+        let _ = write!(s, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"21\" fill=\"#e9e4d6\"/>");
+    }
+    s.push_str("</g>");
+    // The edges under the Districts.
+    for (a, b) in &map.edges {
+        let ((x1, y1), (x2, y2)) = (spot[*a], spot[*b]);
+        let bold = map.thingvellir.is_some_and(|t| t == *a || t == *b);
+        let _ = write!(
+            s,
+            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#8a7a5c\" stroke-width=\"{}\"/>",
+            if bold { "2.4" } else { "1" }
+        );
+    }
+    for (i, x) in view.districts.iter().enumerate() {
+        let (cx, cy) = spot[i];
+        let home = homes.iter().find(|h| h.0 == i).map(|h| h.1);
+        let owner_attr = x.owner.map(|o| format!(" data-owner=\"{o}\"")).unwrap_or_default();
+        let mut title = x.name.clone();
+        if map.thingvellir == Some(i) {
+            title.push_str(": the Althing's plain, where no Stead token stands; its sides are the edges round it");
+        } else {
+            match x.owner {
+                Some(o) => {
+                    let _ = write!(title, ": {}'s District, stead of value {}", who(seats, o), x.value);
+                }
+                None => title.push_str(": unsettled"),
+            }
+        }
+        if let Some(h) = home {
+            let _ = write!(title, "; the Home Stead of {} stands here", who(seats, h));
+        }
+        let _ =
+            write!(s, "<g class=\"district\" data-area=\"district-{i}\"{owner_attr}><title>{}</title>", esc(&title));
+        if map.thingvellir == Some(i) {
+            let _ = write!(
+                s,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"18\" height=\"18\" fill=\"#d4af37\" stroke=\"#5a4a1a\" stroke-width=\"1.5\"/>",
+                cx - 9.0,
+                cy - 9.0
+            );
+        } else {
+            let (fill, stroke) = match x.owner {
+                Some(o) => (seat_colour(o).to_owned(), "#fff"),
+                None => ("#fbf8f1".to_owned(), "#6f6553"),
+            };
+            let _ = write!(
+                s,
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"8\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"1.2\"/>"
+            );
+            if x.owner.is_some() {
+                let _ = write!(
+                    s,
+                    "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#fff\" font-weight=\"bold\">{}</text>",
+                    cy + 3.2,
+                    x.value
+                );
+            }
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"6.5\" text-anchor=\"middle\" fill=\"#2b2620\">{}</text>",
+            cy + 15.0,
+            esc(&x.name)
+        );
+        if home.is_some() {
+            let _ = write!(
+                s,
+                "<path class=\"home\" d=\"M{:.1},{:.1} l5,-5 l5,5 v5 h-10 z\" fill=\"#fffaf0\" stroke=\"#4a3f30\" stroke-width=\"1\"/>",
+                cx + 6.0,
+                cy - 6.0
+            );
+        }
+        s.push_str("</g>");
+    }
+    for (e, edge) in view.edges.iter().enumerate() {
+        let (a, b) = (edge.districts[0], edge.districts[1]);
+        let (Some(p), Some(q)) = (spot.get(a), spot.get(b)) else { continue };
+        let (x, y) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
+        let names = format!("{}–{}", view.districts[a].name, view.districts[b].name);
+        let _ = write!(
+            s,
+            "<g class=\"edge\" data-edge=\"{e}\"><title>{}: {}</title>",
+            esc(&names),
+            esc(&men_words(&edge.thingmen, seats))
+        );
+        let men: Vec<(u8, u8)> =
+            edge.thingmen.iter().enumerate().filter(|(_, n)| **n > 0).map(|(s, n)| (s as u8, *n)).collect();
+        if men.is_empty() {
+            let _ = write!(
+                s,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2\" fill=\"#fff\" stroke=\"#6f6553\" stroke-width=\"0.8\"/>"
+            );
+        } else {
+            disks(s, x, y, &men);
+        }
+        s.push_str("</g>");
+    }
 }
 
 /// The four Laws at Thingvellir: statutes bottom to top, the token, the suits.
@@ -617,8 +757,7 @@ fn goods_words(worths: &[u8]) -> String {
 }
 
 pub fn text(view: &View, seats: &[String]) -> Option<String> {
-    let d = data();
-    let homes: Vec<usize> = d.home_districts.iter().copied().take(view.players.len()).collect();
+    let homes = homes(view, data().map_of(view.rules_version));
     let mut h = String::from("<div class=\"view-text\">");
     let _ = write!(
         h,
@@ -688,7 +827,7 @@ pub fn text(view: &View, seats: &[String]) -> Option<String> {
 <th scope=\"col\">Held by</th><th scope=\"col\">Stead value</th><th scope=\"col\">Home stead of</th></tr></thead><tbody>",
     );
     for (i, x) in view.districts.iter().enumerate() {
-        let home = homes.iter().position(|h| *h == i).map_or("—".to_owned(), |s| who(seats, s as u8));
+        let home = homes.iter().find(|h| h.0 == i).map_or("—".to_owned(), |h| who(seats, h.1));
         let _ = write!(
             h,
             "<tr data-area-row=\"district-{i}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",

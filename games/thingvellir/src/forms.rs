@@ -813,17 +813,18 @@ fn fallback_choices() -> Vec<Choice> {
 
 /// A step's commands one may choose for `action`, from what the seat sees now.
 fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], action: Action) -> Vec<Choice> {
-    let d = crate::data::data();
+    let map = crate::data::data().map_of(view.rules_version);
     let owned = |x: usize| view.districts.get(x).and_then(|v| v.owner);
+    let held = |x: usize| map.edges_of(x).any(|e| view.edges[e].thingmen.get(me as usize).is_some_and(|n| *n > 0));
     let mut my: Vec<usize> = (0..view.districts.len()).filter(|x| owned(*x) == Some(me)).collect();
     my.sort_unstable();
-    let touches = |e: usize| my.contains(&d.edges[e].0) || my.contains(&d.edges[e].1);
+    let touches = |e: usize| my.contains(&map.edges[e].0) || my.contains(&map.edges[e].1);
     let mut out: Vec<(Command, String)> = Vec::new();
     match action {
         Action::Settle => {
             for x in 0..view.districts.len() {
-                let next = d.edges.iter().any(|&(a, b)| (a == x && my.contains(&b)) || (b == x && my.contains(&a)));
-                if owned(x).is_none() && next && mine.small_tokens > 0 {
+                let next = map.edges.iter().any(|&(a, b)| (a == x && my.contains(&b)) || (b == x && my.contains(&a)));
+                if owned(x).is_none() && (next || held(x)) && map.settleable(x) && mine.small_tokens > 0 {
                     for (c, colour) in COLOURS.iter().enumerate() {
                         let words = format!("settle {} (a {colour} farm)", view.districts[x].name);
                         out.push((Command::Subsume { district: x, colour: c }, words));
@@ -840,7 +841,7 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], acti
             }
         }
         Action::Ride => {
-            for e in (0..d.edges.len()).filter(|e| touches(*e)) {
+            for e in (0..map.edges.len()).filter(|e| touches(*e)) {
                 for n in 1..=mine.longhall.min(4) {
                     let words =
                         format!("set forth {n} Thingm{} to {}", if n == 1 { "an" } else { "en" }, edge_words(view, e));
@@ -866,7 +867,7 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], acti
         Action::Feast => {
             let mut guests: Vec<u8> = Vec::new();
             for (e, ev) in view.edges.iter().enumerate() {
-                let (a, b) = d.edges[e];
+                let (a, b) = map.edges[e];
                 for (x, y) in [(a, b), (b, a)] {
                     if my.contains(&x) {
                         if let Some(o) = owned(y).filter(|o| *o != me) {
@@ -895,8 +896,7 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], acti
             }
             if !mine.oaths.is_empty() {
                 for x in 0..view.districts.len() {
-                    let held = d.edges_of(x).any(|e| view.edges[e].thingmen.get(me as usize).is_some_and(|n| *n > 0));
-                    if owned(x).is_some_and(|o| o != me) && held {
+                    if owned(x).is_some_and(|o| o != me) && held(x) {
                         let words = format!("try to capture {} with a Bondi", view.districts[x].name);
                         out.push((Command::Capture { bondi: 0, weapon: None, district: x, pay: true }, words));
                     }

@@ -45,8 +45,11 @@ use state::{Command, Event, Phase, State};
 /// rulebook's words where versions 1 and 2 read it otherwise (one feud per
 /// edge a Ride reaches, a band moves once, a mismatched gift set is no set,
 /// murder on as many edges as one likes, the first to 22 clockwise from the
-/// Lawspeaker in winter, no Stead token made from nothing).
-pub const RULES_VERSION: u32 = 3;
+/// Lawspeaker in winter, no Stead token made from nothing). 4: Thingvellir
+/// on the map (`data/iceland-v4.toml`, 90 Districts): each gothi begins
+/// with one Thingman on a side of Thingvellir and no District, sues with
+/// the Thingmen on its sides, and the Home Stead cards are dealt at random.
+pub const RULES_VERSION: u32 = 4;
 
 /// The game's options.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -65,7 +68,9 @@ pub struct Options {
     pub lawspeaker: Option<Seat>,
     /// Play by an older rules version (1: every decision asked as it
     /// comes, without season programs or standing answers; 2: as 3 but
-    /// with the readings version 3 corrects); `None`: the newest.
+    /// with the readings version 3 corrects; 3: as 4 on the first map of 18
+    /// Districts, a home District settled at setup and one Thingman fixed
+    /// on Thingvellir); `None`: the newest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules_version: Option<u32>,
 }
@@ -160,7 +165,7 @@ impl Game for Thingvellir {
                 ),
                 (
                     "rules_version".into(),
-                    "Rules version: 3 (the newest) plays the rulebook's words where 1 and 2 read it otherwise; 2 and 3 give each round's actions in one program per seat; 1 asks every decision as it comes".into(),
+                    "Rules version: 4 (the newest) puts Thingvellir on a map of 90 Districts, where each gothi begins with a Thingman on its side and no District; 3 plays the rulebook's words where 1 and 2 read it otherwise, on the first map of 18 Districts; 2 to 4 give each round's actions in one program per seat; 1 asks every decision as it comes".into(),
                 ),
                 (
                     "lawspeaker".into(),

@@ -222,6 +222,7 @@ fn resolve(s: &mut State, seat: Seat, action: Action, cmd: &Command, st: u8) -> 
 /// be sent off or fostered, Feast with a Good for a guest or a Bondi and
 /// someone to murder or a District to capture.
 pub fn has_choice(s: &State, step: &Step) -> bool {
+    let map = s.map();
     let d = data();
     let seat = step.seat;
     let p = &s.players[seat as usize];
@@ -235,10 +236,11 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
         Action::Raid | Action::Pledge => true,
         Action::Settle => {
             let subsume = p.small_tokens > 0
-                && (0..d.districts.len()).any(|x| {
+                && (0..map.districts.len()).any(|x| {
                     s.steads[x].is_none()
-                        && (d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
-                            || d.edges.iter().any(|&(a, b)| {
+                        && map.settleable(x)
+                        && (map.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                            || map.edges.iter().any(|&(a, b)| {
                                 (a == x && s.owner(b) == Some(seat)) || (b == x && s.owner(a) == Some(seat))
                             }))
                 });
@@ -255,17 +257,17 @@ pub fn has_choice(s: &State, step: &Step) -> bool {
             // Districts; a capture one's Thingman on a rival's District and a
             // 1/2 Stead token.
             let murder = s.edges.iter().enumerate().any(|(e, men)| {
-                let (a, b) = d.edges[e];
+                let (a, b) = map.edges[e];
                 (mine.contains(&a) || mine.contains(&b)) && (0..s.seats).any(|o| o != seat && men[o as usize] > 0)
             });
             let capture = p.small_tokens > 0
-                && (0..d.districts.len()).any(|x| {
-                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                && (0..map.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && map.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
                 });
             let burn = s.arson
                 && s.burned.len() < 4
-                && (0..d.districts.len()).any(|x| {
-                    s.owner(x).is_some_and(|o| o != seat) && d.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
+                && (0..map.districts.len()).any(|x| {
+                    s.owner(x).is_some_and(|o| o != seat) && map.edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
                 });
             (!p.oaths.is_empty() && (murder || capture || burn))
                 || (!guests.is_empty() && p.wealth.iter().any(|c| d.cards[*c as usize].worth <= step.strength))
@@ -324,19 +326,28 @@ pub fn decide(s: &State, seat: Seat, command: &Command, rng: &mut GameRng) -> Re
 
 pub fn apply(s: &mut State, event: &Event) {
     match event {
-        Event::Setup { seats, lawspeaker, sealed_feuds, advanced_outlawry, district_goods, arson, deck, version } => {
-            setup::apply_setup(
-                s,
-                *seats,
-                *lawspeaker,
-                *sealed_feuds,
-                *advanced_outlawry,
-                *district_goods,
-                *arson,
-                deck,
-                *version,
-            )
-        }
+        Event::Setup {
+            seats,
+            lawspeaker,
+            sealed_feuds,
+            advanced_outlawry,
+            district_goods,
+            arson,
+            deck,
+            version,
+            homes,
+        } => setup::apply_setup(
+            s,
+            *seats,
+            *lawspeaker,
+            *sealed_feuds,
+            *advanced_outlawry,
+            *district_goods,
+            *arson,
+            deck,
+            *version,
+            homes,
+        ),
         Event::Reshuffled { deck } => {
             s.deck = deck.clone();
             s.doom.clear();
@@ -366,11 +377,17 @@ pub fn fits(s: &State, event: &Event) -> Result<(), String> {
         Some(c) => Err(format!("it names card {c}, but there are {}", data().cards.len())),
     };
     match event {
-        Event::Setup { seats, lawspeaker, deck, .. } => {
+        Event::Setup { seats, lawspeaker, deck, version, homes, .. } => {
             if !(2..=6).contains(seats) || lawspeaker >= seats {
                 return Err(format!(
                     "a game of {seats} seats with seat {lawspeaker} as Lawspeaker is not one the rules set up"
                 ));
+            }
+            let mut dealt = homes.clone();
+            dealt.sort_unstable();
+            let wanted: Vec<u8> = if version.unwrap_or(1) >= 4 { (0..*seats).collect() } else { vec![] };
+            if dealt != wanted {
+                return Err(format!("the Home Stead cards dealt ({homes:?}) are not the first {seats}, one to a seat"));
             }
             cards(deck)
         }

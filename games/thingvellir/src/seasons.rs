@@ -79,6 +79,7 @@ pub fn advance(s: &mut State) {
             continue;
         }
         if !s.hunting {
+            crate::council::return_from_law(s);
             s.hunting = true;
             queue_hunt(s);
             continue;
@@ -213,13 +214,21 @@ fn outlaw_acts(s: &mut State, order: &[Seat]) {
 }
 
 /// A gothi with no District left is out: their Thingmen leave the board.
+/// By rules version 4, where no District is settled at setup, only a gothi
+/// who has held one.
 fn eliminate(s: &mut State) {
     if s.players.is_empty() {
         return;
     }
+    let v4 = s.map().thingvellir.is_some();
     for seat in 0..s.seats {
-        if !s.players[seat as usize].out && s.districts_of(seat).is_empty() {
+        let none = s.districts_of(seat).is_empty();
+        if v4 && !none {
+            s.players[seat as usize].settled = true;
+        }
+        if !s.players[seat as usize].out && none && (!v4 || s.players[seat as usize].settled) {
             s.players[seat as usize].out = true;
+            s.players[seat as usize].suing.clear();
             for e in s.edges.iter_mut() {
                 e[seat as usize] = 0;
             }

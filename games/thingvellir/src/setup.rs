@@ -33,6 +33,13 @@ pub fn setup(options: &Options, seats: u8, version: u32, rng: &mut GameRng) -> R
     };
     let mut deck: Vec<CardId> = (0..data().cards.len() as CardId).collect();
     rng.shuffle(&mut deck);
+    // Rules version 4: the first N Home Stead cards of the map, dealt at
+    // random among the N seats.
+    let mut homes: Vec<u8> = Vec::new();
+    if version.is_some_and(|v| v >= 4) {
+        homes = (0..seats).collect();
+        rng.shuffle(&mut homes);
+    }
     let full = Event::Setup {
         seats,
         lawspeaker,
@@ -42,6 +49,7 @@ pub fn setup(options: &Options, seats: u8, version: u32, rng: &mut GameRng) -> R
         arson: options.arson,
         deck,
         version,
+        homes: homes.clone(),
     };
     let public = Event::Setup {
         seats,
@@ -52,6 +60,7 @@ pub fn setup(options: &Options, seats: u8, version: u32, rng: &mut GameRng) -> R
         arson: options.arson,
         deck: vec![],
         version,
+        homes,
     };
     Ok(vec![Emit::secret(full, vec![], public)])
 }
@@ -68,9 +77,11 @@ pub fn apply_setup(
     arson: bool,
     deck: &[CardId],
     version: Option<u32>,
+    homes: &[u8],
 ) {
     let d = data();
     let version = version.unwrap_or(1);
+    let map = d.map_of(version);
     *s = State {
         version,
         phase: if version >= 2 { Phase::Season } else { Phase::Propose },
@@ -82,12 +93,28 @@ pub fn apply_setup(
         arson,
         lawspeaker,
         votes: vec![None; seats as usize],
-        steads: vec![None; d.districts.len()],
-        edges: vec![vec![0; seats as usize]; d.edges.len()],
+        steads: vec![None; map.districts.len()],
+        edges: vec![vec![0; seats as usize]; map.edges.len()],
         deck: deck.to_vec(),
         ..State::default()
     };
     for seat in 0..seats {
+        if map.thingvellir.is_some() {
+            // Rules version 4: "give each player a hof, stead tokens, their
+            // Home Stead card ... and 12 Thingmen" (17), "each player places
+            // one Thingmen on a side of Thingvellir" (19): the side facing
+            // the card's farm; "put the farm tokens off to the side of the
+            // board" (23): no District is settled.
+            let home = &map.homes[homes.get(seat as usize).copied().unwrap_or(seat) as usize];
+            let mut p =
+                Player { longhall: 11, small_tokens: 8, large_tokens: 4, home: home.stead, ..Player::default() };
+            for &c in &d.home_steads[home.stead].colours {
+                p.farms[c] += 1;
+            }
+            s.players.push(p);
+            s.edges[home.side][seat as usize] = 1;
+            continue;
+        }
         let mut p = Player {
             longhall: 11,
             thingvellir: 1,
@@ -100,7 +127,7 @@ pub fn apply_setup(
             p.farms[c] += 1;
         }
         s.players.push(p);
-        s.steads[d.home_districts[seat as usize]] = Some((seat, 1));
+        s.steads[map.home_districts[seat as usize]] = Some((seat, 1));
     }
     // The Foster pool starts with the first persona of each colour off the orlog.
     let mut i = s.deck.len();

@@ -228,6 +228,11 @@ pub enum Event {
         /// version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         version: Option<u32>,
+        /// By rules version 4: the Home Stead card dealt each seat, as a
+        /// place in the map's list of them (a game of N players deals the
+        /// first N); absent before.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        homes: Vec<u8>,
     },
     /// The Doom shuffled into a new orlog.
     Reshuffled { deck: Vec<CardId> },
@@ -275,8 +280,18 @@ pub struct Player {
     pub wealth: Vec<CardId>,
     pub oaths: Vec<CardId>,
     pub hird: Vec<CardId>,
+    /// The Home Stead card, as a place in `home_steads.toml`.
     pub home: usize,
     pub out: bool,
+    /// By rules version 4: whether the gothi has held a District (one who
+    /// never has is not out for having none).
+    #[serde(default)]
+    pub settled: bool,
+    /// By rules version 4: the Thingmen lifted from the sides of
+    /// Thingvellir onto a Law to sue, by edge, until the Council's actions
+    /// are done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suing: Vec<(usize, u8)>,
     pub outlawed: bool,
     /// The colour of the action taken in the Law Council this round.
     pub took: Option<(Action, Colour)>,
@@ -429,6 +444,21 @@ pub struct State {
 }
 
 impl State {
+    /// The map this game is played on (by its rules version).
+    pub fn map(&self) -> &'static crate::data::Map {
+        crate::data::data().map_of(self.version)
+    }
+
+    /// The Thingmen of `seat` on Thingvellir: by rules version 4 those on
+    /// its sides, before it the one placed there at setup.
+    pub fn at_thingvellir(&self, seat: Seat) -> u8 {
+        let map = self.map();
+        if map.thingvellir.is_none() {
+            return self.players[seat as usize].thingvellir;
+        }
+        (0..map.edges.len()).filter(|e| map.is_side(*e)).map(|e| self.edges[e][seat as usize]).sum()
+    }
+
     pub fn alive(&self) -> impl Iterator<Item = Seat> + '_ {
         (0..self.seats).filter(|s| !self.players[*s as usize].out)
     }
@@ -448,9 +478,9 @@ impl State {
 
     /// Players who share a border: own Districts joined by an edge.
     pub fn neighbours(&self, seat: Seat) -> Vec<Seat> {
-        let d = crate::data::data();
+        let map = self.map();
         let mut out = Vec::new();
-        for &(a, b) in &d.edges {
+        for &(a, b) in &map.edges {
             for (x, y) in [(a, b), (b, a)] {
                 if self.owner(x) == Some(seat) {
                     if let Some(o) = self.owner(y) {

@@ -79,7 +79,7 @@ pub fn header(view: &View, seats: &[String]) -> TableHeader {
 /// The round and phase in words, naming whose step it is where the view
 /// tells it (the server's "to play" line names whom it waits for anyway).
 fn phase(view: &View, seats: &[String]) -> String {
-    let d = data();
+    let map = data().map_of(view.rules_version);
     let name = |s: Seat| seat_name(seats, s);
     let round = view.round.max(1);
     let statute = view.token.and_then(|(law, level)| {
@@ -128,10 +128,10 @@ fn phase(view: &View, seats: &[String]) -> String {
                 None => format!("Round {round}: the actions resolve"),
             };
             if let Some(f) = &view.feud {
-                let road = d
+                let road = map
                     .edges
                     .get(f.edge)
-                    .map(|(a, b)| format!(" on {}–{}", d.districts[*a], d.districts[*b]))
+                    .map(|(a, b)| format!(" on {}–{}", map.districts[*a], map.districts[*b]))
                     .unwrap_or_default();
                 t.push_str(&format!("; a feud: {} against {}{road}", name(f.sides[0]), name(f.sides[1])));
             } else if let Some(step) = &view.current {

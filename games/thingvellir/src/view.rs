@@ -160,6 +160,7 @@ pub struct View {
 }
 
 pub fn view(s: &State, viewer: Viewer) -> View {
+    let map = s.map();
     let d = data();
     let me = match viewer {
         Viewer::Seat(x) => Some(x),
@@ -180,7 +181,8 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 longhall: p.longhall,
                 slain: p.slain,
                 at_sea: p.at_sea,
-                thingvellir: p.thingvellir,
+                // By rules version 4 those on its sides and those suing on a Law.
+                thingvellir: s.at_thingvellir(seat) + p.suing.iter().map(|x| x.1).sum::<u8>(),
                 small_tokens: p.small_tokens,
                 large_tokens: p.large_tokens,
                 home_stead: d.home_steads[p.home].name.clone(),
@@ -245,7 +247,7 @@ pub fn view(s: &State, viewer: Viewer) -> View {
             .collect(),
         token: s.token,
         players,
-        districts: d
+        districts: map
             .districts
             .iter()
             .enumerate()
@@ -255,13 +257,13 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 value: s.steads[i].map(|x| x.1).unwrap_or(0),
             })
             .collect(),
-        edges: d
+        edges: map
             .edges
             .iter()
             .enumerate()
             .map(|(i, e)| EdgeView { districts: [e.0, e.1], thingmen: s.edges[i].clone() })
             .collect(),
-        sea: d.sea.clone(),
+        sea: map.sea.clone(),
         orlog: s.deck.len(),
         doom: s.doom.len(),
         pool: s.pool.iter().map(|c| c.map(card)).collect(),
@@ -357,12 +359,13 @@ pub fn told(s: &State, seat: Seat, command: &Command) -> String {
 /// `seat`'s command in words on the position it is given on, other gothar
 /// named by `who`, its Goods as `say` says.
 fn words(s: &State, seat: Seat, command: &Command, who: &dyn Fn(Seat) -> String, say: Say) -> String {
+    let map = s.map();
     let d = data();
-    let dist = |i: usize| d.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
+    let dist = |i: usize| map.districts.get(i).cloned().unwrap_or_else(|| format!("District {i}"));
     let edge = |e: usize| {
-        d.edges
+        map.edges
             .get(e)
-            .map(|(a, b)| format!("{}–{}", d.districts[*a], d.districts[*b]))
+            .map(|(a, b)| format!("{}–{}", map.districts[*a], map.districts[*b]))
             .unwrap_or_else(|| format!("edge {e}"))
     };
     let colour = |c: usize| d.colours.get(c).cloned().unwrap_or_else(|| format!("colour {c}"));

@@ -2,6 +2,7 @@
 //! that plays games through the `Game` trait as the kernel would.
 
 mod golden;
+mod map;
 mod playout;
 mod present;
 mod program;

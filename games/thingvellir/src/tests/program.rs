@@ -197,7 +197,8 @@ fn refused_step(fallback: Fallback, second: bool) -> (Driver, Vec<Event>) {
 fn near(d: &Driver, seat: Seat) -> usize {
     let dd = data();
     let home = d.state.districts_of(seat)[0];
-    dd.edges
+    dd.first_map
+        .edges
         .iter()
         .find_map(|&(a, b)| match (a == home, b == home) {
             (true, _) if d.state.steads[b].is_none() => Some(b),

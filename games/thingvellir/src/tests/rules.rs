@@ -56,13 +56,13 @@ pub(super) fn pass_until(d: &mut Driver, seat: Seat) {
 
 pub(super) fn edge(a: &str, b: &str) -> usize {
     let d = data();
-    let i = |n: &str| d.districts.iter().position(|x| x == n).expect("district");
+    let i = |n: &str| d.first_map.districts.iter().position(|x| x == n).expect("district");
     let (a, b) = (i(a), i(b));
-    d.edges.iter().position(|e| *e == (a, b) || *e == (b, a)).expect("edge")
+    d.first_map.edges.iter().position(|e| *e == (a, b) || *e == (b, a)).expect("edge")
 }
 
 pub(super) fn district(n: &str) -> usize {
-    data().districts.iter().position(|x| x == n).expect("district")
+    data().first_map.districts.iter().position(|x| x == n).expect("district")
 }
 
 #[test]
@@ -470,6 +470,7 @@ fn a_broken_data_file_is_refused_with_a_message_naming_the_fault() {
         include_str!("../../data/laws.toml"),
         include_str!("../../data/orlog.toml"),
         &map,
+        include_str!("../../data/iceland-v4.toml"),
         include_str!("../../data/sheep_hunt.toml"),
         include_str!("../../data/home_steads.toml"),
     )

@@ -37,16 +37,18 @@ fn ride_round(v: u32, lawspeaker: Seat) -> Driver {
 }
 
 #[test]
-fn new_games_play_version_3_and_a_game_of_an_older_version_keeps_its_rules() {
-    assert_eq!(RULES_VERSION, 3);
-    assert_eq!(Thingvellir::rules_version_of(&Options::default()), 3);
+fn new_games_play_version_4_and_a_game_of_an_older_version_keeps_its_rules() {
+    assert_eq!(RULES_VERSION, 4);
+    assert_eq!(Thingvellir::rules_version_of(&Options::default()), 4);
+    let d = Driver::new(&Options { rules_version: Some(4), ..Options::default() }, 2, 1).unwrap();
+    assert_eq!(d.state.version, 4);
     let d = Driver::new(&Options { rules_version: Some(3), ..Options::default() }, 2, 1).unwrap();
-    assert_eq!(d.state.version, 3);
+    assert_eq!(d.state.version, 3, "a version 3 game plays version 3");
     let d = Driver::new(&Options { rules_version: Some(2), ..Options::default() }, 2, 1).unwrap();
     assert_eq!(d.state.version, 2, "a version 2 game plays version 2");
     let mut rng = runestone_engine::GameRng::new(runestone_engine::Seed([1; 32]), 1);
-    let err = Thingvellir::setup(&Options::default(), 2, 4, &mut rng).unwrap_err();
-    assert!(err.message.contains("rules versions 1 to 3"), "{err}");
+    let err = Thingvellir::setup(&Options::default(), 2, 5, &mut rng).unwrap_err();
+    assert!(err.message.contains("rules versions 1 to 4"), "{err}");
 }
 
 #[test]

@@ -259,7 +259,102 @@
       b.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
     });
   };
+
+  // Fallen Kingdoms' turn program on the map: the composer's city lists
+  // (where the god's power goes, where new units go, each move's from and
+  // to) may be filled by clicking a city on the board (or Tab and Enter
+  // on it). The list last chosen (the first one to start with) is the one
+  // the map fills; the cities it may take are lit and named for a screen
+  // reader, and after a move's "from" the map goes on to its "to". The
+  // lists stay the full way without the script.
+  var fkProgramInput = function () {
+    var form = document.getElementById("fk-program-form");
+    var svg = document.querySelector("#board svg.fk-board");
+    if (!form || !svg) { return; }
+    var lists = Array.prototype.filter.call(form.querySelectorAll("select"), function (s) {
+      return s.id === "prog-god" || s.id === "prog-place-city" || /^prog-move-\d+-(from|to)$/.test(s.id);
+    });
+    if (!lists.length) { return; }
+    var labelOf = function (s) {
+      var l = form.querySelector("label[for='" + s.id + "']");
+      var set = s.closest("fieldset");
+      var legend = set && set.querySelector("legend");
+      return (legend ? legend.textContent + ": " : "") + (l ? l.textContent : s.id);
+    };
+    var valueFor = function (s, city) {
+      var hit = null;
+      Array.prototype.forEach.call(s.options, function (o) {
+        if (o.value === city || o.value === "on-" + city) { hit = o; }
+      });
+      return hit;
+    };
+    var status = document.getElementById("prog-map-status");
+    if (!status) {
+      status = document.createElement("p");
+      status.id = "prog-map-status";
+      status.className = "small map-status";
+      status.setAttribute("role", "status");
+      var help = document.getElementById("prog-map-help");
+      if (help) { help.after(status); } else { form.prepend(status); }
+    }
+    var active = form.__fkActive && lists.indexOf(form.__fkActive) >= 0 ? form.__fkActive : lists[0];
+    var cities = svg.querySelectorAll("g.city[data-area]");
+    var light = function () {
+      Array.prototype.forEach.call(cities, function (g) {
+        var k = g.getAttribute("data-area").replace("city-", "");
+        var o = valueFor(active, k);
+        var name = (g.querySelector("title") || { textContent: "city" }).textContent.split(":")[0];
+        g.classList.toggle("reach", !!o);
+        g.classList.toggle("picked", !!o && active.value === o.value);
+        if (o) {
+          g.setAttribute("tabindex", "0");
+          g.setAttribute("role", "button");
+          g.setAttribute("aria-label", name + ": choose for " + labelOf(active));
+        } else {
+          g.removeAttribute("tabindex");
+          g.removeAttribute("role");
+          g.removeAttribute("aria-label");
+        }
+      });
+      svg.classList.add("choosing");
+      status.textContent = "The map now fills \u201c" + labelOf(active) + "\u201d: click a lit city.";
+    };
+    var use = function (s) { active = s; form.__fkActive = s; light(); };
+    lists.forEach(function (s) {
+      if (s.getAttribute("data-map") === "on") { return; }
+      s.setAttribute("data-map", "on");
+      s.addEventListener("focus", function () { use(s); });
+      s.addEventListener("change", function () { if (active === s) { light(); } });
+    });
+    var choose = function (g) {
+      var k = g.getAttribute("data-area").replace("city-", "");
+      var o = valueFor(active, k);
+      if (!o) { return false; }
+      active.value = o.value;
+      active.dispatchEvent(new Event("change", { bubbles: true }));
+      var picked = labelOf(active) + ": " + o.textContent;
+      var m = /^prog-move-(\d+)-from$/.exec(active.id);
+      var next = m && document.getElementById("prog-move-" + m[1] + "-to");
+      if (next) { use(next); } else { light(); }
+      status.textContent = "Chosen \u2014 " + picked + "." + (next ? " Now click the city to move to." : "");
+      return true;
+    };
+    if (svg.getAttribute("data-program-input") !== "on") {
+      svg.setAttribute("data-program-input", "on");
+      svg.setAttribute("role", "group");
+      svg.addEventListener("click", function (e) {
+        var g = e.target.closest && e.target.closest("g.city[data-area]");
+        if (g) { choose(g); }
+      });
+      svg.addEventListener("keydown", function (e) {
+        var g = e.target.closest && e.target.closest("g.city[data-area]");
+        if (g && (e.key === "Enter" || e.key === " ") && choose(g)) { e.preventDefault(); }
+      });
+    }
+    light();
+  };
   boardInput();
+  fkProgramInput();
 
   // The conversation panel: how many messages of each thread are new to
   // this browser (the last one read of each thread is kept in it; a thread
@@ -402,6 +497,7 @@
           if (nextLive) { live.setAttribute("data-head", nextLive.getAttribute("data-head")); }
           if (doc.title) { document.title = doc.title; }
           boardInput();
+          fkProgramInput();
         })
         .catch(function () {
           notice("The game has moved on, but the page could not be redrawn: reload it to see the game now.", false);

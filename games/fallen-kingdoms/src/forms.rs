@@ -27,7 +27,7 @@ pub const DEFENCE: &str = "fk-defence";
 
 const TRACKS: [&str; 3] = ["unit", "building", "knowledge"];
 
-fn city_name(v: &View, c: u8) -> String {
+pub(crate) fn city_name(v: &View, c: u8) -> String {
     v.board.cities.get(c as usize).map_or_else(|| format!("city {c}"), |x| x.name.clone())
 }
 
@@ -74,13 +74,13 @@ fn road_adjacent(v: &View, c: u8) -> Vec<u8> {
     out
 }
 
-fn mine(v: &View, seat: Seat) -> Vec<u8> {
+pub(crate) fn mine(v: &View, seat: Seat) -> Vec<u8> {
     (0..v.cities.len() as u8).filter(|&c| v.cities[c as usize].owner == Some(seat)).collect()
 }
 
 /// Another player by name (`names`, the seats' names), with their god once
 /// revealed: "Ann (Loki)".
-fn player_words(v: &View, o: Seat, names: &[String]) -> String {
+pub(crate) fn player_words(v: &View, o: Seat, names: &[String]) -> String {
     let name = names.get(o as usize).cloned().unwrap_or_else(|| format!("player {}", o + 1));
     match v.players.get(o as usize).and_then(|p| p.god.clone()) {
         Some(g) => format!("{name} ({g})"),
@@ -89,7 +89,7 @@ fn player_words(v: &View, o: Seat, names: &[String]) -> String {
 }
 
 /// A city with who holds it, in words.
-fn city_words(v: &View, c: u8, seat: Seat, names: &[String]) -> String {
+pub(crate) fn city_words(v: &View, c: u8, seat: Seat, names: &[String]) -> String {
     let st = &v.cities[c as usize];
     match st.owner {
         Some(o) if o == seat => format!("{} (yours, {} units)", city_name(v, c), st.units),
@@ -99,7 +99,7 @@ fn city_words(v: &View, c: u8, seat: Seat, names: &[String]) -> String {
 }
 
 /// What was posted last for `name` when this form was refused, else `default`.
-fn again(entered: &BTreeMap<String, String>, build: &str, name: &str, default: String) -> String {
+pub(crate) fn again(entered: &BTreeMap<String, String>, build: &str, name: &str, default: String) -> String {
     if entered.get("build").is_some_and(|b| b == build) {
         entered.get(name).cloned().unwrap_or_default()
     } else {
@@ -144,7 +144,7 @@ fn god_form(input: &FormsInput<'_, View>) -> Part {
         .into()
 }
 
-fn capital(s: &str) -> String {
+pub(crate) fn capital(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
@@ -155,13 +155,21 @@ pub fn forms(input: &FormsInput<'_, View>) -> Option<Forms> {
     let mut parts: Vec<Part> = Vec::new();
     match v.phase {
         Phase::ChooseGods => parts.push(god_form(input)),
-        Phase::Programs => parts.push(buttons(
-            input,
-            "fk-program",
-            "Your whole turn, given now",
-            "Every player gives their turn at once; the programs run in turn order, each step checked when it comes \
-             (a step no longer possible then is left to the bot). Play it by hand instead, and you are asked each step.",
-        )),
+        Phase::Programs => {
+            let composer = crate::composer::form(input);
+            let some = composer.is_some();
+            parts.extend(composer);
+            if !input.legal.is_empty() {
+                parts.push(buttons(
+                    input,
+                    "fk-program",
+                    if some { "Or give your turn in one press" } else { "Your whole turn, given now" },
+                    "Play it by hand: you are asked each step when your turn comes. Or let the bot write the \
+                     program from the map as it is now: each of its steps left to the bot again if it is impossible \
+                     when it comes.",
+                ));
+            }
+        }
         Phase::Placement => parts.push(buttons(
             input,
             "fk-start",

@@ -18,6 +18,7 @@
 pub mod battle;
 pub mod board;
 pub mod bot;
+pub mod composer;
 pub mod data;
 pub mod drawing;
 pub mod forms;
@@ -360,6 +361,7 @@ impl Present for FallenKingdoms {
             forms::MOVE => forms::move_command(posted, view),
             forms::INVADE => forms::invade_command(posted, view),
             forms::DEFENCE => forms::defence_command(posted, view),
+            composer::PROGRAM => composer::command(posted, view),
             _ => return None,
         })
     }

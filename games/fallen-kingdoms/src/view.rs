@@ -44,6 +44,18 @@ pub struct PlayerView {
     pub invader: bool,
     pub blockers: Vec<u8>,
     pub defence: Option<Defence>,
+    /// Their own seat only: the production their cities, buildings and
+    /// knowledge give now (what a program of the coming turn is written from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub production: Option<Production>,
+}
+
+/// A kingdom's production as the map stands: the fixed points per track
+/// (unit, building, knowledge) and the free points of cities and ports.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Production {
+    pub fixed: [u8; 3],
+    pub free: u8,
 }
 
 /// The battle under way, while it waits for a decision no standing order covers.
@@ -71,9 +83,15 @@ pub struct View {
     pub cities: Vec<CityView>,
     pub players: Vec<PlayerView>,
     pub knowledge_shown: Vec<String>,
+    /// The face-up knowledge cards' numbers, in the order of `knowledge_shown`.
+    #[serde(default)]
+    pub knowledge_cards: Vec<u8>,
     pub knowledge_left: u8,
     pub public_knowledge: Vec<String>,
     pub buildings_shown: Vec<String>,
+    /// The face-up building tiles' numbers, in the order of `buildings_shown`.
+    #[serde(default)]
+    pub building_tiles: Vec<u8>,
     pub buildings_left: u8,
     /// The rumor deck shows only its top card (3.7).
     pub rumor_top: Option<u8>,
@@ -155,12 +173,18 @@ pub fn view(s: &State, viewer: Viewer) -> View {
                 invader: p.invader,
                 blockers: p.blockers.clone(),
                 defence: me(k).then(|| p.defence.clone()),
+                production: (me(k) && !matches!(viewer, Viewer::Referee) && s.phase != Phase::Over).then(|| {
+                    let (fixed, free) = crate::turn::fixed_points(s, k as Seat);
+                    Production { fixed, free }
+                }),
             })
             .collect(),
         knowledge_shown: s.knowledge_shown.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
+        knowledge_cards: s.knowledge_shown.clone(),
         knowledge_left: s.knowledge_left,
         public_knowledge: s.public_knowledge.iter().map(|&c| d.knowledge[c as usize].name.clone()).collect(),
         buildings_shown: s.building_shown.iter().map(|&b| d.buildings[b as usize].name().to_string()).collect(),
+        building_tiles: s.building_shown.clone(),
         buildings_left: s.building_left,
         rumor_top: s.rumor_deck.first().map(|&r| d.rumors[r as usize]),
         rumors_left: s.rumor_deck.len(),

@@ -85,7 +85,7 @@ fn press(forms: &[Part]) -> Option<(Option<String>, Posted)> {
     let mut all = Vec::new();
     forms_in(forms, &mut all);
     let f = all.into_iter().find(|f| f.build.as_deref() != Some(crate::forms::DEFENCE))?;
-    let mut posted = Vec::new();
+    let mut posted = f.hidden.clone();
     let mut cmd = None;
     fields(&f.parts, &mut posted, &mut cmd);
     match &f.build {
@@ -222,5 +222,73 @@ fn the_god_choice_and_the_rules_page_tell_each_gods_intimidation_and_power() {
         let row =
             format!("<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>", god.name, god.intimidation, god.text);
         assert!(rules.contains(&row), "the rules page lacks {row}");
+    }
+}
+
+/// Whole games where every seat composes each turn on the seat page's
+/// composer, changing nothing of what it suggests: every program the
+/// composer posts is accepted, and nearly every step runs as composed
+/// (what the composer reckons of production, takes and placement is what
+/// the rules then ask), the others taking their fallbacks (the map changed
+/// by the turns before), none stopping to ask.
+#[test]
+fn programs_composed_on_the_page_run_as_composed() {
+    for (seed, seats) in [(4, 4), (9, 5)] {
+        let o = Options { rules_version: Some(2), ..Options::default() };
+        let mut d = Driver::new(&o, seats, seed).expect("setup");
+        let mut composed = 0;
+        let mut steps = 0;
+        while FallenKingdoms::outcome(&d.state).is_none() {
+            steps += 1;
+            assert!(steps < 5_000, "game {seed}: no end");
+            let seat: Seat = d.waiting()[0];
+            let v = typed(&d, Viewer::Seat(seat));
+            let legal: Vec<serde_json::Value> =
+                FallenKingdoms::legal(&d.state, seat).iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+            let labels: Vec<String> = FallenKingdoms::legal(&d.state, seat)
+                .iter()
+                .map(|c| FallenKingdoms::label(&d.state, seat, c))
+                .collect();
+            let entered = BTreeMap::new();
+            let names = names(seats);
+            let forms = FallenKingdoms::forms(&FormsInput {
+                names: &names,
+                seat,
+                view: &v,
+                legal: &legal,
+                labels: &labels,
+                entered: &entered,
+            })
+            .expect("forms");
+            let (build, posted) = press(&forms.parts).expect("a form");
+            let json = match build.as_deref() {
+                Some(b) => {
+                    FallenKingdoms::command_of_form(b, &posted, &v).unwrap().unwrap_or_else(|e| panic!("{b}: {e}"))
+                }
+                None => serde_json::from_str(posted.get("cmd").unwrap()).unwrap(),
+            };
+            if build.as_deref() == Some(crate::composer::PROGRAM) {
+                composed += 1;
+            }
+            let c: crate::Command = serde_json::from_value(json.clone()).unwrap();
+            d.act(seat, &c).unwrap_or_else(|e| panic!("game {seed}: {json} refused: {e}"));
+        }
+        let outcomes: Vec<runestone_engine::program::StepOutcome> = d
+            .log
+            .iter()
+            .filter_map(|e| match &e.event {
+                crate::state::Event::ProgramStep { outcome, .. } => Some(*outcome),
+                _ => None,
+            })
+            .collect();
+        let done = outcomes.iter().filter(|o| **o == runestone_engine::program::StepOutcome::Done).count();
+        assert!(composed >= seats as usize * 5, "game {seed}: {composed} programs composed");
+        let asked = outcomes.iter().filter(|o| **o == runestone_engine::program::StepOutcome::Asked).count();
+        assert_eq!(asked, 0, "game {seed}: no composed program stopped to ask");
+        assert!(
+            done * 10 >= outcomes.len() * 8,
+            "game {seed}: {done} of {} programmed steps ran as composed",
+            outcomes.len()
+        );
     }
 }

@@ -57,14 +57,64 @@ fn outbox_depth(app: &TestApp) -> u64 {
 }
 
 /// The answer a player gives from the view their mail's link opens: in
-/// Bardagi the plan with the program of the turn, else the first legal
-/// command (the suggested one). None when nothing is asked of them.
+/// Bardagi the plan with the program of the turn, in Fallen Kingdoms the
+/// setup or the turn's program as [`fallen_kingdoms_program`] composes
+/// it, else the first legal command (the suggested one; in Thingvellir the
+/// season's program). None when nothing is asked of them.
 fn answer(view: &Value) -> Option<Value> {
     let legal = view["legal"].as_array().filter(|l| !l.is_empty())?;
     if view["ruleset"] == "bardagi" && legal[0]["type"] == "Plan" {
         return Some(crate::program_mail::plan_with_program(view));
     }
+    if view["ruleset"] == "fallen-kingdoms" {
+        if let Some(program) = fallen_kingdoms_program(view) {
+            return Some(program);
+        }
+    }
     Some(legal[0].clone())
+}
+
+/// A Fallen Kingdoms seat's setup or turn program, composed as the seat
+/// page composes it: the steps of the turn as the page suggests them from
+/// the map as it is now (its god's power, production, takes, placement and
+/// movement), each with the fallback a careful player picks from the
+/// kernel's kinds: the god's power is left out when impossible, production
+/// and placement to the bot's choice then, a take is skipped, the movement
+/// falls back to staying put. At the invasion the seat passes while its
+/// kingdom stands strong, and asks to be asked once it is down to three
+/// cities. In setup: the first god dealt and the suggested cities, each
+/// falling back to the bot's choice when the city is no longer open.
+pub(crate) fn fallen_kingdoms_program(view: &Value) -> Option<Value> {
+    let legal = view["legal"].as_array()?;
+    match legal.first()?["type"].as_str()? {
+        "choose_god" => {
+            let mut setup = legal.iter().find(|c| c["type"] == "setup")?.clone();
+            setup["god"] = legal[0]["god"].clone();
+            for place in setup["places"].as_array_mut()? {
+                place["fallback"] = json!({"type": "Bot"});
+            }
+            Some(setup)
+        }
+        "program" => {
+            let mut program = legal
+                .iter()
+                .find(|c| c["type"] == "program" && c["steps"].as_array().is_some_and(|s| !s.is_empty()))?
+                .clone();
+            for step in program["steps"].as_array_mut()? {
+                step["fallback"] = match step["step"]["type"].as_str()? {
+                    "use_god" | "skip_god" => json!({"type": "Skip"}),
+                    "take_knowledge" | "take_building" => json!({"type": "Skip"}),
+                    "move" => json!({"type": "Try", "step": {"type": "move", "moves": [], "attacks": []}}),
+                    _ => json!({"type": "Bot"}),
+                };
+            }
+            let me = view["viewer"]["seat"].as_u64()?;
+            let cities = view["view"]["cities"].as_array()?.iter().filter(|c| c["owner"].as_u64() == Some(me)).count();
+            program["invasion"] = if cities > 3 { json!({"type": "Pass"}) } else { json!({"type": "Ask"}) };
+            Some(program)
+        }
+        _ => None,
+    }
 }
 
 /// What one game came to: each seat's mails with their dates, and the rounds.
@@ -182,6 +232,11 @@ fn a_bardagi_game_by_mail_sends_each_seat_about_one_mail_per_round() {
 #[test]
 fn a_realms_game_by_mail_sends_each_seat_about_one_mail_per_round() {
     check("realms", json!({}), Some(1.5));
+}
+
+#[test]
+fn a_fallen_kingdoms_game_by_mail_where_each_seat_gives_its_program_sends_about_one_mail_per_round() {
+    check("fallen-kingdoms", json!({}), Some(1.5));
 }
 
 #[test]

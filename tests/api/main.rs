@@ -24,6 +24,7 @@ mod paused_store;
 mod postgres;
 mod press;
 mod process;
+mod program_fk_web;
 mod program_mail;
 mod program_web;
 mod realms;

@@ -281,7 +281,30 @@
       var legend = set && set.querySelector("legend");
       return (legend ? legend.textContent + ": " : "") + (l ? l.textContent : s.id);
     };
+    // A move's "to" takes only a city next to its "from" (the city's
+    // neighbours are on the map as data-near).
+    var fromOf = function (s) {
+      var m = /^prog-move-(\d+)-to$/.exec(s.id);
+      return m ? document.getElementById("prog-move-" + m[1] + "-from") : null;
+    };
+    var near = function (city) {
+      var g = svg.querySelector("g.city[data-area='city-" + city + "']");
+      return g ? (g.getAttribute("data-near") || "").split(" ") : [];
+    };
+    var fits = function (s, value) {
+      var from = fromOf(s);
+      if (!from || !value) { return true; }
+      if (!from.value) { return false; }
+      return near(from.value).indexOf(value) >= 0;
+    };
+    var narrow = function (to) {
+      Array.prototype.forEach.call(to.options, function (o) {
+        o.disabled = !!o.value && !fits(to, o.value);
+      });
+      if (to.value && !fits(to, to.value)) { to.value = ""; }
+    };
     var valueFor = function (s, city) {
+      if (!fits(s, city)) { return null; }
       var hit = null;
       Array.prototype.forEach.call(s.options, function (o) {
         if (o.value === city || o.value === "on-" + city) { hit = o; }
@@ -321,10 +344,13 @@
     };
     var use = function (s) { active = s; form.__fkActive = s; light(); };
     lists.forEach(function (s) {
+      var from = fromOf(s);
+      if (from) { narrow(s); }
       if (s.getAttribute("data-map") === "on") { return; }
       s.setAttribute("data-map", "on");
       s.addEventListener("focus", function () { use(s); });
       s.addEventListener("change", function () { if (active === s) { light(); } });
+      if (from) { from.addEventListener("change", function () { narrow(s); if (active === s) { light(); } }); }
     });
     var choose = function (g) {
       var k = g.getAttribute("data-area").replace("city-", "");

@@ -92,7 +92,11 @@ fn a_fallen_kingdoms_seat_composes_its_turn_program_on_the_map_and_sees_it_run_a
     d.loads(|| d.click(&d.find("#enter")));
     d.wait_for("#fk-program-form");
     let when = d.text("#prog-when");
-    assert!(when.contains("This turn runs in this order:") && when.contains("Yours runs after 3 turns"), "{when}");
+    assert!(
+        when.contains("This turn runs in this order:")
+            && when.contains("Yours runs fourth, after 3 other players' turns"),
+        "{when}"
+    );
 
     // Where new units go: the list chosen, then a city of one's own
     // clicked on the map.
@@ -103,7 +107,11 @@ fn a_fallen_kingdoms_seat_composes_its_turn_program_on_the_map_and_sees_it_run_a
     // The first move: its "from" chosen, the city clicked, and then the
     // city to move to (the map goes on to "to" by itself).
     for i in 1..ROWS {
-        d.eval(&format!("document.getElementById('prog-move-{i}-from').value = ''; return null;"));
+        d.eval(&format!(
+            "var f = document.getElementById('prog-move-{i}-from'); f.value = ''; \
+             f.dispatchEvent(new Event('change', {{ bubbles: true }})); return null;"
+        ));
+        assert_eq!(d.property(&format!("#prog-move-{i}-to"), "value"), "", "a move without its from has no to");
     }
     d.eval("document.getElementById('prog-move-0-from').focus(); return null;");
     click_city(&d, from);
@@ -174,8 +182,7 @@ fn a_fallen_kingdoms_seat_composes_its_turn_program_on_the_map_and_sees_it_run_a
     assert!(log.contains(&format!("{name}'s program, step 1: ")), "{log}");
     d.eval(&format!(
         "var l = Array.from(document.querySelectorAll('#log li')).find(function (e) {{ \
-         return e.textContent.indexOf(\"{name}'s program, step 1: \") >= 0 && \
-         e.nextElementSibling && e.nextElementSibling.textContent.indexOf(\"{name}\") >= 0; }}) || \
+         return e.textContent.indexOf(\"{name}'s program, step 2: \") >= 0; }}) || \
          document.getElementById('log'); l.scrollIntoView(); return null;"
     ));
     d.screenshot("54-fk-program-ran-1280");

@@ -120,15 +120,24 @@ fn order_words(v: &View, seat: Seat, names: &[String]) -> String {
     let pos = order.iter().position(|&s| s == seat).unwrap_or(0);
     let said: Vec<String> =
         order.iter().map(|&s| if s == seat { "you".into() } else { player_words(v, s, names) }).collect();
+    const PLACES: [&str; 6] = ["first", "second", "third", "fourth", "fifth", "sixth"];
     let when = match pos {
         0 => "Yours runs first, as soon as every program is in".to_string(),
         p => format!(
-            "Yours runs after {} turn{} before it, so the map may have changed by then",
-            p,
-            if p == 1 { "" } else { "s" }
+            "Yours runs {}, after {}, so the map may have changed by then",
+            PLACES.get(p).copied().unwrap_or("later"),
+            if p == 1 { "one other player's turn".to_string() } else { format!("{p} other players' turns") }
         ),
     };
     format!("This turn runs in this order: {}. {when}.", said.join(", then "))
+}
+
+/// The cities a move may go to: every city next to one of the seat's own.
+fn reachable(v: &View, cities: &[u8]) -> Vec<u8> {
+    let mut to: Vec<u8> = cities.iter().flat_map(|&c| v.board.adjacent(c)).collect();
+    to.sort_unstable();
+    to.dedup();
+    to
 }
 
 fn pick(
@@ -190,12 +199,12 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
     let words = |c: u8| city_words(v, c, seat, input.names);
     let all: Vec<u8> = (0..v.cities.len() as u8).collect();
     let mut parts: Vec<Part> = vec![
-        Note::new(format!(
-            "Give your whole coming turn now, in secret; you may replace it until your turn begins. {} \
+        Note::new(
+            "Give your whole coming turn now, in secret; you may replace it until your turn begins. \
              Each step below is checked by the rules when it runs, exactly as if you played it by hand then; \
              if it has become impossible (a city lost, a card taken by someone else), its fallback is used.",
-            order_words(v, seat, input.names)
-        ))
+        )
+        .lead(order_words(v, seat, input.names), "prog-when-text")
         .id("prog-when")
         .into(),
         Note::small(
@@ -345,6 +354,7 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
         }
         None => (Vec::new(), Vec::new()),
     };
+    let reach = reachable(v, &cities);
     let mut rows: Vec<Part> = Vec::new();
     for i in 0..MOVES {
         let m = moves.get(i);
@@ -374,7 +384,7 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
                         format!("prog-move-{i}-to"),
                         name("to"),
                         "To the city next to it (an enemy city is attacked)",
-                        all.iter().map(|&c| Choice::new(c.to_string(), words(c))).collect(),
+                        reach.iter().map(|&c| Choice::new(c.to_string(), words(c))).collect(),
                         Some("(choose)"),
                         val(&name("to"), get("to")),
                     ),

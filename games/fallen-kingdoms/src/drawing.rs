@@ -204,11 +204,12 @@ pub fn svg(v: &View, seats: &[String]) -> Option<String> {
         }
         let _ = write!(
             s,
-            "<g class=\"city\" data-area=\"city-{k}\"{owner_attr} data-units=\"{}\"><title>{}: {}</title>\
+            "<g class=\"city\" data-area=\"city-{k}\"{owner_attr} data-units=\"{}\" data-near=\"{}\"><title>{}: {}</title>\
 <rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"132\" height=\"80\" rx=\"8\" fill=\"#ffffff\"/>\
 <rect x=\"{x:.0}\" y=\"{y:.0}\" width=\"132\" height=\"80\" rx=\"8\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\" stroke-width=\"3\"/>\
 <text x=\"{cx:.0}\" y=\"{:.0}\" font-size=\"16\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#111\">{}</text>",
             st.units,
+            v.board.adjacent(k as u8).iter().map(u8::to_string).collect::<Vec<_>>().join(" "),
             esc(&c.name),
             esc(&what.join(", ")),
             if st.owner.is_some() { "0.3" } else { "1" },

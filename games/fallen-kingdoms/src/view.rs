@@ -213,6 +213,12 @@ fn who(names: &[String], seat: Seat) -> String {
     names.get(seat as usize).cloned().unwrap_or_else(|| format!("seat {}", seat + 1))
 }
 
+/// "1 unit", "3 units".
+fn count(n: impl Into<u64>, one: &str) -> String {
+    let n = n.into();
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
 fn dice(d: &[u8]) -> String {
     d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-")
 }
@@ -282,29 +288,37 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
             invasion.as_ref().map_or_else(|| "ask".into(), |o| invasion_words(s, *seat, o))
         ),
         Event::ProgramGiven { seat, steps: None, .. } => format!("{} gives their program, in secret", w(*seat)),
-        Event::ProgramStarted { seat, steps } => format!("{}'s program runs ({steps} steps)", w(*seat)),
+        Event::ProgramStarted { seat, steps } => {
+            format!("{}'s program runs ({steps} step{})", w(*seat), if *steps == 1 { "" } else { "s" })
+        }
         Event::ProgramStep { seat, step, text, .. } => format!("{}'s program, step {step}: {text}", w(*seat)),
-        Event::StepReached { step } => format!("Next: {:?}", step).to_lowercase(),
+        Event::StepReached { step } => match step {
+            Step::God => "Next: the god's power".to_string(),
+            Step::Produce => "Next: production".to_string(),
+            Step::Take => "Next: taking the cards produced".to_string(),
+            Step::Place => "Next: placing what was produced".to_string(),
+            Step::Move => "Next: movement and attacks".to_string(),
+        },
         Event::GodPower { seat, god, target } => format!(
             "{} uses the power of {}{}",
             w(*seat),
             d.gods[*god as usize].name,
             target.map(|t| format!(" on {}", c(t))).unwrap_or_default()
         ),
-        Event::UnitsKilled { city, units } => format!("{units} units die in {}", c(*city)),
+        Event::UnitsKilled { city, units } => format!("{} die in {}", count(*units, "unit"), c(*city)),
         Event::TempleDestroyed { city } => format!("The temple in {} is destroyed", c(*city)),
         Event::TrackPoints { seat, track, points } => {
             format!("{} adds {points} points to the {} track", w(*seat), ["unit", "building", "knowledge"][*track as usize])
         }
         Event::Produced { seat, added, owed, .. } => format!(
-            "{} adds {}/{}/{} points to the unit/building/knowledge tracks and produces {} units, {} buildings, {} knowledge",
+            "{} adds {} to the unit track, {} to the building track and {} to the knowledge track, and produces {}, {} and {}",
             w(*seat),
-            added[0],
+            count(added[0], "point"),
             added[1],
             added[2],
-            owed[0],
-            owed[1],
-            owed[2]
+            count(owed[0], "unit"),
+            count(owed[1], "building"),
+            count(owed[2], "knowledge card")
         ),
         Event::Glory { seat, delta: Some(g), reason } => format!("{} {} {} glory ({reason})", w(*seat), if *g >= 0 { "gains" } else { "loses" }, g.abs()),
         Event::Glory { seat, reason, .. } => format!("{} scores ({reason})", w(*seat)),
@@ -314,18 +328,20 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::BuildingPlaced { seat, tile, city } => {
             format!("{} builds a {} in {}", w(*seat), d.buildings[*tile as usize].name(), c(*city))
         }
-        Event::Moved { seat, from, to, units } => format!("{} moves {units} units from {} to {}", w(*seat), c(*from), c(*to)),
+        Event::Moved { seat, from, to, units } => {
+            format!("{} moves {} from {} to {}", w(*seat), count(*units, "unit"), c(*from), c(*to))
+        }
         Event::BattleBegan { city, attacker, defender, from, defenders } => format!(
-            "{} attacks {} of {} with {} units against {defenders}",
+            "{} attacks {} of {} with {} against {defenders}",
             w(*attacker),
             c(*city),
             w(*defender),
-            from.iter().map(|x| x.1 as u32).sum::<u32>()
+            count(from.iter().map(|x| x.1 as u32).sum::<u32>(), "unit")
         ),
         Event::Rolled { seat, dice: dd, hits, need } => {
-            format!("{} rolls {} ({need}+ hits): {hits} hits", w(*seat), dice(dd))
+            format!("{} rolls {} ({need}+ hits): {}", w(*seat), dice(dd), count(*hits, "hit"))
         }
-        Event::Casualties { seat, units, .. } => format!("{} loses {units} units", w(*seat)),
+        Event::Casualties { seat, units, .. } => format!("{} loses {}", w(*seat), count(*units, "unit")),
         Event::Intimidated { seat, to, .. } => format!("Intimidated, a unit of {} flees to {}", w(*seat), c(*to)),
         Event::Retreated { seat, to, .. } => format!(
             "{} retreats to {}",
@@ -335,14 +351,18 @@ pub fn describe(s: &State, e: &Event, names: &[String]) -> String {
         Event::Exhausted { city } => format!("Neither side hits: the battle for {} ends in exhaustion", c(*city)),
         Event::BattleEnded { city, won: true } => format!("{} is captured", c(*city)),
         Event::BattleEnded { city, won: false } => format!("{} holds", c(*city)),
-        Event::Victory { seat, victories } => format!("{} has {victories} victories on the track", w(*seat)),
+        Event::Victory { seat, victories } => {
+            let said = if *victories == 1 { "1 victory".to_string() } else { format!("{victories} victories") };
+            format!("{} has {said} on the track", w(*seat))
+        }
         Event::RumorDrawn { seat, card } => format!("{} draws a rumor card worth {}", w(*seat), d.rumors[*card as usize]),
         Event::Rampaged { seat, from, to, dice: dd, hits, lost } => format!(
-            "{} rampages from {} into {}: {} gives {hits} hits{}",
+            "{} rampages from {} into {}: {} gives {}{}",
             w(*seat),
             c(*from),
             c(*to),
             dice(dd),
+            count(*hits, "hit"),
             if *lost > 0 { ", and the rampager loses a unit" } else { "" }
         ),
         Event::KingdomFell { seat, by, .. } => format!(

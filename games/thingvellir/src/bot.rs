@@ -32,6 +32,20 @@ fn may_subsume(s: &State, seat: Seat, x: usize) -> bool {
         })
 }
 
+/// The guest the bot gives to. Before rules version 4 the lowest seat
+/// (kept so that older games replay); by version 4 the guest with the
+/// least Wordfame, then the nearest clockwise: a gift's Goods help their
+/// receiver to Wordfame of its own, so the bot feeds the one furthest from
+/// winning, and no seat gains by its number alone (the lowest seat received
+/// every tie's gifts).
+fn guest_choice(s: &State, seat: Seat) -> Option<Seat> {
+    let all = guests(s, seat);
+    if s.version < 4 {
+        return all.into_iter().next();
+    }
+    all.into_iter().min_by_key(|o| (s.players[*o as usize].wordfame, (*o + s.seats - seat) % s.seats))
+}
+
 /// Whether the seat has a Thingman on `x` (a capture's or burning's need).
 fn stands_on(s: &State, seat: Seat, x: usize) -> bool {
     s.map().edges_of(x).any(|e| s.edges[e][seat as usize] > 0)
@@ -464,7 +478,7 @@ pub fn choose(s: &State, seat: Seat, standing: bool) -> Option<Command> {
                     if let Some(c) = burn_choice(s, seat, true).filter(|c| accepted(s, seat, c)) {
                         return Some(c);
                     }
-                    let to = guests(s, seat).into_iter().next();
+                    let to = guest_choice(s, seat);
                     match to {
                         Some(to) if !p.wealth.is_empty() => {
                             let mut goods: Vec<usize> = (0..p.wealth.len()).collect();
@@ -636,9 +650,12 @@ fn subsume_choice(s: &State, seat: Seat) -> Option<Command> {
 /// the least value in them) among those with a District next to one of the
 /// bot's.
 pub fn prey(s: &State, seat: Seat) -> Option<Seat> {
+    // Ties go to the lowest seat before rules version 4, by version 4 to
+    // the nearest clockwise (no seat is hunted for its number).
+    let tie = |o: Seat| if s.version >= 4 { (o + s.seats - seat) % s.seats } else { o };
     s.neighbours(seat).into_iter().filter(|o| !s.players[*o as usize].out).min_by_key(|o| {
         let ds = s.districts_of(*o);
-        (ds.len(), ds.iter().map(|x| s.steads[*x].map_or(0, |v| v.1) as usize).sum::<usize>(), *o)
+        (ds.len(), ds.iter().map(|x| s.steads[*x].map_or(0, |v| v.1) as usize).sum::<usize>(), tie(*o))
     })
 }
 

@@ -439,14 +439,21 @@ pub fn campaign(s: &State, seat: Seat) -> Orders {
                     && s.fields[n as usize].units.iter().filter(|u| u.owner != seat).count() < spare
             })
             .min_by_key(|&n| dist[n as usize]);
-        let spread = nb.iter().copied().find(|&n| {
+        // A lone unit spreads to a free field, the one nearest the foe first
+        // (rules version 3), so realms far apart still meet.
+        let free = |&n: &u16| {
             !map.fields[n as usize].is_sea()
                 && !controls(s, seat, n)
                 && !foreign(s, n, seat)
                 && s.fields[n as usize].settlement.is_none()
                 && map.in_play(n, s.players)
                 && arriving[n as usize] == 0
-        });
+        };
+        let spread = if s.from_version(3) {
+            nb.iter().copied().filter(free).min_by_key(|&n| dist[n as usize])
+        } else {
+            nb.iter().copied().find(free)
+        };
         let (to, count) = if let Some(n) = target {
             (n, spare)
         } else if let Some(n) = toward.filter(|_| spare >= 2 || dist[f as usize] <= 3) {

@@ -9,13 +9,21 @@
 #
 #   scripts/load-backends.sh                 # 1,000/s, 10 s per phase
 #   RATES=500,2000 LOAD_SECONDS=20 scripts/load-backends.sh
+#   BACKENDS=pg1,pg2 scripts/load-backends.sh  # some of sled, pg1, pg2
+#   SERVER_BIN=path/to/runestone LOAD_BIN=path/to/load-<hash> scripts/load-backends.sh
+#                                            # builds already made
 #
 # Needs cargo and Debian's postgresql package. Traffic stays on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export RATES="${RATES:-1000}"
-cargo build --release -q --jobs 2 --bin runestone
-cargo bench -q --jobs 2 --bench load --no-run
+backends=",${BACKENDS:-sled,pg1,pg2},"
+server_bin=${SERVER_BIN:-target/release/runestone}
+[ -n "${SERVER_BIN:-}" ] || cargo build --release -q --jobs 2 --bin runestone
+[ -n "${LOAD_BIN:-}" ] || cargo bench -q --jobs 2 --bench load --no-run
+load() {
+  if [ -n "${LOAD_BIN:-}" ]; then "$LOAD_BIN" "$1"; else cargo bench -q --jobs 2 --bench load -- "$1"; fi
+}
 bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 [ -x "$bin/initdb" ] || { echo "install Debian's postgresql package first" >&2; exit 1; }
 dir=$(mktemp -d /tmp/runestone-load.XXXXXX)
@@ -56,7 +64,7 @@ serve() {
   RUNESTONE__SERVER__PORT=$port RUNESTONE__STORAGE__PATH="$dir/$name/data" RUST_LOG=warn \
     RUNESTONE__STORAGE__BACKEND=$backend RUNESTONE__STORAGE__URL="${db:+host=$dir/pg port=5432 user=postgres dbname=$db}" \
     RUNESTONE__AUTH__JWT_SECRET=$secret \
-    target/release/runestone serve >"$dir/$name/server.log" 2>&1 &
+    "$server_bin" serve >"$dir/$name/server.log" 2>&1 &
   pids+=($!)
   wait_port "$port"
 }
@@ -69,18 +77,24 @@ stop_all() {
 as_pg "$bin/psql" -h "$dir/pg" -U postgres -qc "CREATE DATABASE one" postgres
 as_pg "$bin/psql" -h "$dir/pg" -U postgres -qc "CREATE DATABASE two" postgres
 
-echo "== sled, one node"
-serve sled 18181 sled
-cargo bench -q --jobs 2 --bench load -- 18181
-stop_all
+if [[ $backends == *,sled,* ]]; then
+  echo "== sled, one node"
+  serve sled 18181 sled
+  load 18181
+  stop_all
+fi
 
-echo "== PostgreSQL, one node"
-serve pg1 18182 postgres one
-cargo bench -q --jobs 2 --bench load -- 18182
-stop_all
+if [[ $backends == *,pg1,* ]]; then
+  echo "== PostgreSQL, one node"
+  serve pg1 18182 postgres one
+  load 18182
+  stop_all
+fi
 
-echo "== PostgreSQL, two nodes"
-serve pg2a 18183 postgres two
-serve pg2b 18184 postgres two
-cargo bench -q --jobs 2 --bench load -- 18183,18184
-stop_all
+if [[ $backends == *,pg2,* ]]; then
+  echo "== PostgreSQL, two nodes"
+  serve pg2a 18183 postgres two
+  serve pg2b 18184 postgres two
+  load 18183,18184
+  stop_all
+fi

@@ -122,6 +122,7 @@ impl Application {
                 mail_gather: chrono::Duration::seconds((settings.mail.gather_minutes * 60.0) as i64),
             },
         ));
+        service.follow_notices();
         service.set_access(crate::limits::Access::new(&settings.access));
         service.set_press_limits(crate::service::press::PressLimits {
             max_chars: settings.press.max_chars.max(1),

@@ -24,9 +24,8 @@ use std::time::Duration;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError as _};
 
-use runestone_engine::{Envelope, Table, Viewer};
+use runestone_engine::{Table, Viewer};
 use serde_json::Value;
-use tokio::sync::broadcast;
 
 use crate::auth::Claims;
 use crate::problem::ApiError;
@@ -283,7 +282,7 @@ impl OffWorker {
         off_worker(&self.0, move |s| async move { s.events(&game, viewer, from, to).await }).await
     }
 
-    pub async fn subscribe(&self, game: &str) -> Result<(broadcast::Receiver<Arc<Vec<Envelope>>>, Table)> {
+    pub async fn subscribe(&self, game: &str) -> Result<crate::service::Subscription> {
         let game = game.to_owned();
         off_worker(&self.0, move |s| async move { s.subscribe(&game).await }).await
     }

@@ -32,6 +32,9 @@ pub struct Metrics {
     /// Gauge: 1 while the store refuses writes after a failed flush, until
     /// it has reopened itself.
     pub store_recovering: AtomicU64,
+    /// Times a stream read the store to learn of other nodes' appends (on
+    /// a notice, or polling while notices are not heard).
+    pub stream_store_reads: AtomicU64,
     /// The outbox worker's signs of life.
     pub outbox: Liveness,
 }
@@ -79,6 +82,11 @@ impl Metrics {
             "reserve_refusals_total",
             "Writes refused because free space is below the reserve.",
             &self.reserve_refusals,
+        );
+        counter(
+            "stream_store_reads_total",
+            "Times a stream read the store to learn of other nodes' appends (told by a notice, or polling while the store hears none).",
+            &self.stream_store_reads,
         );
         let _ = writeln!(out, "# HELP runestone_mail_held Messages sent whose outbox record is held in memory until the store takes it.\n# TYPE runestone_mail_held gauge\nrunestone_mail_held {}", self.mail_held.load(Relaxed));
         let _ = writeln!(out, "# HELP runestone_storage_low 1 while free space is below the configured reserve.\n# TYPE runestone_storage_low gauge\nrunestone_storage_low {}", self.storage_low.load(Relaxed));

@@ -54,6 +54,11 @@ pub(super) async fn metrics(svc: Svc) -> ApiResult {
         "# HELP runestone_games_cached_bytes The folded games' saved size, as counted against storage.cache_bytes.\n\
          # TYPE runestone_games_cached_bytes gauge\nrunestone_games_cached_bytes {cached_bytes}\n"
     ));
+    for (name, help, kind, value) in svc.store().figures() {
+        text.push_str(&format!(
+            "# HELP runestone_store_{name} {help}\n# TYPE runestone_store_{name} {kind}\nrunestone_store_{name} {value}\n"
+        ));
+    }
     Ok(HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(text))
 }
 

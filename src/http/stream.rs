@@ -41,7 +41,7 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         Some(t) => Some(svc.authorize(&game, &t).await?),
     };
     let viewer = viewer(&c);
-    let (rx, table) = svc.subscribe(&game).await?;
+    let crate::service::Subscription { rx, moved, table } = svc.subscribe(&game).await?;
     let last_id = req.headers().get("last-event-id").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let from = last_id.map(|s| s + 1).or(q_from).unwrap_or(table.head + 1);
     let backlog: VecDeque<Value> = if from <= table.head {
@@ -66,13 +66,16 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         /// or a referee's stream.
         holder: Option<(runestone_engine::Holder, u32)>,
         rx: tokio::sync::broadcast::Receiver<Arc<Vec<Envelope>>>,
+        /// Notices of other nodes' writes to the game (a shared store).
+        moved: tokio::sync::watch::Receiver<u64>,
         queue: VecDeque<Value>,
         last: Option<u64>,
         table: runestone_engine::Table,
         /// The final event, sent once the queue is empty; then the end.
         closing: Option<types::StreamClosed>,
         done: bool,
-        /// Head polls since the last frame (shared stores only).
+        /// Head polls since the last frame (shared stores whose notices
+        /// are not heard).
         polls: u32,
         /// Its place among the open streams, given back as it ends.
         _slot: Option<super::limits::StreamSlot>,
@@ -91,6 +94,7 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
         seat,
         holder,
         rx,
+        moved,
         queue: backlog,
         last: from.checked_sub(1),
         table,
@@ -180,20 +184,18 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
                 },
                 // On a database shared by several nodes, events appended
                 // through another node reach this one only through the
-                // store: follow its head, then read them as after a lag.
-                _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() => {
-                    let head = st.svc.head(&st.game).await.ok().flatten();
-                    if head.is_some_and(|h| st.last.is_none_or(|l| h > l)) {
-                        if !st.read_back().await {
-                            return None;
-                        }
-                        if st.closing.is_none() {
-                            if let Ok(t) = st.svc.game_table(&st.game).await {
-                                st.closing = t.seed_revealed.is_some().then(|| closing_over(&t));
-                            }
-                        }
-                        st.polls = 0;
-                        continue;
+                // store: the store tells of them when it hears the
+                // database's notices; while it does not, its head is
+                // polled. Either way they are then read as after a lag.
+                r = st.moved.changed(), if st.svc.store().notices_live() => {
+                    if r.is_err() || !st.follow_store().await {
+                        return None;
+                    }
+                }
+                _ = tokio::time::sleep(SHARED_POLL), if st.svc.store().shared() && !st.svc.store().notices_live() => {
+                    st.moved.mark_unchanged();
+                    if !st.follow_store().await {
+                        return None;
                     }
                     st.polls += 1;
                     if st.polls * SHARED_POLL.as_millis() as u32 >= 15_000 {
@@ -201,13 +203,35 @@ pub(super) async fn stream(svc: Svc, req: HttpRequest, path: web::Path<String>) 
                         return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
                     }
                 }
-                _ = tokio::time::sleep(Duration::from_secs(15)), if !st.svc.store().shared() => {
+                _ = tokio::time::sleep(Duration::from_secs(15)),
+                    if !st.svc.store().shared() || st.svc.store().notices_live() =>
+                {
                     return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st));
                 }
             }
         }
     });
     impl St {
+        /// Reads what another node appended, if the store's head is past
+        /// the last event queued; `false` when the log cannot be read.
+        async fn follow_store(&mut self) -> bool {
+            crate::metrics::Metrics::inc(&self.svc.metrics.stream_store_reads);
+            let head = self.svc.head(&self.game).await.ok().flatten();
+            if head.is_none_or(|h| self.last.is_some_and(|l| h <= l)) {
+                return true;
+            }
+            self.polls = 0;
+            if !self.read_back().await {
+                return false;
+            }
+            if self.closing.is_none() {
+                if let Ok(t) = self.svc.game_table(&self.game).await {
+                    self.closing = t.seed_revealed.is_some().then(|| closing_over(&t));
+                }
+            }
+            true
+        }
+
         /// The `message` frame's data after the event `v` at `seq`: the
         /// message it wrote, hid or reported, as this token reads it now.
         async fn message_after(&self, v: &Value, seq: u64) -> Option<String> {

@@ -55,6 +55,10 @@ pub(crate) struct Slot {
     /// folded again from the store by the next task that takes the lock.
     pub(super) abandoned: AtomicBool,
     pub(super) tx: broadcast::Sender<Arc<Vec<Envelope>>>,
+    /// Bumped at each notice that another node wrote to the game (or that
+    /// notices were missed), on a store that tells of them: its streams
+    /// then read the store (`EventStore::notices`).
+    pub(super) moved: tokio::sync::watch::Sender<u64>,
     /// The folded game's size as counted against `storage.cache_bytes`:
     /// the length of its saved form (0 until folded).
     pub(super) bytes: AtomicU64,
@@ -118,6 +122,7 @@ impl Cache {
             draining: AtomicUsize::new(0),
             abandoned: AtomicBool::new(false),
             tx: broadcast::channel(256).0,
+            moved: tokio::sync::watch::channel(0).0,
             bytes: AtomicU64::new(0),
             told: std::sync::Mutex::new(HashMap::new()),
             told_bytes: AtomicU64::new(0),
@@ -161,6 +166,35 @@ impl Service {
     }
     pub(crate) fn slot(&self, game: &str) -> Arc<Slot> {
         self.cache.lock().expect("cache lock").slot(game)
+    }
+    /// Follow the store's notices of other nodes' writes, if it gives any,
+    /// on a thread of their own until the service or the store is gone:
+    /// each one wakes the streams of its game (`Slot::moved`); notices
+    /// missed wake every stream.
+    pub fn follow_notices(self: &Arc<Self>) {
+        let Some(mut rx) = self.store.notices() else { return };
+        let service = Arc::downgrade(self);
+        let started = std::thread::Builder::new().name("runestone-notices".into()).spawn(move || loop {
+            let notice = rx.blocking_recv();
+            let Some(svc) = service.upgrade() else { return };
+            let cache = svc.cache.lock().expect("cache lock");
+            match notice {
+                Ok(crate::store::Notice::Moved { game, .. }) => {
+                    if let Some((slot, _)) = cache.slots.get(&game) {
+                        slot.moved.send_modify(|n| *n += 1);
+                    }
+                }
+                Ok(crate::store::Notice::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    for (slot, _) in cache.slots.values() {
+                        slot.moved.send_modify(|n| *n += 1);
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        });
+        if let Err(e) = started {
+            tracing::error!(error = %e, "cannot start the thread that follows other nodes' writes; streams read the store");
+        }
     }
     /// Forget the position in memory if a submit with an append in flight
     /// was dropped before it settled (`Slot::abandoned`).
@@ -217,11 +251,11 @@ impl Service {
         // Several nodes on one database: another node may have appended, or
         // written the game's record, since this node looked. A cached
         // position is used only while it is still the store's head, and its
-        // record is read again (record first, head after: the same head
-        // means no append came between, so the record is the position's).
+        // record is read again (with the head, as of one moment: the same
+        // head means the record is the position's).
         if self.store.shared() {
             if let Some(l) = guard.as_mut() {
-                match (self.store.get(Side::Games, &record_key(game))?, self.store.head(game)?) {
+                match self.store.get_with_head(Side::Games, &record_key(game), game)? {
                     (Some(raw), Some(head)) if head == l.table.head => {
                         l.record = parse_record(game, &raw)?;
                         l.record_bytes = raw;
@@ -261,22 +295,15 @@ impl Service {
         Ok(guard.as_mut().expect("just loaded"))
     }
     /// A game's record and the head it belongs to (`None`: any head, on a
-    /// store no other node writes). On a shared store the head is read
-    /// before and after the record until the two agree, so the record and
-    /// the position folded to that head are of one moment: a record older
-    /// than its position would make a node judge live deadlines stale.
+    /// store no other node writes). On a shared store the two are read as
+    /// of one moment (`EventStore::get_with_head`), so the record and the
+    /// position folded to that head agree: a record older than its position
+    /// would make a node judge live deadlines stale.
     fn record_and_head(&self, game: &str) -> Result<(Option<Vec<u8>>, Option<u64>)> {
         if !self.store.shared() {
             return Ok((self.store.get(Side::Games, &record_key(game))?, None));
         }
-        for _ in 0..1000 {
-            let before = self.store.head(game)?;
-            let raw = self.store.get(Side::Games, &record_key(game))?;
-            if self.store.head(game)? == before {
-                return Ok((raw, before));
-            }
-        }
-        Err(StoreError::Io(format!("game {game} changed on every one of 1000 reads; try again")).into())
+        Ok(self.store.get_with_head(Side::Games, &record_key(game), game)?)
     }
     /// Run `f` on the loaded game under its lock.
     pub(super) async fn with_game<T>(&self, game: &str, f: impl FnOnce(&Loaded) -> Result<T>) -> Result<T> {

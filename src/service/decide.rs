@@ -312,7 +312,8 @@ mod queued_tests {
         let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
         assert!(store.ordered_appends());
         let (service, game) = service_with_a_game(&store).await;
-        let (mut rx, start) = service.subscribe(&game).await.expect("subscribe");
+        let crate::service::Subscription { mut rx, table: start, .. } =
+            service.subscribe(&game).await.expect("subscribe");
         let tasks: Vec<_> = (0..64u64)
             .map(|i| {
                 let (service, game) = (service.clone(), game.clone());
@@ -361,7 +362,8 @@ mod queued_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let store: Arc<dyn EventStore> = Arc::new(SledStore::open(&dir.path().join("db")).expect("open"));
         let (service, game) = service_with_a_game(&store).await;
-        let (mut rx, start) = service.subscribe(&game).await.expect("subscribe");
+        let crate::service::Subscription { mut rx, table: start, .. } =
+            service.subscribe(&game).await.expect("subscribe");
         let claims = Claims { sub: game.clone(), role: Role::Seat, seat: Some(1), gen: 0, iat: 0, exp: i64::MAX };
         let cmd = json!({ "command": { "type": "SetOrders", "orders": { "buy_axes": true } } });
         let mut caller = Box::pin(service.clone().submit_to_the_end(game.clone(), claims, cmd, None));

@@ -59,7 +59,7 @@ pub use create::{CreateGame, CreatedGame, HostSpec, SeatSpec, SeatToken};
 pub(crate) use deadlines::{entry_due, policy_or_null};
 pub use deadlines::{span_words, ClockAction, Entry, Policy};
 pub use notify::local_time;
-pub use view::{given, owed, EventView};
+pub use view::{given, owed, EventView, Subscription};
 pub use words::{in_words, ordinal, plausible_email, shown, your_result};
 
 use cache::Cache;

@@ -272,12 +272,13 @@ impl Service {
     }
     /// Subscribe to the game's new events (subscribe before reading the
     /// backlog, so nothing falls between).
-    pub async fn subscribe(&self, game: &str) -> Result<(broadcast::Receiver<Arc<Vec<Envelope>>>, Table)> {
+    pub async fn subscribe(&self, game: &str) -> Result<Subscription> {
         let slot = self.slot(game);
         let rx = slot.tx.subscribe();
+        let moved = slot.moved.subscribe();
         let mut guard = self.settled(&slot).await;
         let loaded = self.loaded(game, &mut guard).await?;
-        Ok((rx, loaded.table.clone()))
+        Ok(Subscription { rx, moved, table: loaded.table.clone() })
     }
     /// A copy of the game's position at its head.
     pub async fn game_table(&self, game: &str) -> Result<Table> {
@@ -287,6 +288,15 @@ impl Service {
     pub fn stream_views(&self, table: &Table, events: &[Envelope], viewer: Viewer) -> Result<Vec<EventView>> {
         self.event_views(table, events, viewer, None)
     }
+}
+
+/// A game followed by a stream: its events appended through this node, the
+/// notices of other nodes' writes to it (`Slot::moved`), and its position
+/// when the stream began.
+pub struct Subscription {
+    pub rx: broadcast::Receiver<Arc<Vec<Envelope>>>,
+    pub moved: tokio::sync::watch::Receiver<u64>,
+    pub table: Table,
 }
 
 /// The decisions still owed: pending and not yet given.

@@ -101,6 +101,17 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// What a store shared by several nodes tells of the writes other nodes
+/// made ([`EventStore::notices`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Another node wrote to `game`, whose head is now `head`.
+    Moved { game: GameId, head: Option<u64> },
+    /// Notices may have been missed (the store stopped or started hearing
+    /// them): any game may have moved.
+    Missed,
+}
+
 /// Log damage found at read once per distinct finding (it names the game and
 /// seq), not at every request that meets it.
 pub fn report_damage(what: &str) {
@@ -158,6 +169,20 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// One side record.
     fn get(&self, side: Side, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
+
+    /// One side record and the head of `game`, as of one moment. This
+    /// default reads the head before and after the record until the two
+    /// agree; a store that can reads both in one snapshot.
+    fn get_with_head(&self, side: Side, key: &[u8], game: &str) -> StoreResult<(Option<Vec<u8>>, Option<u64>)> {
+        for _ in 0..1000 {
+            let before = self.head(game)?;
+            let value = self.get(side, key)?;
+            if self.head(game)? == before {
+                return Ok((value, before));
+            }
+        }
+        Err(StoreError::Io(format!("game {game} changed on every one of 1000 reads; try again")))
+    }
 
     /// Side records whose key starts with `prefix`, in key order, at most `limit`.
     fn scan(&self, side: Side, prefix: &[u8], limit: usize) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>>;
@@ -221,6 +246,25 @@ pub trait EventStore: Send + Sync + 'static {
     /// is made durable (`Service::submit_written`).
     fn ordered_appends(&self) -> bool {
         false
+    }
+
+    /// The writes of other nodes as they are made, on a shared store that
+    /// is told of them (`None`: the store is not shared, or must be read to
+    /// learn of them).
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
+        None
+    }
+
+    /// Whether [`notices`](Self::notices) are being heard now: while they
+    /// are not, another node's writes are only learnt by reading the store.
+    fn notices_live(&self) -> bool {
+        false
+    }
+
+    /// The store's own figures for `/metrics`: (name without the
+    /// `runestone_store_` prefix, help, "counter" or "gauge", value).
+    fn figures(&self) -> Vec<(&'static str, &'static str, &'static str, u64)> {
+        Vec::new()
     }
 
     /// Why the store refuses writes while it recovers from a failed flush

@@ -502,3 +502,75 @@ fn two_nodes_fire_each_deadline_once_and_send_each_mail_once() {
     let subjects: Vec<String> = received.iter().map(|m| m.header("Subject").unwrap_or_default()).collect();
     assert!(subjects.iter().any(|s| s.starts_with("Reminder")), "{subjects:#?}");
 }
+
+/// The value of the metric `name` on the node at `base`.
+fn metric(a: &ureq::Agent, base: &str, name: &str) -> u64 {
+    let mut resp = a.get(&format!("{base}/metrics")).call().expect("metrics");
+    let text = resp.body_mut().read_to_string().expect("metrics text");
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+/// A stream on node B shows what is submitted through node A, told by the
+/// database's notices: while nothing is appended the stream does not read
+/// the store at all (no polling), and each append through A reaches it.
+#[test]
+fn a_stream_is_told_of_the_other_nodes_appends_without_polling() {
+    let url = runestone::store::postgres::testing::fresh_database();
+    let sink = SmtpSink::start();
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut node_a, base_a) = node(dir_a.path(), &url, sink.port);
+    let (mut node_b, base_b) = node(dir_b.path(), &url, sink.port);
+    let a = agent();
+    let t0 = Instant::now();
+    while metric(&a, &base_b, "runestone_store_notices_live") != 1 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "node B never heard the database's notices");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let seats: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
+    let creation = json!({"ruleset": "duel", "seats": seats});
+    let (s, created) = call(&a, "POST", &format!("{base_a}/api/v1/games"), None, Some(&creation)).unwrap();
+    assert_eq!(s, 201, "{created}");
+    let game = str_of(&created, "game_id").to_owned();
+    let tokens = seat_tokens(&created);
+    let (s, g) = call(&a, "GET", &format!("{base_b}/api/v1/games/{game}"), Some(&tokens[3]), None).unwrap();
+    assert_eq!(s, 200, "{g}");
+    let from = g["head"].as_u64().expect("a head") + 1;
+    let stream = follow(&base_b, &game, &tokens[3], from);
+    let submit = |n: u64| -> Vec<u64> {
+        let body = json!({"command": {"type": "Bid", "amount": n}});
+        let (s, v) =
+            call(&a, "POST", &format!("{base_a}/api/v1/games/{game}/commands"), Some(&tokens[0]), Some(&body)).unwrap();
+        assert_eq!(s, 200, "{v}");
+        v["events"].as_array().unwrap().iter().map(|e| e["seq"].as_u64().unwrap()).collect()
+    };
+    let mut seen = Vec::new();
+    let mut wait_for = |seqs: &[u64]| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !seqs.iter().all(|s| seen.contains(s)) {
+            match stream.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(ev) => seen.push(ev["seq"].as_u64().expect("a seq")),
+                Err(_) => panic!("node B's stream showed {seen:?}, not every event submitted through A ({seqs:?})"),
+            }
+        }
+    };
+    // The stream is open once it shows the first command.
+    wait_for(&submit(1));
+    // Nothing is appended: a stream that polled would read the store
+    // several times a second.
+    let reads = metric(&a, &base_b, "runestone_stream_store_reads_total");
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(metric(&a, &base_b, "runestone_stream_store_reads_total"), reads, "an idle stream reads nothing");
+    // Only a notice can now bring A's appends to B's stream.
+    for n in 2..5 {
+        wait_for(&submit(n));
+    }
+    assert!(metric(&a, &base_b, "runestone_stream_store_reads_total") > reads, "the notices were followed");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "in order: {seen:?}");
+    assert_eq!(seen.first(), Some(&from), "from the seq asked for, none missed");
+    for child in [&mut node_a, &mut node_b] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

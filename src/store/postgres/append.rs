@@ -1,7 +1,9 @@
 //! An append as one transaction: the game's head row moved from the head
 //! the writer read (or inserted for a new game), the events inserted and
-//! the side records applied, then the commit.
+//! the side records applied, then the commit. Appends are written in
+//! groups (`group.rs`); this is the path of one alone.
 
+use super::group::{move_head, notice, CHANNEL};
 use super::*;
 
 /// An append checked and encoded by the caller, ready for one transaction.
@@ -63,36 +65,13 @@ pub(super) async fn head_of(client: &impl deadpool_postgres::GenericClient, game
     Ok(row.map(|r| r.get::<_, i64>(0) as u64))
 }
 
-pub(super) async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
+/// One append alone in its own transaction (a member of a group that could
+/// not be written whole).
+pub(super) async fn append_in(pool: Pool, node: &str, p: Prepared) -> StoreResult<()> {
     let mut client = pool.get().await.map_err(pool_err)?;
     let tx = client.transaction().await.map_err(|e| db("begin a transaction", e))?;
     let conflict = |found| StoreError::Conflict { game: p.game.clone(), expected: p.expect_head, found };
-    let moved = match (p.expect_head, &p.last) {
-        (None, Some((seq, hash))) => tx
-            .execute(
-                &st(&tx, "INSERT INTO games (game, head, head_hash) VALUES ($1, $2, $3) ON CONFLICT (game) DO NOTHING")
-                    .await?,
-                &[&p.game, seq, hash],
-            )
-            .await
-            .map_err(|e| db("record a new game", e))?,
-        (Some(expected), Some((seq, hash))) => tx
-            .execute(
-                &st(&tx, "UPDATE games SET head = $2, head_hash = $3 WHERE game = $1 AND head = $4").await?,
-                &[&p.game, seq, hash, &seq_param(expected)],
-            )
-            .await
-            .map_err(|e| db("move a game's head", e))?,
-        // No events: the head must still be what the writer saw.
-        (expected, None) => {
-            let row = tx
-                .query_opt(&st(&tx, "SELECT head FROM games WHERE game = $1 FOR SHARE").await?, &[&p.game])
-                .await
-                .map_err(|e| db("read a game's head", e))?;
-            u64::from(row.map(|r| r.get::<_, i64>(0) as u64) == expected)
-        }
-    };
-    if moved != 1 {
+    if move_head(&tx, &p).await? != 1 {
         let found = head_of(&tx, &p.game).await?;
         return Err(conflict(found));
     }
@@ -124,6 +103,9 @@ pub(super) async fn append_in(pool: Pool, p: Prepared) -> StoreResult<()> {
         }
     }
     apply_side(&tx, &p.side).await?;
+    tx.execute(&st(&tx, "SELECT pg_notify($1, $2)").await?, &[&CHANNEL, &notice(node, &p)])
+        .await
+        .map_err(|e| db("tell the other nodes of the append", e))?;
     tx.commit().await.map_err(|e| match e.code() {
         Some(c) if *c == SqlState::UNIQUE_VIOLATION => conflict(None),
         _ => db("commit the write (whether it was recorded is not known: read the game's log again)", e),

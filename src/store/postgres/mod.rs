@@ -6,7 +6,8 @@
 //! event in the one stored form of [`codec`](super::codec)), `side_records`
 //! and `snapshots`. Every table is keyed first by the game id.
 //!
-//! An append is one transaction: it moves the game's head row with
+//! Appends are written in groups, one transaction for the appends waiting
+//! at one moment (`group.rs`). Each append in it moves the game's head row with
 //! `UPDATE games SET head = new WHERE game = g AND head = expected` (or
 //! inserts it for a new game), inserts the events and applies the side
 //! records, then commits. Of two nodes appending to one game at once, the
@@ -29,6 +30,7 @@
 //! older or newer than this build's, saying what to run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
@@ -37,9 +39,11 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
 
 use super::codec::{encode_append, RawLog};
-use super::{BoxFut, EventStore, GameId, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
+use super::{BoxFut, EventStore, GameId, Notice, Side, SideWrite, StoreError, StoreResult, Write, GAME_ID_LEN};
 
 mod append;
+mod group;
+mod listen;
 mod schema;
 #[doc(hidden)]
 pub mod testing;
@@ -47,19 +51,36 @@ pub mod testing;
 use append::*;
 use schema::*;
 
+pub use group::GroupCounts;
 pub use schema::{SchemaState, MIGRATIONS, SCHEMA_VERSION};
 
 /// How long any one store call may take before its outcome is unknown.
 pub const WRITE_BOUND: Duration = Duration::from_secs(20);
 
-/// Connections per node.
-const POOL_SIZE: usize = 16;
+/// Connections per node for reads and side-record writes (the appends have
+/// `group::COMMITTERS` of their own).
+const READERS: usize = 12;
 
 pub struct PgStore {
     runtime: Option<tokio::runtime::Runtime>,
     handle: tokio::runtime::Handle,
+    /// Connections for reads and side-record writes; the committers' own.
     pool: Pool,
+    writers: Pool,
     closed: AtomicBool,
+    /// This store's name in its notices (random), so it can tell its own.
+    node: String,
+    /// Appends waiting for their group (`group.rs`).
+    appends: tokio::sync::mpsc::UnboundedSender<group::Job>,
+    queue: Arc<tokio::sync::Mutex<group::Queue>>,
+    /// Held for writing, keeps the committers from taking their groups.
+    gate: Arc<tokio::sync::RwLock<()>>,
+    counts: Arc<GroupCounts>,
+    /// The database's notices of other nodes' appends (`listen.rs`), and
+    /// whether they are heard now.
+    notices: tokio::sync::broadcast::Sender<Notice>,
+    live: Arc<AtomicBool>,
+    config: tokio_postgres::Config,
 }
 
 fn side_tag(s: Side) -> i16 {
@@ -147,6 +168,12 @@ impl PgStore {
     /// be reached or whose schema is not this build's.
     pub fn open(url: &str) -> StoreResult<PgStore> {
         let store = Self::connect(url)?;
+        store.handle.spawn(listen::run(
+            store.config.clone(),
+            store.node.clone(),
+            store.notices.clone(),
+            store.live.clone(),
+        ));
         let state = store.block(|pool| async move {
             let mut client = pool.get().await.map_err(pool_err)?;
             if schema_state_of(&client).await? == SchemaState::Empty {
@@ -198,16 +225,36 @@ impl PgStore {
             .enable_all()
             .build()
             .map_err(|e| StoreError::Io(format!("cannot start the PostgreSQL client's threads: {e}")))?;
-        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
-        let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .wait_timeout(Some(WRITE_BOUND))
-            .create_timeout(Some(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| StoreError::Io(format!("cannot set up the PostgreSQL connections: {e}")))?;
-        let store =
-            PgStore { handle: runtime.handle().clone(), runtime: Some(runtime), pool, closed: AtomicBool::new(false) };
+        let pool = |size: usize| {
+            let manager =
+                Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(deadpool_postgres::Runtime::Tokio1)
+                .wait_timeout(Some(WRITE_BOUND))
+                .create_timeout(Some(Duration::from_secs(10)))
+                .build()
+                .map_err(|e| StoreError::Io(format!("cannot set up the PostgreSQL connections: {e}")))
+        };
+        let (writers, pool) = (pool(group::COMMITTERS)?, pool(READERS)?);
+        let (appends, queue) = tokio::sync::mpsc::unbounded_channel();
+        let mut node = [0u8; 8];
+        getrandom::fill(&mut node).map_err(|e| StoreError::Io(format!("no random bytes for the node's name: {e}")))?;
+        let store = PgStore {
+            handle: runtime.handle().clone(),
+            runtime: Some(runtime),
+            pool,
+            writers,
+            closed: AtomicBool::new(false),
+            node: hex::encode(node),
+            appends,
+            queue: Arc::new(tokio::sync::Mutex::new(queue)),
+            gate: Arc::default(),
+            counts: Arc::default(),
+            notices: tokio::sync::broadcast::channel(listen::NOTICES_HELD).0,
+            live: Arc::default(),
+            config: config.clone(),
+        };
         store.block(|pool| async move {
             pool.get().await.map(drop).map_err(|e| {
                 StoreError::Refused(format!(
@@ -216,7 +263,27 @@ impl PgStore {
                 ))
             })
         })?;
+        group::start(&store.handle, &store.writers, &store.node, &store.queue, &store.gate, &store.counts);
         Ok(store)
+    }
+
+    /// The groups of appends written so far, the appends they held,
+    /// and those of them written alone after their group failed.
+    pub fn group_counts(&self) -> (u64, u64, u64) {
+        let c = &self.counts;
+        (c.groups.load(Ordering::Relaxed), c.appends.load(Ordering::Relaxed), c.alone.load(Ordering::Relaxed))
+    }
+
+    /// Hold every committer until the guard is dropped: appends queue up
+    /// meanwhile and go as one group (tests).
+    #[doc(hidden)]
+    pub fn hold_committers(&self) -> tokio::sync::OwnedRwLockWriteGuard<()> {
+        let gate = self.gate.clone();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.handle.spawn(async move {
+            let _ = tx.send(gate.write_owned().await);
+        });
+        rx.recv().expect("the committers' queue")
     }
 
     /// Run `f` on the store's own runtime and wait for it (any thread, any
@@ -227,6 +294,7 @@ impl PgStore {
         F: FnOnce(Pool) -> Fut,
         Fut: std::future::Future<Output = StoreResult<T>> + Send + 'static,
     {
+        self.counts.reads.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let fut = f(self.pool.clone());
         self.handle.spawn(async move {
@@ -276,6 +344,7 @@ impl PgStore {
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.pool.close();
+        self.writers.close();
         // Dropping a runtime may not block inside another runtime.
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_background();
@@ -288,10 +357,16 @@ impl EventStore for PgStore {
         if let Err(e) = self.refuse_closed() {
             return Box::pin(async move { Err(e) });
         }
-        match prepare(write) {
-            Ok(p) => self.spawn(append_in(self.pool.clone(), p)),
-            Err(e) => Box::pin(async move { Err(e) }),
+        // Queued now, written with the group it lands in.
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let p = match prepare(write) {
+            Ok(p) => p,
+            Err(e) => return Box::pin(async move { Err(e) }),
+        };
+        if self.appends.send(group::Job { p, reply }).is_err() {
+            return Box::pin(async move { Err(StoreError::Closed) });
         }
+        self.spawn(async move { answer.await.unwrap_or(Err(StoreError::Closed)) })
     }
 
     fn head(&self, game: &str) -> StoreResult<Option<u64>> {
@@ -371,6 +446,28 @@ impl EventStore for PgStore {
                 .await
                 .map_err(|e| db("read a side record", e))?;
             Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn get_with_head(&self, side: Side, key: &[u8], game: &str) -> StoreResult<(Option<Vec<u8>>, Option<u64>)> {
+        check_game(game)?;
+        let (key, game) = (key.to_vec(), game.to_owned());
+        self.block(move |pool| async move {
+            let client = pool.get().await.map_err(pool_err)?;
+            // One statement, one snapshot.
+            let row = client
+                .query_one(
+                    &st(
+                        &client,
+                        "SELECT (SELECT value FROM side_records WHERE side = $1 AND key = $2), \
+                         (SELECT head FROM games WHERE game = $3)",
+                    )
+                    .await?,
+                    &[&side_tag(side), &key, &game],
+                )
+                .await
+                .map_err(|e| db("read a side record and a game's head", e))?;
+            Ok((row.get(0), row.get::<_, Option<i64>>(1).map(|h| h as u64)))
         })
     }
 
@@ -564,6 +661,40 @@ impl EventStore for PgStore {
         true
     }
 
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
+        Some(self.notices.subscribe())
+    }
+
+    fn notices_live(&self) -> bool {
+        self.live.load(Ordering::SeqCst)
+    }
+
+    fn figures(&self) -> Vec<(&'static str, &'static str, &'static str, u64)> {
+        let c = &self.counts;
+        vec![
+            ("reads_total", "Reads sent to PostgreSQL.", "counter", c.reads.load(Ordering::Relaxed)),
+            ("groups_total", "Transactions of grouped appends.", "counter", c.groups.load(Ordering::Relaxed)),
+            (
+                "grouped_appends_total",
+                "Appends written in those transactions.",
+                "counter",
+                c.appends.load(Ordering::Relaxed),
+            ),
+            (
+                "appends_alone_total",
+                "Appends written alone after their group could not be written whole.",
+                "counter",
+                c.alone.load(Ordering::Relaxed),
+            ),
+            (
+                "notices_live",
+                "1 while the database's notices of other nodes' appends are heard.",
+                "gauge",
+                u64::from(self.notices_live()),
+            ),
+        ]
+    }
+
     fn close(&self) -> StoreResult<()> {
         // Every acknowledged write is already committed; refuse new ones.
         self.closed.store(true, Ordering::SeqCst);
@@ -604,6 +735,145 @@ mod tests {
             other => panic!("a stale append from node a must conflict, got {other:?}"),
         }
         assert_eq!(a.load(&g, 0, None).expect("load").len(), 3);
+        a.put(vec![SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(b"rec".to_vec()) }])
+            .await
+            .expect("put");
+        assert_eq!(b.get_with_head(Side::Games, g.as_bytes(), &g).expect("read"), (Some(b"rec".to_vec()), Some(2)));
+        let none = suite::game_id("nodes", 2);
+        assert_eq!(b.get_with_head(Side::Games, none.as_bytes(), &none).expect("read"), (None, None));
+    }
+
+    fn record(g: &str, v: &[u8]) -> SideWrite {
+        SideWrite { side: Side::Games, key: g.as_bytes().to_vec(), value: Some(v.to_vec()) }
+    }
+
+    /// The writes held back together, then let go as one group: their results.
+    async fn as_one_group(store: &PgStore, writes: Vec<Write>) -> Vec<StoreResult<()>> {
+        let held = store.hold_committers();
+        let pending: Vec<_> = writes.into_iter().map(|w| store.append(w)).collect();
+        drop(held);
+        let mut results = Vec::new();
+        for p in pending {
+            results.push(p.await);
+        }
+        results
+    }
+
+    /// Appends of five games waiting together, two of them stale (a moved
+    /// head, a changed record): one transaction, in which the stale ones
+    /// are refused alone, nothing of them written, and the others written.
+    #[tokio::test]
+    async fn appends_waiting_together_are_one_group_and_each_is_refused_alone() {
+        let store = fresh();
+        let games: Vec<GameId> = (0..5).map(|i| suite::game_id("group", i)).collect();
+        let mut firsts = Vec::new();
+        for g in &games {
+            let w = suite::new_game_write(g, 1);
+            firsts.push(w.events[0].clone());
+            store.append(w).await.expect("create");
+        }
+        store.append(suite::next_write(&firsts[0], 1)).await.expect("game 0 moves on");
+        store.put(vec![record(&games[1], b"now")]).await.expect("put");
+        let before = store.group_counts();
+        let writes = firsts
+            .iter()
+            .enumerate()
+            .map(|(i, first)| {
+                let mut w = suite::next_write(first, 1);
+                if i == 1 {
+                    w.unchanged = vec![record(&games[1], b"then")];
+                }
+                w.side.push(record(&games[i], b"written"));
+                w
+            })
+            .collect();
+        let results = as_one_group(&store, writes).await;
+        let after = store.group_counts();
+        assert_eq!((after.0 - before.0, after.1 - before.1, after.2 - before.2), (1, 5, 0), "five appends, one group");
+        match &results[0] {
+            Err(StoreError::Conflict { expected: Some(0), found: Some(1), .. }) => {}
+            other => panic!("a stale head is a conflict, got {other:?}"),
+        }
+        assert!(matches!(results[1], Err(StoreError::Changed { .. })), "{:?}", results[1]);
+        assert_eq!(store.get(Side::Games, games[1].as_bytes()).expect("get"), Some(b"now".to_vec()));
+        for (i, g) in games.iter().enumerate().take(2) {
+            assert_eq!(store.head(g).expect("head"), Some(i as u64 ^ 1), "refused: nothing written");
+            assert_ne!(store.get(Side::Games, g.as_bytes()).expect("get"), Some(b"written".to_vec()));
+        }
+        for (i, r) in results.iter().enumerate().skip(2) {
+            assert!(r.is_ok(), "append {i}: {r:?}");
+            assert_eq!(store.head(&games[i]).expect("head"), Some(1));
+            assert_eq!(store.get(Side::Games, games[i].as_bytes()).expect("get"), Some(b"written".to_vec()));
+        }
+    }
+
+    /// A member whose events are already in the log though its head row
+    /// says otherwise (damage) meets the primary key: the group's
+    /// transaction ends unwritten, and each member is written alone, so only
+    /// that one is refused.
+    #[tokio::test]
+    async fn the_primary_key_backstop_fails_only_its_own_append() {
+        let store = fresh();
+        let games: Vec<GameId> = (0..3).map(|i| suite::game_id("backstop", i)).collect();
+        let mut created = Vec::new();
+        for g in &games {
+            let w = suite::new_game_write(g, 2);
+            store.append(w.clone()).await.expect("create");
+            created.push(w.events);
+        }
+        store.execute_sql(&format!("UPDATE games SET head = 0 WHERE game = '{}'", games[1])).expect("sql");
+        // Games 0 and 2 at their real head; game 1 at its damaged one.
+        let writes = created.iter().enumerate().map(|(i, ev)| suite::next_write(&ev[usize::from(i != 1)], 1)).collect();
+        let before = store.group_counts();
+        let results = as_one_group(&store, writes).await;
+        let after = store.group_counts();
+        assert_eq!((after.0 - before.0, after.1 - before.1, after.2 - before.2), (1, 3, 3), "written one by one");
+        assert!(matches!(results[1], Err(StoreError::Conflict { .. })), "{:?}", results[1]);
+        assert_eq!(store.load(&games[1], 1, Some(1)).expect("load"), vec![created[1][1].clone()], "its log is kept");
+        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+        assert_eq!(store.head(&games[0]).expect("head"), Some(2));
+        assert_eq!(store.head(&games[2]).expect("head"), Some(2));
+    }
+
+    /// Wait (bounded) until `store` hears the database's notices.
+    fn until_live(store: &PgStore) {
+        let t0 = std::time::Instant::now();
+        while !store.notices_live() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "the store never heard the database's notices");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A node hears of the other node's appends, with the new head, and
+    /// not of its own.
+    #[tokio::test]
+    async fn a_node_is_told_of_the_other_nodes_appends() {
+        let url = testing::fresh_database();
+        let (a, b) = (PgStore::open(&url).expect("open"), PgStore::open(&url).expect("open"));
+        until_live(&a);
+        until_live(&b);
+        let (mut heard_a, mut heard_b) = (a.notices().expect("notices"), b.notices().expect("notices"));
+        let (g, h) = (suite::game_id("told", 1), suite::game_id("told", 2));
+        let w = suite::new_game_write(&g, 3);
+        a.append(w.clone()).await.expect("append on a");
+        b.append(suite::new_game_write(&h, 1)).await.expect("append on b");
+        let next = |rx: &mut tokio::sync::broadcast::Receiver<Notice>| {
+            let t0 = std::time::Instant::now();
+            loop {
+                match rx.try_recv() {
+                    Ok(n) => return n,
+                    Err(tokio::sync::broadcast::error::TryRecvError::Empty) => {
+                        assert!(t0.elapsed() < Duration::from_secs(60), "no notice came");
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Err(e) => panic!("no notice: {e}"),
+                }
+            }
+        };
+        assert_eq!(next(&mut heard_b), Notice::Moved { game: g.clone(), head: Some(2) });
+        assert_eq!(next(&mut heard_a), Notice::Moved { game: h.clone(), head: Some(0) }, "a hears b's, not its own");
+        b.append(suite::next_write(w.events.last().expect("events"), 2)).await.expect("append on b");
+        assert_eq!(next(&mut heard_a), Notice::Moved { game: g, head: Some(4) });
     }
 
     #[tokio::test]

@@ -13,6 +13,9 @@
 //! (`1,000,000 × players + game`); `SEED_OFFSET=N` in the environment adds N
 //! to every seed, to check a board tuned on the fixed seeds on other games.
 //! `RULES=2018` measures the 2018 revision instead of the printed rules.
+//! Each line also gives the wins by seat order (the first to play in the
+//! first round, the second, ...; the starting player then passes on each
+//! round), which must be as even as by colour.
 
 use runestone_bardagi::board::Colour;
 use runestone_bardagi::rules2018::Rules;
@@ -20,11 +23,13 @@ use runestone_bardagi::{Bardagi, Options, State};
 use runestone_engine::{Game, GameRng, Seed};
 
 /// The colours of the seats that won a game, each colour's upgrades, areas
-/// and glory at the end, and each area's owner at the end.
-type Played = (Vec<Colour>, Vec<(Colour, [f64; 3])>, Vec<Option<Colour>>);
+/// and glory at the end, each area's owner at the end, and the places in
+/// seat order of the seats that won.
+type Played = (Vec<Colour>, Vec<(Colour, [f64; 3])>, Vec<Option<Colour>>, Vec<usize>);
 
 /// One bot game: the colours of the seats that won, each colour's upgrades,
-/// areas and glory at the end, and each area's owner at the end.
+/// areas and glory at the end, each area's owner at the end, and the
+/// winners' places in seat order (0: first to play in the first round).
 fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
@@ -36,6 +41,7 @@ fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
     for e in opening {
         Bardagi::apply(&mut s, &e.event);
     }
+    let first = s.starting as usize;
     for n in 2..200_000u64 {
         if let Some(o) = Bardagi::outcome(&s) {
             let won = o.winners.iter().filter_map(|w| s.players[*w as usize].colour).collect();
@@ -47,7 +53,9 @@ fn winners(options: &Options, seats: u8, seed: u64) -> Result<Played, String> {
                 })
                 .collect();
             let owners = s.areas.iter().map(|a| a.owner.and_then(|o| s.players[o as usize].colour)).collect();
-            return Ok((won, built, owners));
+            let n = s.players.len();
+            let places = o.winners.iter().map(|w| (*w as usize + n - first) % n).collect();
+            return Ok((won, built, owners, places));
         }
         let seat = Bardagi::pending(&s).into_iter().find(|p| !p.submitted).ok_or("nobody to wait for")?.seat;
         let c = Bardagi::fallback(&s, seat).ok_or("no fallback")?;
@@ -84,8 +92,9 @@ fn main() {
         let mut wins = [0f64; 5];
         let mut upgrades = [[0f64; 3]; 5];
         let mut owned: Vec<[f64; 5]> = Vec::new();
+        let mut by_place = [0f64; 5];
         for i in 0..games {
-            let (won, built, owners) = winners(&options, seats, 1_000_000 * seats as u64 + offset + i)
+            let (won, built, owners, places) = winners(&options, seats, 1_000_000 * seats as u64 + offset + i)
                 .unwrap_or_else(|e| panic!("{seats} players, game {i}: {e}"));
             owned.resize(owners.len(), [0.0; 5]);
             for (a, o) in owners.iter().enumerate() {
@@ -102,6 +111,9 @@ fn main() {
             for c in &won {
                 wins[Colour::ALL.iter().position(|x| x == c).expect("a colour")] += 1.0 / won.len() as f64;
             }
+            for k in &places {
+                by_place[*k] += 1.0 / places.len() as f64;
+            }
         }
         let colours = Colour::available(seats);
         let even = 100.0 / colours.len() as f64;
@@ -112,6 +124,13 @@ fn main() {
             far = far.max((rate - even).abs());
             line += &format!(" {} {rate:.1}%", c.name());
         }
+        let seat_even = 100.0 / seats as f64;
+        let mut order = Vec::new();
+        for (k, w) in by_place.iter().take(seats as usize).enumerate() {
+            let rate = 100.0 * w / games as f64;
+            far = far.max((rate - seat_even).abs());
+            order.push(format!("{} {rate:.1}%", k + 1));
+        }
         let built: Vec<String> = colours
             .iter()
             .map(|c| {
@@ -121,7 +140,8 @@ fn main() {
             })
             .collect();
         println!(
-            "{line} (even share {even:.1}%, furthest {far:.1} points; upgrades/areas/glory at the end per game played: {})",
+            "{line}; by seat order: {} (even share {even:.1}%, furthest {far:.1} points, colour or seat; upgrades/areas/glory at the end per game played: {})",
+            order.join(" "),
             built.join(" ")
         );
         worst = worst.max(far);
@@ -147,7 +167,7 @@ fn main() {
         }
     }
     if worst > 10.0 {
-        eprintln!("a colour's win rate is {worst:.1} points from an even share (more than 10)");
+        eprintln!("a colour's or a seat's win rate is {worst:.1} points from an even share (more than 10)");
         std::process::exit(1);
     }
 }

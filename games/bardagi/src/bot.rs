@@ -355,6 +355,21 @@ pub fn candidates(s: &State, seat: Seat) -> Vec<Command> {
     out
 }
 
+/// The steps the bot weighs in its own turn: [`candidates`], and the
+/// trades of its own plan ([`bot_trade_plan`]) where that plan differs.
+fn bot_candidates(s: &State, seat: Seat) -> Vec<Command> {
+    let mut out = candidates(s, seat);
+    let deals = bot_trade_plan(s, seat);
+    if !deals.is_empty() && deals != trade_plan(s, seat) {
+        let refill: Vec<Building> = Building::ALL.into_iter().filter(|b| needs_refill(s, seat, *b)).collect();
+        if !refill.is_empty() {
+            out.push(Command::Trade { deals: deals.clone(), refill });
+        }
+        out.push(Command::Trade { deals, refill: vec![] });
+    }
+    out
+}
+
 /// Shortest sea routes from `at` to every node within `reach` moves (the
 /// bot's sails and `legal`'s listed ones).
 pub(crate) fn sea_routes(s: &State, at: SeaNode, reach: u8) -> Vec<Vec<SeaNode>> {
@@ -401,69 +416,126 @@ fn next_upgrade(s: &State, seat: Seat) -> Option<([i32; 6], i32)> {
 /// first, 2 for 1 gold, then basic goods, 4 for 1), as a player plans for
 /// gold. The upgrade's deals are made when the Kaupmadur can trade where he
 /// stands, or when they complete what the upgrade needs (worth a trip home).
+/// This is the plan the step list ([`candidates`]) offers, and so part of
+/// what "no card could be laid" means to the rules: it is kept as it was.
+/// The bot's own turn plans with [`bot_trade_plan`], which adds deals.
 fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
+    plan_trades(s, seat, false)
+}
+
+/// The bot's trade plan: [`trade_plan`], and besides the deals a clan makes
+/// when its goods fall short: a spare stone or iron traded for two timber
+/// the upgrade lacks, gold beyond the upgrade's price spent on the mine
+/// goods or timber that complete it (1 gold for 1 mine good or 2 basic
+/// goods, each worth less than the upgrade's glory), and a building low
+/// on disks whose refill good is short made up from a spare mine good or,
+/// before the last round, spare gold (a refill is 4 disks of actions).
+fn bot_trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
+    plan_trades(s, seat, true)
+}
+
+fn plan_trades(s: &State, seat: Seat, wide: bool) -> Vec<Deal> {
     let p = &s.players[seat as usize];
     let cap = p.storage(&s.tiles);
     let mut goods = p.goods;
     let mut deals = Vec::new();
     let basic = [Good::Timber, Good::Wool, Good::Meat, Good::Hide];
-    if let Some((need, gold_need)) = next_upgrade(s, seat) {
-        // Goods kept: what the upgrade needs, and 4 of each refill good
-        // (a building refill costs 4).
-        let mut keep = need;
-        for b in Building::ALL {
-            keep[b.refill_good().idx()] += 4;
-        }
-        let spare = |goods: &[u8; 6], g: Good| goods[g.idx()] as i32 - keep[g.idx()];
-        let mut plan = Vec::new();
-        let mut gold = p.gold;
-        // The mine goods it lacks: 2 spare basic goods for each.
-        for m in [Good::Stone, Good::Iron] {
-            while (goods[m.idx()] as i32) < need[m.idx()] {
-                let Some(g) = basic.into_iter().filter(|g| spare(&goods, *g) >= 2).max_by_key(|g| spare(&goods, *g))
+    let mines = [Good::Stone, Good::Iron];
+    let upgrade = next_upgrade(s, seat);
+    // Goods kept: what the upgrade needs, and 4 of each refill good
+    // (a building refill costs 4).
+    let mut keep = upgrade.map(|u| u.0).unwrap_or([0; 6]);
+    for b in Building::ALL {
+        keep[b.refill_good().idx()] += 4;
+    }
+    let spare = |goods: &[u8; 6], g: Good| goods[g.idx()] as i32 - keep[g.idx()];
+    let mut gold_need = 0;
+    if let Some((need, gold_needed)) = upgrade {
+        gold_need = gold_needed;
+        // With `buy`, gold beyond the price pays for what is still lacking.
+        let plan_for = |buy: bool| {
+            let mut goods = p.goods;
+            let mut plan = Vec::new();
+            let mut gold = p.gold;
+            let room = |goods: &[u8; 6], g: Good, n: u8| goods[g.idx()] + n <= cap;
+            // The mine goods it lacks: 2 spare basic goods for each (or 1 gold).
+            for m in mines {
+                while (goods[m.idx()] as i32) < need[m.idx()] {
+                    if let Some(g) =
+                        basic.into_iter().filter(|g| spare(&goods, *g) >= 2).max_by_key(|g| spare(&goods, *g))
+                    {
+                        plan.push(Deal::BasicForMine { give: [g, g], get: m });
+                        goods[g.idx()] -= 2;
+                    } else if buy && gold > gold_need && room(&goods, m, 1) {
+                        plan.push(Deal::Buy { get: vec![m] });
+                        gold -= 1;
+                    } else {
+                        break;
+                    }
+                    goods[m.idx()] += 1;
+                }
+            }
+            // Timber it lacks: a spare basic good for each (or, in the
+            // bot's plan, a spare mine good or 1 gold for two).
+            let timber = Good::Timber;
+            while (goods[timber.idx()] as i32) < need[timber.idx()] {
+                if let Some(g) =
+                    basic[1..].iter().copied().filter(|g| spare(&goods, *g) >= 1).max_by_key(|g| spare(&goods, *g))
+                {
+                    plan.push(Deal::Swap { give: g, get: timber });
+                    goods[g.idx()] -= 1;
+                    goods[timber.idx()] += 1;
+                    continue;
+                }
+                if !wide || !room(&goods, timber, 2) {
+                    break;
+                }
+                if let Some(m) = mines.into_iter().filter(|m| spare(&goods, *m) >= 1).max_by_key(|m| spare(&goods, *m))
+                {
+                    plan.push(Deal::MineForBasic { give: m, get: [timber, timber] });
+                    goods[m.idx()] -= 1;
+                } else if buy && gold > gold_need {
+                    plan.push(Deal::Buy { get: vec![timber, timber] });
+                    gold -= 1;
+                } else {
+                    break;
+                }
+                goods[timber.idx()] += 2;
+            }
+            // The gold it lacks: spare mine goods 2 for 1 gold, then basic 4 for 1.
+            for m in [Good::Iron, Good::Stone] {
+                while gold < gold_need && spare(&goods, m) >= 2 {
+                    plan.push(Deal::Sell { give: vec![m; 2] });
+                    goods[m.idx()] -= 2;
+                    gold += 1;
+                }
+            }
+            while gold < gold_need {
+                let Some(g) = basic.into_iter().filter(|g| spare(&goods, *g) >= 4).max_by_key(|g| spare(&goods, *g))
                 else {
                     break;
                 };
-                plan.push(Deal::BasicForMine { give: [g, g], get: m });
-                goods[g.idx()] -= 2;
-                goods[m.idx()] += 1;
-            }
-        }
-        // Timber it lacks: a spare basic good for each.
-        while (goods[Good::Timber.idx()] as i32) < need[Good::Timber.idx()] {
-            let Some(g) =
-                basic[1..].iter().copied().filter(|g| spare(&goods, *g) >= 1).max_by_key(|g| spare(&goods, *g))
-            else {
-                break;
-            };
-            plan.push(Deal::Swap { give: g, get: Good::Timber });
-            goods[g.idx()] -= 1;
-            goods[Good::Timber.idx()] += 1;
-        }
-        // The gold it lacks: spare mine goods 2 for 1 gold, then basic 4 for 1.
-        for m in [Good::Iron, Good::Stone] {
-            while gold < gold_need && spare(&goods, m) >= 2 {
-                plan.push(Deal::Sell { give: vec![m; 2] });
-                goods[m.idx()] -= 2;
+                plan.push(Deal::Sell { give: vec![g; 4] });
+                goods[g.idx()] -= 4;
                 gold += 1;
             }
+            let complete = gold >= gold_need && Good::ALL.iter().all(|g| goods[g.idx()] as i32 >= need[g.idx()]);
+            (plan, goods, complete)
+        };
+        let (mut plan, mut after, mut complete) = plan_for(false);
+        // Gold is spent on goods only when that completes the upgrade.
+        if wide && !complete {
+            let bought = plan_for(true);
+            if bought.2 {
+                (plan, after, complete) = bought;
+            }
         }
-        while gold < gold_need {
-            let Some(g) = basic.into_iter().filter(|g| spare(&goods, *g) >= 4).max_by_key(|g| spare(&goods, *g)) else {
-                break;
-            };
-            plan.push(Deal::Sell { give: vec![g; 4] });
-            goods[g.idx()] -= 4;
-            gold += 1;
-        }
-        let complete = gold >= gold_need && Good::ALL.iter().all(|g| goods[g.idx()] as i32 >= need[g.idx()]);
         let can_trade_here = s.unit_area(seat, Unit::Kaupmadur).is_some_and(|a| {
             a == p.home || s.board.area(a).kind == AreaKind::Village || p.has(&s.tiles, Effect::HomeActionAnywhere)
         });
         if !plan.is_empty() && (complete || can_trade_here) {
             deals = plan;
-        } else {
-            goods = p.goods;
+            goods = after;
         }
     } else if goods[Good::Iron.idx()] == 0 {
         let mut plenty: Vec<Good> = basic.into_iter().filter(|g| goods[g.idx()] >= 5).collect();
@@ -471,6 +543,29 @@ fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
         if let Some(g) = plenty.first() {
             deals.push(Deal::BasicForMine { give: [*g, *g], get: Good::Iron });
             goods[g.idx()] -= 2;
+        }
+    }
+    if wide {
+        // A building low on disks whose refill good is short: a spare mine
+        // good for two of it, or 1 gold beyond the upgrade's price (not in
+        // the last round, when disks would go unused).
+        let mut gold = p.gold + deals.iter().map(deal_gold).sum::<i32>();
+        for b in Building::ALL {
+            let g = b.refill_good();
+            let low = p.disks[b.idx()] * 2 <= p.capacity(&s.tiles, b) && p.supply > 0;
+            if !low || goods[g.idx()] >= 4 || goods[g.idx()] < 2 || goods[g.idx()] + 2 > cap {
+                continue;
+            }
+            if let Some(m) = mines.into_iter().filter(|m| spare(&goods, *m) >= 1).max_by_key(|m| spare(&goods, *m)) {
+                deals.push(Deal::MineForBasic { give: m, get: [g, g] });
+                goods[m.idx()] -= 1;
+            } else if s.round < s.rounds && gold > gold_need.max(1) {
+                deals.push(Deal::Buy { get: vec![g, g] });
+                gold -= 1;
+            } else {
+                continue;
+            }
+            goods[g.idx()] += 2;
         }
     }
     for g in basic {
@@ -491,15 +586,23 @@ fn trade_plan(s: &State, seat: Seat) -> Vec<Deal> {
     deals
 }
 
+/// The gold a deal the bot plans brings (negative: costs).
+fn deal_gold(d: &Deal) -> i32 {
+    match d {
+        Deal::Sell { give } => sell_value(give).unwrap_or(0),
+        Deal::Buy { .. } => -1,
+        _ => 0,
+    }
+}
+
 /// Whether the clan lacks gold for its next upgrade.
 fn short_of_gold(s: &State, seat: Seat) -> bool {
     next_upgrade(s, seat).is_some_and(|(_, gold)| s.players[seat as usize].gold < gold)
 }
 
-/// The bot's standing orders: auto claims and a build order of every
-/// upgrade, the most glorious first.
-/// Whether `o` are the bot's orders `bot` with some build wishes used up.
-fn is_bots(o: &Orders, bot: &Orders) -> bool {
+/// Whether `o` are the bot's orders `bot` with some build wishes used up
+/// (and, with `wishes`, the bot's every wish, its replacements named or not).
+fn is_bots(o: &Orders, bot: &Orders, wishes: &[BuildWish]) -> bool {
     o.sheep == bot.sheep
         && o.cattle == bot.cattle
         && o.recruits == bot.recruits
@@ -507,13 +610,14 @@ fn is_bots(o: &Orders, bot: &Orders) -> bool {
         && o.axes == bot.axes
         && {
             // A subsequence: wishes are removed as they are built.
-            let mut rest = bot.build.iter();
+            let mut rest = wishes.iter();
             o.build.iter().all(|w| rest.any(|b| b == w))
         }
 }
 
-pub fn bot_orders(s: &State) -> Orders {
-    let rank = |e: Effect| match e {
+/// How the bot ranks an upgrade effect (0 the best).
+fn rank(e: Effect) -> u8 {
+    match e {
         Effect::GloryThree => 0,
         Effect::GoldThree => 1,
         Effect::QuarryGloryThree => 2,
@@ -524,7 +628,23 @@ pub fn bot_orders(s: &State) -> Orders {
         Effect::GloryPerQuarry | Effect::GloryPerCattle | Effect::GloryPerIronMine => 7,
         Effect::MeadHall | Effect::BerserkurMovesThree => 8,
         _ => 9,
-    };
+    }
+}
+
+/// Effects ranked at most this are income every round whatever the clan
+/// owns (3 glory, 3 or 2 gold, 3 glory with a quarry) ...
+const INCOME: u8 = 3;
+/// ... worth replacing a tile ranked at least this with (an upgrade of
+/// movement, strength or a once-a-round action): see [`bot_wishes`].
+const REPLACEABLE: u8 = 8;
+
+/// The bot's build wishes: every upgrade, the 2nd level first, the most
+/// glorious first; with `replacements`, before the 1st level tiles that
+/// are not income, each income upgrade in place of a weak tile of the same
+/// building and level ("a tile may be discarded and replaced, without
+/// glory"): built when the building's slots of that level are full, at the
+/// same price as a new tile, for 3 glory or 2 to 3 gold every round to come.
+fn bot_wishes(s: &State, replacements: bool) -> Vec<BuildWish> {
     let mut wishes: Vec<(u8, u8, BuildWish)> = Vec::new();
     for t in s.tiles.iter() {
         let w = BuildWish { building: t.building, effect: t.effect, replace: None };
@@ -533,13 +653,41 @@ pub fn bot_orders(s: &State) -> Orders {
         }
     }
     wishes.sort_by_key(|w| (std::cmp::Reverse(w.0), w.1));
+    let mut swaps: Vec<(u8, u8, BuildWish)> = Vec::new();
+    if replacements {
+        for (level, better, w) in wishes.iter().filter(|w| w.1 <= INCOME) {
+            for (_, worse, x) in wishes.iter().filter(|x| x.0 == *level && x.1 >= REPLACEABLE) {
+                if x.building == w.building {
+                    swaps.push((*better, u8::MAX - worse, BuildWish { replace: Some(x.effect), ..*w }));
+                }
+            }
+        }
+        swaps.sort_by_key(|w| (w.0, w.1));
+    }
+    // The replacements come before the weaker new tiles of the 1st level
+    // (worth 3 glory once and an effect the bot ranks low).
+    let at = wishes.iter().position(|w| w.0 == 1 && w.1 > INCOME).unwrap_or(wishes.len());
+    let rest = wishes.split_off(at);
+    let most = 64usize;
+    wishes.into_iter().chain(swaps).chain(rest).take(most).map(|w| w.2).collect()
+}
+
+/// Claim phases still to come counting this round's, at least, for the
+/// bot to replace an upgrade (so that the replacement pays for itself).
+const REPLACE_ROUNDS: u8 = 3;
+
+/// The bot's standing orders: auto claims and a build order of every
+/// upgrade, the most glorious first, with replacements of weak tiles while
+/// [`REPLACE_ROUNDS`] Claim phases are to come.
+pub fn bot_orders(s: &State) -> Orders {
+    let to_come = s.rounds.saturating_add(1).saturating_sub(s.round.max(1));
     Orders {
         sheep: GoodChoice::Auto,
         cattle: GoodChoice::Auto,
         recruits: vec![],
         buy_axes: true,
         axes: AxeOrder::Auto,
-        build: wishes.into_iter().map(|w| w.2).collect(),
+        build: bot_wishes(s, to_come >= REPLACE_ROUNDS),
         ask: false,
     }
 }
@@ -594,7 +742,9 @@ pub fn bot_hand(s: &State, seat: Seat) -> Hand {
 fn wants_home(s: &State, seat: Seat, unit: Unit) -> bool {
     let p = &s.players[seat as usize];
     match unit {
-        Unit::Kaupmadur => Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !trade_plan(s, seat).is_empty(),
+        Unit::Kaupmadur => {
+            Building::ALL.iter().any(|b| needs_refill(s, seat, *b)) || !bot_trade_plan(s, seat).is_empty()
+        }
         Unit::Berserkur => p.disks[0] < 2 && needs_refill(s, seat, Building::Virki),
         Unit::Godi => p.disks[1] < 2 && needs_refill(s, seat, Building::Hof),
     }
@@ -787,6 +937,38 @@ fn boards_for_harbour(s: &State, seat: Seat, unit: Unit, disembarked: bool, eval
         .any(|h| h != a && claimable_harbour(s, h) && field[sea_index(s, SeaNode::Harbour(h))] <= reach)
 }
 
+/// The free retreat after a fight ("Attacker can always retreat to entry
+/// area without using action"), worth taking when the Berserkur would
+/// otherwise stay on an area his clan does not own (its owner's Berserkur
+/// could come and defeat him there), when it brings him nearer home when
+/// he must go there to refill Virki, or nearer the land he could take
+/// next: a step for nothing, where staying gains nothing.
+fn retreat_value(s: &State, seat: Seat, eval: &Eval) -> i32 {
+    let p = &s.players[seat as usize];
+    let Some(a) = s.unit_area(seat, Unit::Berserkur) else { return 0 };
+    let Some(back) = p.entered_from[0] else { return 0 };
+    // Only after a fight on this area (as version 2 on requires; version 1
+    // allowed it without one, which the bot does not use).
+    if p.fought != Some(a) {
+        return 0;
+    }
+    if !super::actions::may_enter(s, seat, Unit::Berserkur, back) {
+        return 0;
+    }
+    if s.areas[a as usize].owner != Some(seat) && s.areas[back as usize].owner == Some(seat) {
+        return 36;
+    }
+    if eval.homeward[0] {
+        let d = distances(s, seat, Unit::Berserkur, p.home);
+        return if d[back as usize] < d[a as usize] { 36 } else { 0 };
+    }
+    if eval.dist(Unit::Berserkur, back) < eval.dist(Unit::Berserkur, a) {
+        12
+    } else {
+        0
+    }
+}
+
 /// How good a step looks to the bot (0 or less: not worth a card).
 fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> i32 {
     let p = &s.players[seat as usize];
@@ -946,6 +1128,7 @@ fn score(s: &State, seat: Seat, c: &Command, disembarked: bool, eval: &Eval) -> 
                 0
             }
         }
+        Command::Retreat => retreat_value(s, seat, eval),
         Command::ForceTrade { .. } if eval.short => 40,
         Command::ForceTrade { .. } => 10,
         // The 2018 rules (only they offer the claim): an area for a recruit,
@@ -1046,7 +1229,7 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
     if y2018 {
         orders.recruits = current.recruits.clone();
     }
-    let ours = *current == Orders::default() || is_bots(current, &orders);
+    let ours = *current == Orders::default() || is_bots(current, &orders, &bot_wishes(&cx.s, true));
     if let Some((pick, share)) = explore.as_mut().filter(|_| ours) {
         // Exploring: now and then a build order in a random order (kept
         // from then on, as a clan's own orders are), so every upgrade is built.
@@ -1101,7 +1284,7 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
             }
         };
         let eval = Eval::with_fields(&cx.s, seat, home_d.clone(), field);
-        let mut cands: Vec<(i32, Command)> = candidates(&cx.s, seat)
+        let mut cands: Vec<(i32, Command)> = bot_candidates(&cx.s, seat)
             .into_iter()
             .filter(|c| is_step(c) && known(bought, c))
             .map(|c| (score(&cx.s, seat, &c, disembarked, &eval), c))
@@ -1120,7 +1303,12 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
             }
         }
         if !done {
-            break;
+            // Nothing left worth a card: two of the cards left for one
+            // that has a use, if any has.
+            let exchanged = exchange_step(&cx.s, seat, disembarked, bought, &home_d);
+            if !exchanged.is_some_and(|c| push(&mut cx, &mut steps, c)) {
+                break;
+            }
         }
     }
     // At least one card: the first playable one, exchanging if need be.
@@ -1154,6 +1342,58 @@ fn turn(s: &State, seat: Seat, mut explore: Option<(&mut Pick, usize)>) -> Vec<C
         }
     }
     steps
+}
+
+/// What a step from an exchanged card must be worth (a move towards land
+/// to take, at least) for the bot to exchange.
+const EXCHANGE_WORTH: i32 = 10;
+
+/// The 2-for-1 exchange ("exchange 2 cards for 1 of your choice") worth
+/// making when no step is worth a card: the cards left in hand would go
+/// unused at the end of the turn, so two of them (of the types held most)
+/// for one of the type whose best accepted step is worth most, when that
+/// is worth [`EXCHANGE_WORTH`]. `bought`: runes were bought this turn, so
+/// none is cast (the bot does not know which it drew).
+fn exchange_step(s: &State, seat: Seat, disembarked: bool, bought: bool, home: &[Vec<u8>; 3]) -> Option<Command> {
+    let p = &s.players[seat as usize];
+    let uses_rune = |c: &Command| match c {
+        Command::Cast { .. } | Command::Sail { sea_rune: true, .. } => true,
+        Command::Free { step, .. } => matches!(**step, Command::Cast { .. } | Command::Sail { sea_rune: true, .. }),
+        _ => false,
+    };
+    let mut best: Option<(i32, Command)> = None;
+    for take in Card::ALL {
+        let mut h = p.hand;
+        let mut discard = Vec::new();
+        for _ in 0..2 {
+            let Some(c) = Card::ALL.into_iter().filter(|c| *c != take && h.get(*c) > 0).max_by_key(|c| h.get(*c))
+            else {
+                break;
+            };
+            h.add(c, -1);
+            discard.push(c);
+        }
+        let [a, b] = discard[..] else { continue };
+        let ex = Command::Exchange { discard: [a, b], take };
+        let mut rng = probe_rng();
+        let mut trial = Ctx::new(s.clone(), &mut rng);
+        if run(&mut trial, seat, &ex).is_err() {
+            continue;
+        }
+        let t = trial.s;
+        let eval = Eval::with_home(&t, seat, home.clone());
+        let mut scored: Vec<(i32, Command)> = bot_candidates(&t, seat)
+            .into_iter()
+            .filter(|c| is_step(c) && !matches!(c, Command::Exchange { .. }) && !(bought && uses_rune(c)))
+            .map(|c| (score(&t, seat, &c, disembarked, &eval), c))
+            .filter(|(v, _)| *v >= EXCHANGE_WORTH && best.as_ref().is_none_or(|b| *v > b.0))
+            .collect();
+        scored.sort_by_key(|(v, _)| std::cmp::Reverse(*v));
+        if let Some((v, _)) = scored.into_iter().find(|(_, c)| accepted(&t, seat, c)) {
+            best = Some((v, ex));
+        }
+    }
+    best.map(|b| b.1)
 }
 
 /// The bot's command now (the timeout fallback).
@@ -1196,5 +1436,10 @@ pub fn bot_program(s: &State, seat: Seat, hand: Hand) -> Vec<ProgramStep> {
     }
     super::state::apply(&mut now, &Event::PlanChosen { seat, hand: Some(hand), program: None });
     super::state::apply(&mut now, &Event::TurnBegan { seat, hand: Some(hand) });
-    bot_turn(&now, seat).into_iter().map(|step| ProgramStep { step, fallback: Fallback::Skip }).collect()
+    // A program holds at most so many steps; the turn ends after them.
+    bot_turn(&now, seat)
+        .into_iter()
+        .take(super::program::MAX_STEPS)
+        .map(|step| ProgramStep { step, fallback: Fallback::Skip })
+        .collect()
 }

@@ -67,6 +67,12 @@ fn accepted(d: &Driver, seat: Seat, c: &Command) -> Result<(), runestone_engine:
 pub(super) struct Coverage {
     pub(super) commands: std::collections::BTreeMap<String, u32>,
     effects: std::collections::BTreeMap<String, u32>,
+    /// Every command type (steps of turns, programs and free actions
+    /// included) as "command T" and every event type as "event T".
+    types: std::collections::BTreeMap<String, u64>,
+    /// The rules the bot alone (its fallback, no random moves) used, by
+    /// the events and deals its games left.
+    bot_rules: std::collections::BTreeMap<&'static str, u64>,
 }
 
 impl Coverage {
@@ -74,12 +80,19 @@ impl Coverage {
         *self.commands.entry(kind.to_string()).or_default() += 1;
     }
     pub(super) fn count(&mut self, c: &Command) {
+        *self.types.entry(format!("command {}", type_of(c))).or_default() += 1;
         let kind = match c {
             Command::PlayTurn { steps } => {
                 for st in steps {
                     self.count(st);
                 }
                 "PlayTurn".to_string()
+            }
+            Command::Program { steps, .. } => {
+                for st in steps {
+                    self.count(&st.step);
+                }
+                "Program".to_string()
             }
             Command::Free { effect, step, .. } => {
                 self.count(step);
@@ -90,6 +103,34 @@ impl Coverage {
             other => serde_json::to_value(other).unwrap()["type"].as_str().unwrap().to_string(),
         };
         *self.commands.entry(kind).or_default() += 1;
+    }
+
+    /// The events of a game, by type; with `bot`, the game was the bot's
+    /// alone, and the rules it used are counted too.
+    fn count_events(&mut self, log: &[runestone_engine::game::Emit<Event>], bot: bool) {
+        for e in log {
+            *self.types.entry(format!("event {}", type_of(&e.event))).or_default() += 1;
+            if !bot {
+                continue;
+            }
+            let mut used = |rule: &'static str| *self.bot_rules.entry(rule).or_default() += 1;
+            match &e.event {
+                Event::CardsExchanged { .. } => used(BOT_RULES[0]),
+                Event::UnitRetreated { unit: crate::state::Unit::Berserkur, .. } => used(BOT_RULES[1]),
+                Event::UpgradeBuilt { replaced: Some(_), .. } => used(BOT_RULES[2]),
+                Event::Traded { deals, .. } => {
+                    use crate::state::Deal;
+                    for d in deals {
+                        match d {
+                            Deal::Buy { .. } => used(BOT_RULES[3]),
+                            Deal::MineForBasic { .. } => used(BOT_RULES[4]),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn used(&mut self, e: Effect) {
@@ -195,15 +236,58 @@ impl Coverage {
     }
 }
 
+/// The `type` a command or event is sent and stored with.
+fn type_of<T: serde::Serialize>(x: &T) -> String {
+    serde_json::to_value(x).expect("JSON")["type"].as_str().expect("a tagged enum").to_string()
+}
+
+/// The rules the bot alone once never used, each counted in the games it
+/// plays alone: a 2-for-1 exchange, the Berserkur's free retreat, an
+/// upgrade replaced, goods bought with gold, a mine good traded for two
+/// basic goods.
+const BOT_RULES: [&str; 5] = ["exchange", "retreat", "replace an upgrade", "buy goods with gold", "mine for basic"];
+
 /// Play one game; check it; answer the inputs per seat, rounds played and
 /// plans replaced.
 fn play(i: u64, bots: bool, check_views: bool) -> (u8, Vec<u32>, u8, u32) {
     play_counted(i, bots, check_views, &mut Coverage::default())
 }
 
+/// How a playout game is played.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Every seat the bot with its share of random legal moves.
+    Bots,
+    /// Seat 0 that bot, the others random players.
+    Mixed,
+    /// Every seat the bot alone, as the timeout plays it (its plan sent
+    /// with the program of its turn).
+    Alone,
+}
+
+/// The mode of playout game `i`: half the games bots, one in eight of
+/// them the bot alone.
+fn mode_of(i: u64) -> Mode {
+    match i % 8 {
+        2 => Mode::Alone,
+        k if k % 2 == 0 => Mode::Bots,
+        _ => Mode::Mixed,
+    }
+}
+
 fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u8, Vec<u32>, u8, u32) {
+    play_mode(i, if bots { Mode::Bots } else { Mode::Mixed }, check_views, false, cov)
+}
+
+/// [`play_counted`] by `mode`; with `y2018`, by the 2018 rules where the
+/// game's options allow them (not by rules version 1).
+fn play_mode(i: u64, mode: Mode, check_views: bool, y2018: bool, cov: &mut Coverage) -> (u8, Vec<u32>, u8, u32) {
+    let bots = mode != Mode::Mixed;
     let seats = 2 + (i % 4) as u8;
-    let opts = options_for(i, seats);
+    let mut opts = options_for(i, seats);
+    if y2018 && opts.rules_version.is_none() {
+        opts.rules = crate::rules2018::Rules::Y2018;
+    }
     let mut d = Driver::new(&opts, seats, i).unwrap_or_else(|e| panic!("game {i}: setup refused: {e}"));
     let mut pick = Pick(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     // Now and then seat 0 decides its Build and Claim choices at the moment.
@@ -260,9 +344,13 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
             }
         }
         if !done {
-            // The bot with a share of random legal moves; it sends its plan
-            // without a program (programs have their own tests).
-            let c = crate::bot::exploring(&d.state, seat, &mut pick, EXPLORE).expect("a pending seat has a bot move");
+            // The bot alone as the timeout plays it, or the bot with a share
+            // of random legal moves (its plan sent without a program).
+            let c = if mode == Mode::Alone {
+                Bardagi::fallback(&d.state, seat).expect("a pending seat has a fallback")
+            } else {
+                crate::bot::exploring(&d.state, seat, &mut pick, EXPLORE).expect("a pending seat has a bot move")
+            };
             d.act(seat, &c).unwrap_or_else(|e| panic!("game {i}: bot's {c:?} refused: {e}"));
             cov.count(&c);
         }
@@ -271,6 +359,7 @@ fn play_counted(i: u64, bots: bool, check_views: bool, cov: &mut Coverage) -> (u
     }
     // Replay: all events folded into a fresh state equal the live one.
     d.assert_replays(&format!("game {i}"));
+    cov.count_events(&d.log, mode == Mode::Alone);
     // Secret events are seen only by their seats; the redacted form hides them.
     for e in &d.log {
         if let Visibility::Seats(seats) = &e.visibility {
@@ -357,32 +446,107 @@ pub(super) const KINDS: [&str; 26] = [
     "SetOrders at the moment",
 ];
 
+/// The names of every command type and every event type, as the
+/// published schemas name them ("command T", "event T").
+fn all_types() -> Vec<String> {
+    let mut names = Vec::new();
+    for (what, schema) in [
+        ("command", serde_json::to_value(schemars::schema_for!(Command)).expect("a schema")),
+        ("event", serde_json::to_value(schemars::schema_for!(Event)).expect("a schema")),
+    ] {
+        let mut v: Vec<String> = ["oneOf", "anyOf"]
+            .iter()
+            .filter_map(|k| schema.get(*k).and_then(|a| a.as_array()))
+            .flatten()
+            .filter_map(|arm| {
+                let t = &arm["properties"]["type"];
+                t.get("const").or_else(|| t.get("enum").and_then(|e| e.get(0))).and_then(|c| c.as_str())
+            })
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v.dedup();
+        assert!(v.len() > 10, "the {what} schema names its types: {v:?}");
+        names.extend(v.into_iter().map(|k| format!("{what} {k}")));
+    }
+    names
+}
+
+/// The types every short run reaches many times over (every game has
+/// them, or the debug default of 40 games reaches each hundreds of
+/// times); a short run asserts these and lists the rest with their counts.
+const ALWAYS: [&str; 24] = [
+    "command Plan",
+    "command PlayTurn",
+    "command SetOrders",
+    "command EndTurn",
+    "command Move",
+    "command Attack",
+    "command Convert",
+    "command BuyLand",
+    "command Trade",
+    "command Exchange",
+    "event GameStarted",
+    "event RoundBegan",
+    "event PlanChosen",
+    "event TurnBegan",
+    "event CardPlayed",
+    "event UnitMoved",
+    "event AreaOvertaken",
+    "event GoodsChanged",
+    "event GloryChanged",
+    "event OrdersSet",
+    "event UpgradeBuilt",
+    "event TurnEnded",
+    "event RoundEnded",
+    "event GameEnded",
+];
+
 /// Every command family is reached (forced trade, rune removal, rearranging
-/// and Berserkur fights included), and every upgrade effect of the tiles is
-/// used where the rules apply it, each counted (`BARDAGI_PLAYOUTS=2000`,
-/// in release).
+/// and Berserkur fights included), every command type and every event type
+/// occurs (the 2018 rules' harbour claim and turn programs included), every
+/// upgrade effect of the tiles is used where the rules apply it, and the
+/// bot alone uses the rules it once never did, each counted; the rarest
+/// ten types are printed with their counts (`BARDAGI_PLAYOUTS=2000`, in
+/// release, for the full measure; the debug default asserts [`ALWAYS`]).
+/// One game in five is played by the 2018 rules, one in eight by the bot
+/// alone as the timeout plays it.
 #[test]
 fn random_playouts_reach_every_command_and_use_every_upgrade_effect() {
     let n = games();
     let mut replaced = 0;
     let mut cov = Coverage::default();
     for i in 0..n {
-        // Half the games are bot games (every seat the bot with its share
-        // of random moves); in the others seat 0 is the bot.
-        replaced += play_counted(i, i % 2 == 0, i % 25 == 0, &mut cov).3;
+        replaced += play_mode(i, mode_of(i), i % 25 == 0, i % 5 == 4, &mut cov).3;
     }
     assert!(replaced as u64 > n / 10, "plans replaced before the reveal: {replaced} in {n} games");
-    let kinds = KINDS;
-    let missing: Vec<&str> = kinds.into_iter().filter(|k| !cov.commands.contains_key(*k)).collect();
+    let kinds = KINDS.into_iter().chain(["ClaimHarbour", "Program"]);
+    let missing: Vec<&str> = kinds.filter(|k| !cov.commands.contains_key(*k)).collect();
     let effects: std::collections::BTreeSet<String> =
         crate::build::TILES.iter().map(|t| format!("{:?}", t.effect)).collect();
     let unused: Vec<&String> = effects.iter().filter(|e| !cov.effects.contains_key(*e)).collect();
+    let mut rare: Vec<(u64, String)> =
+        all_types().into_iter().map(|k| (cov.types.get(&k).copied().unwrap_or(0), k)).collect();
+    rare.sort();
+    let ten: Vec<String> = rare.iter().take(10).map(|(c, k)| format!("{k} {c}")).collect();
+    let never: Vec<&String> = rare.iter().filter(|(c, _)| *c == 0).map(|(_, k)| k).collect();
+    let alone: Vec<String> = BOT_RULES.iter().map(|r| format!("{r} {}", cov.bot_rules.get(r).unwrap_or(&0))).collect();
     eprintln!("{n} games; commands reached: {:?}", cov.commands);
     eprintln!("upgrade effects used: {:?}", cov.effects);
-    eprintln!("not reached: commands {missing:?}, effects {unused:?}");
-    if n >= FULL {
+    eprintln!("the rarest ten of {} types: {}", rare.len(), ten.join(", "));
+    eprintln!("the bot alone ({} games): {}", (0..n).filter(|i| mode_of(*i) == Mode::Alone).count(), alone.join(", "));
+    eprintln!("not reached: commands {missing:?}, effects {unused:?}, types {never:?}");
+    let full = std::env::var("BARDAGI_PLAYOUTS").is_ok() && n >= FULL;
+    if full {
         assert!(missing.is_empty(), "commands never reached in {n} games: {missing:?}");
         assert!(unused.is_empty(), "upgrade effects never used in {n} games: {unused:?}");
+        assert!(never.is_empty(), "types that never occurred in {n} games: {never:?}");
+        let idle: Vec<&&str> = BOT_RULES.iter().filter(|r| !cov.bot_rules.contains_key(*r)).collect();
+        assert!(idle.is_empty(), "rules the bot alone never used in {n} games: {idle:?}");
+    } else {
+        for k in ALWAYS {
+            assert!(rare.iter().any(|(c, t)| t == k && *c > 0), "{k} never occurred in {n} games");
+        }
     }
 }
 

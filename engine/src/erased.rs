@@ -167,9 +167,9 @@ pub trait DynGame: Send + Sync {
     fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms>;
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>>;
     /// The game's own order-form lines for a mail ([`Present::order_form`]).
-    fn order_form(&self, view: &Value, seat: Seat) -> Vec<String>;
+    fn order_form(&self, input: &FormsInput<'_, Value>) -> Vec<String>;
     /// A reply's orders in the game's words ([`Present::read_orders`]).
-    fn read_orders(&self, lines: &[OrderLine], view: &Value, seat: Seat) -> Option<Result<Value, OrderError>>;
+    fn read_orders(&self, lines: &[OrderLine], input: &FormsInput<'_, Value>) -> Option<Result<Value, OrderError>>;
 }
 
 struct Erased<G>(PhantomData<fn() -> G>);
@@ -376,10 +376,10 @@ impl<G: Present> DynGame for Erased<G> {
         G::view_text(state.get::<G>(), viewer, templates_of)
     }
     fn forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
-        with_typed_view::<G>(input, G::forms)
+        with_typed_view::<G, _>(input, G::forms).flatten()
     }
     fn standing_forms(&self, input: &FormsInput<'_, Value>) -> Option<Forms> {
-        with_typed_view::<G>(input, G::standing_forms)
+        with_typed_view::<G, _>(input, G::standing_forms).flatten()
     }
     fn command_of_form(&self, build: &str, posted: &Posted, view: &Value) -> Option<Result<Value, String>> {
         match typed::<G>(view) {
@@ -387,11 +387,11 @@ impl<G: Present> DynGame for Erased<G> {
             None => Some(Err("the game could not be read to build this form's command; reload the page".into())),
         }
     }
-    fn order_form(&self, view: &Value, seat: Seat) -> Vec<String> {
-        typed::<G>(view).map(|v| G::order_form(&v, seat)).unwrap_or_default()
+    fn order_form(&self, input: &FormsInput<'_, Value>) -> Vec<String> {
+        with_typed_view::<G, _>(input, G::order_form).unwrap_or_default()
     }
-    fn read_orders(&self, lines: &[OrderLine], view: &Value, seat: Seat) -> Option<Result<Value, OrderError>> {
-        G::read_orders(lines, &typed::<G>(view)?, seat)
+    fn read_orders(&self, lines: &[OrderLine], input: &FormsInput<'_, Value>) -> Option<Result<Value, OrderError>> {
+        with_typed_view::<G, _>(input, |typed| G::read_orders(lines, typed)).flatten()
     }
 }
 
@@ -401,21 +401,21 @@ fn typed<G: Present>(view: &Value) -> Option<G::View> {
     G::View::deserialize(view).ok()
 }
 
-/// `forms` (or `standing_forms`) of `G` on the input with its view read
-/// into `G`'s type; `None` if the view does not read.
-fn with_typed_view<G: Present>(
+/// `forms` (or another of `G`'s readings of a seat's input) on the input
+/// with its view read into `G`'s type; `None` if the view does not read.
+fn with_typed_view<G: Present, T>(
     input: &FormsInput<'_, Value>,
-    forms: impl FnOnce(&FormsInput<'_, G::View>) -> Option<Forms>,
-) -> Option<Forms> {
+    forms: impl FnOnce(&FormsInput<'_, G::View>) -> T,
+) -> Option<T> {
     let view = typed::<G>(input.view)?;
-    forms(&FormsInput {
+    Some(forms(&FormsInput {
         seat: input.seat,
         view: &view,
         legal: input.legal,
         labels: input.labels,
         entered: input.entered,
         names: input.names,
-    })
+    }))
 }
 
 /// Erase one game.

@@ -30,7 +30,7 @@
 
 use chrono::{DateTime, Utc};
 use runestone_engine::present::orders::plain_words;
-use runestone_engine::present::{OrderError, OrderLine};
+use runestone_engine::present::{FormsInput, OrderError, OrderLine};
 use runestone_engine::{Actor, Draft, KernelEvent, Table, Viewer};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -347,8 +347,8 @@ impl Service {
     /// legal commands numbered.
     fn order_form(&self, table: &Table, seat: u8, address: &str) -> Value {
         let view = table.view(Viewer::Seat(seat));
-        let words = table.game().order_form(&view, seat);
         let legal = table.legal_labelled(seat);
+        let words = with_input(table, seat, &view, &legal, |input| table.game().order_form(input));
         let choices: Vec<Value> = legal
             .iter()
             .take(MAX_CHOICES)
@@ -637,10 +637,10 @@ impl Service {
             ));
         };
         let view = t.view(Viewer::Seat(seat));
-        if let Some(read) = t.game().read_orders(lines, &view, seat) {
+        let legal = t.legal_labelled(seat);
+        if let Some(read) = with_input(t, seat, &view, &legal, |input| t.game().read_orders(lines, input)) {
             return read.map(|c| (c, first.clone()));
         }
-        let legal = t.legal_labelled(seat);
         let command = self.read_one(t, seat, reply, first, &legal).await?;
         if let Some(extra) = lines.get(1) {
             return Err(OrderError::at(
@@ -821,6 +821,21 @@ fn address_error(p: &AddressProblem) -> ServiceError {
 
 fn off() -> ServiceError {
     ServiceError::NotFound("this server takes no replies by mail (its inbound.domain is not set)".into())
+}
+
+/// `f` of the input a game's mail words are written from: `seat`'s view,
+/// its legal commands with their labels, the seats' names (as its page's
+/// forms are).
+fn with_input<T>(
+    table: &Table,
+    seat: u8,
+    view: &Value,
+    legal: &[(Value, String)],
+    f: impl FnOnce(&FormsInput<'_, Value>) -> T,
+) -> T {
+    let (commands, labels): (Vec<Value>, Vec<String>) = legal.iter().cloned().unzip();
+    let entered = std::collections::BTreeMap::new();
+    f(&FormsInput { seat, view, legal: &commands, labels: &labels, entered: &entered, names: &table.created.seats })
 }
 
 #[cfg(test)]

@@ -331,21 +331,23 @@ pub trait Present: Game {
         None
     }
 
-    /// The game's own words for answering `seat`'s decision by mail: lines
-    /// the mail that asks prints before the generic list of the seat's
-    /// legal commands ("plan: 2 berserkur 2 godi 2 kaupmadur"). Empty (the
+    /// The game's own words for answering the seat's decision by mail:
+    /// lines the mail that asks prints before the generic list of the
+    /// seat's legal commands ("plan: 2 berserkur 2 godi 2 kaupmadur"), from
+    /// the same input as its page's forms (`entered` is empty). Empty (the
     /// default): the generic list alone ([`orders`]).
-    fn order_form(view: &Self::View, seat: Seat) -> Vec<String> {
-        let _ = (view, seat);
+    fn order_form(input: &FormsInput<'_, Self::View>) -> Vec<String> {
+        let _ = input;
         Vec::new()
     }
 
     /// A reply's order lines read in the game's words into one command of
-    /// `seat`; `None` when they are not in the game's words (the generic
+    /// the seat (`input` as for [`Present::order_form`], as the game is
+    /// now); `None` when they are not in the game's words (the generic
     /// reading is tried: a number of the list, or a command's own words).
     /// An error names the line and what the form expects there.
-    fn read_orders(lines: &[OrderLine], view: &Self::View, seat: Seat) -> Option<Result<Value, OrderError>> {
-        let _ = (lines, view, seat);
+    fn read_orders(lines: &[OrderLine], input: &FormsInput<'_, Self::View>) -> Option<Result<Value, OrderError>> {
+        let _ = (lines, input);
         None
     }
 }

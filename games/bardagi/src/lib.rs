@@ -659,16 +659,15 @@ impl Present for Bardagi {
         }
     }
 
-    fn order_form(view: &view::View, seat: Seat) -> Vec<String> {
-        orders::order_form(view, seat)
+    fn order_form(input: &FormsInput<'_, view::View>) -> Vec<String> {
+        orders::order_form(input.view, input.seat)
     }
 
     fn read_orders(
         lines: &[runestone_engine::present::OrderLine],
-        view: &view::View,
-        seat: Seat,
+        input: &FormsInput<'_, view::View>,
     ) -> Option<Result<Value, runestone_engine::present::OrderError>> {
-        orders::read_orders(lines, view, seat)
+        orders::read_orders(lines, input.view, input.seat)
     }
 }
 

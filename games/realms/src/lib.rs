@@ -302,19 +302,18 @@ impl Present for Realms {
         (build == forms::ORDERS).then(|| forms::orders_command(posted, view))
     }
 
-    fn order_form(view: &view::View, seat: Seat) -> Vec<String> {
-        if view.over.is_some() {
+    fn order_form(input: &FormsInput<'_, view::View>) -> Vec<String> {
+        if input.view.over.is_some() {
             return Vec::new();
         }
-        orders::order_form(view, seat)
+        orders::order_form(input.view, input.seat)
     }
 
     fn read_orders(
         lines: &[runestone_engine::present::OrderLine],
-        view: &view::View,
-        seat: Seat,
+        input: &FormsInput<'_, view::View>,
     ) -> Option<Result<serde_json::Value, runestone_engine::present::OrderError>> {
-        orders::read_orders(lines, view, seat)
+        orders::read_orders(lines, input.view, input.seat)
     }
 }
 

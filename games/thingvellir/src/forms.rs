@@ -793,7 +793,7 @@ fn choices_form(mine: &PlayerView) -> Part {
 }
 
 /// The actions a season's program holds a step for, by field name.
-const SEASON_ACTIONS: [(&str, Action); 5] = [
+pub(crate) const SEASON_ACTIONS: [(&str, Action); 5] = [
     ("settle", Action::Settle),
     ("ride", Action::Ride),
     ("raid", Action::Raid),
@@ -812,7 +812,7 @@ fn fallback_choices() -> Vec<Choice> {
 }
 
 /// A step's commands one may choose for `action`, from what the seat sees now.
-fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], action: Action) -> Vec<Choice> {
+pub(crate) fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], action: Action) -> Vec<Choice> {
     let map = crate::data::data().map_of(view.rules_version);
     let owned = |x: usize| view.districts.get(x).and_then(|v| v.owner);
     let held = |x: usize| map.edges_of(x).any(|e| view.edges[e].thingmen.get(me as usize).is_some_and(|n| *n > 0));
@@ -908,6 +908,21 @@ fn season_options(view: &View, mine: &PlayerView, me: u8, names: &[String], acti
     out.into_iter().map(|(c, w)| Choice::new(json(&c), capital(&w))).collect()
 }
 
+/// The statutes the Lawspeaker may propose in a season's program.
+pub(crate) fn propose_options(view: &View) -> Vec<Choice> {
+    (0..view.laws.len())
+        .filter_map(|law| {
+            let level = match view.token {
+                Some((l, lv)) if l == law => lv + 1,
+                _ => 0,
+            };
+            (level < view.laws[law].statutes.len()).then(|| {
+                Choice::new(json(&Command::Propose { law }), format!("Propose {}", statute_words(view, law, level)))
+            })
+        })
+        .collect()
+}
+
 /// The season's program composed on the page: as Lawspeaker the statute
 /// to propose; for each action one may come to resolve, one step from what
 /// the seat sees now and what to do if the rules refuse it by then; and
@@ -925,17 +940,7 @@ fn season_form(
         Note::small("Each step runs when its decision comes, judged as the same choice made by hand then; the others' programs are secret too, so the board may have changed by then. Your votes follow your standing orders, and your standing answers decide feuds and bands riding through.").into(),
     ];
     if view.lawspeaker == me {
-        let options: Vec<Choice> = (0..view.laws.len())
-            .filter_map(|law| {
-                let level = match view.token {
-                    Some((l, lv)) if l == law => lv + 1,
-                    _ => 0,
-                };
-                (level < view.laws[law].statutes.len()).then(|| {
-                    Choice::new(json(&Command::Propose { law }), format!("Propose {}", statute_words(view, law, level)))
-                })
-            })
-            .collect();
+        let options = propose_options(view);
         inside.push(
             Field::new(
                 "season-propose",

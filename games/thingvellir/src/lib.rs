@@ -20,6 +20,7 @@ pub mod data;
 pub mod drawing;
 pub mod feud;
 pub mod forms;
+pub mod orders;
 pub mod program;
 pub mod rules;
 pub mod seasons;
@@ -124,6 +125,17 @@ impl Present for Thingvellir {
 
     fn command_of_form(build: &str, posted: &Posted, view: &view::View) -> Option<Result<serde_json::Value, String>> {
         forms::command_of_form(build, posted, view)
+    }
+
+    fn order_form(input: &FormsInput<'_, view::View>) -> Vec<String> {
+        orders::order_form(input)
+    }
+
+    fn read_orders(
+        lines: &[runestone_engine::present::OrderLine],
+        input: &FormsInput<'_, view::View>,
+    ) -> Option<Result<serde_json::Value, runestone_engine::present::OrderError>> {
+        orders::read_orders(lines, input)
     }
 }
 

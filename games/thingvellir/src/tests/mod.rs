@@ -3,6 +3,7 @@
 
 mod golden;
 mod map;
+mod orders;
 mod playout;
 mod present;
 mod program;

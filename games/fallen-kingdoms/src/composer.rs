@@ -102,7 +102,7 @@ fn reckon(v: &View, me: &PlayerView, free: [u8; 3], suggested: Option<&str>) -> 
 }
 
 /// The steps of the suggested program (the turn from the map as it is now).
-fn suggested<'a>(input: &'a FormsInput<'_, View>) -> Vec<&'a Value> {
+pub(crate) fn suggested<'a>(input: &'a FormsInput<'_, View>) -> Vec<&'a Value> {
     input
         .legal
         .iter()
@@ -114,7 +114,7 @@ fn suggested<'a>(input: &'a FormsInput<'_, View>) -> Vec<&'a Value> {
 }
 
 /// The turn order of this turn in words, and where the seat comes in it.
-fn order_words(v: &View, seat: Seat, names: &[String]) -> String {
+pub(crate) fn order_words(v: &View, seat: Seat, names: &[String]) -> String {
     let n = v.players.len();
     let order: Vec<Seat> = (0..n).map(|i| ((v.first as usize + i) % n) as Seat).collect();
     let pos = order.iter().position(|&s| s == seat).unwrap_or(0);
@@ -244,7 +244,7 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
     // Production.
     n += 1;
     let free = production.free as i64;
-    let split = find("produce").map(|p| p["free"].clone()).unwrap_or(json!([free, 0, 0]));
+    let split = split_of(&steps, production.free);
     let names: Vec<String> = TRACKS.iter().map(|t| format!("free.{t}")).collect();
     let mut counts: Vec<Part> = Vec::new();
     for (k, t) in TRACKS.iter().enumerate() {
@@ -449,10 +449,23 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
     );
     parts.push(Part::Refusal { build: PROGRAM.into() });
     parts.push(Submit::new("Give this program").class("primary").id("prog-submit").into());
-    // What the suggested turn's production made (its split, then the
-    // units, buildings and cards it placed and took), so that the units to
-    // place and the cards to take are reckoned from it, the god's power
-    // and the knowledge held included.
+    let mut form = Form::new(vec![Group::new(Frame::Fieldset { legend: "Compose your turn".into() }, parts).into()])
+        .build(PROGRAM)
+        .id("fk-program-form");
+    for (name, value) in hidden(&steps, &split) {
+        form = form.hidden(name, value);
+    }
+    Some(form.into())
+}
+
+/// The composer's hidden fields, from the suggested program's `steps` and
+/// its production `split`: what the suggested turn's production made (its
+/// split, then the units, buildings and cards it placed and took), so that
+/// the units to place and the cards to take are reckoned from it, the
+/// god's power and the knowledge held included; and the god a god that
+/// copies another's power copies.
+fn hidden(steps: &[&Value], split: &Value) -> Vec<(&'static str, String)> {
+    let find = |t: &str| steps.iter().copied().find(|s| s["type"] == t);
     let count = |t: &str| steps.iter().filter(|s| s["type"] == t).count();
     let units = find("place_produced").and_then(|p| p["units"].as_array().map(Vec::len)).unwrap_or(0);
     let made = [units, count("take_building"), count("take_knowledge")];
@@ -465,14 +478,25 @@ pub fn form(input: &FormsInput<'_, View>) -> Option<Part> {
         made[1],
         made[2]
     );
-    let mut form = Form::new(vec![Group::new(Frame::Fieldset { legend: "Compose your turn".into() }, parts).into()])
-        .build(PROGRAM)
-        .id("fk-program-form")
-        .hidden("suggested", reckoned);
-    if let Some(copy) = god_step.and_then(|g| g["copy"].as_u64()) {
-        form = form.hidden("god.copy", copy.to_string());
+    let mut out = vec![("suggested", reckoned)];
+    let god = find("use_god").or_else(|| find("skip_god"));
+    if let Some(copy) = god.and_then(|g| g["copy"].as_u64()) {
+        out.push(("god.copy", copy.to_string()));
     }
-    Some(form.into())
+    out
+}
+
+/// The hidden fields the composer posts for `input`'s seat (see [`hidden`]).
+pub(crate) fn hidden_fields(input: &FormsInput<'_, View>) -> Vec<(&'static str, String)> {
+    let steps = suggested(input);
+    let free = input.view.players.get(input.seat as usize).and_then(|p| p.production.as_ref()).map_or(0, |p| p.free);
+    hidden(&steps, &split_of(&steps, free))
+}
+
+/// The suggested program's split of the `free` production points (all on
+/// units without a suggestion).
+pub(crate) fn split_of(steps: &[&Value], free: u8) -> Value {
+    steps.iter().find(|s| s["type"] == "produce").map(|p| p["free"].clone()).unwrap_or(json!([free, 0, 0]))
 }
 
 fn number(posted: &Posted, name: &str, what: &str, max: u32) -> Result<u8, String> {

@@ -24,6 +24,7 @@ pub mod drawing;
 pub mod forms;
 pub mod invasion;
 pub mod movement;
+pub mod orders;
 pub mod program;
 pub mod scoring;
 pub mod setup;
@@ -364,6 +365,17 @@ impl Present for FallenKingdoms {
             composer::PROGRAM => composer::command(posted, view),
             _ => return None,
         })
+    }
+
+    fn order_form(input: &FormsInput<'_, view::View>) -> Vec<String> {
+        orders::order_form(input)
+    }
+
+    fn read_orders(
+        lines: &[runestone_engine::present::OrderLine],
+        input: &FormsInput<'_, view::View>,
+    ) -> Option<Result<Value, runestone_engine::present::OrderError>> {
+        orders::read_orders(lines, input)
     }
 }
 

@@ -4,6 +4,7 @@
 mod battle;
 mod invasion;
 mod kernel;
+mod orders;
 mod playout;
 mod present;
 mod production;

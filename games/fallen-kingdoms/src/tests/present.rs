@@ -11,12 +11,12 @@ use super::Driver;
 use crate::view::View;
 use crate::{FallenKingdoms, Options};
 
-fn typed(d: &Driver, viewer: Viewer) -> View {
+pub(super) fn typed(d: &Driver, viewer: Viewer) -> View {
     // Through JSON, as the server reads it.
     serde_json::from_value(FallenKingdoms::view(&d.state, viewer)).expect("the view reads back into its type")
 }
 
-fn names(n: u8) -> Vec<String> {
+pub(super) fn names(n: u8) -> Vec<String> {
     (0..n).map(|k| format!("Player {}", k + 1)).collect()
 }
 
@@ -51,7 +51,7 @@ fn check_board(v: &View, seats: &[String]) {
 
 /// The first form of the seat's forms that decides something (not the
 /// defence orders), with what a player who changes nothing would post.
-fn press(forms: &[Part]) -> Option<(Option<String>, Posted)> {
+pub(super) fn press(forms: &[Part]) -> Option<(Option<String>, Posted)> {
     fn forms_in<'a>(parts: &'a [Part], out: &mut Vec<&'a Form>) {
         for p in parts {
             match p {

@@ -543,25 +543,39 @@ fn program_words(steps: &[Value], view: &View, mine: &PlayerView) -> String {
         .join("; ")
 }
 
-/// The program part of the plan form: an ordered list of steps, each a
-/// card action and what to do when the rules refuse it by the time the
-/// turn comes, filled in with what was posted, the program given, or the
-/// bot's.
-fn program_part(legal: &[Value], view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
-    let me = mine.seat as u8;
-    let stored: Option<Vec<Value>> =
-        mine.program.as_ref().and_then(|p| serde_json::to_value(p).ok()).and_then(|v| v.as_array().cloned());
-    let bot: Vec<Value> =
-        legal.iter().find(|c| c["type"] == "Program").and_then(|c| c["steps"].as_array().cloned()).unwrap_or_default();
-    let given = stored.clone().unwrap_or_default();
+/// The program the seat gave with its plan, as JSON steps.
+fn stored_program(mine: &PlayerView) -> Option<Vec<Value>> {
+    mine.program.as_ref().and_then(|p| serde_json::to_value(p).ok()).and_then(|v| v.as_array().cloned())
+}
+
+/// The bot's program of the coming turn (its steps with their fallbacks),
+/// from the seat's legal commands.
+pub(crate) fn bot_program(legal: &[Value]) -> Vec<Value> {
+    legal.iter().find(|c| c["type"] == "Program").and_then(|c| c["steps"].as_array().cloned()).unwrap_or_default()
+}
+
+/// The steps the plan form's program offers, each a command's JSON and
+/// words ([`step_choices`]): the steps of the program given and of the
+/// bot's among them.
+pub(crate) fn program_choices(legal: &[Value], view: &View, mine: &PlayerView) -> Vec<(Value, String)> {
     let mut known: Vec<Value> = Vec::new();
-    for s in given.iter().chain(&bot) {
+    for s in stored_program(mine).unwrap_or_default().iter().chain(&bot_program(legal)) {
         known.push(s["step"].clone());
         if s["fallback"]["type"] == "Try" {
             known.push(s["fallback"]["step"].clone());
         }
     }
-    let choices = step_choices(view, mine, me, &known);
+    step_choices(view, mine, mine.seat as u8, &known)
+}
+
+/// The program part of the plan form: an ordered list of steps, each a
+/// card action and what to do when the rules refuse it by the time the
+/// turn comes, filled in with what was posted, the program given, or the
+/// bot's.
+fn program_part(legal: &[Value], view: &View, mine: &PlayerView, entered: Option<&BTreeMap<String, String>>) -> Part {
+    let stored = stored_program(mine);
+    let given = stored.clone().unwrap_or_default();
+    let choices = program_choices(legal, view, mine);
     // The option's own value string for a step (equal JSON, however written).
     let value_of = |c: &Value| -> String {
         choices.iter().find(|(x, _)| x == c).map_or_else(|| c.to_string(), |(x, _)| x.to_string())

@@ -660,14 +660,14 @@ impl Present for Bardagi {
     }
 
     fn order_form(input: &FormsInput<'_, view::View>) -> Vec<String> {
-        orders::order_form(input.view, input.seat)
+        orders::order_form_with_program(input)
     }
 
     fn read_orders(
         lines: &[runestone_engine::present::OrderLine],
         input: &FormsInput<'_, view::View>,
     ) -> Option<Result<Value, runestone_engine::present::OrderError>> {
-        orders::read_orders(lines, input.view, input.seat)
+        orders::read_orders_with_program(lines, input)
     }
 }
 

@@ -1,10 +1,21 @@
 //! Orders by mail in Bardagi's words: a plan is written as the cards it
 //! takes, "plan: 2 berserkur 2 godi 2 kaupmadur" (the kinds in any order,
-//! "goði" or "godi", a kind left out is none of it). Every other decision
-//! is answered from the generic list of legal commands the mail prints.
+//! "goði" or "godi", a kind left out is none of it). Where the plan form
+//! takes a program of the coming turn, the plan line may be followed by
+//! its steps, one a line, in the words the form lists them by:
+//!
+//! ```text
+//! plan: 2 berserkur 2 godi 2 kaupmadur
+//! step: Berserkur moves to Forest 7; if refused: skip
+//! step: Godi converts the Barbarian area he stands on; if refused: ask
+//! ```
+//!
+//! read into the fields the plan form posts and put together by it
+//! ([`crate::forms::plan_command`]). Every other decision is answered from
+//! the generic list of legal commands the mail prints.
 
 use runestone_engine::present::orders::plain_words;
-use runestone_engine::present::{OrderError, OrderLine};
+use runestone_engine::present::{FormsInput, OrderError, OrderLine, Posted};
 use runestone_engine::Seat;
 use serde_json::Value;
 
@@ -43,6 +54,168 @@ pub fn order_form(view: &View, seat: Seat) -> Vec<String> {
     ]
 }
 
+/// Whether the plan takes a program of the coming turn (a secret plan
+/// made before the turn, not in the easier variant).
+fn programs_now(view: &View, seat: Seat) -> bool {
+    view.phase == Phase::Planning && !view.options.easy_cards && view.players.get(seat as usize).is_some()
+}
+
+/// The most steps of the bot's program a mail prints.
+const SHOWN_STEPS: usize = 12;
+
+/// The lines a mail prints for a plan and, where it takes one, the
+/// program of the coming turn: the bot's, as it would play now.
+pub fn order_form_with_program(input: &FormsInput<'_, View>) -> Vec<String> {
+    let (view, seat) = (input.view, input.seat);
+    let mut out = order_form(view, seat);
+    if out.is_empty() || !programs_now(view, seat) {
+        return out;
+    }
+    let mine = &view.players[seat as usize];
+    let choices = crate::forms::program_choices(input.legal, view, mine);
+    let words = |c: &Value| choices.iter().find(|(x, _)| x == c).map(|(_, w)| w.clone());
+    let bot = crate::forms::bot_program(input.legal);
+    // The bot's cards go with its turn.
+    if let Some(hand) = input.legal.iter().find(|c| c["type"] == "Program").map(|c| &c["hand"]) {
+        let cards: Vec<String> = Card::ALL
+            .iter()
+            .filter_map(|c| {
+                let k = plain_words(c.name());
+                let n = hand[&k].as_u64().filter(|n| *n > 0)?;
+                Some(format!("{n} {k}"))
+            })
+            .collect();
+        if let Some(example) = out.iter_mut().find(|l| l.starts_with("  plan:")) {
+            *example = format!("  plan: {}", cards.join(" "));
+        }
+    }
+    let steps: Vec<String> = bot
+        .iter()
+        .take(SHOWN_STEPS)
+        .filter_map(|s| {
+            let fallback = match s["fallback"]["type"].as_str() {
+                Some("Skip") => "skip".to_owned(),
+                Some("EndTurn") => "end the turn".to_owned(),
+                Some("Bot") => "bot".to_owned(),
+                Some("Try") => format!("try {}", words(&s["fallback"]["step"])?),
+                _ => "ask".to_owned(),
+            };
+            Some(format!("  step: {}; if refused: {fallback}", words(&s["step"])?))
+        })
+        .collect();
+    out.push(
+        "Your turn may follow the plan as a program, one step a line, played the moment your turn comes; above, \
+         the bot's cards, and here its turn (without steps, your turn is asked when it comes):"
+            .to_owned(),
+    );
+    out.extend(steps);
+    let listed: Vec<&str> = choices.iter().map(|(_, w)| w.as_str()).collect();
+    out.push(format!("(the steps: {})", listed.join("; ")));
+    out.push(
+        "(if refused: ask (stop and ask me), skip (go on), end the turn, bot (the bot plays the rest), or try and \
+         another step's words)"
+            .to_owned(),
+    );
+    out
+}
+
+/// A plan line, and where the plan takes one its program's step lines,
+/// read into a command; `None` when the reply is not a plan.
+pub fn read_orders_with_program(
+    lines: &[OrderLine],
+    input: &FormsInput<'_, View>,
+) -> Option<Result<Value, OrderError>> {
+    let (view, seat) = (input.view, input.seat);
+    let steps: Vec<&OrderLine> = lines.iter().skip(1).filter(|l| !l.text.starts_with('(')).collect();
+    if steps.is_empty() || !programs_now(view, seat) {
+        return read_orders(lines, view, seat);
+    }
+    let plan = match read_orders(&lines[..1], view, seat)? {
+        Ok(plan) => plan,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(read_program(&plan, &steps, input))
+}
+
+/// The program's step lines after the plan, put together by the plan form.
+fn read_program(plan: &Value, lines: &[&OrderLine], input: &FormsInput<'_, View>) -> Result<Value, OrderError> {
+    let (view, seat) = (input.view, input.seat);
+    let choices = crate::forms::program_choices(input.legal, view, &view.players[seat as usize]);
+    let mut posted: Vec<(String, String)> = Vec::new();
+    for card in Card::ALL {
+        let k = plain_words(card.name());
+        posted.push((format!("hand.{k}"), plan["hand"][&k].as_u64().unwrap_or(0).to_string()));
+    }
+    if lines.len() > crate::program::MAX_STEPS {
+        return Err(OrderError::at(
+            lines[crate::program::MAX_STEPS],
+            format!("a program has at most {} steps", crate::program::MAX_STEPS),
+        ));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let at = |m: String| OrderError::at(line, m);
+        let Some((head, rest)) = line.text.split_once(':') else {
+            return Err(at("after the plan, each line is a step of your turn: \"step: \" and its words".into()));
+        };
+        if plain_words(head) != "step" && !plain_words(head).starts_with("step ") {
+            return Err(at("after the plan, each line is a step of your turn: \"step: \" and its words".into()));
+        }
+        let (said, fallback) = match rest.rsplit_once(';') {
+            Some((said, f)) if plain_words(f).starts_with("if refused") => (said, Some(f)),
+            _ => (rest, None),
+        };
+        posted.push((format!("program.step.{i}"), step_named(said, &choices).map_err(at)?));
+        let f = match fallback.map(|f| plain_words(f).trim_start_matches("if refused").trim().to_owned()) {
+            None => "ask".to_owned(),
+            Some(w) => match w.as_str() {
+                "ask" | "ask me" => "ask".to_owned(),
+                "skip" | "skip it" => "skip".to_owned(),
+                "end" | "end the turn" => "end".to_owned(),
+                "bot" | "the bot" | "the bot plays the rest" => "bot".to_owned(),
+                other => match other.strip_prefix("try ") {
+                    Some(alt) => step_named(alt, &choices).map_err(at)?,
+                    None => {
+                        return Err(at(format!(
+                            "\"{other}\" is not what to do if the step is refused: ask, skip, end the turn, bot, or \
+                             try and a step's words"
+                        )))
+                    }
+                },
+            },
+        };
+        posted.push((format!("program.fallback.{i}"), f));
+    }
+    crate::forms::plan_command(&Posted(posted)).map_err(OrderError::whole)
+}
+
+/// A step of the plan form's program by its words (case, accents and
+/// punctuation aside), or the start of them when only one step starts so;
+/// its JSON as the form posts it.
+fn step_named(said: &str, choices: &[(Value, String)]) -> Result<String, String> {
+    let want = plain_words(said);
+    let exact: Vec<&(Value, String)> = choices.iter().filter(|(_, w)| plain_words(w) == want).collect();
+    let found = if exact.is_empty() {
+        choices.iter().filter(|(_, w)| !want.is_empty() && plain_words(w).starts_with(&want)).collect()
+    } else {
+        exact
+    };
+    match found.as_slice() {
+        [(c, _), ..] if found.iter().all(|(x, _)| x == c) || found.len() == 1 => Ok(c.to_string()),
+        [] => {
+            let some: Vec<&str> = choices.iter().take(3).map(|(_, w)| w.as_str()).collect();
+            Err(format!(
+                "\"{}\" is not a step your turn can take now: write one of those the mail lists, such as {}",
+                said.trim(),
+                some.join("; ")
+            ))
+        }
+        more => {
+            let some: Vec<&str> = more.iter().take(3).map(|(_, w)| w.as_str()).collect();
+            Err(format!("\"{}\" could be {}: write the whole step", said.trim(), some.join(" or ")))
+        }
+    }
+}
+
 /// A plan line read into a command; `None` when the reply is not a plan.
 pub fn read_orders(lines: &[OrderLine], view: &View, seat: Seat) -> Option<Result<Value, OrderError>> {
     let first = lines.first()?;
@@ -60,7 +233,7 @@ pub fn read_orders(lines: &[OrderLine], view: &View, seat: Seat) -> Option<Resul
     if let Some(extra) = lines.get(1) {
         return Some(Err(OrderError::at(
             extra,
-            "a plan is one line; the program of your turn is given on the game page",
+            "a plan is one line here (no program of the turn goes with it now): write nothing more before END",
         )));
     }
     Some(read_plan(first, rest.trim(), view))
@@ -144,15 +317,83 @@ mod tests {
         assert!(e.message.contains("named twice"), "{e:?}");
     }
 
-    fn sample_view() -> View {
-        use runestone_engine::{Game, GameRng, Seed, Viewer};
+    fn sample_state() -> crate::state::State {
+        use runestone_engine::{Game, GameRng, Seed};
         let mut rng = GameRng::new(Seed([3; 32]), 0);
         let mut s = crate::state::State::default();
         for e in crate::Bardagi::setup(&Default::default(), 3, crate::Bardagi::info().rules_version, &mut rng).unwrap()
         {
             crate::Bardagi::apply(&mut s, &e.event);
         }
-        serde_json::from_value(crate::Bardagi::view(&s, Viewer::Seat(0))).unwrap()
+        s
+    }
+
+    fn sample_view() -> View {
+        use runestone_engine::{Game, Viewer};
+        serde_json::from_value(crate::Bardagi::view(&sample_state(), Viewer::Seat(0))).unwrap()
+    }
+
+    /// `f` of seat 0's input at the first plan, as the server gives it to the mail.
+    fn with_input<T>(f: impl FnOnce(&FormsInput<'_, View>) -> T) -> T {
+        use runestone_engine::{Game, Viewer};
+        let s = sample_state();
+        let v: View = serde_json::from_value(crate::Bardagi::view(&s, Viewer::Seat(0))).unwrap();
+        let commands = crate::Bardagi::legal(&s, 0);
+        let legal: Vec<Value> = commands.iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+        let labels: Vec<String> = commands.iter().map(|c| crate::Bardagi::label(&s, 0, c)).collect();
+        let entered = std::collections::BTreeMap::new();
+        let names = vec!["A".to_owned(), "B".to_owned(), "C".to_owned()];
+        f(&FormsInput { seat: 0, view: &v, legal: &legal, labels: &labels, entered: &entered, names: &names })
+    }
+
+    fn reply(text: &[String]) -> Vec<OrderLine> {
+        text.iter().enumerate().map(|(i, t)| OrderLine { number: i + 1, text: t.trim().to_owned() }).collect()
+    }
+
+    /// The plan and program lines of the mail's form, as a player copies them.
+    fn copied(form: &[String]) -> Vec<String> {
+        form.iter().filter(|l| l.starts_with("  plan:") || l.starts_with("  step:")).cloned().collect()
+    }
+
+    #[test]
+    fn the_bots_program_a_mail_prints_reads_back_as_the_plan_forms_program() {
+        with_input(|input| {
+            let form = order_form_with_program(input);
+            let lines = copied(&form);
+            assert!(lines.len() > 2, "a plan and the bot's steps: {form:#?}");
+            let got = read_orders_with_program(&reply(&lines), input).expect("a plan").expect("read");
+            assert_eq!(got["type"], "Program");
+            let suggested = input.legal.iter().find(|c| c["type"] == "Program").unwrap();
+            assert_eq!(got["hand"], suggested["hand"]);
+            let bot = crate::forms::bot_program(input.legal);
+            assert_eq!(got["steps"].as_array().unwrap(), &bot[..lines.len() - 1], "{form:#?}");
+            // The plan alone is a plan without a program.
+            let plan = read_orders_with_program(&reply(&lines[..1]), input).unwrap().unwrap();
+            assert_eq!(plan["type"], "Plan");
+        });
+    }
+
+    #[test]
+    fn a_step_the_turn_cannot_take_is_refused_naming_its_line() {
+        with_input(|input| {
+            let lines = copied(&order_form_with_program(input));
+            let refused = |at: usize, text: &str| {
+                let mut l = lines.clone();
+                l[at] = text.to_owned();
+                let e = read_orders_with_program(&reply(&l), input).unwrap().unwrap_err();
+                assert_eq!(e.line.as_ref().map(|x| (x.number, x.text.as_str())), Some((at + 1, text)), "{e:?}");
+                e.message
+            };
+            let m = refused(1, "step: Berserkur flies to the moon");
+            assert!(m.contains("is not a step your turn can take now"), "{m}");
+            let m = refused(1, "thanks!");
+            assert!(m.contains("each line is a step of your turn"), "{m}");
+            let step = lines[1].trim().split(';').next().unwrap().to_owned();
+            let m = refused(1, &format!("{step}; if refused: cry"));
+            assert!(m.contains("\"cry\" is not what to do if the step is refused"), "{m}");
+            let m = refused(0, "plan: 2 berserkur 2 warriors");
+            assert!(m.contains("\"warriors\" is not a kind of card"), "{m}");
+        });
     }
 
     #[test]

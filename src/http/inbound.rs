@@ -29,9 +29,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// `POST /api/v1/inbound/mail`: one received message (RFC 5322) as the
 /// body, its envelope recipient in `?recipient=`.
 pub(super) async fn receive(svc: Svc, req: HttpRequest, mut body: Payload) -> ApiResult {
-    let inbound = svc
-        .inbound()
-        .ok_or_else(|| ApiError::not_found("this server takes no replies by mail (its inbound.domain is not set)"))?;
+    // The key first: a caller without it learns nothing, not even whether
+    // this server takes replies.
     let given = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -44,9 +43,15 @@ pub(super) async fn receive(svc: Svc, req: HttpRequest, mut body: Payload) -> Ap
         ));
     };
     let want = svc.inbound_route_key();
-    if given.len() != want.len() || given.bytes().zip(want.bytes()).fold(0u8, |a, (x, y)| a | (x ^ y)) != 0 {
+    if want.is_empty()
+        || given.len() != want.len()
+        || given.bytes().zip(want.bytes()).fold(0u8, |a, (x, y)| a | (x ^ y)) != 0
+    {
         return Err(ApiError::unauthorized("this is not the server's inbound route key"));
     }
+    let inbound = svc
+        .inbound()
+        .ok_or_else(|| ApiError::not_found("this server takes no replies by mail (its inbound.domain is not set)"))?;
     let recipient = req.query_string().split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == "recipient").then(|| percent_decode(v))

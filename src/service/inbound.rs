@@ -301,9 +301,10 @@ impl Service {
         self.inbound.get().filter(|i| !i.domain.is_empty())
     }
 
-    /// The key the inbound route asks for (empty when replies are not taken).
+    /// The key the inbound route asks for, whether or not replies are
+    /// taken (empty before the server is set up).
     pub fn inbound_route_key(&self) -> &str {
-        self.inbound().map_or("", |i| i.route_key.as_str())
+        self.inbound.get().map_or("", |i| i.route_key.as_str())
     }
 
     fn today(&self) -> u16 {

@@ -159,15 +159,15 @@ fn over(app: &TestApp, game: &str) -> bool {
 }
 
 /// Play `game` to its end by replies only: each seat answers the latest
-/// mail that asks it something (the first order it lists, or `words` for
-/// the first answer of each seat), and each answer's receipt is read.
-/// Returns how many orders were taken.
+/// mail that asks it something (the first order it lists, or what `words`
+/// writes for it, told whether it is the seat's first answer), and each
+/// answer's receipt is read. Returns how many orders were taken.
 fn play_by_replies(
     app: &TestApp,
     sink: &SmtpSink,
     game: &str,
     seats: usize,
-    words: impl Fn(&Received) -> Option<String>,
+    words: impl Fn(&Received, bool) -> Option<String>,
 ) -> usize {
     let port = app.smtp_in.expect("the server listens for mail");
     let mut answered: std::collections::HashSet<String> = Default::default();
@@ -193,7 +193,7 @@ fn play_by_replies(
                 continue;
             }
             answered.insert(id);
-            let order = (*first).then(|| words(ask)).flatten().unwrap_or_else(|| "1".to_owned());
+            let order = words(ask, *first).unwrap_or_else(|| "1".to_owned());
             *first = false;
             let receipts_before = received.iter().filter(|m| m.to.contains(&to) && is_receipt(m)).count();
             let said = send(port, &to, &reply_address(ask), &reply(ask, &to, &order, ""));
@@ -247,8 +247,8 @@ fn a_three_seat_bardagi_game_is_played_to_the_end_by_replies_only() {
     assert!(text.contains("  plan: ") && text.contains("  step: "), "the bot's plan and turn:\n{text}");
     assert!(text.contains("Write the number of one of these orders, or its words:\n  1. "), "{text}");
     assert!(invitation.html().contains("<ol><li>"), "the HTML part lists them too");
-    let taken = play_by_replies(&app, &sink, &game, 3, |ask| {
-        ask.text().contains("Your plan, 6 cards").then(|| "plan: 2 berserkur 2 godi 2 kaupmadur".to_owned())
+    let taken = play_by_replies(&app, &sink, &game, 3, |ask, first| {
+        (first && ask.text().contains("Your plan, 6 cards")).then(|| "plan: 2 berserkur 2 godi 2 kaupmadur".to_owned())
     });
     let summary = app.get(&format!("/api/v1/games/{game}"), None).ok().clone();
     assert_eq!(summary["status"], json!("over"));
@@ -281,9 +281,9 @@ fn a_four_seat_realms_game_is_played_to_the_end_by_replies_only() {
     let invitation = Inbox::of(&sink, 1).next("Your seat");
     let text = invitation.text();
     assert!(text.contains("move 3 light infantry from 12 to 14") && text.contains("Where your units stand:"), "{text}");
-    let taken = play_by_replies(&app, &sink, &game, 4, |ask| {
+    let taken = play_by_replies(&app, &sink, &game, 4, |ask, first| {
         // The first orders of each realm in the game's words.
-        ask.text().contains("Your orders for").then(|| "escape below 50\r\nno orders\r\nEND".to_owned())
+        (first && ask.text().contains("Your orders for")).then(|| "escape below 50\r\nno orders\r\nEND".to_owned())
     });
     assert!(over(&app, &game));
     let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok().clone();
@@ -295,6 +295,50 @@ fn a_four_seat_realms_game_is_played_to_the_end_by_replies_only() {
         .count();
     assert_eq!(mailed, taken);
     eprintln!("realms by replies: {taken} orders taken");
+}
+
+/// The lines of the game's own order form in a mail that asks (those the
+/// mail indents under "You may answer by replying"), as a player copies
+/// them into a reply, help lines in parentheses included, and END.
+fn form_lines(mail: &Received) -> Option<String> {
+    let text = mail.text().replace("\r\n", "\n");
+    let (_, after) = text.split_once("You may answer by replying to this mail")?;
+    let lines: Vec<&str> = after.lines().skip(1).take_while(|l| l.starts_with("  ")).map(str::trim).collect();
+    (!lines.is_empty()).then(|| lines.join("\r\n") + "\r\nEND")
+}
+
+#[test]
+fn a_four_seat_fallen_kingdoms_game_is_played_to_the_end_by_replies_giving_each_turn_in_words() {
+    let sink = SmtpSink::start();
+    let app = app(&sink, |_| {});
+    let (game, _) = create(&app, "fallen-kingdoms", 4, json!({}));
+    let programs = std::cell::Cell::new(0);
+    // Each turn's program is the form the mail prints, sent back as it is;
+    // every other decision (the god and the starting cities) is the first
+    // order the mail lists.
+    let taken = play_by_replies(&app, &sink, &game, 4, |ask, _| {
+        let form = form_lines(ask).filter(|f| f.contains("movement if impossible:"))?;
+        assert!(form.contains("production: ") && form.contains("new units: "), "{form}");
+        programs.set(programs.get() + 1);
+        Some(form)
+    });
+    assert!(over(&app, &game));
+    let programs = programs.get();
+    assert!(programs >= 4 * 3, "{programs} programs by mail");
+    // Every program's receipt says it in the game's words.
+    let understood = sink
+        .received()
+        .iter()
+        .filter(|m| m.header("Subject").unwrap_or_default().contains("your order is taken"))
+        .filter(|m| m.text().contains("gives a program of"))
+        .count();
+    assert_eq!(understood, programs, "one receipt per program, naming its steps");
+    let events = app.get(&format!("/api/v1/games/{game}/events"), None).ok().clone();
+    let events = events["events"].as_array().unwrap();
+    let mailed = events.iter().filter(|e| e["body"]["event"]["type"] == json!("OrderMailed")).count();
+    assert_eq!(mailed, taken, "one trace per order taken");
+    assert!(!events.iter().any(|e| e["body"]["event"]["type"] == json!("TimedOut")), "no decision was timed out");
+    eprintln!("fallen kingdoms by replies: {taken} orders taken, {programs} of them programs");
 }
 
 /// A 3-seat Bardagi game mailing to `sink` and player 1's first mail that
@@ -563,4 +607,53 @@ fn runestone_inbound_hands_a_message_on_standard_input_to_the_running_server() {
     gone.stop();
     let (code, said) = pipe(&gone, &to, &reply(&ask, &player(0), "1", ""));
     assert_eq!(code, 75, "{said}");
+}
+
+#[test]
+fn the_inbound_route_asks_its_key_before_it_says_no_replies_are_taken() {
+    let sink = SmtpSink::start();
+    let app = app(&sink, |s| {
+        s.inbound.domain = String::new();
+        s.inbound.smtp_listen = String::new();
+    });
+    let raw = "From: a@players.test\r\nTo: play+x@games.test\r\nSubject: 1\r\n\r\n1\r\n";
+    let post = |key: Option<&str>| {
+        app.raw(
+            "POST",
+            "/api/v1/inbound/mail",
+            key,
+            Some(raw.as_bytes().to_vec()),
+            &[("Content-Type", "message/rfc822")],
+        )
+    };
+    // Without the key, or with another, the caller learns nothing more.
+    assert!(post(None).problem(401).contains("Authorization: Bearer"));
+    assert!(post(Some("0123")).problem(401).contains("not the server's inbound route key"));
+    // With it, `runestone inbound` hears that this server takes no replies.
+    let refused = post_inbound(&app, raw, None);
+    assert!(refused.problem(404).contains("inbound.domain is not set"));
+}
+
+#[test]
+fn a_seat_sends_at_most_its_replies_of_an_hour_and_the_other_seats_are_not_held_back() {
+    let sink = SmtpSink::start();
+    let app = app(&sink, |s| s.inbound.per_hour = 2);
+    let port = app.smtp_in.unwrap();
+    let (_, _, mut inbox, ask) = bardagi_asking(&app, &sink);
+    let to = reply_address(&ask);
+    for plan in ["plan: 6 godi", "plan: 6 berserkur"] {
+        let said = send(port, &player(0), &to, &reply(&ask, &player(0), plan, ""));
+        assert!(said.starts_with("250"), "{said}");
+        assert!(inbox.next("your order").header("Subject").unwrap().contains("taken"));
+    }
+    // The third within the hour is refused for now (the MTA tries again
+    // later), over SMTP and over the inbound route alike; nothing is taken.
+    let said = send(port, &player(0), &to, &reply(&ask, &player(0), "plan: 6 kaupmadur", ""));
+    assert!(said.starts_with("450") && said.contains("as many replies as an hour allows"), "{said}");
+    let late = post_inbound(&app, &reply(&ask, &player(0), "plan: 3 godi 3 knerrir", ""), Some(&to));
+    assert!(late.problem(429).contains("as many replies as an hour allows"));
+    // Another seat's replies are counted apart.
+    let ask2 = Inbox::of(&sink, 1).next("Your seat");
+    let said = send(port, &player(1), &reply_address(&ask2), &reply(&ask2, &player(1), "plan: 6 godi", ""));
+    assert!(said.starts_with("250"), "{said}");
 }

@@ -79,6 +79,7 @@ fn deliver(c: &mut Criterion) {
                             attempts: 0,
                             last_error: None,
                             reply_to: None,
+                            hook: None,
                         };
                         SideWrite {
                             side: Side::Outbox,

@@ -150,6 +150,18 @@ impl Application {
             tracing::info!(port, "taking replies by mail over SMTP");
             Some(port)
         };
+        if settings.notify.allow_loopback {
+            tracing::warn!("notify.allow_loopback is set: webhooks may reach this machine's loopback (tests only)");
+        }
+        service.set_webhooks(crate::service::hooks::Webhooks {
+            client: crate::webhook::Client {
+                enabled: settings.notify.webhooks,
+                loopback_ok: settings.notify.allow_loopback,
+                hosts: settings.notify.test_hosts.clone(),
+                timeout: std::time::Duration::from_secs(settings.notify.timeout_seconds.clamp(1, 60)),
+            },
+            probes: crate::limits::Limiter::new(settings.notify.probes_per_hour, std::time::Duration::from_secs(3600)),
+        });
         if settings.storage.backend == "sled" {
             service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));
         }

@@ -319,6 +319,52 @@ impl OffWorker {
         off_worker(&self.0, move |s| async move { s.set_mail_preferences(&game, seat, mail, digest, tz).await }).await
     }
 
+    pub async fn notification_settings(
+        &self,
+        game: &str,
+        claims: &Claims,
+        seat: u8,
+    ) -> Result<crate::service::hooks::Notifications> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.notification_settings(&game, &claims, seat).await }).await
+    }
+
+    pub async fn set_notification_settings(
+        &self,
+        game: &str,
+        claims: &Claims,
+        seat: u8,
+        body: Value,
+    ) -> Result<crate::service::hooks::Notifications> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.set_notification_settings(&game, &claims, seat, body).await }).await
+    }
+
+    pub async fn channel(&self, game: &str, claims: &Claims) -> Result<crate::service::hooks::Channel> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.channel(&game, &claims).await }).await
+    }
+
+    pub async fn set_channel(
+        &self,
+        game: &str,
+        claims: &Claims,
+        body: Value,
+    ) -> Result<crate::service::hooks::Channel> {
+        let (game, claims) = (game.to_owned(), claims.clone());
+        off_worker(&self.0, move |s| async move { s.set_channel(&game, &claims, body).await }).await
+    }
+
+    pub async fn stop_hook(&self, game: &str, who: crate::service::hooks::Stopped) -> Result<()> {
+        let game = game.to_owned();
+        off_worker(&self.0, move |s| async move { s.stop_hook(&game, who).await }).await
+    }
+
+    pub async fn stopped_words(&self, game: &str, who: crate::service::hooks::Stopped) -> Result<String> {
+        let game = game.to_owned();
+        off_worker(&self.0, move |s| async move { s.stopped_words(&game, who).await }).await
+    }
+
     /// The game's head as the store has it now.
     pub async fn head(&self, game: &str) -> Result<Option<u64>> {
         let game = game.to_owned();

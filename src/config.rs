@@ -18,6 +18,7 @@ pub struct Settings {
     pub access: AccessSettings,
     pub press: PressSettings,
     pub inbound: InboundSettings,
+    pub notify: NotifySettings,
 }
 
 /// Playing by replying to mail: reply addresses, and the mail received.
@@ -43,6 +44,24 @@ pub struct InboundSettings {
     /// The key `runestone inbound` shows the server's inbound route
     /// (hex, at least 32 bytes); empty: derived from the signing key.
     pub route_key: String,
+}
+
+/// Notices by webhook.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifySettings {
+    /// Whether notices go to webhooks at all.
+    pub webhooks: bool,
+    /// The bound on each step of a post, in seconds.
+    pub timeout_seconds: u64,
+    /// First notices (when a webhook is set) per game per hour (0: no bound).
+    pub probes_per_hour: u32,
+    /// Tests only: loopback addresses over plain http let through.
+    pub allow_loopback: bool,
+    /// Tests only: names resolved without DNS (name to address), each
+    /// address checked by the guard like any other. Set in a file only.
+    #[serde(default)]
+    pub test_hosts: std::collections::BTreeMap<String, std::net::IpAddr>,
 }
 
 /// Messages between the players of a game.

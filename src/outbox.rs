@@ -211,7 +211,7 @@ impl Worker {
                     };
                     // A panic anywhere in one message's making or sending
                     // sets that message aside; the others go on.
-                    let result = AssertUnwindSafe(self.transport.send(&mail, &self.from, &self.domain, self.service.now()))
+                    let result = AssertUnwindSafe(self.deliver(&mail))
                         .catch_unwind()
                         .await
                         .unwrap_or_else(|p| {
@@ -282,7 +282,7 @@ impl Worker {
                     let value = Some(crate::mail::encode(&mail));
                     // A message that cannot be made fails the same way on
                     // every try: it is set aside at once.
-                    let unbuildable = matches!(e, MailError::Build(_));
+                    let unbuildable = matches!(e, MailError::Build(_) | MailError::Refused(_));
                     if unbuildable || mail.attempts >= self.policy.max_attempts {
                         Metrics::inc(&self.service.metrics.mail_dead);
                         if unbuildable {
@@ -292,7 +292,13 @@ impl Worker {
                         }
                         writes.push(SideWrite { side: Side::Outbox, key: dead_key(&mail.game, &mail.id), value });
                         if mail.kind != "host_alert" {
-                            let alert = if unbuildable {
+                            let alert = if let MailError::Refused(why) = &e {
+                                format!(
+                                    "the notice \"{}\" to the webhook {} was refused ({why}); it is set aside in the dead letters",
+                                    crate::mail::header_text(&mail.subject, crate::mail::MAX_SUBJECT),
+                                    mail.to
+                                )
+                            } else if unbuildable {
                                 format!(
                                     "the message \"{}\" to {} could not be made ({e}); it is set aside in the dead letters",
                                     crate::mail::header_text(&mail.subject, crate::mail::MAX_SUBJECT),
@@ -320,6 +326,19 @@ impl Worker {
             }
         }
         (writes, sent_keys)
+    }
+
+    /// Send one outbox record: a mail by the transport, a webhook notice
+    /// by the webhook client (behind its guard).
+    async fn deliver(&self, mail: &Mail) -> Result<(), MailError> {
+        let Some(h) = &mail.hook else {
+            return self.transport.send(mail, &self.from, &self.domain, self.service.now()).await;
+        };
+        let body = crate::webhook::body(h.shape, &mail.id, &mail.game, &mail.kind, &mail.subject, h);
+        self.service.webhooks().client.post(&h.url, &body, &mail.id).await.map_err(|e| match e {
+            crate::webhook::HookError::Refused(w) => MailError::Refused(w),
+            crate::webhook::HookError::Failed(w) => MailError::Send(w),
+        })
     }
 
     /// Wait until `tried` messages since `started` are within the rate.
@@ -609,6 +628,62 @@ mod tests {
         assert!(why.starts_with("cannot build the message: address \"not an address\""), "{why}");
         assert_eq!(worker.service.metrics.mail_dead.load(Relaxed), 1);
         assert_eq!(worker.tick().await, 0, "nothing is tried again");
+    }
+
+    /// At send time the guard is met again: a notice whose address is (or
+    /// whose name now resolves to) a loopback, private or metadata address
+    /// is refused before any connection, set aside as a dead letter at once
+    /// with its reason, and the host is told with the address masked.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_webhook_notice_to_a_private_address_is_refused_at_send_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let hook = |n: &str, url: &str| Mail {
+            hook: Some(crate::webhook::HookNotice {
+                url: url.into(),
+                shape: crate::webhook::Shape::Json,
+                text: "your move".into(),
+                link: "http://localhost/games/g".into(),
+                stop: "http://localhost/notify/stop/g/0/x".into(),
+            }),
+            to: crate::webhook::masked(url),
+            ..crate::mail::sample(n)
+        };
+        let mails = vec![
+            hook("0", "https://127.0.0.1/secret-a"),
+            hook("1", "https://10.0.0.1/secret-b"),
+            hook("2", "https://169.254.169.254/secret-c"),
+            hook("3", "https://rebound.test/secret-d"),
+            hook("4", "https://[::ffff:192.168.0.1]/secret-e"),
+        ];
+        let (worker, store) = worker_with_mails(dir.path(), mails, Policy { rate: 0, ..Policy::default() }).await;
+        worker.service.set_webhooks(crate::service::hooks::Webhooks {
+            client: crate::webhook::Client {
+                hosts: [("rebound.test".to_owned(), "192.168.1.9".parse().unwrap())].into(),
+                ..crate::webhook::Client::default()
+            },
+            ..Default::default()
+        });
+        assert_eq!(worker.tick().await, 5);
+        let dead = store.scan(Side::Outbox, b"x", 100).expect("scan");
+        assert_eq!(dead.len(), 5, "every one set aside at once");
+        let why: std::collections::BTreeMap<String, String> = dead
+            .iter()
+            .map(|(_, v)| crate::mail::decode(v).unwrap())
+            .map(|m| (m.id.clone(), m.last_error.unwrap()))
+            .collect();
+        for (n, words) in [
+            ("0", "a loopback address"),
+            ("1", "10.0.0.1 resolves to a private address"),
+            ("2", "169.254.169.254 resolves to a cloud metadata address"),
+            ("3", "rebound.test resolves to a private address"),
+            ("4", "resolves to a private address"),
+        ] {
+            let said = &why[&crate::mail::sample(n).id];
+            assert!(said.starts_with("refused: ") && said.contains(words), "{said:?} says {words:?}");
+            assert!(!said.contains("secret"), "no secret part in the reason: {said}");
+        }
+        assert!(store.scan(Side::Outbox, b"q", 100).expect("scan").is_empty(), "none is tried again");
+        assert_eq!(worker.service.metrics.mail_dead.load(Relaxed), 5);
     }
 
     #[test]

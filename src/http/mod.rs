@@ -18,6 +18,7 @@ mod inbound;
 pub mod limits;
 mod mail;
 mod messages;
+mod notify;
 pub mod openapi;
 mod ops;
 mod request;
@@ -78,6 +79,10 @@ pub fn routes() -> Vec<(Method, &'static str, Route)> {
         (Method::POST, "/api/v1/games/{id}/seats/{seat}/substitute", web::post().to(substitute)),
         (Method::POST, "/api/v1/games/{id}/roles/{role}/token", web::post().to(reissue_role)),
         (Method::POST, "/api/v1/games/{id}/clock", web::post().to(clock)),
+        (Method::GET, "/api/v1/games/{id}/seats/{seat}/notifications", web::get().to(notify::settings)),
+        (Method::PUT, "/api/v1/games/{id}/seats/{seat}/notifications", web::put().to(notify::set_settings)),
+        (Method::GET, "/api/v1/games/{id}/channel", web::get().to(notify::channel)),
+        (Method::PUT, "/api/v1/games/{id}/channel", web::put().to(notify::set_channel)),
         (Method::GET, "/api/v1/games/{id}/dead-letters", web::get().to(dead_letters)),
         (Method::POST, "/api/v1/games/{id}/dead-letters/{mail}/retry", web::post().to(retry_dead_letter)),
         (Method::POST, "/api/v1/inbound/mail", web::post().to(inbound::receive)),

@@ -245,6 +245,10 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     g.subschema_for::<t::NewMessage>();
     g.subschema_for::<t::MessageReason>();
     g.subschema_for::<t::RoleLink>();
+    g.subschema_for::<t::Notifications>();
+    g.subschema_for::<t::NotificationsChange>();
+    g.subschema_for::<t::Channel>();
+    g.subschema_for::<t::ChannelChange>();
     let mut defs = g.take_definitions(true);
     // Two fields the server reads as free JSON, described by their own schemas.
     if let Some(props) = defs.get_mut("CreateGame").and_then(|c| c.get_mut("properties")) {
@@ -274,7 +278,7 @@ fn generated(registry: &Registry) -> Map<String, Value> {
     }
     // A time zone is one the server knows (by its IANA name).
     let zones: Vec<&str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
-    for spec in ["SeatSpec", "HostSpec"] {
+    for spec in ["SeatSpec", "HostSpec", "NotificationsChange"] {
         if let Some(tz) = defs.get_mut(spec).and_then(|s| s.pointer_mut("/properties/tz")) {
             let description = tz.get("description").cloned().unwrap_or(json!("an IANA time zone"));
             *tz = json!({ "anyOf": [{ "enum": zones }, { "type": "null" }], "description": description });
@@ -483,6 +487,9 @@ pub fn document(registry: &Registry) -> Value {
         }
     });
     doc["paths"]["/api/v1/inbound/mail"] = inbound_path();
+    if let (Some(paths), Value::Object(more)) = (doc["paths"].as_object_mut(), notification_paths(seat_takes, read)) {
+        paths.extend(more);
+    }
     doc
 }
 
@@ -498,6 +505,32 @@ fn inbound_path() -> Value {
         "responses": responses(Takes { token: true, body: true, writes: true }, json!({ "200": ok("what became of the message", "InboundAnswer"),
             "422": problem("the message cannot be read as a mail message"),
             "429": too_many("the seat sent as many replies as an hour allows") })) } })
+}
+
+/// The notification settings' paths: a seat's, and the game's public channel.
+fn notification_paths(seat_takes: Takes, read: Takes) -> Value {
+    json!({
+            "/api/v1/games/{id}/seats/{seat}/notifications": {
+                "get": { "operationId": "getNotifications", "summary": "a seat's notification settings: mail, messages by mail, its webhook (the seat's own token)",
+                    "security": [{ "bearer": [] }], "parameters": [id(), seat()],
+                    "responses": responses(read, json!({ "200": ok("the settings; a webhook's address is shown masked", "Notifications"), "422": problem("no such seat") })) },
+                "put": { "operationId": "setNotifications", "summary": "change a seat's notification settings (the seat's own token); a field left out stays as it is",
+                    "description": "A new webhook (https only; Discord, Slack, Matrix or any JSON receiver) is checked and sent a first notice at once: an address that is not public (loopback, private, link-local, metadata and the like, after its name is resolved), that redirects, or that does not take the notice is refused with 422, in words. Each notice carries its stable id in the `Idempotency-Key` and `X-Runestone-Notice` headers, and a one-click stop link. A webhook's address is never shown again whole.",
+                    "security": [{ "bearer": [] }], "parameters": [id(), seat()], "requestBody": body("NotificationsChange", true),
+                    "responses": responses(seat_takes, json!({ "200": ok("the settings now", "Notifications"),
+                        "422": problem("no such seat, an unknown time zone, or a webhook refused (the detail says why)"),
+                        "429": too_many("this game's webhooks were set as often as an hour allows") })) } },
+            "/api/v1/games/{id}/channel": {
+                "get": { "operationId": "getChannel", "summary": "the game's public channel: a webhook told only what the public sees (host)",
+                    "security": [{ "bearer": [] }], "parameters": [id()],
+                    "responses": responses(read, json!({ "200": ok("the channel; its address is shown masked", "Channel") })) },
+                "put": { "operationId": "setChannel", "summary": "set or remove the game's public channel (host): whose turn it is, the round, who won",
+                    "description": "Checked and sent a first notice at once, as a seat's webhook is (422 when refused).",
+                    "security": [{ "bearer": [] }], "parameters": [id()], "requestBody": body("ChannelChange", true),
+                    "responses": responses(seat_takes, json!({ "200": ok("the channel now", "Channel"),
+                        "422": problem("a webhook refused (the detail says why)"),
+                        "429": too_many("this game's webhooks were set as often as an hour allows") })) } }
+    })
 }
 
 /// The largest whole number every JSON client carries exactly.

@@ -59,6 +59,7 @@ pub fn serve(
             .configure(configure)
             .configure(super::mail::configure)
             .configure(super::inbound::configure)
+            .configure(super::notify::configure)
             .configure(crate::web::configure)
             .default_service(web::to(not_found))
             // Pages, documents and streams leave gzipped for a client that

@@ -17,6 +17,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::service::hooks::{Channel, ChannelChange, HookShown, HookSpec, Notifications, NotificationsChange};
 use crate::service::policy_or_null;
 pub use crate::service::press::{Message, MessageReason, Messages, NewMessage, PressOptions};
 

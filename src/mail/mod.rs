@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::config::MailSettings;
+use crate::store::{Side, SideWrite};
 
 /// One message waiting in the outbox.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,13 @@ pub struct Mail {
     /// answered by replying.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_to: Option<String>,
+    /// Set on a notice to a webhook instead of a mail: where it is posted,
+    /// and what it says (`to` then holds the address masked, `subject` is
+    /// its title, `unsubscribe` its stop link). A seat's mail carries its
+    /// webhook's notice until the outbox write is split in two
+    /// ([`split_channels`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<crate::webhook::HookNotice>,
 }
 
 /// An outbox record's value as stored: the mail's JSON, compressed as the
@@ -114,6 +122,61 @@ pub fn released_key(game: &str, held: &[u8], now_ms: i64) -> Option<Vec<u8>> {
     Some(queue_key(due.max(now_ms), id))
 }
 
+/// The id of the webhook notice that goes with the mail `id` (a mail's id
+/// is hex, so the two never meet): its outbox key is the mail's with `w`
+/// after it.
+pub fn hook_id(id: &str) -> String {
+    format!("{id}w")
+}
+
+/// Outbox writes with each seat's notice split by channel. A seat's mail
+/// is rendered once, carrying its webhook's notice ([`Mail::hook`]); here
+/// it becomes the mail (when the seat gets mail: `to` is not empty) at its
+/// key and the webhook notice at the same key with `w` after it, so that
+/// each is sent, retried and given up on by itself. A withdrawn notice
+/// (a queued or held key removed) takes its webhook notice with it.
+/// Records already split, dead letters and other records pass as they are.
+pub fn split_channels(side: Vec<SideWrite>) -> Vec<SideWrite> {
+    let splits = |w: &SideWrite| {
+        w.side == Side::Outbox && matches!(w.key.first(), Some(b'q' | b'h')) && w.key.last() != Some(&b'w')
+    };
+    if !side.iter().any(splits) {
+        return side;
+    }
+    let mut out = Vec::with_capacity(side.len() + 1);
+    for w in side {
+        if !splits(&w) {
+            out.push(w);
+            continue;
+        }
+        let mut hook_key = w.key.clone();
+        hook_key.push(b'w');
+        let Some(value) = &w.value else {
+            out.push(w);
+            out.push(SideWrite { side: Side::Outbox, key: hook_key, value: None });
+            continue;
+        };
+        let Some((mut mail, hook)) = decode(value).ok().and_then(|mut m| m.hook.take().map(|h| (m, h))) else {
+            out.push(w);
+            continue;
+        };
+        mail.hook = None;
+        let notice = Mail {
+            id: hook_id(&mail.id),
+            to_name: String::new(),
+            to: crate::webhook::masked(&hook.url),
+            text: String::new(),
+            html: String::new(),
+            hook: Some(hook),
+            ..mail.clone()
+        };
+        let mail_value = (!mail.to.is_empty()).then(|| encode(&mail));
+        out.push(SideWrite { side: Side::Outbox, key: w.key, value: mail_value });
+        out.push(SideWrite { side: Side::Outbox, key: hook_key, value: Some(encode(&notice)) });
+    }
+    out
+}
+
 /// Dead-letter key: by game, then id, so a host can list a game's.
 pub fn dead_key(game: &str, id: &str) -> Vec<u8> {
     format!("x{game}/{id}").into_bytes()
@@ -134,6 +197,10 @@ pub enum MailError {
     Build(String),
     #[error("delivery failed: {0}")]
     Send(String),
+    /// A webhook refused for good (a forbidden address, a redirect, a hook
+    /// that is gone): never tried again.
+    #[error("refused: {0}")]
+    Refused(String),
 }
 
 impl Transport {
@@ -361,6 +428,7 @@ pub(crate) fn sample(who: &str) -> Mail {
         attempts: 0,
         last_error: None,
         reply_to: None,
+        hook: None,
     }
 }
 
@@ -444,6 +512,7 @@ mod tests {
             attempts: 2,
             last_error: Some("delivery failed: 451".into()),
             reply_to: None,
+            hook: None,
         };
         let json = serde_json::to_vec(&mail).unwrap();
         let stored = encode(&mail);

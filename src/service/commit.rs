@@ -97,7 +97,10 @@ impl Service {
     }
     /// Append durably. The store's append is called now, not when the
     /// future is first polled (see `EventStore::ordered_appends`).
-    pub(super) fn append(&self, write: Write) -> impl std::future::Future<Output = Result<()>> + '_ {
+    /// Each seat's notice in the write is split by channel first (mail,
+    /// webhook: `mail::split_channels`).
+    pub(super) fn append(&self, mut write: Write) -> impl std::future::Future<Output = Result<()>> + '_ {
+        write.side = crate::mail::split_channels(std::mem::take(&mut write.side));
         let n = write.events.len() as u64;
         let game = write.game.clone();
         let checked = self.checked_at_write(&write);
@@ -440,6 +443,11 @@ fn carry_preferences(into: &mut GameRecord, from: &GameRecord) {
         s.digest = f.digest;
         s.tz = f.tz.clone();
         s.press_mail_off = f.press_mail_off;
+        s.webhook = f.webhook.clone();
+    }
+    if into.channel != from.channel {
+        into.channel = from.channel.clone();
+        into.channel_gathering = from.channel_gathering.clone();
     }
 }
 

@@ -222,6 +222,9 @@ impl Service {
             clocks: Default::default(),
             mail_held: held.is_some(),
             press,
+            channel: None,
+            channel_gathering: None,
+            channel_last_ms: 0,
         };
         let created = self.write_new_game(&game_id, drafts, &seed, record, key, &req).await?;
         Ok(Answer { status: 201, body: serde_json::to_value(created).expect("JSON") })

@@ -480,7 +480,7 @@ impl Service {
             (Step::Reminder, _) => {
                 let mut side = vec![delete];
                 side.extend(self.reminder(t, &loaded.record, entry.seat, entry.since, deadline, Notice::Before(lead)));
-                self.store().put(side).await?;
+                self.store().put(crate::mail::split_channels(side)).await?;
                 Ok(())
             }
             (Step::Due, Some(pol)) if pol.grace_hours > 0.0 && !forfeited => {

@@ -243,6 +243,8 @@ impl Service {
             seed: seed.to_hex(),
             created_at: stamp(self.clock.now()),
             clocks: Default::default(),
+            channel_gathering: None,
+            channel_last_ms: 0,
             ..record
         };
         let created = self.write_new_game(&new_id, drafts, &seed, record, None, &Value::Null).await?;

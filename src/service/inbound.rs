@@ -785,6 +785,7 @@ impl Service {
             attempts: 0,
             last_error: None,
             reply_to,
+            hook: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
     }

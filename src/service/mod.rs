@@ -19,6 +19,8 @@
 //! - [`seats`]: tokens, new links, names and mail preferences;
 //! - [`deadlines`]: the deadline policy, the clocks of open decisions and
 //!   the missed-turn ladder the scheduler has the service climb;
+//! - [`hooks`]: notices by webhook beside mail (a seat's own, the game's
+//!   public channel), their settings and the one-click stop;
 //! - [`notify`]: who is mailed what, rendered as events are appended and
 //!   written into the outbox with them; seating a substitute, dead letters;
 //! - [`words`]: what a client sent, told back in the product's words.
@@ -29,6 +31,7 @@ mod create;
 mod deadlines;
 mod decide;
 mod history;
+pub mod hooks;
 pub mod inbound;
 #[cfg(test)]
 mod ladder_tests;
@@ -130,6 +133,19 @@ pub(crate) struct GameRecord {
     /// The game's press options.
     #[serde(default)]
     pub press: press::PressOptions,
+    /// The game's public channel, set by the host (`hooks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<crate::webhook::Hook>,
+    /// The channel's notice gathering, not sent yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_gathering: Option<hooks::ChannelGathering>,
+    /// When the channel's last notice was due (ms).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub channel_last_ms: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -167,6 +183,16 @@ pub(crate) struct SeatRecord {
     /// by mail are taken: a reply address names the decision it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_at: Option<u64>,
+    /// The seat's own webhook (`hooks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<crate::webhook::Hook>,
+}
+
+impl SeatRecord {
+    /// Whether the seat is told anything: by mail, or by its webhook.
+    pub(crate) fn told(&self) -> bool {
+        (self.email.is_some() && self.mail) || self.webhook.is_some()
+    }
 }
 
 /// Tuning of the service.
@@ -208,6 +234,8 @@ pub struct Service {
     press: std::sync::OnceLock<press::PressLimits>,
     /// How replies by mail are taken (`inbound`).
     inbound: std::sync::OnceLock<inbound::Inbound>,
+    /// The webhook client and its bounds ([`Service::set_webhooks`]).
+    webhooks: std::sync::OnceLock<hooks::Webhooks>,
 }
 
 /// Whether the position after event `seq` is kept as a snapshot: only at the
@@ -286,6 +314,7 @@ impl Service {
             chain: Default::default(),
             press: std::sync::OnceLock::new(),
             inbound: std::sync::OnceLock::new(),
+            webhooks: std::sync::OnceLock::new(),
         }
     }
     /// The service's clock.

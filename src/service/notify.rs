@@ -243,7 +243,7 @@ impl Service {
         seat: u8,
     ) -> Result<Option<SideWrite>> {
         let Some(s) = record.seats.get(seat as usize) else { return Ok(None) };
-        if s.email.is_none() || !s.mail {
+        if !s.told() {
             return Ok(None);
         }
         let now = self.now().timestamp_millis();
@@ -274,7 +274,10 @@ impl Service {
         Ok(Some(SideWrite { side: Side::Outbox, key, value: Some(crate::mail::encode(&mail)) }))
     }
 
-    /// Render one mail to a seat, if it has an address and wants mail.
+    /// Render one mail to a seat, if it has an address and wants mail or
+    /// has a webhook: the mail carries the webhook's notice, split from it
+    /// in the store write (`mail::split_channels`); `to` is empty when the
+    /// seat gets no mail.
     pub(super) fn render_seat_mail(
         &self,
         table: &Table,
@@ -286,7 +289,11 @@ impl Service {
     ) -> Option<Mail> {
         let (seq, kind) = cause;
         let s = record.seats.get(seat as usize)?;
-        let to = s.email.clone().filter(|_| s.mail)?;
+        if !s.told() {
+            return None;
+        }
+        let to = s.email.clone().filter(|_| s.mail).unwrap_or_default();
+        let hook = self.seat_hook(&table.game_id, s.webhook.as_ref(), seat, &ctx);
         let (unsubscribe, preferences) = self.mail_links(&table.game_id, seat);
         if let Value::Object(m) = &mut ctx {
             m.insert("name".into(), json!(s.name));
@@ -321,6 +328,7 @@ impl Service {
             attempts: 0,
             last_error: None,
             reply_to: reply.map(|(address, _)| address),
+            hook,
         };
         Some(mail)
     }
@@ -434,8 +442,10 @@ impl Service {
                 }
                 record.seats[seat as usize].told_up_to = after.head;
             }
+            out.extend(self.channel_notices(before, after, record));
             return Ok(out);
         }
+        out.extend(self.channel_notices(before, after, record));
         let newly: BTreeSet<u8> = newly_pending(Some(before), after).into_iter().map(|p| p.seat).collect();
         // Unsent mails of seats asked nothing any more are withdrawn; those
         // of seats whose question changed are told again.
@@ -473,7 +483,7 @@ impl Service {
         }
         for seat in newly {
             let Some(s) = record.seats.get(seat as usize) else { continue };
-            if s.email.is_none() || !s.mail {
+            if !s.told() {
                 continue;
             }
             let prompt = Self::prompt_of(after, seat).unwrap_or_default();
@@ -567,6 +577,7 @@ impl Service {
             attempts: 0,
             last_error: None,
             reply_to: None,
+            hook: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
     }
@@ -595,6 +606,7 @@ impl Service {
             attempts: 0,
             last_error: None,
             reply_to: None,
+            hook: None,
         };
         Some(outbox_write(self.now(), &mail))
     }
@@ -628,6 +640,7 @@ impl Service {
             attempts: 0,
             last_error: None,
             reply_to: None,
+            hook: None,
         };
         Some(outbox_write(self.now(), &mail))
     }
@@ -828,7 +841,7 @@ impl Service {
         let ctx = json!({ "prompt": Self::prompt_of(t, seat), "others": Vec::<String>::new(), "deadline": null });
         let subject = format!("You take over a seat in {}", self.game_name(t));
         let invite = self.seat_mail(t, &loaded.record, seat, (events[0].seq, "invitation"), subject, ctx);
-        self.store().put(invite.into_iter().collect()).await?;
+        self.store().put(crate::mail::split_channels(invite.into_iter().collect())).await?;
         let gen = t.generations[seat as usize];
         let token = self.keys().issue(game, Role::Seat, Some(seat), gen, self.now());
         Ok(json!({ "seat": seat, "generation": gen, "token": token, "link": self.link(game, &token) }))

@@ -51,7 +51,7 @@ impl Service {
                 continue;
             }
             let Some(s) = record.seats.get(seat as usize) else { continue };
-            if s.email.is_none() || !s.mail || s.press_mail_off {
+            if !s.told() || s.press_mail_off {
                 continue;
             }
             let unsent = s.press_digest.clone().filter(|d| d.due_ms > now);

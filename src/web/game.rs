@@ -179,6 +179,7 @@ pub(super) async fn render_game(
     facts["at_head"] = json!(at_head);
     let thread = entered.values.get("channel").cloned().or_else(|| query(req).get("thread").cloned());
     let press = super::press::panel(&view, &names, me, &facts, &dots, &entered, thread.as_deref());
+    let notices = super::notices::facts(svc, game, claims, &entered).await;
     let mut ctx = json!({
         "table": table_header(rules, &summary, &view["view"], &names, &pending, me),
         "game": game,
@@ -187,6 +188,7 @@ pub(super) async fn render_game(
         "me": me.map(|s| json!({"seat": s, "name": board::seat_name(&names, s)})),
         "dots": dots,
         "press": press,
+        "notices": notices,
         "problem": problem,
         "pending": pending,
         "my_turn": my_turn,

@@ -29,6 +29,7 @@ mod host;
 mod landing;
 mod log;
 mod new_game;
+mod notices;
 mod page;
 mod press;
 mod rules;
@@ -67,6 +68,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/games/{game}/back").route(web::post().to(game::back)))
     .service(web::resource("/games/{game}/messages").route(web::post().to(press::post)))
     .service(web::resource("/games/{game}/messages/mail").route(web::post().to(press::mail)))
+    .service(web::resource("/games/{game}/notices").route(web::post().to(notices::set)))
     .service(
         web::resource("/host/new")
             .route(web::get().to(new_game::host_new))

@@ -41,3 +41,4 @@ mod web_axe;
 mod web_first;
 mod web_loads;
 mod web_words;
+mod webhooks;

@@ -80,6 +80,7 @@ fn deliver(c: &mut Criterion) {
                             last_error: None,
                             reply_to: None,
                             hook: None,
+                            push: None,
                         };
                         SideWrite {
                             side: Side::Outbox,

@@ -153,6 +153,12 @@ impl Application {
         if settings.notify.allow_loopback {
             tracing::warn!("notify.allow_loopback is set: webhooks may reach this machine's loopback (tests only)");
         }
+        let vapid = if settings.notify.push {
+            let v = crate::webpush::Vapid::load_or_create(dir).context("cannot load or create the push key")?;
+            Some(Arc::new(v))
+        } else {
+            None
+        };
         service.set_webhooks(crate::service::hooks::Webhooks {
             client: crate::webhook::Client {
                 enabled: settings.notify.webhooks,
@@ -161,6 +167,8 @@ impl Application {
                 timeout: std::time::Duration::from_secs(settings.notify.timeout_seconds.clamp(1, 60)),
             },
             probes: crate::limits::Limiter::new(settings.notify.probes_per_hour, std::time::Duration::from_secs(3600)),
+            vapid,
+            contact: settings.notify.push_contact.trim().to_owned(),
         });
         if settings.storage.backend == "sled" {
             service.watch_space(crate::store::space::Space::new(dir.clone(), reserve));

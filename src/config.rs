@@ -46,7 +46,7 @@ pub struct InboundSettings {
     pub route_key: String,
 }
 
-/// Notices by webhook.
+/// Notices by webhook and Web Push.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NotifySettings {
@@ -62,6 +62,12 @@ pub struct NotifySettings {
     /// address checked by the guard like any other. Set in a file only.
     #[serde(default)]
     pub test_hosts: std::collections::BTreeMap<String, std::net::IpAddr>,
+    /// Whether notices are pushed to browsers (Web Push, with the key in
+    /// `vapid.key` of the data directory, made on first start).
+    pub push: bool,
+    /// The contact push services are given (`mailto:` or https); empty:
+    /// the server's public URL.
+    pub push_contact: String,
 }
 
 /// Messages between the players of a game.

@@ -16,7 +16,7 @@
 //!
 //! 1. `lib`, `clock`, `config`, `limits`, `metrics`, `games`, `auth`: the ground: this file's helpers, time, settings, the bounds and rates on what clients send, counters, the registry of games, tokens.
 //! 2. `store`, `health`: the event logs and the records written with them; the probe that asks the store whether it answers.
-//! 3. `mail`, `webhook`: a mail as rendered and queued in the outbox, its templates, the transports that deliver it; a notice posted to a webhook, and the guard around what the server posts to.
+//! 3. `mail`, `webhook`, `webpush`: a mail as rendered and queued in the outbox, its templates, the transports that deliver it; a notice posted to a webhook, and the guard around what the server posts to; a notice pushed to a browser (Web Push: the server's VAPID key, each message encrypted for its browser).
 //! 4. `service`: every use case over the store and the engine, and the words its users share (its errors, the deadline policy, the mail it decides to send).
 //! 5. `problem`, `bound`: what the API and the pages share: a service error as a problem with a status, a title and words a person can act on; each request's bound, its service work off the HTTP worker.
 //! 6. `deadlines`, `outbox`, `inbound`, `web`: the workers that act on what is due (deadlines, mail), the listener that takes replies by mail, and the pages.
@@ -43,6 +43,7 @@ pub mod service;
 pub mod store;
 pub mod web;
 pub mod webhook;
+pub mod webpush;
 
 /// `N` bytes from the operating system's random source.
 pub fn random_bytes<const N: usize>() -> [u8; N] {

@@ -275,6 +275,10 @@ impl Worker {
                     Metrics::inc(&self.service.metrics.mail_sent);
                     tracing::info!(id = %mail.id, kind = %mail.kind, game = %mail.game, "mail sent");
                 }
+                // The browser is gone (its subscription removed): nobody to tell.
+                Err(MailError::Gone(why)) => {
+                    tracing::info!(id = %mail.id, game = %mail.game, why = %why, "a push notice's browser is gone; dropped");
+                }
                 Err(e) => {
                     Metrics::inc(&self.service.metrics.mail_failures);
                     mail.attempts += 1;
@@ -294,7 +298,7 @@ impl Worker {
                         if mail.kind != "host_alert" {
                             let alert = if let MailError::Refused(why) = &e {
                                 format!(
-                                    "the notice \"{}\" to the webhook {} was refused ({why}); it is set aside in the dead letters",
+                                    "the notice \"{}\" to {} was refused ({why}); it is set aside in the dead letters",
                                     crate::mail::header_text(&mail.subject, crate::mail::MAX_SUBJECT),
                                     mail.to
                                 )
@@ -329,8 +333,24 @@ impl Worker {
     }
 
     /// Send one outbox record: a mail by the transport, a webhook notice
-    /// by the webhook client (behind its guard).
+    /// by the webhook client (behind its guard), a push notice through the
+    /// browser's push service (behind the same guard). A subscription its
+    /// push service says is gone is removed from its seat here.
     async fn deliver(&self, mail: &Mail) -> Result<(), MailError> {
+        if let Some(p) = &mail.push {
+            return match self.service.push_now(&mail.id, &mail.game, &mail.kind, &mail.subject, p).await {
+                Ok(()) => Ok(()),
+                Err(crate::webpush::PushError::Gone(w)) => {
+                    if let Err(e) = self.service.push_gone(&mail.game, p.seat, &p.sub.endpoint).await {
+                        // Its next notice is answered the same way and removes it then.
+                        tracing::warn!(game = %mail.game, error = %e, "cannot remove a gone push subscription yet");
+                    }
+                    Err(MailError::Gone(w))
+                }
+                Err(crate::webpush::PushError::Refused(w)) => Err(MailError::Refused(w)),
+                Err(crate::webpush::PushError::Failed(w)) => Err(MailError::Send(w)),
+            };
+        }
         let Some(h) = &mail.hook else {
             return self.transport.send(mail, &self.from, &self.domain, self.service.now()).await;
         };

@@ -294,7 +294,7 @@ impl Client {
     pub async fn resolve(&self, t: &Target) -> Result<SocketAddr, HookError> {
         if !self.enabled {
             return Err(HookError::Refused(
-                "this server sends no notices to webhooks (its operator turned them off)".into(),
+                "this server sends no notices to webhooks or browsers (its operator turned them off)".into(),
             ));
         }
         let addrs: Vec<SocketAddr> = match (t.ip, self.hosts.get(&t.host)) {
@@ -332,9 +332,35 @@ impl Client {
 
     /// Post `body` to `url` with the notice's stable `id`.
     pub async fn post(&self, url: &str, body: &[u8], id: &str) -> Result<(), HookError> {
+        let headers = [
+            ("Content-Type", "application/json".to_owned()),
+            ("Idempotency-Key", id.to_owned()),
+            ("X-Runestone-Notice", id.to_owned()),
+        ];
+        let (host, status) = self.request(url, &headers, body).await?;
+        match status {
+            200..=299 => Ok(()),
+            300..=399 => Err(HookError::Refused(format!(
+                "{host} answered with a redirect (HTTP {status}); redirects are never followed: give the address it redirects to, if that is a public one"
+            ))),
+            408 | 425 | 429 | 500..=599 => Err(HookError::Failed(format!("{host} answered HTTP {status}"))),
+            _ => Err(HookError::Refused(format!(
+                "{host} refused the notice (HTTP {status}): the hook may have been deleted; set it again"
+            ))),
+        }
+    }
+
+    /// POST `body` with `headers` to `url`, behind the guard; the host
+    /// asked and the status of its answer (a redirect is not followed).
+    pub async fn request(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &[u8],
+    ) -> Result<(String, u16), HookError> {
         let t = parse(url, self.loopback_ok)?;
         let addr = self.resolve(&t).await?;
-        let tcp = within(self.timeout, "connecting to the webhook", tokio::net::TcpStream::connect(addr))
+        let tcp = within(self.timeout, "connecting", tokio::net::TcpStream::connect(addr))
             .await?
             .map_err(|e| HookError::Failed(format!("cannot connect to {}: {}", t.host, e.kind())))?;
         let _ = tcp.set_nodelay(true);
@@ -345,22 +371,11 @@ impl Client {
                 within(self.timeout, "the TLS handshake", tls_connector().connect(name, tcp)).await?.map_err(|e| {
                     HookError::Failed(format!("the TLS handshake with {} failed: {}", t.host, tls_words(&e)))
                 })?;
-            within(self.timeout, "the webhook's answer", exchange(tls, &t, body, id)).await??
+            within(self.timeout, "the answer", exchange(tls, &t, headers, body)).await??
         } else {
-            within(self.timeout, "the webhook's answer", exchange(tcp, &t, body, id)).await??
+            within(self.timeout, "the answer", exchange(tcp, &t, headers, body)).await??
         };
-        match status {
-            200..=299 => Ok(()),
-            300..=399 => Err(HookError::Refused(format!(
-                "{} answered with a redirect (HTTP {status}); redirects are never followed: give the address it redirects to, if that is a public one",
-                t.host
-            ))),
-            408 | 425 | 429 | 500..=599 => Err(HookError::Failed(format!("{} answered HTTP {status}", t.host))),
-            _ => Err(HookError::Refused(format!(
-                "{} refused the notice (HTTP {status}): the hook may have been deleted; set it again",
-                t.host
-            ))),
-        }
+        Ok((t.host, status))
     }
 }
 
@@ -378,19 +393,21 @@ fn tls_words(e: &std::io::Error) -> String {
 async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
     mut s: S,
     t: &Target,
+    headers: &[(&str, String)],
     body: &[u8],
-    id: &str,
 ) -> Result<u16, HookError> {
     let host = if (t.tls && t.port == 443) || (!t.tls && t.port == 80) {
         t.host.clone()
     } else {
         format!("{}:{}", t.host, t.port)
     };
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: runestone\r\nContent-Type: application/json\r\nContent-Length: {}\r\nIdempotency-Key: {id}\r\nX-Runestone-Notice: {id}\r\nConnection: close\r\n\r\n",
-        t.path,
-        body.len()
-    );
+    let mut head = format!("POST {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: runestone\r\n", t.path);
+    for (name, value) in headers {
+        // The values are the server's own (ids, keys, tokens): never a line break.
+        debug_assert!(!value.contains(['\r', '\n']), "{name}");
+        head.push_str(&format!("{name}: {}\r\n", value.replace(['\r', '\n'], "")));
+    }
+    head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
     let failed = |e: std::io::Error| HookError::Failed(format!("the connection to {} broke: {}", t.host, e.kind()));
     s.write_all(head.as_bytes()).await.map_err(failed)?;
     s.write_all(body).await.map_err(failed)?;

@@ -1,6 +1,6 @@
-//! Notification settings over the API (a seat's mail, messages and webhook;
-//! the game's public channel, set by the host) and the one-click stop link
-//! every webhook notice carries (a signed link: the GET shows a button, the
+//! Notification settings over the API (a seat's mail, messages, webhook and
+//! browser; the game's public channel, set by the host) and the one-click
+//! stop link every webhook and push notice carries (a signed link: the GET shows a button, the
 //! POST stops, so a link preview changes nothing).
 
 use actix_web::http::StatusCode;
@@ -91,8 +91,5 @@ async fn stop_page(svc: Svc, link: Link) -> Result<HttpResponse, ApiError> {
 async fn stop(svc: Svc, link: Link) -> Result<HttpResponse, ApiError> {
     let who = checked(&svc, &link)?;
     svc.stop_hook(&link.0, who).await?;
-    Ok(page(
-        "Stopped",
-        "<p>No more notices go to that webhook from this game. Mail, and the game itself, are as they were.</p>",
-    ))
+    Ok(page("Stopped", "<p>No more notices go there from this game. Mail, and the game itself, are as they were.</p>"))
 }

@@ -511,14 +511,14 @@ fn inbound_path() -> Value {
 fn notification_paths(seat_takes: Takes, read: Takes) -> Value {
     json!({
             "/api/v1/games/{id}/seats/{seat}/notifications": {
-                "get": { "operationId": "getNotifications", "summary": "a seat's notification settings: mail, messages by mail, its webhook (the seat's own token)",
+                "get": { "operationId": "getNotifications", "summary": "a seat's notification settings: mail, messages by mail, its webhook, its browser (the seat's own token)",
                     "security": [{ "bearer": [] }], "parameters": [id(), seat()],
-                    "responses": responses(read, json!({ "200": ok("the settings; a webhook's address is shown masked", "Notifications"), "422": problem("no such seat") })) },
+                    "responses": responses(read, json!({ "200": ok("the settings; a webhook's or push service's address is shown masked", "Notifications"), "422": problem("no such seat") })) },
                 "put": { "operationId": "setNotifications", "summary": "change a seat's notification settings (the seat's own token); a field left out stays as it is",
-                    "description": "A new webhook (https only; Discord, Slack, Matrix or any JSON receiver) is checked and sent a first notice at once: an address that is not public (loopback, private, link-local, metadata and the like, after its name is resolved), that redirects, or that does not take the notice is refused with 422, in words. Each notice carries its stable id in the `Idempotency-Key` and `X-Runestone-Notice` headers, and a one-click stop link. A webhook's address is never shown again whole.",
+                    "description": "A new webhook (https only; Discord, Slack, Matrix or any JSON receiver) is checked and sent a first notice at once: an address that is not public (loopback, private, link-local, metadata and the like, after its name is resolved), that redirects, or that does not take the notice is refused with 422, in words. Each notice carries its stable id in the `Idempotency-Key` and `X-Runestone-Notice` headers, and a one-click stop link. A webhook's address is never shown again whole. `push` is a browser's Web Push subscription (`PushSubscription.toJSON()`, made with the server's `push_key` as `applicationServerKey`): its push service's address gets the same guard and a first notice at once; each notice is encrypted for the browser (RFC 8291, aes128gcm) and signed with the server's VAPID key (RFC 8292), carries its stable `id` and a stop link, and opens the game page; a subscription its push service says is gone (404, 410) is removed.",
                     "security": [{ "bearer": [] }], "parameters": [id(), seat()], "requestBody": body("NotificationsChange", true),
                     "responses": responses(seat_takes, json!({ "200": ok("the settings now", "Notifications"),
-                        "422": problem("no such seat, an unknown time zone, or a webhook refused (the detail says why)"),
+                        "422": problem("no such seat, an unknown time zone, or a webhook or browser subscription refused (the detail says why)"),
                         "429": too_many("this game's webhooks were set as often as an hour allows") })) } },
             "/api/v1/games/{id}/channel": {
                 "get": { "operationId": "getChannel", "summary": "the game's public channel: a webhook told only what the public sees (host)",

@@ -58,6 +58,12 @@ pub struct Mail {
     /// ([`split_channels`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook: Option<crate::webhook::HookNotice>,
+    /// Set on a notice pushed to a browser (Web Push) instead of a mail:
+    /// the subscription and what it says (`to` then holds the push
+    /// service's address masked, `subject` is its title). Carried by a
+    /// seat's mail until the write is split, as [`Mail::hook`] is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<crate::webpush::PushNotice>,
 }
 
 /// An outbox record's value as stored: the mail's JSON, compressed as the
@@ -129,16 +135,25 @@ pub fn hook_id(id: &str) -> String {
     format!("{id}w")
 }
 
+/// The id of the push notice that goes with the mail `id`: its outbox key
+/// is the mail's with `p` after it.
+pub fn push_id(id: &str) -> String {
+    format!("{id}p")
+}
+
 /// Outbox writes with each seat's notice split by channel. A seat's mail
-/// is rendered once, carrying its webhook's notice ([`Mail::hook`]); here
-/// it becomes the mail (when the seat gets mail: `to` is not empty) at its
-/// key and the webhook notice at the same key with `w` after it, so that
-/// each is sent, retried and given up on by itself. A withdrawn notice
-/// (a queued or held key removed) takes its webhook notice with it.
-/// Records already split, dead letters and other records pass as they are.
+/// is rendered once, carrying its webhook's notice ([`Mail::hook`]) and its
+/// browser's ([`Mail::push`]); here it becomes the mail (when the seat gets
+/// mail: `to` is not empty) at its key, the webhook notice at the same key
+/// with `w` after it and the push notice with `p` after it, so that each is
+/// sent, retried and given up on by itself. A withdrawn notice (a queued or
+/// held key removed) takes its webhook and push notices with it. Records
+/// already split, dead letters and other records pass as they are.
 pub fn split_channels(side: Vec<SideWrite>) -> Vec<SideWrite> {
     let splits = |w: &SideWrite| {
-        w.side == Side::Outbox && matches!(w.key.first(), Some(b'q' | b'h')) && w.key.last() != Some(&b'w')
+        w.side == Side::Outbox
+            && matches!(w.key.first(), Some(b'q' | b'h'))
+            && !matches!(w.key.last(), Some(&b'w') | Some(&b'p'))
     };
     if !side.iter().any(splits) {
         return side;
@@ -149,30 +164,47 @@ pub fn split_channels(side: Vec<SideWrite>) -> Vec<SideWrite> {
             out.push(w);
             continue;
         }
-        let mut hook_key = w.key.clone();
-        hook_key.push(b'w');
+        let channel_key = |c: u8| {
+            let mut k = w.key.clone();
+            k.push(c);
+            k
+        };
         let Some(value) = &w.value else {
+            let (hook_key, push_key) = (channel_key(b'w'), channel_key(b'p'));
             out.push(w);
             out.push(SideWrite { side: Side::Outbox, key: hook_key, value: None });
+            out.push(SideWrite { side: Side::Outbox, key: push_key, value: None });
             continue;
         };
-        let Some((mut mail, hook)) = decode(value).ok().and_then(|mut m| m.hook.take().map(|h| (m, h))) else {
+        let Some(mut mail) = decode(value).ok() else {
             out.push(w);
             continue;
         };
-        mail.hook = None;
-        let notice = Mail {
-            id: hook_id(&mail.id),
-            to_name: String::new(),
-            to: crate::webhook::masked(&hook.url),
-            text: String::new(),
-            html: String::new(),
-            hook: Some(hook),
-            ..mail.clone()
-        };
+        if mail.hook.is_none() && mail.push.is_none() {
+            // A seat told only by a channel this server no longer sends
+            // (push turned off): nothing to send at all.
+            let value = if mail.to.is_empty() { None } else { w.value };
+            out.push(SideWrite { value, ..w });
+            continue;
+        }
+        let (hook, push) = (mail.hook.take(), mail.push.take());
+        let bare = Mail { to_name: String::new(), text: String::new(), html: String::new(), ..mail.clone() };
+        if let Some(hook) = hook {
+            let notice =
+                Mail { id: hook_id(&mail.id), to: crate::webhook::masked(&hook.url), hook: Some(hook), ..bare.clone() };
+            out.push(SideWrite { side: Side::Outbox, key: channel_key(b'w'), value: Some(encode(&notice)) });
+        }
+        if let Some(push) = push {
+            let notice = Mail {
+                id: push_id(&mail.id),
+                to: crate::webhook::masked(&push.sub.endpoint),
+                push: Some(push),
+                ..bare
+            };
+            out.push(SideWrite { side: Side::Outbox, key: channel_key(b'p'), value: Some(encode(&notice)) });
+        }
         let mail_value = (!mail.to.is_empty()).then(|| encode(&mail));
         out.push(SideWrite { side: Side::Outbox, key: w.key, value: mail_value });
-        out.push(SideWrite { side: Side::Outbox, key: hook_key, value: Some(encode(&notice)) });
     }
     out
 }
@@ -201,6 +233,10 @@ pub enum MailError {
     /// that is gone): never tried again.
     #[error("refused: {0}")]
     Refused(String),
+    /// A browser's subscription the push service says is gone: removed
+    /// from its seat; the notice is dropped, no failure.
+    #[error("gone: {0}")]
+    Gone(String),
 }
 
 impl Transport {
@@ -429,6 +465,7 @@ pub(crate) fn sample(who: &str) -> Mail {
         last_error: None,
         reply_to: None,
         hook: None,
+        push: None,
     }
 }
 
@@ -513,6 +550,7 @@ mod tests {
             last_error: Some("delivery failed: 451".into()),
             reply_to: None,
             hook: None,
+            push: None,
         };
         let json = serde_json::to_vec(&mail).unwrap();
         let stored = encode(&mail);
@@ -558,5 +596,50 @@ mod tests {
             e.to_string(),
             "cannot build the message: the mail library failed on it: writing `Mailbox` returned an error"
         );
+    }
+
+    /// A seat's mail carrying its webhook's and browser's notices becomes
+    /// three records at the same key (`w` and `p` after it), each with its
+    /// own id; a withdrawal takes all three; a seat mail with no address
+    /// and no channel left is not written at all.
+    #[test]
+    fn a_seat_notice_is_split_by_channel_and_withdrawn_whole() {
+        let key = queue_key(5, "abc");
+        let hook = crate::webhook::HookNotice {
+            url: "https://hooks.example/s3cret".into(),
+            shape: crate::webhook::Shape::Json,
+            text: "t".into(),
+            link: "l".into(),
+            stop: "s".into(),
+        };
+        let push = crate::webpush::PushNotice {
+            sub: crate::webpush::Subscription {
+                endpoint: "https://push.example/s3cret".into(),
+                p256dh: "k".into(),
+                auth: "a".into(),
+            },
+            seat: 1,
+            text: "t".into(),
+            link: "l".into(),
+            stop: "s".into(),
+        };
+        let mail = Mail { id: "abc".into(), hook: Some(hook), push: Some(push), ..super::sample("1") };
+        let out = split_channels(vec![SideWrite { side: Side::Outbox, key: key.clone(), value: Some(encode(&mail)) }]);
+        let by_key: std::collections::BTreeMap<Vec<u8>, Mail> =
+            out.iter().map(|w| (w.key.clone(), decode(w.value.as_ref().expect("written")).unwrap())).collect();
+        let with = |c: u8| [key.as_slice(), &[c]].concat();
+        assert_eq!(by_key.len(), 3);
+        let (m, h, p) = (&by_key[&key], &by_key[&with(b'w')], &by_key[&with(b'p')]);
+        assert_eq!((m.hook.is_none(), m.push.is_none(), m.to.as_str()), (true, true, mail.to.as_str()));
+        assert_eq!((h.id.as_str(), h.to.as_str(), h.push.is_none()), ("abcw", "https://hooks.example/…", true));
+        assert_eq!((p.id.as_str(), p.to.as_str(), p.hook.is_none()), ("abcp", "https://push.example/…", true));
+        assert!(p.text.is_empty() && p.html.is_empty(), "the mail's body stays with the mail");
+        let gone = split_channels(vec![SideWrite { side: Side::Outbox, key: key.clone(), value: None }]);
+        let keys: Vec<&[u8]> = gone.iter().filter(|w| w.value.is_none()).map(|w| w.key.as_slice()).collect();
+        assert_eq!(keys, vec![key.as_slice(), with(b'w').as_slice(), with(b'p').as_slice()]);
+        let nothing = Mail { to: String::new(), ..super::sample("2") };
+        let out =
+            split_channels(vec![SideWrite { side: Side::Outbox, key: key.clone(), value: Some(encode(&nothing)) }]);
+        assert_eq!((out.len(), out[0].value.is_none()), (1, true), "no address and no channel: nothing queued");
     }
 }

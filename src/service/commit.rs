@@ -444,6 +444,7 @@ fn carry_preferences(into: &mut GameRecord, from: &GameRecord) {
         s.tz = f.tz.clone();
         s.press_mail_off = f.press_mail_off;
         s.webhook = f.webhook.clone();
+        s.push = f.push.clone();
     }
     if into.channel != from.channel {
         into.channel = from.channel.clone();

@@ -1,5 +1,6 @@
-//! Notices by webhook, beside mail: a seat's own webhook, the game's public
-//! channel (set by the host), the settings of both, and the one-click stop.
+//! Notices by webhook and in the browser, beside mail: a seat's own webhook
+//! and browser (Web Push), the game's public channel (set by the host), the
+//! settings of all three, and the one-click stop.
 //!
 //! A seat's webhook notice is rendered with the seat's mail
 //! ([`Service::render_seat_mail`] puts it in [`Mail::hook`]) and split from
@@ -10,9 +11,16 @@
 //! public table header, and the outcome once the game is over; it gathers
 //! like a seat's mail, one notice per wait ([`ChannelGathering`]).
 //!
-//! A new address is checked, then sent a first notice at once (so a wrong
-//! address, a private one, or one that redirects is refused while its owner
-//! is there to see it); the same checks are made again at every send.
+//! A seat's push notice rides with its mail in the same way (split to the
+//! mail's key with `p` after it), encrypted for the seat's browser and
+//! signed with the server's VAPID key when sent ([`crate::webpush`]); a
+//! subscription its push service says is gone is removed
+//! ([`Service::push_gone`]).
+//!
+//! A new address (a webhook's, a push service's) is checked, then sent a
+//! first notice at once (so a wrong address, a private one, or one that
+//! redirects is refused while its owner is there to see it); the same
+//! checks are made again at every send.
 
 use chrono::{DateTime, Utc};
 use runestone_engine::{Table, Viewer};
@@ -26,12 +34,19 @@ use crate::limits::Limiter;
 use crate::mail::{held_key, mail_id, queue_key, Mail};
 use crate::store::{Side, SideWrite};
 use crate::webhook::{Hook, HookError, HookNotice, Shape};
+use crate::webpush::{PushError, PushNotice, Subscription, Vapid};
 
-/// The webhook client and the bound on first notices per game.
+/// The webhook client, the bound on first notices per game, and the key
+/// push notices are signed with.
 pub struct Webhooks {
     pub client: crate::webhook::Client,
     /// First notices (sent when an address is set) per game.
     pub probes: Limiter,
+    /// The server's VAPID key (none: no push notices).
+    pub vapid: Option<std::sync::Arc<Vapid>>,
+    /// The contact a push service is given in each request's JWT (`sub`):
+    /// a `mailto:` or https address.
+    pub contact: String,
 }
 
 impl Default for Webhooks {
@@ -39,8 +54,43 @@ impl Default for Webhooks {
         Webhooks {
             client: crate::webhook::Client::default(),
             probes: Limiter::new(20, std::time::Duration::from_secs(3600)),
+            vapid: None,
+            contact: String::new(),
         }
     }
+}
+
+/// A browser's push subscription, as `PushSubscription.toJSON()` gives it.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushSpec {
+    /// The push service's https address for the browser. Never shown again whole.
+    #[schemars(length(min = 9, max = 2048), regex(pattern = r"^https://[!-~]+$"))]
+    pub endpoint: String,
+    pub keys: PushKeys,
+    /// When the subscription ends, if the browser says (milliseconds); not kept.
+    #[serde(default, rename = "expirationTime", skip_serializing_if = "Option::is_none")]
+    pub expiration_time: Option<f64>,
+}
+
+/// A subscription's keys, base64url.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushKeys {
+    /// The browser's P-256 public key, uncompressed (65 bytes).
+    #[schemars(length(min = 86, max = 88), regex(pattern = r"^[A-Za-z0-9_-]+=*$"))]
+    pub p256dh: String,
+    /// The browser's authentication secret (16 bytes).
+    #[schemars(length(min = 22, max = 24), regex(pattern = r"^[A-Za-z0-9_-]+=*$"))]
+    pub auth: String,
+}
+
+/// A browser subscription as answers show it: its push service's address masked.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushShown {
+    /// The scheme and host only ("https://fcm.googleapis.com/…").
+    pub endpoint: String,
 }
 
 /// A webhook to set: its address and its shape.
@@ -49,7 +99,7 @@ impl Default for Webhooks {
 pub struct HookSpec {
     /// The hook's https address, as the service (Discord, Slack, a Matrix
     /// bridge, your own) gave it. Never shown again whole.
-    #[schemars(length(min = 9, max = 2048), regex(pattern = r"^https://[^\s]+$"))]
+    #[schemars(length(min = 9, max = 2048), regex(pattern = r"^https://[!-~]+$"))]
     pub url: String,
     /// What the receiver expects: discord, slack, matrix or json.
     pub shape: Shape,
@@ -99,6 +149,11 @@ pub struct NotificationsChange {
     /// notice at once and refused (422) if that fails.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub webhook: Option<Option<HookSpec>>,
+    /// The browser the seat's notices are pushed to (a Web Push
+    /// subscription made with `push_key`); null removes it. A new one is
+    /// sent a first notice at once and refused (422) if that fails.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub push: Option<Option<PushSpec>>,
 }
 
 /// A seat's notification settings.
@@ -113,6 +168,12 @@ pub struct Notifications {
     pub press_mail: bool,
     pub tz: Option<String>,
     pub webhook: Option<HookShown>,
+    /// The browser the seat's notices are pushed to.
+    pub push: Option<PushShown>,
+    /// The server's public key for push subscriptions (a browser's
+    /// `applicationServerKey`, base64url); null when this server pushes no
+    /// notices.
+    pub push_key: Option<String>,
 }
 
 /// `PUT …/channel`: the game's public channel; null removes it.
@@ -149,10 +210,12 @@ impl ChannelGathering {
     }
 }
 
-/// Who a stop link stops: a seat's webhook, or the game's channel.
+/// Who a stop link stops: a seat's webhook, a seat's browser, or the
+/// game's channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stopped {
     Seat(u8),
+    Push(u8),
     Channel,
 }
 
@@ -160,15 +223,31 @@ impl Stopped {
     fn data(self, game: &str) -> String {
         match self {
             Stopped::Seat(s) => format!("{game}/{s}"),
+            Stopped::Push(s) => format!("{game}/{s}/push"),
             Stopped::Channel => format!("{game}/channel"),
         }
     }
 
     /// The `{who}` of a stop link.
+    pub fn who(self) -> String {
+        match self {
+            Stopped::Seat(s) => s.to_string(),
+            Stopped::Push(s) => format!("{s}p"),
+            Stopped::Channel => "channel".into(),
+        }
+    }
+
+    /// A stop link's `{who}` read back.
     pub fn parse(who: &str) -> Option<Stopped> {
+        let seat = |s: &str| {
+            s.parse::<u8>().ok().filter(|_| (1..=3).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+        };
         match who {
             "channel" => Some(Stopped::Channel),
-            s => s.parse().ok().filter(|_| s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit())).map(Stopped::Seat),
+            s => match s.strip_suffix('p') {
+                Some(n) => seat(n).map(Stopped::Push),
+                None => seat(s).map(Stopped::Seat),
+            },
         }
     }
 }
@@ -211,11 +290,7 @@ impl Service {
     pub(crate) fn stop_link(&self, game: &str, who: Stopped) -> String {
         let data = who.data(game);
         let sig = self.keys().link_signature("hook-stop", &data);
-        let who = match who {
-            Stopped::Seat(s) => s.to_string(),
-            Stopped::Channel => "channel".into(),
-        };
-        format!("{}/notify/stop/{game}/{who}/{sig}", self.base())
+        format!("{}/notify/stop/{game}/{}/{sig}", self.base(), who.who())
     }
 
     /// Whether a stop link is this server's.
@@ -233,6 +308,60 @@ impl Service {
             link: format!("{}/games/{game}", self.base()),
             stop: self.stop_link(game, Stopped::Seat(seat)),
         })
+    }
+
+    /// A seat's notice to its browser, beside its mail (none without a
+    /// subscription, or on a server without a push key).
+    pub(super) fn seat_push(
+        &self,
+        game: &str,
+        sub: Option<&Subscription>,
+        seat: u8,
+        ctx: &Value,
+    ) -> Option<PushNotice> {
+        let sub = sub.filter(|_| self.webhooks().vapid.is_some())?;
+        Some(PushNotice {
+            sub: sub.clone(),
+            seat,
+            text: seat_text(ctx),
+            link: format!("{}/games/{game}", self.base()),
+            stop: self.stop_link(game, Stopped::Push(seat)),
+        })
+    }
+
+    /// Push `notice` (titled `title`, its stable id `id`) to its browser now.
+    pub(crate) async fn push_now(
+        &self,
+        id: &str,
+        game: &str,
+        kind: &str,
+        title: &str,
+        notice: &PushNotice,
+    ) -> std::result::Result<(), PushError> {
+        let w = self.webhooks();
+        let Some(vapid) = &w.vapid else {
+            return Err(PushError::Refused("this server has no key to push notices with".into()));
+        };
+        let payload = crate::webpush::payload(id, game, kind, title, notice);
+        let contact = if w.contact.is_empty() { self.base() } else { w.contact.as_str() };
+        // The push service checks the JWT's expiry against the real time.
+        let now = chrono::Utc::now().timestamp();
+        crate::webpush::send(&w.client, vapid, contact, &notice.sub, &payload, now).await
+    }
+
+    /// A seat's subscription its push service says is gone: removed (when
+    /// it is still the seat's), so nothing more is pushed to it.
+    pub(crate) async fn push_gone(&self, game: &str, seat: u8, endpoint: &str) -> Result<()> {
+        let endpoint = endpoint.to_owned();
+        self.change_record(game, move |r| {
+            if let Some(s) =
+                r.seats.get_mut(seat as usize).filter(|s| s.push.as_ref().is_some_and(|p| p.endpoint == endpoint))
+            {
+                s.push = None;
+            }
+            Ok(Vec::new())
+        })
+        .await
     }
 
     /// A notice to the game's public channel, as an outbox record.
@@ -257,6 +386,7 @@ impl Service {
                 link: format!("{}/games/{}", self.base(), t.game_id),
                 stop: self.stop_link(&t.game_id, Stopped::Channel),
             }),
+            push: None,
         }
     }
 
@@ -357,7 +487,7 @@ impl Service {
             })
             .await?;
         let (whose, for_whom) = match who {
-            Stopped::Seat(s) => (s.to_string(), "your seat's"),
+            Stopped::Seat(s) | Stopped::Push(s) => (s.to_string(), "your seat's"),
             Stopped::Channel => ("channel".to_owned(), "the game's public"),
         };
         let hook = Hook { url: spec.url.trim().to_owned(), shape: spec.shape };
@@ -380,6 +510,52 @@ impl Service {
         Ok(hook)
     }
 
+    /// The first notice to a new browser subscription, sent at once: it is
+    /// refused (422, in words) unless its push service takes it.
+    async fn first_push(&self, game: &str, seat: u8, spec: &PushSpec) -> Result<Subscription> {
+        let refused = |w: String| ServiceError::Unprocessable(format!("this browser subscription is refused: {w}"));
+        if self.webhooks().vapid.is_none() {
+            return Err(refused("this server pushes no notices to browsers".into()));
+        }
+        let sub = Subscription {
+            endpoint: spec.endpoint.trim().to_owned(),
+            p256dh: spec.keys.p256dh.trim().to_owned(),
+            auth: spec.keys.auth.trim().to_owned(),
+        };
+        sub.check().map_err(refused)?;
+        self.webhooks().client.check(&sub.endpoint).await.map_err(|e| refused(e.to_string()))?;
+        self.webhooks().probes.take(game).map_err(|wait| {
+            ServiceError::too_many("this game's notices have been set as often as an hour allows", wait)
+        })?;
+        let (name, head) = self
+            .with_game(game, |l| {
+                let t = &l.table;
+                let name = self
+                    .registry()
+                    .get(&t.created.ruleset)
+                    .map_or_else(|| t.created.ruleset.clone(), |g| g.info().name);
+                Ok((name, t.head))
+            })
+            .await?;
+        let notice = PushNotice {
+            sub: sub.clone(),
+            seat,
+            text: format!("Notices of this game of {name} now come to this browser."),
+            link: format!("{}/games/{game}", self.base()),
+            stop: self.stop_link(game, Stopped::Push(seat)),
+        };
+        let id = crate::mail::push_id(&mail_id(game, head, &seat.to_string(), "push_set"));
+        self.push_now(&id, game, "push_set", &format!("{name}: notices set up"), &notice).await.map_err(
+            |e| match e {
+                PushError::Refused(w) | PushError::Gone(w) => refused(w),
+                PushError::Failed(w) => ServiceError::Unprocessable(format!(
+                    "this browser's push service did not take a first notice ({w}); try again"
+                )),
+            },
+        )?;
+        Ok(sub)
+    }
+
     /// A seat's notification settings (the seat itself).
     pub async fn notification_settings(&self, game: &str, claims: &Claims, seat: u8) -> Result<Notifications> {
         own_seat(claims, seat)?;
@@ -397,6 +573,8 @@ impl Service {
                 press_mail: !s.press_mail_off,
                 tz: s.tz.clone(),
                 webhook: s.webhook.as_ref().map(HookShown::of),
+                push: s.push.as_ref().map(|p| PushShown { endpoint: crate::webhook::masked(&p.endpoint) }),
+                push_key: self.webhooks().vapid.as_ref().map(|v| v.public_key()),
             })
         })
         .await
@@ -414,7 +592,7 @@ impl Service {
         own_seat(claims, seat)?;
         let change: NotificationsChange = serde_json::from_value(body).map_err(|e| {
             ServiceError::BadRequest(format!(
-                "notification settings are {{\"mail\", \"digest\", \"press_mail\", \"tz\", \"webhook\": {{\"url\", \"shape\"}}}}, each optional: {}",
+                "notification settings are {{\"mail\", \"digest\", \"press_mail\", \"tz\", \"webhook\": {{\"url\", \"shape\"}}, \"push\": {{\"endpoint\", \"keys\": {{\"p256dh\", \"auth\"}}}}}}, each optional: {}",
                 super::in_words(&e.to_string())
             ))
         })?;
@@ -426,14 +604,36 @@ impl Service {
             crate::limits::text("the webhook's address", &h.url, crate::webhook::URL_MAX)
                 .map_err(ServiceError::BadRequest)?;
         }
+        if let Some(Some(p)) = &change.push {
+            crate::limits::text("the push service's address", &p.endpoint, crate::webpush::ENDPOINT_MAX)
+                .map_err(ServiceError::BadRequest)?;
+            crate::limits::text("the subscription's key", &p.keys.p256dh, 128).map_err(ServiceError::BadRequest)?;
+            crate::limits::text("the subscription's secret", &p.keys.auth, 64).map_err(ServiceError::BadRequest)?;
+        }
         let current = self.with_game(game, |l| {
             l.record
                 .seats
                 .get(seat as usize)
-                .map(|s| s.webhook.clone())
+                .map(|s| (s.webhook.clone(), s.push.clone()))
                 .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))
         });
-        let current = current.await?;
+        let (current, current_push) = current.await?;
+        let push = match &change.push {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(spec))
+                if current_push.as_ref().is_some_and(|c| {
+                    c.endpoint == spec.endpoint.trim()
+                        && c.p256dh == spec.keys.p256dh.trim()
+                        && c.auth == spec.keys.auth.trim()
+                }) =>
+            {
+                None
+            }
+            Some(Some(spec)) => Some(Some(self.first_push(game, seat, spec).await?)),
+        };
+        let now = self.now().timestamp_millis();
+        let game_id = game.to_owned();
         let hook = match &change.webhook {
             None => None,
             Some(None) => Some(None),
@@ -443,7 +643,11 @@ impl Service {
             Some(Some(spec)) => Some(Some(self.first_notice(game, Stopped::Seat(seat), spec).await?)),
         };
         let c = change.clone();
-        self.change_seat_record(game, seat, move |s| {
+        self.change_record(game, move |r| {
+            let s = r
+                .seats
+                .get_mut(seat as usize)
+                .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {seat}")))?;
             if let Some(m) = c.mail {
                 s.mail = m;
             }
@@ -459,6 +663,13 @@ impl Service {
             if let Some(h) = &hook {
                 s.webhook = h.clone();
             }
+            // A browser removed or replaced takes its gathering notice with it.
+            let mut side = Vec::new();
+            if let Some(p) = &push {
+                side.extend(gathering_channel(&game_id, s, now, b'p'));
+                s.push = p.clone();
+            }
+            Ok(side)
         })
         .await?;
         self.notification_settings(game, claims, seat).await
@@ -518,12 +729,15 @@ impl Service {
                         .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {s}")))?;
                     seat.webhook = None;
                     // The seat's gathering notice by webhook goes with it.
-                    if let Some(g) = seat.gathering.as_ref().filter(|g| g.due_ms > now) {
-                        let mut key =
-                            if g.held { held_key(&game_id, g.due_ms, &g.id) } else { queue_key(g.due_ms, &g.id) };
-                        key.push(b'w');
-                        side.push(SideWrite { side: Side::Outbox, key, value: None });
-                    }
+                    side.extend(gathering_channel(&game_id, seat, now, b'w'));
+                }
+                Stopped::Push(s) => {
+                    let seat = r
+                        .seats
+                        .get_mut(s as usize)
+                        .ok_or_else(|| ServiceError::NotFound(format!("there is no seat {s}")))?;
+                    seat.push = None;
+                    side.extend(gathering_channel(&game_id, seat, now, b'p'));
                 }
                 Stopped::Channel => {
                     r.channel = None;
@@ -541,6 +755,7 @@ impl Service {
     pub async fn stopped_words(&self, game: &str, who: Stopped) -> Result<String> {
         match who {
             Stopped::Seat(s) => Ok(format!("{}'s webhook", self.seat_name(game, s).await?)),
+            Stopped::Push(s) => Ok(format!("{}'s browser", self.seat_name(game, s).await?)),
             Stopped::Channel => {
                 self.with_game(game, |_| Ok(())).await?;
                 Ok("this game's public channel".into())
@@ -565,6 +780,15 @@ impl Service {
         })
         .await
     }
+}
+
+/// The removal of a seat's gathering notice on one channel (`w`: its
+/// webhook, `p`: its browser), if one is still to be sent.
+fn gathering_channel(game: &str, seat: &super::SeatRecord, now: i64, channel: u8) -> Option<SideWrite> {
+    let g = seat.gathering.as_ref().filter(|g| g.due_ms > now)?;
+    let mut key = if g.held { held_key(game, g.due_ms, &g.id) } else { queue_key(g.due_ms, &g.id) };
+    key.push(channel);
+    Some(SideWrite { side: Side::Outbox, key, value: None })
 }
 
 fn own_seat(claims: &Claims, seat: u8) -> Result<()> {

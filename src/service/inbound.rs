@@ -786,6 +786,7 @@ impl Service {
             last_error: None,
             reply_to,
             hook: None,
+            push: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
     }

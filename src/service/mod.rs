@@ -19,8 +19,9 @@
 //! - [`seats`]: tokens, new links, names and mail preferences;
 //! - [`deadlines`]: the deadline policy, the clocks of open decisions and
 //!   the missed-turn ladder the scheduler has the service climb;
-//! - [`hooks`]: notices by webhook beside mail (a seat's own, the game's
-//!   public channel), their settings and the one-click stop;
+//! - [`hooks`]: notices by webhook and in the browser beside mail (a
+//!   seat's own, the game's public channel), their settings and the
+//!   one-click stop;
 //! - [`notify`]: who is mailed what, rendered as events are appended and
 //!   written into the outbox with them; seating a substitute, dead letters;
 //! - [`words`]: what a client sent, told back in the product's words.
@@ -186,12 +187,16 @@ pub(crate) struct SeatRecord {
     /// The seat's own webhook (`hooks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<crate::webhook::Hook>,
+    /// The browser the seat's notices are pushed to (`hooks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<crate::webpush::Subscription>,
 }
 
 impl SeatRecord {
-    /// Whether the seat is told anything: by mail, or by its webhook.
+    /// Whether the seat is told anything: by mail, by its webhook, or in
+    /// its browser.
     pub(crate) fn told(&self) -> bool {
-        (self.email.is_some() && self.mail) || self.webhook.is_some()
+        (self.email.is_some() && self.mail) || self.webhook.is_some() || self.push.is_some()
     }
 }
 

@@ -294,6 +294,7 @@ impl Service {
         }
         let to = s.email.clone().filter(|_| s.mail).unwrap_or_default();
         let hook = self.seat_hook(&table.game_id, s.webhook.as_ref(), seat, &ctx);
+        let push = self.seat_push(&table.game_id, s.push.as_ref(), seat, &ctx);
         let (unsubscribe, preferences) = self.mail_links(&table.game_id, seat);
         if let Value::Object(m) = &mut ctx {
             m.insert("name".into(), json!(s.name));
@@ -329,6 +330,7 @@ impl Service {
             last_error: None,
             reply_to: reply.map(|(address, _)| address),
             hook,
+            push,
         };
         Some(mail)
     }
@@ -578,6 +580,7 @@ impl Service {
             last_error: None,
             reply_to: None,
             hook: None,
+            push: None,
         };
         Some(game_mail_write(record, self.now(), &mail))
     }
@@ -607,6 +610,7 @@ impl Service {
             last_error: None,
             reply_to: None,
             hook: None,
+            push: None,
         };
         Some(outbox_write(self.now(), &mail))
     }
@@ -641,6 +645,7 @@ impl Service {
             last_error: None,
             reply_to: None,
             hook: None,
+            push: None,
         };
         Some(outbox_write(self.now(), &mail))
     }

@@ -56,6 +56,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/rules/{ruleset}").route(web::get().to(rules::rules_page)))
     .service(web::resource("/static/web.css").route(web::get().to(assets::css)))
     .service(web::resource("/static/web.js").route(web::get().to(assets::js)))
+    .service(web::resource("/static/push.js").route(web::get().to(assets::push_js)))
+    .service(web::resource("/static/push-sw.js").route(web::get().to(assets::push_worker)))
     .service(
         web::resource("/play/{game}")
             .route(web::get().to(landing::landing))
@@ -69,6 +71,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/games/{game}/messages").route(web::post().to(press::post)))
     .service(web::resource("/games/{game}/messages/mail").route(web::post().to(press::mail)))
     .service(web::resource("/games/{game}/notices").route(web::post().to(notices::set)))
+    .service(web::resource("/games/{game}/push").route(web::post().to(notices::push)))
     .service(
         web::resource("/host/new")
             .route(web::get().to(new_game::host_new))

@@ -27,6 +27,7 @@ mod process;
 mod program_fk_web;
 mod program_mail;
 mod program_web;
+mod push;
 mod realms;
 mod replies;
 mod schemas;

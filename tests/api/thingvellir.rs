@@ -367,7 +367,8 @@ fn until_or_over(app: &TestApp, game: &str, tokens: &[String]) -> Option<Value> 
 #[test]
 fn goods_committed_in_a_feud_are_told_as_they_were_then_and_stay_told_so() {
     let app = TestApp::spawn();
-    let created = app.create("thingvellir", 3, json!({"lawspeaker": 1}));
+    // Rules version 3: the script rides on the edges of that version's map.
+    let created = app.create("thingvellir", 3, json!({"lawspeaker": 1, "rules_version": 3}));
     let game = str_of(&created, "game_id").to_owned();
     let tokens = seat_tokens(&created);
     let mut told: std::collections::BTreeMap<(u64, bool), String> = Default::default();

@@ -169,6 +169,23 @@ impl SmtpSink {
         self.received.lock().unwrap().clone()
     }
 
+    /// Wait until a message to `address` has arrived (or panic after
+    /// `secs`), whatever else arrives before it.
+    pub fn wait_to(&self, address: &str, secs: u64) -> Received {
+        let t = Instant::now();
+        loop {
+            if let Some(m) = self.received().into_iter().find(|m| m.to.iter().any(|a| a == address)) {
+                return m;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(secs),
+                "no message to {address} arrived: {:#?}",
+                self.received().iter().map(|m| (m.to.clone(), m.header("Subject"))).collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Wait until `n` messages have arrived (or panic after `secs`).
     pub fn wait_for(&self, n: usize, secs: u64) -> Vec<Received> {
         let t = Instant::now();

@@ -57,13 +57,14 @@ wait_port() {
   exit 1
 }
 
-# serve NAME PORT BACKEND [DB]: a release server in the background.
+# serve NAME PORT BACKEND [DB]: a release server in the background (the
+# load client creates its games from one address: no bound on creations).
 serve() {
   local name=$1 port=$2 backend=$3 db=${4:-}
   mkdir -p "$dir/$name"
   RUNESTONE__SERVER__PORT=$port RUNESTONE__STORAGE__PATH="$dir/$name/data" RUST_LOG=warn \
     RUNESTONE__STORAGE__BACKEND=$backend RUNESTONE__STORAGE__URL="${db:+host=$dir/pg port=5432 user=postgres dbname=$db}" \
-    RUNESTONE__AUTH__JWT_SECRET=$secret \
+    RUNESTONE__AUTH__JWT_SECRET=$secret RUNESTONE__ACCESS__CREATES_PER_HOUR=0 \
     "$server_bin" serve >"$dir/$name/server.log" 2>&1 &
   pids+=($!)
   wait_port "$port"

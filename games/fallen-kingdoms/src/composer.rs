@@ -18,7 +18,7 @@ use runestone_engine::present::{
 };
 use runestone_engine::Seat;
 
-use crate::forms::{adjacent, again, capital, city_name, city_words, mine, player_words};
+use crate::forms::{adjacent, again, capital, city, city_name, city_words, mine, number, player_words};
 use crate::state::{MAX_UNITS, TRACK};
 use crate::view::{PlayerView, View};
 
@@ -497,28 +497,6 @@ pub(crate) fn hidden_fields(input: &FormsInput<'_, View>) -> Vec<(&'static str, 
 /// units without a suggestion).
 pub(crate) fn split_of(steps: &[&Value], free: u8) -> Value {
     steps.iter().find(|s| s["type"] == "produce").map(|p| p["free"].clone()).unwrap_or(json!([free, 0, 0]))
-}
-
-fn number(posted: &Posted, name: &str, what: &str, max: u32) -> Result<u8, String> {
-    let raw = posted.get(name).unwrap_or("").trim();
-    if raw.is_empty() {
-        return Ok(0);
-    }
-    match raw.parse::<u32>() {
-        Ok(x) if x <= max => Ok(x as u8),
-        _ => Err(format!("{what} must be a whole number from 0 to {max}, not \"{raw}\"")),
-    }
-}
-
-fn city(posted: &Posted, name: &str, what: &str, v: &View) -> Result<Option<u8>, String> {
-    let raw = posted.get(name).unwrap_or("").trim();
-    if raw.is_empty() {
-        return Ok(None);
-    }
-    match raw.parse::<u8>() {
-        Ok(c) if (c as usize) < v.cities.len() => Ok(Some(c)),
-        _ => Err(format!("{what}: there is no such city on this map")),
-    }
 }
 
 /// The posted composer as one `program` command.

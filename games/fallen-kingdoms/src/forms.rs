@@ -700,7 +700,7 @@ and yours or empty; else to your neighbouring city with most units.",
     .into()
 }
 
-fn number(posted: &Posted, name: &str, what: &str, max: u32) -> Result<u8, String> {
+pub(crate) fn number(posted: &Posted, name: &str, what: &str, max: u32) -> Result<u8, String> {
     let raw = posted.get(name).unwrap_or("").trim();
     if raw.is_empty() {
         return Ok(0);
@@ -711,7 +711,7 @@ fn number(posted: &Posted, name: &str, what: &str, max: u32) -> Result<u8, Strin
     }
 }
 
-fn city(posted: &Posted, name: &str, what: &str, v: &View) -> Result<Option<u8>, String> {
+pub(crate) fn city(posted: &Posted, name: &str, what: &str, v: &View) -> Result<Option<u8>, String> {
     let raw = posted.get(name).unwrap_or("").trim();
     if raw.is_empty() {
         return Ok(None);

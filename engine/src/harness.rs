@@ -230,3 +230,52 @@ pub struct WordsChecked {
     /// The changes of a seat's score checked for their line.
     pub score_changes: usize,
 }
+
+/// One golden log as [`replay_goldens`] found it.
+#[derive(Debug)]
+pub struct Golden {
+    pub path: std::path::PathBuf,
+    /// The rules version its `GameCreated` records.
+    pub rules_version: u32,
+    /// What [`crate::verify::full`] found: chain, digests, decisions derived again.
+    pub report: crate::verify::Report,
+}
+
+/// Every golden log in `dir` (each `*.jsonl`, its closing `{"end"…}` line
+/// left out), folded again through `registry` and verified in full with
+/// the seed its end reveals: every decision derived again from its command
+/// must give exactly the events and hashes logged. Errs, naming the file,
+/// when one does not read, fold, reveal its seed or verify.
+pub fn replay_goldens(registry: &Registry, dir: &std::path::Path) -> Result<Vec<Golden>, String> {
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let at = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{at}: {e}"))?;
+        let log = text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with("{\"end\""))
+            .map(|l| serde_json::from_str::<Envelope>(l).map_err(|e| format!("{at}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let table = Table::fold(registry, &log).map_err(|e| format!("{at} no longer folds: {e}"))?;
+        let seed = table
+            .seed_revealed
+            .as_deref()
+            .and_then(Seed::from_hex)
+            .ok_or_else(|| format!("{at}: the game is not over (no seed revealed)"))?;
+        let report = crate::verify::full(registry, &log, &seed);
+        if let Some(problem) = &report.problem {
+            return Err(format!("{at}: {problem:?}"));
+        }
+        let rules_version = match log.first().and_then(|e| e.kernel()) {
+            Some(crate::log::KernelEvent::GameCreated { rules_version, .. }) => *rules_version,
+            _ => return Err(format!("{at}: the log does not begin with GameCreated")),
+        };
+        out.push(Golden { path, rules_version, report });
+    }
+    Ok(out)
+}

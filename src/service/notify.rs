@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::deadlines::newly_pending;
-use super::{GameRecord, Result, Service};
+use super::{GameRecord, HostSpec, Result, Service};
 use crate::auth::Role;
 use crate::mail::{mail_id, queue_key, Mail};
 use crate::store::{Side, SideWrite};
@@ -565,23 +565,9 @@ impl Service {
             "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
             "alert": alert, "link": self.link(&t.game_id, &token),
         });
-        let (text, html) = self.templates.render("host_alert", &ctx);
-        let mail = Mail {
-            id: mail_id(&t.game_id, seq, "host", &format!("alert:{alert}")),
-            game: t.game_id.clone(),
-            kind: "host_alert".into(),
-            to_name: host.name.clone(),
-            to: host.email.clone(),
-            subject: format!("{} needs a look: {alert}", self.game_name(t)),
-            text,
-            html,
-            unsubscribe: None,
-            attempts: 0,
-            last_error: None,
-            reply_to: None,
-            hook: None,
-            push: None,
-        };
+        let id = mail_id(&t.game_id, seq, "host", &format!("alert:{alert}"));
+        let mail =
+            self.host_mail(t, host, (id, "host_alert"), format!("{} needs a look: {alert}", self.game_name(t)), &ctx);
         Some(game_mail_write(record, self.now(), &mail))
     }
 
@@ -595,14 +581,23 @@ impl Service {
             "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
             "link": self.link(&t.game_id, &token), "players": players.join(", "),
         });
-        let (text, html) = self.templates.render("host_link", &ctx);
-        let mail = Mail {
-            id: mail_id(&t.game_id, 0, "host", "host_link"),
+        let id = mail_id(&t.game_id, 0, "host", "host_link");
+        let mail =
+            self.host_mail(t, host, (id, "host_link"), format!("Your host page for {}", self.game_name(t)), &ctx);
+        Some(outbox_write(self.now(), &mail))
+    }
+
+    /// A mail to the game's host, rendered from the template named `kind`
+    /// (the mail's kind) with `ctx`.
+    fn host_mail(&self, t: &Table, host: &HostSpec, (id, kind): (String, &str), subject: String, ctx: &Value) -> Mail {
+        let (text, html) = self.templates.render(kind, ctx);
+        Mail {
+            id,
             game: t.game_id.clone(),
-            kind: "host_link".into(),
+            kind: kind.into(),
             to_name: host.name.clone(),
             to: host.email.clone(),
-            subject: format!("Your host page for {}", self.game_name(t)),
+            subject,
             text,
             html,
             unsubscribe: None,
@@ -611,8 +606,7 @@ impl Service {
             reply_to: None,
             hook: None,
             push: None,
-        };
-        Some(outbox_write(self.now(), &mail))
+        }
     }
 
     /// The signed link that confirms `game`'s host address.
@@ -630,23 +624,9 @@ impl Service {
             "name": host.name, "game_name": self.game_name(t), "game_id": t.game_id,
             "link": self.confirm_link(&t.game_id), "site": self.options.public_url, "players": players.join(", "),
         });
-        let (text, html) = self.templates.render("confirm_host", &ctx);
-        let mail = Mail {
-            id: mail_id(&t.game_id, 0, "host", "confirm_host"),
-            game: t.game_id.clone(),
-            kind: "confirm_host".into(),
-            to_name: host.name.clone(),
-            to: host.email.clone(),
-            subject: format!("Confirm your game of {}", self.game_name(t)),
-            text,
-            html,
-            unsubscribe: None,
-            attempts: 0,
-            last_error: None,
-            reply_to: None,
-            hook: None,
-            push: None,
-        };
+        let id = mail_id(&t.game_id, 0, "host", "confirm_host");
+        let mail =
+            self.host_mail(t, host, (id, "confirm_host"), format!("Confirm your game of {}", self.game_name(t)), &ctx);
         Some(outbox_write(self.now(), &mail))
     }
 

@@ -467,6 +467,17 @@ impl Service {
         out
     }
 
+    /// The game's name (its ruleset's) and head, for a first notice.
+    async fn name_and_head(&self, game: &str) -> Result<(String, u64)> {
+        self.with_game(game, |l| {
+            let t = &l.table;
+            let name =
+                self.registry().get(&t.created.ruleset).map_or_else(|| t.created.ruleset.clone(), |g| g.info().name);
+            Ok((name, t.head))
+        })
+        .await
+    }
+
     /// The first notice to a new webhook address, sent at once: the address
     /// is refused (422, in words) unless it takes it.
     async fn first_notice(&self, game: &str, who: Stopped, spec: &HookSpec) -> Result<Hook> {
@@ -476,16 +487,7 @@ impl Service {
         self.webhooks().probes.take(game).map_err(|wait| {
             ServiceError::too_many("this game's webhooks have been set as often as an hour allows", wait)
         })?;
-        let (name, head) = self
-            .with_game(game, |l| {
-                let t = &l.table;
-                let name = self
-                    .registry()
-                    .get(&t.created.ruleset)
-                    .map_or_else(|| t.created.ruleset.clone(), |g| g.info().name);
-                Ok((name, t.head))
-            })
-            .await?;
+        let (name, head) = self.name_and_head(game).await?;
         let (whose, for_whom) = match who {
             Stopped::Seat(s) | Stopped::Push(s) => (s.to_string(), "your seat's"),
             Stopped::Channel => ("channel".to_owned(), "the game's public"),
@@ -527,16 +529,7 @@ impl Service {
         self.webhooks().probes.take(game).map_err(|wait| {
             ServiceError::too_many("this game's notices have been set as often as an hour allows", wait)
         })?;
-        let (name, head) = self
-            .with_game(game, |l| {
-                let t = &l.table;
-                let name = self
-                    .registry()
-                    .get(&t.created.ruleset)
-                    .map_or_else(|| t.created.ruleset.clone(), |g| g.info().name);
-                Ok((name, t.head))
-            })
-            .await?;
+        let (name, head) = self.name_and_head(game).await?;
         let notice = PushNotice {
             sub: sub.clone(),
             seat,
